@@ -1,0 +1,74 @@
+"""evalrun command line: parse arguments, call one library function per command, exit.
+
+Each subcommand lives in evalrun/commands/<name>.py with two functions: `add_parser(subparsers)`
+(argparse only, so `evalrun --help` stays fast) and `run(args) -> int` (imports the heavy parts).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from evalrun import __version__
+from evalrun.errors import EvalrunError
+
+COMMANDS = [
+    "score", "runs", "show", "suite", "garble", "lint",
+    "bisect", "compare", "signoff", "tag", "slope",
+]
+
+
+def _available() -> list[str]:
+    """Commands whose module exists (lets the tool grow one command at a time)."""
+    out = []
+    for name in COMMANDS:
+        try:
+            importlib.import_module(f"evalrun.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"evalrun.commands.{name}":
+                raise
+            continue
+        out.append(name)
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="evalrun",
+        description="Score, bisect and sign off self-hosted LLM serving contracts.",
+    )
+    parser.add_argument("--version", action="version", version=f"evalrun {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in _available():
+        importlib.import_module(f"evalrun.commands.{name}").add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help(sys.stderr)
+        return 2
+    module = importlib.import_module(f"evalrun.commands.{args.command}")
+    try:
+        return int(module.run(args))
+    except EvalrunError as exc:
+        if args.debug:
+            raise
+        print(f"evalrun {args.command}: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"evalrun {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+def entry() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()

@@ -1,0 +1,259 @@
+"""The run store: results/<run_id>/run.json + items.jsonl, written as items finish.
+
+Readers check `schema_version`. Items are appended, flushed and fsynced one line at a time, so a
+crash (even kill -9) loses only what was in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from evalrun.errors import ConfigError, RunNotFound
+
+SCHEMA_VERSION = 1
+DEFAULT_RESULTS = Path("results")
+
+ItemStatus = Literal["passed", "failed", "error"]
+RunStatus = Literal["running", "complete", "incomplete", "interrupted"]
+
+
+class Diagnosis(BaseModel):
+    """An endpoint misconfiguration seen on some items, with what to do about it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str = Field(description="Diagnosis kind, e.g. reasoning_only, tool_choice_400.")
+    count: int = Field(description="Items showing it.")
+    hint: str = Field(description="One line: what to change.")
+
+
+class CategoryTally(BaseModel):
+    """Per-category counts."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    passed: int = 0
+    total: int = 0
+    errors: int = 0
+    garbled: int = 0
+
+
+class Summary(BaseModel):
+    """What a run amounts to."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    passed: int = Field(description="Items graded as passed.")
+    total: int = Field(description="Items in the run (passed + failed + error + not yet run).")
+    score: int = Field(description="round(100 * passed / total).")
+    errors: int = Field(description="Items whose request failed (never graded).")
+    garbled: int = Field(default=0, description="Items the garble detector flagged.")
+    garble_rate: float = Field(default=0.0, description="garbled / answered items.")
+    diagnoses: list[Diagnosis] = Field(default_factory=list, description="Summed diagnoses.")
+    categories: dict[str, CategoryTally] = Field(default_factory=dict, description="Per category.")
+
+
+class SuiteRef(BaseModel):
+    """Which suite a run used."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    version: int
+    sha256: str
+
+
+class RunRecord(BaseModel):
+    """run.json."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    label: str
+    evalrun_version: str
+    suite: SuiteRef
+    endpoint: str
+    model_requested: str | None = None
+    model_served: str | None = None
+    sampling: dict[str, Any] = Field(default_factory=dict, description="temperature, extras sent.")
+    selection: dict[str, Any] = Field(
+        default_factory=dict, description="limit / tags used to pick items, when not the whole suite."
+    )
+    contract: dict[str, Any] | None = Field(
+        default=None, description="The contract as rendered (argv, env redacted), when booted."
+    )
+    server: dict[str, Any] | None = Field(
+        default=None, description="Engine version, boot seconds, log path, when booted."
+    )
+    provenance: dict[str, Any] = Field(default_factory=dict, description="git commit/branch/dirty.")
+    started_at: str
+    ended_at: str | None = None
+    status: RunStatus = "running"
+    summary: Summary | None = None
+
+
+class ItemRecord(BaseModel):
+    """One line of items.jsonl."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    category: str
+    status: ItemStatus
+    request: dict[str, Any] = Field(description="Parameters sent (model, max_tokens, tools, ...).")
+    response: dict[str, Any] | None = Field(default=None, description="evalrun.response.Response.")
+    grade: dict[str, Any] | None = Field(default=None, description="{passed, detail}; None if error.")
+    error: dict[str, Any] | None = Field(default=None, description="{kind, message, http_status}.")
+    diagnoses: list[str] = Field(default_factory=list, description="Diagnosis kinds on this item.")
+    garble: dict[str, Any] | None = Field(default=None, description="{garbled, score, reasons}.")
+    attempts: int = 1
+    latency_s: float | None = None
+    finished_at: str | None = None
+
+
+def now_iso() -> str:
+    """Local time, ISO 8601 with offset, to the second."""
+    return datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+def slug(text: str) -> str:
+    """A filesystem-safe label: model 'org/Model-7B' -> 'Model-7B'."""
+    text = text.rsplit("/", 1)[-1]
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.") or "run"
+
+
+def new_run_id(label: str, when: datetime | None = None) -> str:
+    """YYYY-MM-DD_HHMMSS_<label>."""
+    when = when or datetime.now()
+    return f"{when:%Y-%m-%d_%H%M%S}_{slug(label)}"
+
+
+def dump_json_line(obj: BaseModel | dict[str, Any]) -> str:
+    """One JSON line, UTF-8 kept as is (ensure_ascii=False)."""
+    data = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
+    return json.dumps(data, ensure_ascii=False) + "\n"
+
+
+def read_jsonl_records(path: Path) -> list[dict[str, Any]]:
+    """Rows of a JSONL file; a torn last line (a crash mid-write) is skipped."""
+    rows: list[dict[str, Any]] = []
+    if not path.exists():
+        return rows
+    with path.open(encoding="utf-8", newline="") as fh:
+        for line in fh:  # splits on \n only, never at U+2028
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    return rows
+
+
+class RunStore:
+    """A results directory holding one folder per run."""
+
+    def __init__(self, root: Path | str = DEFAULT_RESULTS) -> None:
+        self.root = Path(root)
+
+    def ensure_writable(self) -> None:
+        """Create the root, or fail with a one-line error before any request is sent."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            probe = self.root / ".write-test"
+            probe.write_text("")
+            probe.unlink()
+        except OSError as exc:
+            raise ConfigError(
+                f"results dir {self.root} is not writable ({exc.strerror}); "
+                "pass --results DIR with a writable folder"
+            ) from exc
+
+    def run_dir(self, run_id: str) -> Path:
+        return self.root / run_id
+
+    def write_run(self, record: RunRecord) -> None:
+        """Write run.json atomically (temp file + rename)."""
+        folder = self.run_dir(record.run_id)
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / "run.json.tmp"
+        tmp.write_text(record.model_dump_json(indent=2), encoding="utf-8")
+        os.replace(tmp, folder / "run.json")
+
+    def append_item(self, run_id: str, item: ItemRecord) -> None:
+        """Append one finished item and fsync it."""
+        path = self.run_dir(run_id) / "items.jsonl"
+        with path.open("a", encoding="utf-8", newline="") as fh:
+            fh.write(dump_json_line(item))
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    def load_run(self, ref: str) -> RunRecord:
+        """run.json of a run id, `latest`, `latest:<label>` or a tag."""
+        run_id = self.resolve(ref)
+        path = self.run_dir(run_id) / "run.json"
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise RunNotFound(f"cannot read {path}; is {run_id} a finished run?") from exc
+        if data.get("schema_version") != SCHEMA_VERSION:
+            raise ConfigError(
+                f"{path} has schema_version {data.get('schema_version')}, this evalrun reads "
+                f"{SCHEMA_VERSION}; use a matching evalrun version"
+            )
+        try:
+            return RunRecord.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(f"{path} is not a valid run record: {exc.errors()[0]['msg']}") from exc
+
+    def load_items(self, run_id: str) -> list[ItemRecord]:
+        """Final item records of a run, in file order; a later record for an id replaces an earlier."""
+        by_id: dict[str, ItemRecord] = {}
+        for row in read_jsonl_records(self.run_dir(run_id) / "items.jsonl"):
+            rec = ItemRecord.model_validate(row)
+            by_id[rec.id] = rec
+        return list(by_id.values())
+
+    def run_ids(self) -> list[str]:
+        """All run ids, oldest first (ids sort by time)."""
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if (p / "run.json").exists())
+
+    def tags(self) -> dict[str, str]:
+        """Anchor names -> run ids (results/tags.json)."""
+        path = self.root / "tags.json"
+        if not path.exists():
+            return {}
+        return dict(json.loads(path.read_text(encoding="utf-8")))
+
+    def set_tag(self, name: str, run_id: str) -> None:
+        """Name an anchor run."""
+        tags = self.tags()
+        tags[name] = self.resolve(run_id)
+        self.root.mkdir(parents=True, exist_ok=True)
+        (self.root / "tags.json").write_text(json.dumps(tags, indent=2), encoding="utf-8")
+
+    def resolve(self, ref: str) -> str:
+        """A run id from an id, `latest`, `latest:<label>`, or a tag name."""
+        ids = self.run_ids()
+        if ref == "latest" or ref.startswith("latest:"):
+            label = ref.partition(":")[2]
+            matches = [i for i in ids if not label or i.split("_", 2)[-1] == label]
+            if not matches:
+                raise RunNotFound(f"no run matches {ref!r} in {self.root}; see `evalrun runs`")
+            return matches[-1]
+        tags = self.tags()
+        if ref in tags:
+            return tags[ref]
+        if ref in ids:
+            return ref
+        raise RunNotFound(f"no run {ref!r} in {self.root}; see `evalrun runs` for ids and tags")
