@@ -1,0 +1,397 @@
+"""A scriptable fake OpenAI-compatible server on 127.0.0.1, run in a thread.
+
+Shaped after what vLLM, sglang and llama.cpp really send: chat completions with `content`,
+`reasoning_content` (or `reasoning`), `tool_calls` and `usage`; errors as vLLM's
+`{"object": "error", "message": ..., "type": "BadRequestError", "code": 400}` body (or the newer
+`{"error": {...}}` envelope); `/v1/models`, `/health`, `/version`.
+
+Use it from a test (the `fake_server` fixture in conftest.py starts one per test):
+
+    fake.rule = lambda body: reply("42")                  # answer by rule (function of request)
+    fake.rule = lambda body: reply(None, reasoning="..")  # answer only in the reasoning channel
+    fake.script(Fault(500), Fault(500))                   # the next two requests fail, then rule
+    fake.latency = 0.1                                     # seconds, or a function of the request
+    fake.latency = per_prompt_token(base=0.01, per_token=0.001)   # latency grows with prompt
+    fake.models = ["a", "b"]                               # /v1/models lists two models
+    fake.down = True                                       # every request: connection dropped
+
+Everything the server received is in `fake.requests` (parsed bodies, in arrival order);
+`fake.max_in_flight` is the highest number of chat requests it served at once.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+# Real error texts, as engines send them (checked against vLLM / llama.cpp / sglang reports).
+TOOL_CHOICE_AUTO_TEXT = (
+    '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
+)
+
+
+def context_length_text(limit: int = 4096, prompt: int = 5000, completion: int = 256) -> str:
+    """vLLM's context-length rejection message."""
+    return (
+        f"This model's maximum context length is {limit} tokens. However, you requested "
+        f"{prompt + completion} tokens ({prompt} in the messages, {completion} in the completion). "
+        "Please reduce the length of the messages or completion."
+    )
+
+
+@dataclass
+class Fault:
+    """A failure to serve instead of an answer.
+
+    kind: "http" (status + JSON error body), "html" (status + an HTML page), "nonjson" (200 with
+    a text body), "drop" (close the connection without answering), "hang" (sleep `delay` then drop).
+    """
+
+    status: int = 500
+    kind: str = "http"
+    message: str = "Internal Server Error"
+    headers: dict[str, str] = field(default_factory=dict)
+    envelope: str = "vllm"  # "vllm": {"object":"error",...}; "openai": {"error": {...}}
+    delay: float = 0.0
+
+
+def http_error(status: int, message: str, *, retry_after: float | None = None,
+               envelope: str = "vllm") -> Fault:
+    """An HTTP error with a JSON body in vLLM's (or OpenAI's) shape."""
+    headers = {"Retry-After": f"{retry_after:g}"} if retry_after is not None else {}
+    return Fault(status=status, message=message, headers=headers, envelope=envelope)
+
+
+def tool_choice_400() -> Fault:
+    """vLLM launched without --enable-auto-tool-choice, asked for tool_choice 'auto'."""
+    return http_error(400, TOOL_CHOICE_AUTO_TEXT)
+
+
+def context_length_400(limit: int = 4096) -> Fault:
+    """vLLM rejecting a prompt longer than --max-model-len."""
+    return http_error(400, context_length_text(limit))
+
+
+def rate_limited(retry_after: float = 0.05) -> Fault:
+    """HTTP 429 with a Retry-After header."""
+    return http_error(429, "Too many requests", retry_after=retry_after)
+
+
+@dataclass
+class Reply:
+    """A chat completion to send back."""
+
+    content: str | None = ""
+    reasoning: str | None = None
+    reasoning_key: str = "reasoning_content"  # vLLM/sglang; llama.cpp/others may use "reasoning"
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)  # [{name, arguments}]
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    raw: dict[str, Any] | None = None  # send this body verbatim instead
+
+    def body(self, request: dict[str, Any], model: str, n: int) -> dict[str, Any]:
+        if self.raw is not None:
+            return self.raw
+        message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.reasoning is not None:
+            message[self.reasoning_key] = self.reasoning
+        if self.tool_calls:
+            message["tool_calls"] = [
+                {
+                    "id": f"call_{n}_{i}",
+                    "type": "function",
+                    "function": {
+                        "name": c["name"],
+                        "arguments": c["arguments"] if isinstance(c.get("arguments"), str)
+                        else json.dumps(c.get("arguments", {})),
+                    },
+                }
+                for i, c in enumerate(self.tool_calls)
+            ]
+        finish = self.finish_reason or ("tool_calls" if self.tool_calls else "stop")
+        completion = self.completion_tokens
+        if completion is None:
+            completion = len(((self.content or "") + (self.reasoning or "")).split()) or 1
+        return {
+            "id": f"chatcmpl-{n}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": request.get("model") or model,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish,
+                         "logprobs": None}],
+            "usage": {
+                "prompt_tokens": self.prompt_tokens if self.prompt_tokens is not None
+                else prompt_tokens(request),
+                "completion_tokens": completion,
+                "total_tokens": (self.prompt_tokens or prompt_tokens(request)) + completion,
+            },
+        }
+
+
+def reply(content: str | None = "", **kw: Any) -> Reply:
+    """Shorthand for Reply(content, ...)."""
+    return Reply(content=content, **kw)
+
+
+def prompt_text(request: dict[str, Any]) -> str:
+    """All message text of a chat request, joined."""
+    parts = []
+    for m in request.get("messages", []):
+        c = m.get("content")
+        if isinstance(c, str):
+            parts.append(c)
+        elif isinstance(c, list):
+            parts.extend(p.get("text", "") for p in c if isinstance(p, dict))
+    return "\n".join(parts)
+
+
+def prompt_tokens(request: dict[str, Any]) -> int:
+    """A rough token count of the prompt (whitespace words)."""
+    return len(prompt_text(request).split())
+
+
+def last_user(request: dict[str, Any]) -> str:
+    """The text of the last user message."""
+    for m in reversed(request.get("messages", [])):
+        if m.get("role") == "user" and isinstance(m.get("content"), str):
+            return m["content"]
+    return ""
+
+
+def per_prompt_token(base: float = 0.0, per_token: float = 0.001) -> Callable[[dict], float]:
+    """Latency = base + per_token * prompt tokens (for slope and long-context tests)."""
+    return lambda request: base + per_token * prompt_tokens(request)
+
+
+Answer = Reply | Fault | str | None
+Rule = Callable[[dict[str, Any]], Answer]
+
+
+class FakeServer:
+    """The fake endpoint. Attributes can be changed while it runs."""
+
+    def __init__(self, *, models: list[str] | None = None, rule: Rule | None = None,
+                 latency: float | Callable[[dict], float] = 0.0,
+                 capacity: int | None = None) -> None:
+        self.models = models if models is not None else ["fake-model"]
+        self.rule: Rule = rule or (lambda request: reply("ok"))
+        self.latency = latency
+        self.capacity = capacity
+        self.down = False  # drop every connection: the endpoint stopped answering
+        self.models_fault: Fault | None = None  # serve this instead of /v1/models
+        self.requests: list[dict[str, Any]] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._script: deque[Answer] = deque()
+        self._lock = threading.Lock()
+        self._slots = threading.Semaphore(capacity) if capacity else None
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- scripting -------------------------------------------------------------------------
+    def script(self, *answers: Answer) -> None:
+        """Serve these to the next requests, in order, before falling back to `rule`."""
+        with self._lock:
+            self._script.extend(answers)
+
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None, "server not started"
+        return self._httpd.server_address[1]
+
+    @property
+    def host_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        return f"{self.host_url}/v1"
+
+    @property
+    def chat_requests(self) -> int:
+        return len(self.requests)
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def start(self) -> FakeServer:
+        handler = type("Handler", (_Handler,), {"fake": self})
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler, bind_and_activate=False)
+        httpd.request_queue_size = 256
+        httpd.daemon_threads = True
+        httpd.allow_reuse_address = True
+        httpd.server_bind()
+        httpd.server_activate()
+        self._httpd = httpd
+        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> FakeServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- serving ---------------------------------------------------------------------------
+    def _next_answer(self, request: dict[str, Any]) -> Answer:
+        with self._lock:
+            self.requests.append(request)
+            if self._script:
+                return self._script.popleft()
+        return self.rule(request)
+
+    def _latency_for(self, request: dict[str, Any]) -> float:
+        lat = self.latency
+        return float(lat(request)) if callable(lat) else float(lat)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet tests
+        pass
+
+    def _send(self, status: int, body: bytes, ctype: str = "application/json",
+              headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
+        self._send(status, json.dumps(obj, ensure_ascii=False).encode("utf-8"),
+                   headers=headers)
+
+    def _drop(self) -> None:
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def _fault(self, fault: Fault) -> None:
+        if fault.delay:
+            time.sleep(fault.delay)
+        if fault.kind in ("drop", "hang"):
+            self._drop()
+        elif fault.kind == "html":
+            page = f"<html><head><title>{fault.status}</title></head><body><h1>{fault.message}"
+            self._send(fault.status, (page + "</h1></body></html>").encode(), "text/html",
+                       fault.headers)
+        elif fault.kind == "nonjson":
+            self._send(fault.status, fault.message.encode(), "text/plain", fault.headers)
+        else:
+            err = {"message": fault.message, "type": _error_type(fault.status), "param": None,
+                   "code": fault.status}
+            body = {"object": "error", **err} if fault.envelope == "vllm" else {"error": err}
+            self._json(fault.status, body, fault.headers)
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server naming
+        fake = self.fake
+        if fake.down:
+            return self._drop()
+        path = self.path.split("?", 1)[0].rstrip("/")
+        if path in ("/v1/models", "/models"):
+            if fake.models_fault is not None:
+                return self._fault(fake.models_fault)
+            data = [{"id": m, "object": "model", "created": 0, "owned_by": "vllm",
+                     "max_model_len": 4096} for m in fake.models]
+            return self._json(200, {"object": "list", "data": data})
+        if path == "/health":
+            return self._send(200, b"")
+        if path == "/version":
+            return self._json(200, {"version": "0.0.0-fake"})
+        self._json(404, {"detail": "Not Found"})
+
+    def do_POST(self) -> None:  # noqa: N802
+        fake = self.fake
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        if fake.down:
+            return self._drop()
+        path = self.path.split("?", 1)[0].rstrip("/")
+        if path not in ("/v1/chat/completions", "/chat/completions"):
+            return self._json(404, {"detail": "Not Found"})
+        try:
+            request = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            return self._json(400, {"object": "error", "message": "invalid JSON", "code": 400})
+        answer = fake._next_answer(request)
+        if fake._slots is not None:
+            fake._slots.acquire()
+        try:
+            with fake._lock:
+                fake.in_flight += 1
+                fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+            delay = fake._latency_for(request)
+            if delay > 0:
+                time.sleep(delay)
+        finally:
+            with fake._lock:
+                fake.in_flight -= 1
+            if fake._slots is not None:
+                fake._slots.release()
+        if isinstance(answer, Fault):
+            return self._fault(answer)
+        if answer is None or isinstance(answer, str):
+            answer = Reply(content=answer)
+        self._json(200, answer.body(request, fake.models[0] if fake.models else "fake", len(fake.requests)))
+
+
+def _error_type(status: int) -> str:
+    return {400: "BadRequestError", 401: "UnauthorizedError", 404: "NotFoundError",
+            429: "RateLimitError"}.get(status, "InternalServerError")
+
+
+def simple_item(n: int, *, answer: str = "ok", category: str = "basic", **extra: Any) -> dict:
+    """A suite item asking question `n` whose `exact` answer is `answer`."""
+    item = {
+        "id": f"{category}-{n:03d}",
+        "category": category,
+        "messages": [{"role": "user", "content": f"question {n}: reply {answer}"}],
+        "max_tokens": 16,
+        "grader": {"kind": "exact", "answer": answer},
+        "accept": [answer],
+        "reject": [answer + "!"],
+    }
+    item.update(extra)
+    return item
+
+
+def write_suite(folder: Any, items: list[dict], *, name: str = "mini", version: int = 1) -> Any:
+    """Write items.jsonl + manifest.json (with the right sha256) into `folder`; return it."""
+    import hashlib
+    from collections import Counter
+    from pathlib import Path
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    data = "".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items).encode("utf-8")
+    (folder / "items.jsonl").write_bytes(data)
+    manifest = {
+        "name": name,
+        "version": version,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "description": "test suite",
+        "categories": dict(Counter(i["category"] for i in items)),
+    }
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return folder
