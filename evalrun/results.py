@@ -68,6 +68,7 @@ class SuiteRef(BaseModel):
     name: str
     version: int
     sha256: str
+    path: str | None = Field(default=None, description="Folder the suite was loaded from.")
 
 
 class RunRecord(BaseModel):
@@ -136,10 +137,24 @@ def new_run_id(label: str, when: datetime | None = None) -> str:
     return f"{when:%Y-%m-%d_%H%M%S}_{slug(label)}"
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def dump_json_line(obj: BaseModel | dict[str, Any]) -> str:
-    """One JSON line, UTF-8 kept as is (ensure_ascii=False)."""
+    """One JSON line, UTF-8 kept as is (ensure_ascii=False).
+
+    U+2028/U+2029 stay raw (readers split on \\n only). Lone surrogates, which a server may send
+    as `\\ud800` escapes, cannot be encoded as UTF-8, so they are written back as the same
+    escapes: json.loads restores the identical string.
+    """
     data = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
-    return json.dumps(data, ensure_ascii=False) + "\n"
+    return json_text(data) + "\n"
+
+
+def json_text(data: Any) -> str:
+    """json.dumps(ensure_ascii=False) that stays encodable: lone surrogates become escapes."""
+    text = json.dumps(data, ensure_ascii=False)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def read_jsonl_records(path: Path) -> list[dict[str, Any]]:

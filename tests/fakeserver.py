@@ -222,7 +222,7 @@ class FakeServer:
     # -- lifecycle -------------------------------------------------------------------------
     def start(self) -> FakeServer:
         handler = type("Handler", (_Handler,), {"fake": self})
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler, bind_and_activate=False)
+        httpd = _QuietServer(("127.0.0.1", 0), handler, bind_and_activate=False)
         httpd.request_queue_size = 256
         httpd.daemon_threads = True
         httpd.allow_reuse_address = True
@@ -259,6 +259,15 @@ class FakeServer:
         return float(lat(request)) if callable(lat) else float(lat)
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up (timeout tests) is expected; anything else is printed."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class _Handler(BaseHTTPRequestHandler):
     fake: FakeServer
     protocol_version = "HTTP/1.1"
@@ -277,8 +286,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def _json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
-        self._send(status, json.dumps(obj, ensure_ascii=False).encode("utf-8"),
-                   headers=headers)
+        try:  # raw UTF-8 like FastAPI servers send (U+2028 unescaped) ...
+            data = json.dumps(obj, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:  # ... unless a lone surrogate forces \udXXX escapes
+            data = json.dumps(obj).encode("ascii")
+        self._send(status, data, headers=headers)
 
     def _drop(self) -> None:
         self.close_connection = True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -30,6 +31,13 @@ def chat(text: str) -> dict:
 
 
 def test_sustains_32_concurrent_requests(fake_server):
+    arrived = threading.Barrier(32, timeout=10)  # all 32 must be inside the server at once
+
+    def rule(req):
+        arrived.wait()
+        return reply("ok")
+
+    fake_server.rule = rule
     fake_server.latency = 0.1
     with ThreadPoolExecutor(32) as pool:
         results = list(pool.map(lambda i: post(fake_server.base_url, chat(f"q{i}")), range(32)))

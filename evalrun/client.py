@@ -1,0 +1,308 @@
+"""One chat request to an OpenAI-compatible endpoint: bounded retries and full response parsing.
+
+Retried (exponential backoff with jitter): connection errors, timeouts, HTTP 408, 429 (honouring
+`Retry-After`) and 5xx. Not retried: every other 4xx, and a 200 whose body is not a chat
+completion. A request that still fails raises `RequestFailed`, which carries the cause; the runner
+records it as an item in error, never as a wrong answer.
+
+The openai package is imported here only (and lazily by callers), so `evalrun --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import random
+import re
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
+
+from evalrun.errors import EndpointError, UsageError
+from evalrun.response import Response, ToolCall, Usage
+
+if TYPE_CHECKING:
+    import openai
+
+RETRY_STATUSES = frozenset({408, 429})
+MAX_RETRY_AFTER_S = 120.0
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How many times and how patiently to retry one request."""
+
+    attempts: int = 4  # total tries, first included
+    base_delay: float = 0.5  # seconds before the first retry; doubles each time
+    max_delay: float = 8.0
+    seed: int = 0  # jitter comes from a seeded Random: runs are reproducible
+
+    def delay(self, attempt: int, rng: random.Random, retry_after: float | None = None) -> float:
+        """Seconds to wait after failed try number `attempt` (1-based)."""
+        if retry_after is not None:
+            return min(retry_after, MAX_RETRY_AFTER_S)
+        ceiling = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
+        return ceiling * (0.5 + 0.5 * rng.random())
+
+
+class RequestFailed(EndpointError):
+    """One request failed for good (after retries, or at once for a non-retryable error)."""
+
+    def __init__(self, message: str, *, kind: str, http_status: int | None = None,
+                 attempts: int = 1, body: str | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind  # connect | timeout | http | bad_response
+        self.http_status = http_status
+        self.attempts = attempts
+        self.body = body
+
+    def as_dict(self) -> dict[str, Any]:
+        """The `error` field of an item record."""
+        return {"kind": self.kind, "message": self.message, "http_status": self.http_status}
+
+
+@dataclass
+class Attempt:
+    """A finished request: the parsed response, raw model name, and how many tries it took."""
+
+    response: Response
+    model: str | None
+    attempts: int
+
+
+class _Retryable(Exception):
+    """A failed try that may be retried."""
+
+    def __init__(self, failure: RequestFailed, retry_after: float | None = None) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+        self.retry_after = retry_after
+
+
+def normalise_endpoint(endpoint: str) -> str:
+    """The OpenAI base URL: 'host:8000', 'http://h:8000', '.../v1/chat/completions' -> '.../v1'."""
+    text = endpoint.strip()
+    if not text:
+        raise UsageError("empty --endpoint; pass the server's URL, e.g. http://127.0.0.1:8000/v1")
+    if "://" not in text:
+        text = "http://" + text
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise UsageError(f"--endpoint {endpoint!r} is not an http(s) URL; "
+                         "pass e.g. http://127.0.0.1:8000/v1")
+    path = parts.path.rstrip("/")
+    for suffix in ("/chat/completions", "/completions", "/models"):
+        if path.endswith(suffix):
+            path = path[: -len(suffix)]
+    if not path.endswith("/v1"):
+        path = path + "/v1"
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+
+def make_client(base_url: str, *, api_key: str | None = None, timeout: float = 120.0,
+                concurrency: int = 16) -> openai.AsyncOpenAI:
+    """An AsyncOpenAI client with our retries (its own are off).
+
+    The openai package's default HTTP client is kept (its pool holds 100 keep-alive connections,
+    enough for any sane --concurrency; `concurrency` is accepted for callers that size pools).
+    For plain-http endpoints, CA certificates are not loaded: that alone costs ~0.14 s per client.
+    """
+    import openai
+
+    del concurrency
+    http_client = None
+    if base_url.startswith("http://"):
+        http_client = openai.DefaultAsyncHttpxClient(verify=False, timeout=timeout)
+    return openai.AsyncOpenAI(base_url=base_url, api_key=api_key or "EMPTY", max_retries=0,
+                              timeout=timeout, http_client=http_client)
+
+
+def parse_completion(data: Any) -> tuple[Response, str | None]:
+    """Response + served model name from a chat-completion JSON body; ValueError if it is not one."""
+    if not isinstance(data, dict) or not isinstance(data.get("choices"), list) or not data["choices"]:
+        raise ValueError("no choices in the body")
+    choice = data["choices"][0]
+    msg = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(msg, dict):
+        raise ValueError("choices[0].message is missing")
+    reasoning = msg.get("reasoning_content")
+    if reasoning is None:
+        reasoning = msg.get("reasoning")
+    calls = []
+    for tc in msg.get("tool_calls") or []:
+        fn = (tc or {}).get("function") or {}
+        calls.append(ToolCall.from_raw(str(fn.get("name", "")), fn.get("arguments")))
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else None
+    content = msg.get("content")
+    if isinstance(content, list):  # content parts
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    resp = Response(
+        content=content,
+        reasoning=reasoning if isinstance(reasoning, str) else None,
+        tool_calls=calls,
+        finish_reason=choice.get("finish_reason"),
+        usage=Usage(prompt_tokens=usage.get("prompt_tokens"),
+                    completion_tokens=usage.get("completion_tokens")) if usage else None,
+    )
+    model = data.get("model")
+    return resp, model if isinstance(model, str) else None
+
+
+def error_message(body: str) -> str:
+    """The human part of an error body: vLLM's {"message"}, OpenAI's {"error": {"message"}}, or
+    the start of an HTML/text page."""
+    try:
+        data = json.loads(body)
+    except (json.JSONDecodeError, ValueError):
+        text = re.sub(r"<[^>]+>", " ", body)
+        return " ".join(text.split())[:200] or "(empty body)"
+    if isinstance(data, dict):
+        err = data.get("error", data)
+        if isinstance(err, dict):
+            for key in ("message", "detail", "msg"):
+                if isinstance(err.get(key), str):
+                    return err[key]
+        if isinstance(err, str):
+            return err
+    return json.dumps(data, ensure_ascii=False)[:200]
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds or an HTTP date)."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+async def _once(client: openai.AsyncOpenAI, params: dict[str, Any]) -> tuple[Response, str | None]:
+    import openai
+
+    started = time.perf_counter()
+    try:
+        raw = await client.chat.completions.with_raw_response.create(**params)
+    except openai.APITimeoutError as exc:
+        raise _Retryable(RequestFailed(f"timed out ({exc})", kind="timeout")) from exc
+    except openai.APIConnectionError as exc:
+        cause = exc.__cause__ or exc
+        raise _Retryable(RequestFailed(f"connection failed: {_short(cause)}", kind="connect")) from exc
+    except openai.APIStatusError as exc:
+        status = exc.status_code
+        body = exc.response.text
+        failure = RequestFailed(f"HTTP {status}: {error_message(body)}", kind="http",
+                                http_status=status, body=body[:2000])
+        if status in RETRY_STATUSES or status >= 500:
+            retry_after = parse_retry_after(exc.response.headers.get("retry-after"))
+            raise _Retryable(failure, retry_after if status in (429, 503) else None) from exc
+        raise failure from exc
+    http = raw.http_response
+    body = http.content
+    latency = time.perf_counter() - started
+    try:
+        data = json.loads(body)
+        response, model = parse_completion(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        kind = "HTML" if body.lstrip()[:1] == b"<" else "a non-chat-completion body"
+        raise RequestFailed(
+            f"HTTP {http.status_code} with {kind} ({exc}); the endpoint does not speak the OpenAI "
+            "chat API: point --endpoint at its /v1 base URL",
+            kind="bad_response", http_status=http.status_code,
+            body=body[:2000].decode("utf-8", "replace"),
+        ) from exc
+    response.latency_s = round(latency, 4)
+    return response, model
+
+
+async def chat_attempt(
+    client: openai.AsyncOpenAI,
+    params: dict[str, Any],
+    *,
+    retry: RetryPolicy = RetryPolicy(),
+    rng: random.Random | None = None,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    should_stop: Callable[[], bool] = lambda: False,
+) -> Attempt:
+    """Send one chat request with retries; return the parsed response and the number of tries.
+
+    `params` are keyword arguments of `chat.completions.create` (model, messages, max_tokens,
+    temperature, tools, tool_choice, extra_body, ...). `should_stop` lets the caller give up
+    retrying (e.g. once the endpoint is known to be down).
+    """
+    rng = rng or random.Random(retry.seed)
+    for attempt in range(1, retry.attempts + 1):
+        try:
+            response, model = await _once(client, params)
+            return Attempt(response=response, model=model, attempts=attempt)
+        except _Retryable as exc:
+            exc.failure.attempts = attempt
+            if attempt == retry.attempts or should_stop():
+                raise exc.failure from None
+            await sleep(retry.delay(attempt, rng, exc.retry_after))
+        except RequestFailed as exc:
+            exc.attempts = attempt
+            raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+async def chat(client: openai.AsyncOpenAI, params: dict[str, Any], **kw: Any) -> Response:
+    """Send one chat request with retries and return the parsed Response (raises RequestFailed)."""
+    return (await chat_attempt(client, params, **kw)).response
+
+
+async def list_models(client: openai.AsyncOpenAI, base_url: str) -> list[str]:
+    """Model ids from GET /v1/models; EndpointError (one line, what to do) if that fails."""
+    import openai
+
+    try:
+        raw = await client.models.with_raw_response.list()
+    except openai.APIConnectionError as exc:
+        cause = exc.__cause__ or exc
+        raise EndpointError(
+            f"cannot reach {base_url} ({_short(cause)}); is the server up? "
+            "check --endpoint (host, port, and the /v1 prefix)"
+        ) from exc
+    except openai.APIStatusError as exc:
+        raise EndpointError(
+            f"{base_url}/models answered HTTP {exc.status_code} "
+            f"({error_message(exc.response.text)}); point --endpoint at an OpenAI-compatible "
+            "server's /v1 base URL" + ("; set --api-key-env" if exc.status_code in (401, 403) else "")
+        ) from exc
+    body = raw.http_response.content
+    try:
+        data = json.loads(body)
+        ids = [str(m["id"]) for m in data["data"]]
+    except (ValueError, KeyError, TypeError) as exc:
+        what = "an HTML page" if body.lstrip()[:1] == b"<" else "a body that is not a model list"
+        raise EndpointError(
+            f"{base_url}/models returned {what}, not the OpenAI API; point --endpoint at the "
+            "server's OpenAI base URL (e.g. http://host:8000/v1)"
+        ) from exc
+    return ids
+
+
+def pick_model(requested: str | None, served: list[str], base_url: str) -> str:
+    """The model to send: the one asked for, else the only one served."""
+    if requested:
+        return requested
+    if not served:
+        raise EndpointError(f"{base_url}/models lists no model; is the server still loading? "
+                            "retry when it is ready, or pass --model")
+    if len(served) > 1:
+        raise UsageError(f"{base_url} serves {len(served)} models ({', '.join(served)}); "
+                         "pick one with --model")
+    return served[0]
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text.split("\n", 1)[0][:160]

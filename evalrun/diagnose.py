@@ -1,0 +1,109 @@
+"""Endpoint misconfigurations users actually hit, recognised per item, each with a one-line hint.
+
+A diagnosis is about the serving setup, not the model's skill: an answer that sits only in the
+reasoning channel, a 400 for `tool_choice: "auto"`, a raw `<think>` block, tool calls left as text,
+`finish_reason: length` with nothing to show, a prompt rejected for context length.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from evalrun.response import Response
+
+HINTS: dict[str, str] = {
+    "reasoning_only": (
+        "the answer is only in reasoning_content and content is empty: vLLM's --reasoning-parser "
+        'is on without enable_thinking false; send chat_template_kwargs {"enable_thinking": false} '
+        "(contract `request:`) or drop --reasoning-parser"
+    ),
+    "reasoning_exhausted_tokens": (
+        "thinking used up max_tokens before any answer (finish_reason length, content empty); "
+        'turn thinking off (chat_template_kwargs {"enable_thinking": false}) or raise max_tokens'
+    ),
+    "tool_choice_400": (
+        'the server rejects tool_choice "auto": relaunch vLLM with --enable-auto-tool-choice '
+        "--tool-call-parser <parser for your model> (e.g. hermes, llama3_json, mistral)"
+    ),
+    "think_in_content": (
+        "a raw <think> block is left in content: launch with the --reasoning-parser that matches "
+        "the model (vLLM/sglang), or fix the chat template"
+    ),
+    "raw_tool_call": (
+        "tool calls came back as raw text in content, not tool_calls: launch with the matching "
+        "--tool-call-parser (vLLM also needs --enable-auto-tool-choice)"
+    ),
+    "length_no_answer": (
+        "finish_reason length with no answer at all: check the chat template and stop tokens, "
+        "or raise max_tokens"
+    ),
+    "context_length": (
+        "the prompt was rejected for context length: raise --max-model-len (vLLM), "
+        "--context-length (sglang) or --n_ctx / -c (llama.cpp)"
+    ),
+    "empty_response": (
+        "content and reasoning are both empty with finish_reason stop: a reasoning-parser fault "
+        "(often only under concurrency); try --concurrency 1 or another --reasoning-parser"
+    ),
+    "model_not_found": (
+        "the endpoint does not serve that model name: pass --model with a name from /v1/models "
+        "(vLLM: --served-model-name)"
+    ),
+}
+
+_TOOL_CHOICE_RE = re.compile(r"enable-auto-tool-choice|tool.choice.*(auto|requires|not supported)",
+                             re.I)
+_CONTEXT_RE = re.compile(
+    r"context length|context window|context size|max_model_len|maximum context|"
+    r"too long and exceeds|longer than the model|exceeds? the (available )?context", re.I)
+_MODEL_RE = re.compile(r"model .*(does not exist|not found)|no such model|unknown model", re.I)
+_THINK_RE = re.compile(r"</?think>", re.I)
+_RAW_TOOL_RE = re.compile(
+    r"<tool_call>|\[TOOL_CALLS\]|<\|python_tag\|>|<function[=>]|<\|tool_call|"
+    r"\{\s*\"(name|function)\"\s*:\s*\"[^\"]+\"\s*,\s*\"(arguments|parameters)\"\s*:", re.S)
+
+
+def diagnose_error(error: dict[str, Any] | None) -> list[str]:
+    """Diagnoses of a failed request (its `error` dict: kind, message, http_status)."""
+    if not error:
+        return []
+    status = error.get("http_status")
+    message = str(error.get("message", ""))
+    out = []
+    if status == 400 and _TOOL_CHOICE_RE.search(message):
+        out.append("tool_choice_400")
+    if status in (400, 413, 422) and _CONTEXT_RE.search(message):
+        out.append("context_length")
+    if status in (400, 404) and _MODEL_RE.search(message):
+        out.append("model_not_found")
+    return out
+
+
+def diagnose_response(response: Response, *, tools_offered: bool = False) -> list[str]:
+    """Diagnoses of an answer that came back (HTTP 200)."""
+    content = response.content or ""
+    reasoning = response.reasoning or ""
+    has_answer = bool(content.strip()) or bool(response.tool_calls)
+    out = []
+    if not has_answer and reasoning.strip():
+        truncated = response.finish_reason == "length"
+        out.append("reasoning_exhausted_tokens" if truncated else "reasoning_only")
+    elif not has_answer and response.finish_reason == "length":
+        out.append("length_no_answer")
+    elif not has_answer:
+        out.append("empty_response")
+    if _THINK_RE.search(content):
+        out.append("think_in_content")
+    if tools_offered and not response.tool_calls and _RAW_TOOL_RE.search(content):
+        out.append("raw_tool_call")
+    return out
+
+
+def summarize(kinds: Iterable[str]) -> list[dict[str, Any]]:
+    """[{kind, count, hint}] over all items, most frequent first."""
+    counts = Counter(kinds)
+    return [{"kind": k, "count": n, "hint": HINTS.get(k, "")}
+            for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]

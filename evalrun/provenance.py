@@ -1,0 +1,61 @@
+"""What produced a run: evalrun and Python versions, and the git state of the working repo.
+
+gitpython is imported here only. Credentials in remote URLs (https://user:token@host/...) are
+stripped before anything is recorded.
+"""
+
+from __future__ import annotations
+
+import platform
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from evalrun import __version__
+
+_CRED_RE = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.-]*://)[^/@]*@", re.I)
+
+
+def strip_credentials(url: str) -> str:
+    """https://user:token@github.com/o/r.git -> https://github.com/o/r.git (ssh user@ kept)."""
+    return _CRED_RE.sub(r"\g<scheme>", url)
+
+
+def git_facts(path: Path | str = ".") -> dict[str, Any]:
+    """Commit, branch, dirty flag and remotes of the git repo holding `path` ({} outside one)."""
+    try:
+        import git
+    except ImportError:  # git executable missing: gitpython refuses to import
+        return {}
+    try:
+        repo = git.Repo(path, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return {}
+    try:
+        try:
+            commit = repo.head.commit.hexsha
+        except ValueError:  # no commits yet
+            commit = None
+        branch = None if repo.head.is_detached else repo.active_branch.name
+        return {
+            "commit": commit,
+            "branch": branch,
+            "dirty": repo.is_dirty(untracked_files=False),
+            "remotes": {r.name: strip_credentials(url) for r in repo.remotes for url in r.urls},
+            "root": str(repo.working_tree_dir),
+        }
+    except git.GitCommandError as exc:
+        return {"error": str(exc).split("\n", 1)[0]}
+    finally:
+        repo.close()
+
+
+def collect(path: Path | str = ".") -> dict[str, Any]:
+    """run.json `provenance`: versions plus git facts of the working repo."""
+    return {
+        "evalrun": __version__,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(terse=True),
+        "git": git_facts(path),
+    }

@@ -1,0 +1,215 @@
+"""What a user sees: the progress bar (stderr), category tables, headlines and --json objects.
+
+tabulate is imported here only.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import IO, Any
+
+from evalrun.results import ItemRecord, RunRecord, RunStore
+
+
+class ProgressBar:
+    """done/total, passed so far, errors, rate and ETA on stderr; redrawn in place on a tty,
+    a plain line every few seconds otherwise."""
+
+    def __init__(self, stream: IO[str] | None = None, *, width: int = 24,
+                 interval: float | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.width = width
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.interval = interval if interval is not None else (0.1 if self.tty else 5.0)
+        self.total = self.done = self.passed = self.errors = 0
+        self._started = self._last = 0.0
+        self._first_done = 0
+
+    def start(self, *, total: int, done: int = 0, passed: int = 0, errors: int = 0) -> None:
+        self.total, self.done, self.passed, self.errors = total, done, passed, errors
+        self._first_done = done
+        self._started = self._last = time.monotonic()
+
+    def advance(self, status: str) -> None:
+        self.done += 1
+        self.passed += status == "passed"
+        self.errors += status == "error"
+        now = time.monotonic()
+        if now - self._last >= self.interval:
+            self._last = now
+            self._draw(final=False)
+
+    def finish(self) -> None:
+        if self.total:
+            self._draw(final=True)
+            self.total = 0
+
+    def line(self) -> str:
+        elapsed = max(time.monotonic() - self._started, 1e-9)
+        rate = (self.done - self._first_done) / elapsed
+        left = self.total - self.done
+        eta = f"{left / rate:.0f}s" if rate > 0 and left else "-"
+        filled = int(self.width * self.done / self.total) if self.total else 0
+        bar = "#" * filled + "." * (self.width - filled)
+        return (f"[{bar}] {self.done}/{self.total}  passed {self.passed}  errors {self.errors}  "
+                f"{rate:.1f} it/s  ETA {eta}")
+
+    def _draw(self, *, final: bool) -> None:
+        text = self.line()
+        if self.tty:
+            self.stream.write("\r" + text + ("\n" if final else ""))
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+def headline(record: RunRecord) -> str:
+    """`<run_id>: core-v1: 168/184 (91/100)`."""
+    s = record.summary
+    label = f"{record.suite.name}-v{record.suite.version}"
+    if s is None:
+        return f"{record.run_id}: {label}: no summary ({record.status})"
+    return f"{record.run_id}: {label}: {s.passed}/{s.total} ({s.score}/100)"
+
+
+def category_table(record: RunRecord) -> str:
+    """Per-category passed/total (+ errors, garbled) as a tabulate table."""
+    from tabulate import tabulate
+
+    s = record.summary
+    if s is None:
+        return "(no summary)"
+    rows = [[name, f"{t.passed}/{t.total}", round(100 * t.passed / t.total) if t.total else 0,
+             t.errors, t.garbled] for name, t in sorted(s.categories.items())]
+    rows.append(["all", f"{s.passed}/{s.total}", s.score, s.errors, s.garbled])
+    return tabulate(rows, headers=["category", "passed", "score", "errors", "garbled"],
+                    tablefmt="simple")
+
+
+def diagnosis_lines(record: RunRecord) -> list[str]:
+    """One line per diagnosis: `! reasoning_only (12 items): <hint>`."""
+    s = record.summary
+    return [f"! {d.kind} ({d.count} item{'s' if d.count != 1 else ''}): {d.hint}"
+            for d in (s.diagnoses if s else [])]
+
+
+def score_text(record: RunRecord) -> str:
+    """The end-of-run report: table, diagnoses, notes, headline."""
+    parts = [category_table(record)]
+    parts.extend(diagnosis_lines(record))
+    s = record.summary
+    if s and s.errors:
+        parts.append(f"{s.errors} item(s) in error (not graded); "
+                     f"retry them with --resume {record.run_id}")
+    if s and s.garbled:
+        parts.append(f"garbled: {s.garbled} item(s), rate {s.garble_rate:.0%}")
+    if record.status != "complete":
+        parts.append(f"status: {record.status}")
+    parts.append(headline(record))
+    return "\n".join(parts)
+
+
+def score_json(record: RunRecord, store: RunStore) -> dict[str, Any]:
+    """The `--json` object of `evalrun score` / `show`."""
+    s = record.summary
+    return {
+        "run_id": record.run_id,
+        "path": str(store.run_dir(record.run_id)),
+        "status": record.status,
+        "suite": record.suite.name,
+        "suite_version": record.suite.version,
+        "suite_sha256": record.suite.sha256,
+        "endpoint": record.endpoint,
+        "model": record.model_served or record.model_requested,
+        "passed": s.passed if s else 0,
+        "total": s.total if s else 0,
+        "score": s.score if s else 0,
+        "errors": s.errors if s else 0,
+        "garbled": s.garbled if s else 0,
+        "garble_rate": s.garble_rate if s else 0.0,
+        "diagnoses": [d.model_dump() for d in s.diagnoses] if s else [],
+        "categories": {k: {"passed": v.passed, "total": v.total, "errors": v.errors,
+                           "garbled": v.garbled} for k, v in (s.categories if s else {}).items()},
+    }
+
+
+def runs_table(records: list[RunRecord]) -> str:
+    """`evalrun runs`: id, suite, model, score, errors, garbled, status."""
+    from tabulate import tabulate
+
+    rows = []
+    for r in records:
+        s = r.summary
+        rows.append([
+            r.run_id, f"{r.suite.name}-v{r.suite.version}", r.model_served or r.model_requested,
+            f"{s.passed}/{s.total} ({s.score})" if s else "-", s.errors if s else "-",
+            s.garbled if s else "-", r.status,
+        ])
+    return tabulate(rows, headers=["run", "suite", "model", "score", "errors", "garbled",
+                                   "status"], tablefmt="simple")
+
+
+def runs_json(records: list[RunRecord]) -> dict[str, Any]:
+    """`evalrun runs --json`."""
+    out = []
+    for r in records:
+        s = r.summary
+        out.append({"run_id": r.run_id, "suite": r.suite.name, "suite_version": r.suite.version,
+                    "model": r.model_served or r.model_requested, "status": r.status,
+                    "passed": s.passed if s else None, "total": s.total if s else None,
+                    "score": s.score if s else None, "errors": s.errors if s else None,
+                    "garbled": s.garbled if s else None, "started_at": r.started_at})
+    return {"runs": out}
+
+
+def _clip(text: str | None, n: int = 300) -> str:
+    if text is None:
+        return "(null)"
+    text = _printable(text.replace("\n", "\\n"))
+    return text if len(text) <= n else text[:n] + "..."
+
+
+def failed_items_text(items: list[ItemRecord]) -> str:
+    """Each failed or errored item with what the model said (or why the request failed)."""
+    lines = []
+    for rec in items:
+        if rec.status == "passed":
+            continue
+        lines.append(f"{rec.id} [{rec.category}] {rec.status}")
+        if rec.error:
+            lines.append(f"    error: {rec.error.get('message')}")
+        if rec.response is not None:
+            resp = rec.response
+            lines.append(f"    content: {_clip(resp.get('content'))}")
+            if resp.get("reasoning"):
+                lines.append(f"    reasoning: {_clip(resp.get('reasoning'), 160)}")
+            if resp.get("tool_calls"):
+                lines.append(f"    tool_calls: {_clip(str(resp['tool_calls']), 200)}")
+            lines.append(f"    finish_reason: {resp.get('finish_reason')}")
+        if rec.grade and rec.grade.get("detail"):
+            lines.append(f"    grader: {rec.grade['detail']}")
+        if rec.diagnoses:
+            lines.append(f"    diagnoses: {', '.join(rec.diagnoses)}")
+        if rec.garble and rec.garble.get("garbled"):
+            lines.append(f"    garbled: {', '.join(rec.garble.get('reasons', []))}")
+    return "\n".join(lines) if lines else "no failed items"
+
+
+def show_text(record: RunRecord, items: list[ItemRecord]) -> str:
+    """`evalrun show RUN_ID`: category table, diagnoses, failed items, headline."""
+    parts = [category_table(record), *diagnosis_lines(record), "", failed_items_text(items), "",
+             headline(record) + ("" if record.status == "complete" else f" [{record.status}]")]
+    return "\n".join(parts)
+
+
+def show_json(record: RunRecord, items: list[ItemRecord], store: RunStore) -> dict[str, Any]:
+    """`evalrun show --json`: the score object plus the failed items."""
+    out = score_json(record, store)
+    out["failed_items"] = [i.model_dump(mode="json") for i in items if i.status != "passed"]
+    return out
+
+
+def _printable(text: str) -> str:
+    """Lone surrogates (a server may send them) shown as \\udXXX so stdout can encode the text."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")

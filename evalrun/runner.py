@@ -1,0 +1,408 @@
+"""Run a suite against an endpoint: bounded concurrency, write-as-you-go, resume, stop early.
+
+Every finished item is appended to items.jsonl at once (fsync), so a crash loses only the items in
+flight and `resume=` requests only the items without a final record (errors are retried). An item
+whose request failed is recorded with status `error` and its cause; it is never graded. If the
+endpoint stops answering altogether the run stops early (status `incomplete`) and says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import signal
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evalrun import __version__
+from evalrun.client import (
+    RequestFailed,
+    RetryPolicy,
+    chat_attempt,
+    list_models,
+    make_client,
+    normalise_endpoint,
+    pick_model,
+)
+from evalrun.diagnose import diagnose_error, diagnose_response, summarize as summarize_diagnoses
+from evalrun.errors import EndpointError, Interrupted, SuiteError, UsageError
+from evalrun.results import (
+    CategoryTally,
+    Diagnosis,
+    ItemRecord,
+    RunRecord,
+    RunStore,
+    Summary,
+    SuiteRef,
+    new_run_id,
+    now_iso,
+    slug,
+)
+from evalrun.suite import Item, Suite
+
+if TYPE_CHECKING:
+    import openai
+
+# Consecutive items failing at the transport level (or with 5xx) before we call the endpoint dead.
+DEAD_AFTER = 8
+DEAD_KINDS = frozenset({"connect", "timeout"})
+
+
+@dataclass
+class _State:
+    record: RunRecord | None = None
+    records: dict[str, ItemRecord] = field(default_factory=dict)
+    dead_streak: int = 0
+    stopped: str | None = None  # why the run stopped early
+
+
+def build_params(item: Item, model: str, request_extra: dict | None) -> dict[str, Any]:
+    """Keyword arguments of chat.completions.create for one item: temperature 0, its max_tokens,
+    its tools/tool_choice, plus the contract's extra body."""
+    params: dict[str, Any] = {"model": model, "messages": item.messages, "temperature": 0,
+                              "max_tokens": item.max_tokens}
+    if item.tools is not None:
+        params["tools"] = item.tools
+    if item.tool_choice is not None:
+        params["tool_choice"] = item.tool_choice
+    if request_extra:
+        params["extra_body"] = request_extra
+    return params
+
+
+def _request_record(params: dict[str, Any]) -> dict[str, Any]:
+    """The request parameters kept in items.jsonl (messages are pinned by the suite sha256)."""
+    out = {k: v for k, v in params.items() if k not in ("messages", "extra_body")}
+    if "extra_body" in params:
+        out["extra"] = params["extra_body"]
+    return out
+
+
+def summarize(items: list[Item], records: list[ItemRecord] | dict[str, ItemRecord]) -> Summary:
+    """Counts over the selected items; an item without a record counts in total, not in passed."""
+    by_id = records if isinstance(records, dict) else {r.id: r for r in records}
+    cats: dict[str, CategoryTally] = {}
+    passed = errors = garbled = answered = 0
+    kinds: list[str] = []
+    for item in items:
+        tally = cats.setdefault(item.category, CategoryTally())
+        tally.total += 1
+        rec = by_id.get(item.id)
+        if rec is None:
+            continue
+        kinds.extend(rec.diagnoses)
+        if rec.status == "passed":
+            passed += 1
+            tally.passed += 1
+        elif rec.status == "error":
+            errors += 1
+            tally.errors += 1
+        if rec.response is not None:
+            answered += 1
+        if rec.garble and rec.garble.get("garbled"):
+            garbled += 1
+            tally.garbled += 1
+    total = len(items)
+    return Summary(
+        passed=passed, total=total, score=round(100 * passed / total) if total else 0,
+        errors=errors, garbled=garbled,
+        garble_rate=round(garbled / answered, 4) if answered else 0.0,
+        diagnoses=[Diagnosis(**d) for d in summarize_diagnoses(kinds)],
+        categories=cats,
+    )
+
+
+def _check_graders(items: list[Item]) -> None:
+    from evalrun.graders import GRADERS
+
+    unknown = sorted({i.grader.kind for i in items} - set(GRADERS))
+    if unknown:
+        raise SuiteError(f"unknown grader kind(s) {', '.join(unknown)}; known: "
+                         f"{', '.join(sorted(GRADERS))}; fix the suite items")
+
+
+async def _score_item(item: Item, client: openai.AsyncOpenAI, model: str,
+                      request_extra: dict | None, retry: RetryPolicy, rng: random.Random,
+                      should_stop: Callable[[], bool]) -> tuple[ItemRecord, str | None]:
+    from evalrun.garble import check_response
+    from evalrun.graders import grade
+
+    params = build_params(item, model, request_extra)
+    base = {"id": item.id, "category": item.category, "request": _request_record(params)}
+    try:
+        got = await chat_attempt(client, params, retry=retry, rng=rng, should_stop=should_stop)
+    except RequestFailed as exc:
+        error = exc.as_dict()
+        return ItemRecord(**base, status="error", error=error, diagnoses=diagnose_error(error),
+                          attempts=exc.attempts, finished_at=now_iso()), None
+    resp = got.response
+    verdict = grade(item, resp)
+    garble = check_response(resp, item.languages)
+    return ItemRecord(
+        **base,
+        status="passed" if verdict.passed else "failed",
+        response=resp.model_dump(mode="json"),
+        grade={"passed": verdict.passed, "detail": verdict.detail},
+        diagnoses=diagnose_response(resp, tools_offered=bool(item.tools)),
+        garble=garble,
+        attempts=got.attempts,
+        latency_s=resp.latency_s,
+        finished_at=now_iso(),
+    ), got.model
+
+
+def _is_dead_signal(rec: ItemRecord) -> bool:
+    err = rec.error or {}
+    status = err.get("http_status")
+    return err.get("kind") in DEAD_KINDS or (isinstance(status, int) and status >= 500)
+
+
+@contextmanager
+def _sigterm_cancels(task: asyncio.Task) -> Iterator[None]:
+    """SIGTERM cancels the run like Ctrl-C does (only possible in the main thread)."""
+    loop = asyncio.get_running_loop()
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        loop.add_signal_handler(signal.SIGTERM, task.cancel)
+    except (ValueError, RuntimeError, NotImplementedError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
+        signal.signal(signal.SIGTERM, previous)  # e.g. the launcher's own handler
+
+
+async def _run(state: _State, *, base_url: str, suite: Suite, items: list[Item],
+               done: dict[str, ItemRecord], store: RunStore, model: str | None,
+               label: str | None, run_id: str | None, concurrency: int, timeout: float,
+               api_key: str | None, request_extra: dict | None, contract: dict | None,
+               server: dict | None, selection: dict[str, Any], retry: RetryPolicy,
+               progress: Any) -> None:
+    client = make_client(base_url, api_key=api_key, timeout=timeout, concurrency=concurrency)
+    task = asyncio.current_task()
+    assert task is not None
+    try:
+        with _sigterm_cancels(task):
+            served = await list_models(client, base_url)
+            if state.record is None:
+                chosen = pick_model(model, served, base_url)
+                label = label or slug(chosen)
+                state.record = RunRecord(
+                    run_id=run_id or new_run_id(label), label=slug(label),
+                    evalrun_version=__version__,
+                    suite=SuiteRef(name=suite.name, version=suite.version, sha256=suite.sha256,
+                                   path=suite.path),
+                    endpoint=base_url, model_requested=model,
+                    sampling={"temperature": 0, **({"extra": request_extra} if request_extra else {})},
+                    selection=selection, contract=contract, server=server,
+                    provenance=_provenance(), started_at=now_iso(),
+                )
+            else:
+                chosen = model or state.record.model_requested or state.record.model_served \
+                    or pick_model(None, served, base_url)
+            record = state.record
+            record.status = "running"
+            store.write_run(record)
+            await _work(state, client, chosen, items, done, store, concurrency, request_extra,
+                        retry, progress)
+    finally:
+        await client.close()
+
+
+async def _work(state: _State, client: openai.AsyncOpenAI, model: str, items: list[Item],
+                done: dict[str, ItemRecord], store: RunStore, concurrency: int,
+                request_extra: dict | None, retry: RetryPolicy, progress: Any) -> None:
+    record = state.record
+    assert record is not None
+    state.records.update(done)
+    todo = iter([i for i in items if i.id not in done])
+    rng = random.Random(retry.seed)
+    threshold = min(DEAD_AFTER, max(1, sum(1 for i in items if i.id not in done)))
+    counts = _counts(state.records.values())
+    if progress is not None:
+        progress.start(total=len(items), **counts)
+
+    def should_stop() -> bool:
+        return state.stopped is not None
+
+    async def worker() -> None:
+        for item in todo:
+            if state.stopped:
+                return
+            rec, served = await _score_item(item, client, model, request_extra, retry, rng,
+                                            should_stop)
+            store.append_item(record.run_id, rec)
+            state.records[item.id] = rec
+            if served and not record.model_served:
+                record.model_served = served
+            state.dead_streak = state.dead_streak + 1 if _is_dead_signal(rec) else 0
+            if state.dead_streak >= threshold and not state.stopped:
+                state.stopped = (rec.error or {}).get("message", "no answer")
+            if progress is not None:
+                progress.advance(rec.status)
+
+    await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+    if progress is not None:
+        progress.finish()
+
+
+def _counts(records: Any) -> dict[str, int]:
+    recs = list(records)
+    return {"done": len(recs), "passed": sum(r.status == "passed" for r in recs),
+            "errors": sum(r.status == "error" for r in recs)}
+
+
+def _provenance() -> dict[str, Any]:
+    from evalrun.provenance import collect
+
+    return collect(Path.cwd())
+
+
+def score_suite(*, endpoint: str, suite: Suite, store: RunStore, model: str | None = None,
+                label: str | None = None, concurrency: int = 16, limit: int | None = None,
+                tags: set[str] | None = None, timeout: float = 120.0, api_key: str | None = None,
+                request_extra: dict | None = None, contract: dict | None = None,
+                server: dict | None = None, resume: str | None = None,
+                progress: bool = True, run_id: str | None = None,
+                retry: RetryPolicy | None = None) -> tuple[RunRecord, list[ItemRecord]]:
+    """Run (or resume) `suite` against an OpenAI-compatible endpoint; store and return the run.
+
+    Raises EndpointError when the endpoint is unreachable, not OpenAI-compatible, or stops
+    answering mid-run (the run is then `incomplete` and resumable); Interrupted on Ctrl-C or
+    SIGTERM (run.json status `interrupted`, resumable). `run_id` fixes the id of a new run (the
+    contract flow needs it before boot, for server.log); `retry` overrides the retry policy.
+    """
+    if concurrency < 1:
+        raise UsageError(f"--concurrency must be at least 1, got {concurrency}")
+    if limit is not None and limit < 1:
+        raise UsageError(f"--limit must be at least 1, got {limit}")
+    store.ensure_writable()
+    base_url = normalise_endpoint(endpoint)
+    state = _State()
+    done: dict[str, ItemRecord] = {}
+    if resume:
+        state.record = store.load_run(resume)
+        if state.record.suite.sha256 != suite.sha256:
+            raise SuiteError(
+                f"run {state.record.run_id} used {state.record.suite.name}-v"
+                f"{state.record.suite.version} ({state.record.suite.sha256[:12]}), not this suite "
+                f"({suite.sha256[:12]}); resume needs the same suite, or start a new run")
+        sel = state.record.selection
+        items = suite.select(tags=set(sel["tags"]) if sel.get("tags") else None,
+                             limit=sel.get("limit"))
+        done = {r.id: r for r in store.load_items(state.record.run_id) if r.status != "error"}
+        selection = sel
+    else:
+        items = suite.select(tags=tags, limit=limit)
+        selection = {k: v for k, v in (("limit", limit), ("tags", sorted(tags or []))) if v}
+    if not items:
+        raise UsageError(f"no items of {suite.label} match tags {sorted(tags or [])}; "
+                         "check --tags")
+    _check_graders(items)
+    bar = None
+    if progress:
+        from evalrun.report import ProgressBar
+
+        bar = ProgressBar()
+    try:
+        asyncio.run(_run(state, base_url=base_url, suite=suite, items=items, done=done,
+                         store=store, model=model, label=label, run_id=run_id,
+                         concurrency=concurrency, timeout=timeout, api_key=api_key,
+                         request_extra=request_extra, contract=contract, server=server,
+                         selection=selection, retry=retry or RetryPolicy(), progress=bar))
+    except (KeyboardInterrupt, asyncio.CancelledError) as exc:
+        if bar is not None:
+            bar.finish()
+        rec = state.record
+        if rec is None:
+            raise Interrupted("interrupted before the run started; nothing was written") from exc
+        _finish(store, rec, items, state, status="interrupted")
+        raise Interrupted(
+            f"interrupted after {len(state.records)}/{len(items)} items; results are saved in "
+            f"{store.run_dir(rec.run_id)}; resume with --resume {rec.run_id}") from exc
+    except BaseException:
+        if state.record is not None and state.record.status == "running":
+            _finish(store, state.record, items, state, status="incomplete")
+        raise
+    record = state.record
+    assert record is not None
+    complete = all(i.id in state.records for i in items) and not state.stopped
+    _finish(store, record, items, state, status="complete" if complete else "incomplete")
+    if state.stopped:
+        raise EndpointError(
+            f"the endpoint stopped answering ({state.stopped}); stopped after "
+            f"{len(state.records)}/{len(items)} items; fix the server, then resume with "
+            f"--resume {record.run_id}")
+    ordered = [state.records[i.id] for i in items if i.id in state.records]
+    return record, ordered
+
+
+def _finish(store: RunStore, record: RunRecord, items: list[Item], state: _State,
+            status: str) -> None:
+    record.status = status  # type: ignore[assignment]
+    record.ended_at = now_iso()
+    record.summary = summarize(items, state.records)
+    store.write_run(record)
+
+
+def score_contract(*, contract_path: str | Path | None, reference: bool = False,
+                   sets: list[str] = (), unsets: list[str] = (), suite: Suite, store: RunStore,
+                   label: str | None = None, on_boot_progress: Callable[..., None] | None = None,
+                   resume: str | None = None, **kw: Any) -> tuple[RunRecord, list[ItemRecord]]:
+    """Boot the server a contract describes, score the suite against it, tear it down.
+
+    server.log goes into the run's folder. BootError (exit 3) if the server does not come up.
+    """
+    from evalrun.contract import load_contract, reference_contract_path
+    from evalrun.launcher import boot_server, record_for_run, stderr_progress
+
+    path = reference_contract_path() if reference else contract_path
+    if path is None:
+        raise UsageError("pass --contract FILE or --reference")
+    contract = load_contract(path, sets=list(sets), unsets=list(unsets))
+    store.ensure_writable()
+    if resume:
+        run_id = store.resolve(resume)
+        log_name = f"server.resume-{now_iso()[11:19].replace(':', '')}.log"
+    else:
+        run_id = new_run_id(label or contract.name)
+        log_name = "server.log"
+    log_path = store.run_dir(run_id) / log_name
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    if on_boot_progress is None and kw.get("progress", True):
+        on_boot_progress = stderr_progress(contract.name)
+    with boot_server(contract, log_path, on_progress=on_boot_progress) as srv:
+        contract_dict, server_dict = record_for_run(contract, srv)
+        return score_suite(endpoint=srv.base_url, model=srv.model, suite=suite, store=store,
+                           label=label or contract.name, request_extra=contract.request or None,
+                           contract=contract_dict, server=server_dict,
+                           run_id=None if resume else run_id, resume=resume, **kw)
+
+
+def resume_defaults(store: RunStore, ref: str) -> dict[str, Any]:
+    """Endpoint, suite and model of a stored run, so `--resume RUN_ID` alone is enough."""
+    record = store.load_run(ref)
+    return {"endpoint": record.endpoint, "suite": record.suite.path or record.suite.name,
+            "model": record.model_requested or record.model_served}
+
+
+def list_runs(root: str | Path, *, last: int | None = None) -> list[RunRecord]:
+    """Stored runs, oldest first; unreadable run folders are skipped."""
+    from evalrun.errors import ConfigError, RunNotFound
+
+    store = RunStore(root)
+    ids = store.run_ids()
+    if last is not None:
+        ids = ids[-last:] if last > 0 else []
+    out = []
+    for run_id in ids:
+        try:
+            out.append(store.load_run(run_id))
+        except (ConfigError, RunNotFound):
+            continue
+    return out
