@@ -73,9 +73,12 @@ def _to_float(num: str, sign: str | None, den: str | None, decimal_comma: bool) 
     return -value if sign else value
 
 
+_NEG_WORD_RE = re.compile(r"(?<![\d.])(?<![\d.] )\b(?:negative|minus)\s+(?=\d)", re.IGNORECASE)
+
+
 def numbers_in(text: str, *, decimal_comma: bool = False, fractions: bool = True) -> list[float]:
-    """Every number in `text`, in order: separators, signs (incl. U+2212) and a/b fractions."""
-    text = nfkc(text).replace("\u2212", "-")
+    """Every number in `text`, in order: separators, signs (incl. U+2212, "negative 8"), a/b."""
+    text = _NEG_WORD_RE.sub("-", nfkc(text).replace("\u2212", "-"))
     pattern = _DECIMAL_COMMA_RE if decimal_comma else NUMBER_RE
     out = []
     for m in pattern.finditer(text):
@@ -90,13 +93,19 @@ def word_numbers_in(text: str) -> list[float]:
 
 
 def extract_answer_number(
-    text: str, *, decimal_comma: bool = False, fractions: bool = True
+    text: str, *, decimal_comma: bool = False, fractions: bool = True,
+    ignore: tuple[float, ...] = (),
 ) -> tuple[float | None, str]:
     """The number a text gives as its answer, and how it was found.
 
     Priority: the last `\\boxed{}`; else the first number after the last answer marker
     ("Answer:", "the answer is", "####"); else the final number; else a spelled-out number.
+    Numbers in `ignore` (givens an answer tends to restate: "... in 3 hours") are skipped.
     """
+
+    def keep(nums: list[float]) -> list[float]:
+        return [n for n in nums if not any(abs(n - i) < 1e-9 for i in ignore)]
+
     kw = {"decimal_comma": decimal_comma, "fractions": fractions}
     boxed = _BOXED_RE.findall(text)
     if boxed:
@@ -105,13 +114,13 @@ def extract_answer_number(
             return nums[-1], "boxed"
     markers = list(_MARKER_RE.finditer(text))
     if markers:
-        nums = numbers_in(text[markers[-1].end():], **kw)
+        nums = keep(numbers_in(text[markers[-1].end():], **kw))
         if nums:
             return nums[0], "marked"
-    nums = numbers_in(text, **kw)
+    nums = keep(numbers_in(text, **kw))
     if nums:
         return nums[-1], "final"
-    words = word_numbers_in(text)
+    words = keep(word_numbers_in(text))
     if words:
         return words[-1], "word"
     return None, "none"

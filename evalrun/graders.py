@@ -194,6 +194,11 @@ class NumericParams(GraderParams):
     rel_tolerance: float = Field(default=0.0, ge=0, description="Relative tolerance.")
     decimal_comma: bool = Field(default=False, description="Read 3,5 as 3.5 (and 1.000 as 1000).")
     fractions: bool = Field(default=True, description="Read a/b as a fraction.")
+    ignore: list[float] = Field(
+        default_factory=list,
+        description="Givens of the question an answer may restate after the result "
+        "('10 800 seconds in 3 hours'); never read as the answer.",
+    )
 
 
 def _fmt(x: float) -> str:
@@ -203,7 +208,8 @@ def _fmt(x: float) -> str:
 @grader("numeric", NumericParams)
 def _numeric(response: Response, p: NumericParams) -> Grade:
     value, how = extract_answer_number(
-        _content(response), decimal_comma=p.decimal_comma, fractions=p.fractions
+        _content(response), decimal_comma=p.decimal_comma, fractions=p.fractions,
+        ignore=tuple(p.ignore),
     )
     wanted = [p.answer] if isinstance(p.answer, (int, float)) else p.answer
     if value is None:
@@ -217,6 +223,9 @@ class ChoiceParams(GraderParams):
         description="Options by letter ({'A': 'Paris', ...}) or a list lettered A, B, C, ..."
     )
     answer: str = Field(description="The correct letter.")
+    when_several: Literal["fail", "first", "last"] = Field(
+        default="fail", description="Several option texts named: fail, or take the first/last."
+    )
 
     def lettered(self) -> dict[str, str]:
         if isinstance(self.options, dict):
@@ -249,6 +258,20 @@ def _letters_chosen(text: str, letters: str) -> set[str]:
     return found
 
 
+def _option_spans(norm: str, options: dict[str, str]) -> list[tuple[int, str]]:
+    """(position of last mention, letter) of each option named; "5" inside "15" is not named."""
+    found = []
+    for k, v in options.items():
+        want = normalize(v)
+        hits = [m.start() for m in re.finditer(re.escape(want), norm)
+                if _contains_words(norm[m.start():m.start() + len(want)], want)
+                and (m.start() == 0 or not norm[m.start() - 1].isalnum())
+                and (m.end() == len(norm) or not norm[m.end()].isalnum())]
+        if hits:
+            found.append((hits[-1], k))
+    return found
+
+
 @grader("choice", ChoiceParams)
 def _choice(response: Response, p: ChoiceParams) -> Grade:
     options = p.lettered()
@@ -257,10 +280,11 @@ def _choice(response: Response, p: ChoiceParams) -> Grade:
     chosen = _letters_chosen(text, letters)
     if not chosen:
         norm = normalize(text)
-        chosen = {k for k, v in options.items() if _contains_words(norm, normalize(v))}
-        # An option whose text sits inside another mentioned option ("5" in "15") is not a pick.
-        chosen = {k for k in chosen if not any(
-            k != o and normalize(options[k]) in normalize(options[o]) for o in chosen)}
+        spans = _option_spans(norm, options)
+        if len(spans) > 1 and p.when_several != "fail":
+            spans = sorted(spans, key=lambda s: s[0])
+            spans = [spans[0] if p.when_several == "first" else spans[-1]]
+        chosen = {k for _, k in spans}
     if len(chosen) != 1:
         return _ok(False, f"picked {sorted(chosen) or 'nothing'}; expected {p.answer}")
     got = chosen.pop()

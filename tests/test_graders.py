@@ -261,3 +261,20 @@ def test_third_party_grader_registers_like_builtins():
         assert grade(item, Response(content="hi")).passed
     finally:
         GRADERS.pop("always_test")
+
+
+def test_numeric_negative_words_and_ignored_givens():
+    assert passes("numeric", {"answer": -8}, "The answer is negative 8.")
+    assert passes("numeric", {"answer": -8}, "15 minus 23 is minus 8")
+    assert passes("numeric", {"answer": -8}, "15 minus 23 = -8")
+    text = "There are 10 800 seconds in 3 hours."
+    assert not passes("numeric", {"answer": 10800}, text)
+    assert passes("numeric", {"answer": 10800, "ignore": [3]}, text)
+
+
+def test_choice_when_several_takes_first_or_last():
+    days = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+    text = "Wednesday plus 7 days is Wednesday again; 3 more days makes it Saturday."
+    assert not passes("choice", {"options": days, "answer": "F"}, text)
+    assert passes("choice", {"options": days, "answer": "F", "when_several": "last"}, text)
+    assert passes("choice", {"options": days, "answer": "C", "when_several": "first"}, text)
