@@ -8,6 +8,7 @@ agreement, and (for folders) the manifest's sha256 and category counts.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from evalrun.suite import Item, Manifest, file_sha256, load_suite, read_jsonl, r
 
 MIN_ACCEPT = 2
 MIN_REJECT = 1
+_ID_RE = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*-\d{3}")
 
 
 class Problem(BaseModel):
@@ -64,8 +66,8 @@ def check_item(item: Item) -> tuple[list[Problem], int]:
     def add(kind: str, message: str) -> None:
         problems.append(Problem(item=item.id, kind=kind, message=message))
 
-    if not item.id.startswith(f"{item.category}-"):
-        add("schema", f"id should start with its category ({item.category}-NNN)")
+    if not _ID_RE.fullmatch(item.id):
+        add("schema", "id should look like <prefix>-NNN, e.g. math-007")
     if not item.messages:
         add("schema", "no messages")
     if item.grader.kind == "tool_call" and not item.tools:
@@ -123,6 +125,17 @@ def check_suite(path: str | Path, *, fix_hash: bool = False) -> CheckReport:
     for ident, count in Counter(i.id for i in items).items():
         if count > 1:
             problems.append(Problem(item=ident, kind="duplicate", message=f"id used {count} times"))
+    prefixes: dict[str, set[str]] = {}
+    for item in items:
+        prefixes.setdefault(item.category, set()).add(item.id.rsplit("-", 1)[0])
+    for cat, found in prefixes.items():
+        if len(found) > 1:
+            problems.append(Problem(item=None, kind="schema", message=(
+                f"category {cat} mixes id prefixes {sorted(found)}; use one")))
+        others = [c for c, f in prefixes.items() if c != cat and f & found]
+        if others and cat < others[0]:
+            problems.append(Problem(item=None, kind="schema", message=(
+                f"categories {cat} and {others[0]} share an id prefix; give each its own")))
     examples = 0
     for item in items:
         found, graded = check_item(item)

@@ -56,6 +56,8 @@ def test_good_suite_passes_and_fix_hash_writes_counts(tmp_path):
     (item("math-001"), "duplicate"),
     (item("math-002", extra_field=1), "schema"),
     (item("math-002", category="logic"), "schema"),
+    (item("math-2"), "schema"),
+    (item("maths-002", category="math"), "schema"),
 ])
 def test_each_problem_is_reported(tmp_path, row, kind):
     folder = write_suite(tmp_path / "s", [item("math-001"), row])
