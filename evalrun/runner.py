@@ -188,7 +188,11 @@ async def _run(state: _State, *, base_url: str, suite: Suite, items: list[Item],
     assert task is not None
     try:
         with _sigterm_cancels(task):
-            served = await list_models(client, base_url)
+            facts = asyncio.create_task(asyncio.to_thread(_provenance))  # git runs meanwhile
+            try:
+                served = await list_models(client, base_url)
+            finally:
+                provenance = await facts
             if state.record is None:
                 chosen = pick_model(model, served, base_url)
                 label = label or slug(chosen)
@@ -200,7 +204,7 @@ async def _run(state: _State, *, base_url: str, suite: Suite, items: list[Item],
                     endpoint=base_url, model_requested=model,
                     sampling={"temperature": 0, **({"extra": request_extra} if request_extra else {})},
                     selection=selection, contract=contract, server=server,
-                    provenance=_provenance(), started_at=now_iso(),
+                    provenance=provenance, started_at=now_iso(),
                 )
             else:
                 chosen = model or state.record.model_requested or state.record.model_served \

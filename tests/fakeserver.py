@@ -188,6 +188,7 @@ class FakeServer:
         self.down = False  # drop every connection: the endpoint stopped answering
         self.models_fault: Fault | None = None  # serve this instead of /v1/models
         self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []  # request headers, same order as `requests`
         self.in_flight = 0
         self.max_in_flight = 0
         self._script: deque[Answer] = deque()
@@ -229,7 +230,7 @@ class FakeServer:
         httpd.server_bind()
         httpd.server_activate()
         self._httpd = httpd
-        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
+        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01},
                                         daemon=True)
         self._thread.start()
         return self
@@ -346,6 +347,8 @@ class _Handler(BaseHTTPRequestHandler):
             request = json.loads(raw or b"{}")
         except json.JSONDecodeError:
             return self._json(400, {"object": "error", "message": "invalid JSON", "code": 400})
+        with fake._lock:
+            fake.headers.append({k.lower(): v for k, v in self.headers.items()})
         answer = fake._next_answer(request)
         if fake._slots is not None:
             fake._slots.acquire()
