@@ -1,0 +1,240 @@
+"""`evalrun slope` against a fake engine whose decode slows down past a known prompt length."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from slope_fake import StreamingFake
+
+from evalrun.cli import main
+from evalrun.errors import EndpointError, UsageError
+from evalrun.slope import (
+    SlopePoint,
+    SlopeRecord,
+    SlopeSettings,
+    depth_label,
+    find_cliffs,
+    load_slope,
+    parse_depth,
+    parse_depths,
+    ratios_to_d0,
+    run_slope,
+    summarize,
+)
+from evalrun.slope_report import compare_rows, headline, render_compare, render_text
+from evalrun.slope_wire import StreamTiming, filler, is_context_error
+
+# Decode is 8 ms/token below 1500 prompt tokens and 80 ms/token above: a cliff of 0.1.
+CLIFF_AT = 1500
+
+
+def cliff_latency(n_prompt: int) -> float:
+    return 0.008 if n_prompt < CLIFF_AT else 0.08
+
+
+@pytest.fixture
+def fake() -> Iterator[StreamingFake]:
+    server = StreamingFake(token_latency=cliff_latency).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def sweep(fake: StreamingFake, tmp_path: Path, **kw) -> SlopeRecord:  # type: ignore[no-untyped-def]
+    args = dict(endpoint=fake.base_url, depths=[0, 512, 2048], pp=32, tg=8, concurrency=[1, 2],
+                runs=1, results=tmp_path)
+    args.update(kw)
+    return run_slope(**args)
+
+
+# -- pure parts -------------------------------------------------------------------------------
+@pytest.mark.parametrize("text,tokens", [("8k", 8192), ("128K", 131072), ("131072", 131072),
+                                         ("0", 0), ("d0", 0), ("1.5k", 1536), ("1M", 1048576)])
+def test_parse_depth(text: str, tokens: int) -> None:
+    assert parse_depth(text) == tokens
+
+
+def test_parse_depths_sorts_and_rejects_junk() -> None:
+    assert parse_depths("32k, 0,8k,8192") == [0, 8192, 32768]
+    with pytest.raises(UsageError, match="8k"):
+        parse_depth("eight")
+    assert [depth_label(d) for d in (0, 8192, 262144, 1000)] == ["d0", "8K", "256K", "1000"]
+
+
+def test_filler_is_deterministic_and_not_one_period() -> None:
+    a = filler(30_000, seed=1)
+    assert a == filler(30_000, seed=1) and 29_000 < len(a) <= 30_000
+    assert a != filler(30_000, seed=2)
+    block = a[:3000]
+    assert a.count(block) == 1  # later blocks are reshuffled, not the same text again
+
+
+def test_context_errors_are_recognised() -> None:
+    assert is_context_error(400, "This model's maximum context length is 4096 tokens. However")
+    assert is_context_error(400, "Requested tokens (5000) exceed context window of 4096")
+    assert not is_context_error(400, "Unrecognized request argument supplied: ignore_eos")
+
+
+def test_summarize_per_stream_and_aggregate() -> None:
+    # Two streams of 11 tokens, each 1 s from first to last token: 10 t/s each.
+    together = [StreamTiming(sent=0.0, first=1.0, last=2.0, chunks=11),
+                StreamTiming(sent=0.0, first=1.0, last=2.0, chunks=11)]
+    serial = [StreamTiming(sent=0.0, first=1.0, last=2.0, chunks=11),
+              StreamTiming(sent=0.0, first=2.5, last=3.5, chunks=11, usage_prompt=1100)]
+    p = summarize(8192, 2, [together], tg=11, base_tokens=100, probed_depth=8190)
+    assert p.decode_tps == 10.0 and p.aggregate_tps == 20.0 and p.ttft_s == 1.0
+    assert p.depth == 8190 and p.short == 0
+    q = summarize(8192, 2, [serial], tg=12, base_tokens=100, probed_depth=8190)
+    assert q.decode_tps == 10.0 and q.aggregate_tps == 8.0  # 20 tokens over a 2.5 s window
+    assert q.depth == 1000 and q.short == 2
+
+
+def _seed_record(values: dict[int, dict[int, float]]) -> SlopeRecord:
+    depths = sorted(values)
+    levels = sorted({c for row in values.values() for c in row})
+    points = [SlopePoint(depth_target=d, depth=d, concurrency=c, decode_tps=v)
+              for d, row in values.items() for c, v in row.items()]
+    return SlopeRecord(run_id="x", label="x", endpoint="http://h/v1", started_at="t",
+                       settings=SlopeSettings(depths=depths, pp=2048, tg=128, concurrency=levels,
+                                              runs=2), points=points)
+
+
+def test_seed_numbers_give_the_seed_ratios_and_the_c2_cliff() -> None:
+    # The seeds: sglang c1 77.6 -> 23.5 (0.30, no single step halves); vLLM c2 30.3 @32K -> 5.6.
+    rec = _seed_record({0: {1: 77.6, 2: 50.0}, 8192: {1: 76.2, 2: 45.0},
+                        32768: {1: 57.8, 2: 30.3}, 131072: {1: 33.7, 2: 5.6},
+                        262144: {1: 23.5, 2: 2.1}})
+    assert round(ratios_to_d0(rec, 1)[262144], 2) == 0.30
+    assert "256K/d0: c1 0.30" in headline(rec)
+    cliffs = find_cliffs(rec)
+    assert [(c.concurrency, c.from_depth, c.to_depth) for c in cliffs] == [
+        (2, 32768, 131072), (2, 131072, 262144)]
+    text = render_text(rec)
+    assert "5.6 (0.11) CLIFF" in text and "33.7 (0.43)" in text
+
+
+# -- against the fake engine ------------------------------------------------------------------
+def test_sweep_finds_the_known_cliff(fake: StreamingFake, tmp_path: Path) -> None:
+    rec = sweep(fake, tmp_path)
+    assert rec.status == "complete" and len(rec.points) == 6
+    for c in (1, 2):
+        shallow, deep = rec.point(512, c), rec.point(2048, c)
+        assert shallow and deep and shallow.decode_tps and deep.decode_tps
+        assert abs(shallow.depth - 512) <= 16 and abs(deep.depth - 2048) <= 45  # type: ignore[operator]
+        assert deep.short == 0 and deep.tokens == 8
+    cliffs = {(c.concurrency, c.from_depth, c.to_depth) for c in find_cliffs(rec)}
+    assert cliffs == {(1, 512, 2048), (2, 512, 2048)}
+    assert ratios_to_d0(rec, 1)[2048] < 0.5 < ratios_to_d0(rec, 1)[512]
+    # Written as it went, and readable back.
+    folder = tmp_path / f"slope-{rec.run_id}"
+    lines = (folder / "streams.jsonl").read_text().strip().split("\n")
+    assert len(lines) == 3 * (1 + 2)
+    assert load_slope(rec.run_id, tmp_path) == rec
+    text = render_text(rec)
+    assert "CLIFF c1: 512 -> 2K" in text and "2K/d0: c1" in text
+
+
+def test_every_request_is_cold_unless_warm_cache(fake: StreamingFake, tmp_path: Path) -> None:
+    sweep(fake, tmp_path, depths=[512], concurrency=[2], runs=2)
+    streamed = [r["messages"][0]["content"] for r in fake.requests if r.get("stream")]
+    assert len(streamed) == 4 and len({t[:20] for t in streamed}) == 4
+    fake.requests.clear()
+    sweep(fake, tmp_path, depths=[512], concurrency=[2], runs=2, warm_cache=True)
+    streamed = [r["messages"][0]["content"] for r in fake.requests if r.get("stream")]
+    assert len({t[:20] for t in streamed}) == 1  # same depth prefix: a prefix cache may serve it
+    assert len({t for t in streamed}) == 4  # but the pp part is always new
+
+
+def test_streams_ask_for_exact_length(fake: StreamingFake, tmp_path: Path) -> None:
+    sweep(fake, tmp_path, depths=[0], concurrency=[1])
+    body = next(r for r in fake.requests if r.get("stream"))
+    assert body["ignore_eos"] is True and body["min_tokens"] == 8 and body["max_tokens"] == 8
+    assert body["stream_options"] == {"include_usage": True}
+
+
+def test_rejected_extras_are_dropped_once(fake: StreamingFake, tmp_path: Path) -> None:
+    fake.rejects = {"ignore_eos"}
+    rec = sweep(fake, tmp_path, depths=[0, 512], concurrency=[1])
+    assert rec.status == "complete" and rec.extras_dropped == ["ignore_eos"]
+    assert all(p.decode_tps for p in rec.points)
+    rejected = [r for r in fake.requests if "ignore_eos" in r]
+    assert len(rejected) == 1  # dropped after the first 400, never sent again
+    assert "engine rejected ignore_eos" in render_text(rec)
+
+
+def test_depths_beyond_the_context_are_skipped(fake: StreamingFake, tmp_path: Path) -> None:
+    fake.max_context = 1200  # a 400 with vLLM's context-length text past 1200 prompt words
+    rec = sweep(fake, tmp_path, depths=[0, 512, 2048, 3000])
+    assert rec.status == "complete"
+    assert [p.skipped for p in rec.points] == [False, False, False, False, True, True, True, True]
+    assert "maximum context length is 1200" in (rec.point(2048, 1).skip_reason or "")  # type: ignore[union-attr]
+    assert max(len(r["messages"][0]["content"].split()) for r in fake.requests) < 2200  # 3000 not sent
+    assert "skipped" in render_text(rec)
+
+
+def test_depths_beyond_the_listed_max_model_len_are_not_sent(fake: StreamingFake,
+                                                             tmp_path: Path) -> None:
+    rec = sweep(fake, tmp_path, depths=[0, 8192], concurrency=[1])  # /v1/models lists 4096
+    assert not rec.points[0].skipped and rec.points[1].skipped
+    assert "beyond max context 4096" in (rec.points[1].skip_reason or "")
+    assert max(len(r["messages"][0]["content"].split()) for r in fake.requests) < 4096
+
+
+def test_stopping_short_is_detected_and_reported(fake: StreamingFake, tmp_path: Path) -> None:
+    fake.eos_after, fake.honours_min = 3, False  # the engine ignores min_tokens and stops at 3
+    rec = sweep(fake, tmp_path, depths=[0], concurrency=[1, 2])
+    assert [(p.short, p.streams, p.tokens) for p in rec.points] == [(1, 1, 3), (2, 2, 3)]
+    assert "stopped short of tg=8" in render_text(rec)
+
+
+def test_unreachable_endpoint_is_an_endpoint_error(tmp_path: Path) -> None:
+    with pytest.raises(EndpointError, match="cannot reach"):
+        run_slope(endpoint="http://127.0.0.1:9/v1", depths=[0], runs=1, results=tmp_path)
+    (folder,) = tmp_path.glob("slope-*")
+    assert json.loads((folder / "slope.json").read_text())["status"] == "incomplete"
+
+
+def test_cli_json_table_and_png(fake: StreamingFake, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    code = main(["slope", "--endpoint", fake.host_url, "--depths", "0,512,2k", "--pp", "32",
+                 "--tg", "8", "--concurrency", "1,2", "--runs", "1", "--results", str(tmp_path),
+                 "--name", "lane-a", "--json"])
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) >= {"run_id", "path", "points"} and out["run_id"].endswith("_lane-a")
+    keys = {"depth", "concurrency", "ttft_s", "decode_tps", "aggregate_tps", "skipped"}
+    assert len(out["points"]) == 6 and all(keys <= set(p) for p in out["points"])
+    png = Path(out["path"]) / "slope.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    code = main(["slope", "--endpoint", fake.base_url, "--depths", "0,512", "--pp", "32",
+                 "--tg", "8", "--concurrency", "1", "--runs", "1", "--results", str(tmp_path),
+                 "--name", "lane-b", "--no-plot"])
+    text = capsys.readouterr().out
+    assert code == 0 and "depth" in text and "c1" in text and "512" in text
+
+    plot = tmp_path / "both.png"
+    assert main(["slope", "compare", "latest:lane-a", "latest:lane-b", "--results",
+                 str(tmp_path), "--plot", str(plot)]) == 0
+    text = capsys.readouterr().out
+    assert "lane-a c1" in text and "lane-b c1" in text and "B/A" in text
+    assert plot.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_compare_puts_lanes_side_by_side(fake: StreamingFake, tmp_path: Path) -> None:
+    cliffy = sweep(fake, tmp_path, concurrency=[1], label="cliffy")
+    fake.token_latency = 0.008  # the same engine with the cliff fixed
+    flat = sweep(fake, tmp_path, concurrency=[1], label="flat")
+    rows = {r["depth"]: r for r in compare_rows(cliffy, flat)}
+    assert rows[2048]["ratio"] > 3 and 0.5 < rows[512]["ratio"] < 2
+    assert rows[2048]["a_ratio_d0"] < 0.5 < rows[2048]["b_ratio_d0"]
+    text = render_compare(cliffy, flat)
+    assert "CLIFF in cliffy c1" in text and "CLIFF in flat" not in text
+
+
+def test_set_without_contract_is_a_usage_error(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["slope", "--endpoint", "http://127.0.0.1:9", "--set", "n_ctx=4096"]) == 2
+    assert "--contract" in capsys.readouterr().err
