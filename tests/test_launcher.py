@@ -1,0 +1,250 @@
+"""boot_server against fake engines: readiness, boot failures, teardown on every exit path."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+
+from evalrun import launcher
+from evalrun.contract import Contract
+from evalrun.errors import BootError
+from evalrun.launcher import boot_server, free_port, port_in_use, record_for_run
+
+ENGINES = Path(__file__).parent / "fake_engines"
+ENGINE = ENGINES / "engine.py"
+
+
+def fake(tmp_path: Path, *, python: str = sys.executable, boot_timeout: float = 30,
+         **args: object) -> Contract:
+    """A contract running the fake engine on a free port."""
+    return Contract(name="fake", engine="vllm", command=[python, str(ENGINE)], model="fake-model",
+                    port=0, args=dict(args), boot_timeout=boot_timeout,
+                    env={"FAKE_API_KEY": "s3cret"})
+
+
+def alive(pid: int) -> bool:
+    """Running (zombies, which hold nothing, count as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def pids_of(pidfile: Path) -> list[int]:
+    return [int(p) for p in pidfile.read_text().split()]
+
+
+def test_boot_ok_records_and_tears_down(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pids"
+    c = fake(tmp_path, pidfile=str(pidfile), **{"spawn-child": True})
+    log = tmp_path / "run" / "server.log"
+    with boot_server(c, log) as server:
+        assert server.base_url == f"http://127.0.0.1:{server.port}/v1"
+        assert server.model == "fake-model" and server.engine_version == "0.0.fake"
+        assert server.boot_seconds > 0
+        reply = httpx.post(f"{server.base_url}/chat/completions", json={
+            "model": server.model, "messages": [{"role": "user", "content": "hi"}]}).json()
+        assert reply["choices"][0]["message"]["content"] == "OK"
+        contract_doc, server_doc = record_for_run(c, server)
+        pids = pids_of(pidfile)
+        assert all(alive(p) for p in pids)
+    assert contract_doc["argv"][2:4] == ["fake-model", "--host"]
+    assert contract_doc["env"] == {"FAKE_API_KEY": "***"} and len(contract_doc["hash"]) == 64
+    assert server_doc["engine_version"] == "0.0.fake" and server_doc["boot_seconds"] > 0
+    text = log.read_text()
+    assert "# evalrun boot fake" in text and "fake engine starting" in text
+    assert not any(alive(p) for p in pids), "the engine or its child survived teardown"
+    assert not port_in_use("127.0.0.1", server.port)
+
+
+def test_env_and_path_prepend_reach_the_server(tmp_path: Path) -> None:
+    c = fake(tmp_path, **{"print-env": "FAKE_API_KEY"}).model_copy(
+        update={"path_prepend": [str(tmp_path)]})
+    log = tmp_path / "server.log"
+    with boot_server(c, log):
+        pass
+    text = log.read_text()
+    assert "ENV FAKE_API_KEY=s3cret" in text and f"PATH0 {tmp_path}" in text
+    assert "s3cret" not in text.splitlines()[0]  # the header line shows the redacted argv
+
+
+def test_slow_boot_waits_and_reports_progress(tmp_path: Path) -> None:
+    seen: list[tuple[float, str]] = []
+    c = fake(tmp_path, **{"boot-delay": 1.5})
+    with boot_server(c, tmp_path / "server.log", on_progress=lambda s, p: seen.append((s, p)),
+                     poll_interval=0.1) as server:
+        assert server.boot_seconds >= 1.5
+    assert "loading" in {p for _, p in seen} and seen[-1][0] > 1.0
+
+
+def _venv_with_ninja(tmp_path: Path) -> Path:
+    """A fake venv: bin/python (symlink to this interpreter) and bin/ninja, bin not on PATH."""
+    venv_bin = tmp_path / "venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    (venv_bin / "python").symlink_to(sys.executable)
+    (venv_bin / "ninja").write_text("#!/bin/sh\n")
+    (venv_bin / "ninja").chmod(0o755)
+    return venv_bin
+
+
+@pytest.mark.parametrize(("message", "kind", "in_hint"), [
+    ("ninja", "executable_not_found", "path_prepend"),
+    ("import", "import_error", "vllm_flash_attn"),
+    ("oom", "oom", "n_ctx"),
+    ("validator", "validator_refusal", "--unset"),
+    ("port", "port_in_use", "--set port="),
+    ("something odd happened", "crashed", "server.log"),
+])
+def test_crash_at_boot_is_classified_at_once(tmp_path: Path, message: str, kind: str,
+                                             in_hint: str) -> None:
+    venv_bin = _venv_with_ninja(tmp_path)
+    c = fake(tmp_path, python=str(venv_bin / "python"), boot_timeout=60, mode="crash",
+             message=message)
+    start = time.monotonic()
+    with pytest.raises(BootError) as err:
+        with boot_server(c, tmp_path / "server.log"):
+            pytest.fail("must not boot")
+    assert time.monotonic() - start < 10, "an early exit must not wait for boot_timeout"
+    exc = err.value
+    assert exc.kind == kind, str(exc)
+    assert in_hint in (exc.hint or "")
+    assert "exited with code 1 during boot" in exc.message and "\n" not in str(exc)
+    if kind == "executable_not_found":
+        assert str(venv_bin) in exc.hint  # names the dir to prepend
+        assert "'ninja'" in exc.message
+
+
+def test_unrecognized_flag_is_invalid_flag(tmp_path: Path) -> None:
+    c = fake(tmp_path, **{"no-such-flag": 3})
+    with pytest.raises(BootError) as err:
+        with boot_server(c, tmp_path / "server.log"):
+            pass
+    assert err.value.kind == "invalid_flag"
+    assert "--unset no-such-flag" in err.value.hint and "unrecognized arguments" in err.value.message
+
+
+def test_missing_executable(tmp_path: Path) -> None:
+    c = fake(tmp_path).model_copy(update={"command": ["no-such-engine-xyz", "serve"]})
+    with pytest.raises(BootError) as err:
+        with boot_server(c, tmp_path / "server.log"):
+            pass
+    assert err.value.kind == "executable_not_found" and "no-such-engine-xyz" in err.value.message
+
+
+def test_boot_timeout(tmp_path: Path) -> None:
+    c = fake(tmp_path, boot_timeout=1.0, mode="hang")
+    with pytest.raises(BootError) as err:
+        with boot_server(c, tmp_path / "server.log", poll_interval=0.1):
+            pass
+    assert err.value.kind == "timeout" and "boot_timeout" in err.value.hint
+
+
+def test_crash_loop(tmp_path: Path) -> None:
+    c = fake(tmp_path, mode="crashloop")
+    with pytest.raises(BootError) as err:
+        with boot_server(c, tmp_path / "server.log", poll_interval=0.1):
+            pass
+    assert err.value.kind == "crash_loop"
+
+
+def test_healthy_but_refusing_chat(tmp_path: Path) -> None:
+    c = fake(tmp_path, **{"refuse-chat": True})
+    with pytest.raises(BootError) as err:
+        with boot_server(c, tmp_path / "server.log", poll_interval=0.05):
+            pass
+    assert err.value.kind == "chat_refused" and "served_model_name" in err.value.hint
+    assert "HTTP 400" in err.value.message and "enable-auto-tool-choice" in err.value.message
+
+
+def test_crash_mid_run_is_reported_and_cleaned_up(tmp_path: Path) -> None:
+    c = fake(tmp_path, **{"die-after": 1})  # the readiness probe is request 1
+    with pytest.raises(BootError) as err:
+        with boot_server(c, tmp_path / "server.log") as server:
+            with pytest.raises(httpx.HTTPError):
+                httpx.post(f"{server.base_url}/chat/completions",
+                           json={"model": server.model, "messages": []})
+            time.sleep(0.3)
+    assert err.value.kind == "crashed"
+    assert "after boot" in err.value.message and "Segmentation fault" in err.value.message
+    assert not port_in_use("127.0.0.1", server.port)
+
+
+def test_caller_error_after_server_death_explains_the_death(tmp_path: Path) -> None:
+    c = fake(tmp_path, **{"die-after": 1})
+    with pytest.raises(BootError) as err:
+        with boot_server(c, tmp_path / "server.log") as server:
+            try:
+                httpx.post(f"{server.base_url}/chat/completions",
+                           json={"model": server.model, "messages": []})
+            except httpx.HTTPError as exc:
+                raise RuntimeError("the runner gave up") from exc
+    assert err.value.kind == "crashed" and isinstance(err.value.__cause__, RuntimeError)
+
+
+def test_port_busy_is_a_clear_error_before_boot(tmp_path: Path) -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        c = fake(tmp_path).model_copy(update={"port": port})
+        with pytest.raises(BootError) as err:
+            with boot_server(c, tmp_path / "server.log"):
+                pass
+    assert err.value.kind == "port_in_use"
+    assert f"port {port} on 127.0.0.1 is already in use by pid {os.getpid()}" in err.value.message
+    assert not (tmp_path / "server.log").exists()  # nothing was started
+
+
+def test_error_in_body_still_tears_down(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pids"
+    c = fake(tmp_path, pidfile=str(pidfile), **{"spawn-child": True})
+    with pytest.raises(ValueError, match="boom"):
+        with boot_server(c, tmp_path / "server.log"):
+            raise ValueError("boom")
+    assert not any(alive(p) for p in pids_of(pidfile))
+
+
+def test_sigterm_ignoring_server_gets_killed(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(launcher, "TERM_GRACE_S", 0.5)
+    pidfile = tmp_path / "pids"
+    c = fake(tmp_path, pidfile=str(pidfile), **{"ignore-term": True, "spawn-child": True})
+    with boot_server(c, tmp_path / "server.log") as server:
+        pass
+    assert not any(alive(p) for p in pids_of(pidfile))
+    assert not port_in_use("127.0.0.1", server.port)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_no_process_left_after_ctrl_c_or_sigterm(tmp_path: Path, sig: int) -> None:
+    pidfile = tmp_path / "pids"
+    port = free_port()
+    contract = tmp_path / "c.yaml"
+    contract.write_text(yaml.safe_dump({
+        "name": "fake", "engine": "vllm", "command": [sys.executable, str(ENGINE)],
+        "model": "fake-model", "port": port, "boot_timeout": 30,
+        "args": {"pidfile": str(pidfile), "spawn-child": True}}))
+    with subprocess.Popen([sys.executable, str(ENGINES / "drive.py"), str(contract),
+                           str(tmp_path / "server.log")], stdout=subprocess.PIPE, text=True) as driver:
+        try:
+            assert driver.stdout is not None
+            assert driver.stdout.readline().strip() == f"READY {port}"
+            pids = pids_of(pidfile)
+            assert all(alive(p) for p in pids)
+            driver.send_signal(sig)
+            assert driver.wait(timeout=30) == 130
+            assert "INTERRUPTED" in driver.stdout.read()
+        finally:
+            if driver.poll() is None:
+                driver.kill()
+    assert not any(alive(p) for p in pids), "orphan server process left behind"
+    assert not port_in_use("127.0.0.1", port)
