@@ -1,0 +1,51 @@
+"""`evalrun signoff`: the release gate. Exit 0 pass, 1 fail, 2 unusable input."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "signoff",
+        help="release gate: judge a candidate run against a baseline under a policy",
+        description="Exit 0 when the candidate passes, 1 when it fails, 2 when the input is "
+        "unusable. Writes results/<candidate>/signoff.md.",
+    )
+    p.add_argument("--candidate", metavar="RUN", help="run id, latest, latest:<label> or tag")
+    p.add_argument("--baseline", metavar="RUN", help="run id, latest:<label> or an anchor tag")
+    p.add_argument("--policy", metavar="FILE", help="YAML policy (default: see --print-policy)")
+    p.add_argument("--print-policy", action="store_true",
+                   help="print the default policy, with comments, and exit")
+    p.add_argument("--results", default="results", metavar="DIR", help="results dir (results)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
+    p.add_argument("--json", action="store_true", help="print the verdict object as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from evalrun.errors import UsageError
+    from evalrun.results import RunStore
+    from evalrun.signoff import DEFAULT_POLICY_YAML, load_policy, signoff, to_dict
+
+    if args.print_policy:
+        print(DEFAULT_POLICY_YAML, end="")
+        return 0
+    if not args.candidate or not args.baseline:
+        raise UsageError("signoff needs --candidate RUN and --baseline RUN (ids, latest:<label> "
+                         "or tags; see `evalrun runs`)")
+    policy = load_policy(args.policy)
+    result = signoff(RunStore(args.results), args.candidate, args.baseline, policy,
+                     policy_source=args.policy or "default", seed=args.seed)
+    if args.json:
+        print(json.dumps(to_dict(result), ensure_ascii=False))
+    else:
+        print(f"signoff: {result.verdict.upper()}  {result.candidate} vs {result.baseline}")
+        print(result.headline)
+        for reason in result.reasons:
+            print(f"  FAIL {reason}")
+        for warning in result.warnings:
+            print(f"  warn {warning}")
+        print(f"report: {result.report}", file=sys.stderr)
+    return 0 if result.verdict == "pass" else 1

@@ -1,0 +1,243 @@
+"""How a `Comparison` reads: terminal text, markdown (for signoff.md) and one self-contained HTML page.
+
+tabulate is imported here and only here for compare and signoff. Model output is untrusted text:
+markdown cells and HTML are escaped, so an answer containing `<script>` or `|` renders as text.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from evalrun.compare import Change, Comparison, fmt_p
+
+ANSWER_CHARS_TEXT = 300
+ANSWER_CHARS_MD = 400
+
+
+def _table(rows: list[list[Any]], headers: list[str], fmt: str, **kw: Any) -> str:
+    from tabulate import tabulate
+
+    return tabulate(rows, headers=headers, tablefmt=fmt, disable_numparse=True, **kw)
+
+
+def _signed(x: float, unit: str = "") -> str:
+    text = f"{x:+g}{unit}" if x else f"0{unit}"
+    return text.replace("-", "−")
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _clip_text(text: str) -> str:
+    return _clip(text, ANSWER_CHARS_TEXT)
+
+
+def _md_cell(text: str, limit: int = ANSWER_CHARS_MD) -> str:
+    """One markdown table cell: escaped, pipes neutralised, newlines as <br>."""
+    return html.escape(_clip(text, limit)).replace("|", "&#124;").replace("\n", "<br>")
+
+
+Names = tuple[str, str]
+AB: Names = ("A", "B")
+
+
+def header_rows(cmp: Comparison, names: Names = AB) -> list[list[str]]:
+    """One row per run: id, label, score, Wilson interval, status."""
+    rows = []
+    for name, side in zip(names, (cmp.a, cmp.b), strict=True):
+        lo, hi = side.wilson
+        rows.append([
+            name, side.run_id, f"{side.passed}/{side.total} ({round(side.pct)}/100)",
+            f"{lo:g}–{hi:g}", side.status,
+        ])
+    return rows
+
+
+def category_rows(cmp: Comparison) -> list[list[str]]:
+    """Per-category A vs B, then a total row."""
+    rows = [
+        [c.category, f"{c.a_passed}/{c.a_total}", f"{c.b_passed}/{c.b_total}", _signed(c.delta),
+         _signed(c.delta_points), str(c.lost), str(c.gained), fmt_p(c.p_value)]
+        for c in cmp.categories
+    ]
+    s = cmp.stats
+    rows.append([
+        "TOTAL", f"{cmp.a.passed}/{cmp.a.total}", f"{cmp.b.passed}/{cmp.b.total}",
+        _signed(cmp.delta_items), _signed(cmp.delta_points), str(s.lost), str(s.gained),
+        fmt_p(s.p_value),
+    ])
+    return rows
+
+
+def category_headers(names: Names = AB) -> list[str]:
+    return ["category", *names, "Δ items", "Δ points", "pass→fail", "fail→pass", "p"]
+
+
+RUN_HEADERS = ["", "run", "score", "Wilson 95%", "status"]
+
+
+def health_headers(names: Names = AB) -> list[str]:
+    return ["", *names, "Δ", "hint"]
+
+
+def change_headers(names: Names = AB, answers: bool = True) -> list[str]:
+    return ["id", "category", "change"] + ([f"{n} answered" for n in names] if answers else [])
+
+
+def health_rows(cmp: Comparison) -> list[list[str]]:
+    """Errors, garble and each diagnosis kind: A, B, delta."""
+    a, b = cmp.a, cmp.b
+    rows = [
+        ["errors", str(a.errors), str(b.errors), _signed(b.errors - a.errors), ""],
+        ["not run", str(a.missing), str(b.missing), _signed(b.missing - a.missing), ""],
+        ["garbled", f"{a.garbled} ({100 * a.garble_rate:.1f}%)",
+         f"{b.garbled} ({100 * b.garble_rate:.1f}%)", _signed(b.garbled - a.garbled), ""],
+    ]
+    rows += [
+        [f"diagnosis {d.kind}", str(d.a), str(d.b), _signed(d.b - d.a), d.hint]
+        for d in cmp.diagnoses
+    ]
+    return rows
+
+
+def stats_lines(cmp: Comparison) -> list[str]:
+    """The paired statistics in sentences."""
+    s = cmp.stats
+    lo, hi = s.ci_items
+    plo, phi = s.ci_points
+    conf = round(100 * (1 - s.alpha))
+    lines = [
+        f"paired items: {s.paired} ({s.excluded} left out: errored or not run in A or B); "
+        f"pass→fail {s.lost}, fail→pass {s.gained}",
+        f"exact McNemar p = {fmt_p(s.p_value)} (two-sided); p = {fmt_p(s.p_worse)} for 'B is worse'",
+        f"{conf}% paired bootstrap interval for B − A: {_signed(lo)} .. {_signed(hi)} items "
+        f"({_signed(plo)} .. {_signed(phi)} points; seed {s.seed}, {s.resamples} resamples)",
+    ]
+    if s.mdd_items is None:
+        lines.append(
+            f"minimum detectable difference: none; {s.paired} paired items cannot show any "
+            f"difference at alpha {s.alpha:g}"
+        )
+    else:
+        lines.append(
+            f"minimum detectable difference at alpha {s.alpha:g} with {s.lost + s.gained} "
+            f"discordant items: {s.mdd_items} items ({s.mdd_points:g} points)"
+        )
+    return lines
+
+
+def change_rows(changes: list[Change], *, answers: bool, cell: Any = None) -> list[list[str]]:
+    """id, category, direction (+ both answers when asked)."""
+    rows = []
+    for ch in changes:
+        row = [ch.id, ch.category, ch.direction]
+        if answers:
+            row += [cell(ch.a_answer), cell(ch.b_answer)]
+        rows.append(row)
+    return rows
+
+
+def render_text(cmp: Comparison, *, show_responses: bool = False) -> str:
+    """The terminal report of `evalrun compare`."""
+    out = [
+        _table(header_rows(cmp), RUN_HEADERS, "plain"),
+        f"suite {cmp.a.suite} (sha256 {cmp.a.suite_sha256[:12]})",
+        "",
+        _table(category_rows(cmp), category_headers(), "simple"),
+        "",
+        _table(health_rows(cmp), health_headers(), "simple"),
+        "",
+    ]
+    for title, changes in (("flips", cmp.flips), ("other changes", cmp.other_changes)):
+        if not changes:
+            continue
+        out.append(f"{title} ({len(changes)}):")
+        headers = change_headers(answers=show_responses)
+        kw: dict[str, Any] = {}
+        if show_responses:
+            kw["maxcolwidths"] = [None, None, None, 48, 48]
+        rows = change_rows(changes, answers=show_responses, cell=_clip_text)
+        out += [_table(rows, headers, "simple", **kw), ""]
+    out += stats_lines(cmp)
+    out += ["", cmp.verdict]
+    return "\n".join(out)
+
+
+def _md_rows(rows: list[list[str]]) -> list[list[str]]:
+    return [[_md_cell(c, 300) for c in row] for row in rows]
+
+
+def render_markdown(cmp: Comparison, *, names: Names = AB, heading_level: int = 2) -> str:
+    """Markdown sections (runs, categories, health, statistics, flips with both answers)."""
+    h = "#" * heading_level
+    out = [
+        f"{h} Runs", "",
+        _table(_md_rows(header_rows(cmp, names)), RUN_HEADERS, "github"), "",
+        f"Suite {cmp.a.suite} (sha256 `{cmp.a.suite_sha256[:12]}`).", "",
+        f"{h} Categories", "",
+        _table(_md_rows(category_rows(cmp)), category_headers(names), "github"), "",
+        f"{h} Errors, garble, diagnoses", "",
+        _table(_md_rows(health_rows(cmp)), health_headers(names), "github"), "",
+        f"{h} Statistics", "",
+    ]
+    out += [f"- {line}" for line in stats_lines(cmp)] + [""]
+    for title, changes in (("Flips", cmp.flips), ("Other changes", cmp.other_changes)):
+        out += [f"{h} {title} ({len(changes)})", ""]
+        if changes:
+            rows = change_rows(changes, answers=True, cell=_md_cell)
+            rows = [[_md_cell(r[0], 200), _md_cell(r[1], 200), *r[2:]] for r in rows]
+            out += [_table(rows, change_headers(names), "github"), ""]
+        else:
+            out += ["None.", ""]
+    return "\n".join(out)
+
+
+_CSS = """
+body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
+table{border-collapse:collapse;margin:1em 0}
+td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top;text-align:left}
+th{background:#f3f3f3}
+pre{white-space:pre-wrap;word-break:break-word;margin:0;max-width:48em;font-size:13px}
+.down{background:#fde8e8}.up{background:#e6f6e6}.verdict{font-size:1.2em;font-weight:600}
+"""
+
+
+def render_html(cmp: Comparison) -> str:
+    """One self-contained page: the verdict, the category table and every flip side by side."""
+    e = html.escape
+
+    def table(rows: list[list[str]], headers: list[str]) -> str:
+        head = "".join(f"<th>{e(x)}</th>" for x in headers)
+        body = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in rows)
+        return f"<table><tr>{head}</tr>{body}</table>"
+
+    flips = []
+    for ch in cmp.flips + cmp.other_changes:
+        css = "down" if ch.a == "passed" else ("up" if ch.b == "passed" else "")
+        flips.append(
+            f'<tr class="{css}"><td>{e(ch.id)}</td><td>{e(ch.category)}</td>'
+            f"<td>{e(ch.direction)}</td>"
+            f"<td><pre>{e(ch.a_answer)}</pre><small>{e(ch.a_detail)}</small></td>"
+            f"<td><pre>{e(ch.b_answer)}</pre><small>{e(ch.b_detail)}</small></td></tr>"
+        )
+    title = f"evalrun compare: {cmp.a.run_id} vs {cmp.b.run_id}"
+    return "\n".join([
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{e(title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{e(title)}</h1>",
+        f'<p class="verdict">{e(cmp.verdict)}</p>',
+        table(header_rows(cmp), RUN_HEADERS),
+        f"<p>Suite {e(cmp.a.suite)} (sha256 {e(cmp.a.suite_sha256[:12])})</p>",
+        "<h2>Categories</h2>", table(category_rows(cmp), category_headers()),
+        "<h2>Errors, garble, diagnoses</h2>",
+        table(health_rows(cmp), health_headers()),
+        "<h2>Statistics</h2><ul>" + "".join(f"<li>{e(x)}</li>" for x in stats_lines(cmp)) + "</ul>",
+        f"<h2>Flips and other changes ({len(flips)})</h2>",
+        "<table><tr><th>id</th><th>category</th><th>change</th>"
+        f"<th>A: {e(cmp.a.run_id)}</th><th>B: {e(cmp.b.run_id)}</th></tr>",
+        *flips,
+        "</table></body></html>",
+    ]) + "\n"

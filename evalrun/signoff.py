@@ -1,0 +1,304 @@
+"""The release gate: does a candidate run hold up against a baseline run, under a written policy?
+
+`signoff(store, candidate, baseline, policy)` compares the two runs (see evalrun.compare), checks
+every policy rule, writes `results/<candidate>/signoff.md` and returns a `Signoff` whose verdict is
+pass or fail. Unusable input (unknown run, different suites, bad policy) raises an EvalrunError
+with exit code 2 before any verdict is given.
+
+How significance combines with the drop thresholds
+--------------------------------------------------
+A score drop blocks only when it is both *large* and *real*:
+
+- large: the drop on the paired items (those graded in both runs) exceeds the policy's tolerance,
+  in score points, for the whole suite (`max_total_drop`) or for one category
+  (`max_category_drop`);
+- real: a one-sided exact McNemar test on those same paired items says the candidate is worse, at
+  `alpha`. One-sided, because the gate asks "is the candidate worse?", not "are they different?".
+
+So noise never blocks (two flipped items out of 184 are far from significant) and an accepted,
+known cost (say one point for an fp8 KV cache) does not block even when it is real. A large drop
+that is not significant is reported as a warning, with the smallest difference the data could
+have shown, because a tiny category cannot prove anything either way; set `alpha: 1` to let the
+thresholds alone decide. Categories are tested one by one without a multiple-testing correction:
+the threshold already keeps a lone noisy category from blocking, and a collapse (a category
+falling by half) is significant at any usual alpha once it has a dozen items.
+
+Errors, garble, fatal diagnoses and incompleteness are defects, not sampling noise: they are
+checked on the candidate alone, against absolute limits, with no test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from evalrun.compare import Comparison, compare_runs, fmt_p, to_json
+from evalrun.errors import ConfigError
+from evalrun.results import RunStore
+from evalrun.stats import DEFAULT_SEED
+
+SIGNOFF_SCHEMA_VERSION = 1
+REPORT_NAME = "signoff.md"
+
+
+class Policy(BaseModel):
+    """A sign-off policy (YAML). Every field has a default; an unknown key is an error."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_total_drop: float = Field(
+        default=2.0, ge=0, description="Score points the candidate may lose on the whole suite.")
+    max_category_drop: float = Field(
+        default=10.0, ge=0, description="Score points the candidate may lose in any one category.")
+    alpha: float = Field(
+        default=0.05, gt=0, le=1,
+        description="A drop beyond a limit blocks only if one-sided McNemar p < alpha.")
+    max_garble_rate: float = Field(
+        default=0.02, ge=0, le=1, description="Largest share of answered items flagged as garbled.")
+    max_errors: int = Field(default=0, ge=0, description="Most items whose request may fail.")
+    fatal_diagnoses: list[str] = Field(
+        default_factory=lambda: [
+            "reasoning_only", "tool_choice_400", "think_in_content", "empty_response",
+            "model_not_found",
+        ],
+        description="Diagnosis kinds that fail the candidate if any item shows them.")
+    allow_incomplete: bool = Field(
+        default=False,
+        description="Let a candidate with errored or unrun items (or not status complete) pass.")
+
+
+DEFAULT_POLICY_YAML = """\
+# evalrun signoff policy. Every key is optional; these are the defaults.
+# A drop blocks only when it exceeds its limit AND one-sided exact McNemar p < alpha
+# (so noise never blocks). Set alpha: 1 to let the limits alone decide.
+max_total_drop: 2.0        # score points the candidate may lose on the whole suite
+max_category_drop: 10.0    # score points it may lose in any one category
+alpha: 0.05                # significance level for "the drop is real"
+max_garble_rate: 0.02      # share of answered items the garble detector may flag
+max_errors: 0              # items whose request may fail (timeouts, 5xx, ...)
+fatal_diagnoses:           # any item showing one of these fails the candidate
+  - reasoning_only
+  - tool_choice_400
+  - think_in_content
+  - empty_response
+  - model_not_found
+allow_incomplete: false    # a candidate with errored / unrun items, or not complete, fails
+"""
+
+
+class Check(BaseModel):
+    """One rule applied to the pair of runs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rule: str = Field(description="total_drop, category_drop, garble_rate, errors, ...")
+    subject: str = Field(default="", description="The category, diagnosis kind, ... if any.")
+    outcome: Literal["pass", "fail", "warn"]
+    reason: str = Field(description="One line in words: measured value against the limit.")
+
+
+class Signoff(BaseModel):
+    """The verdict object `evalrun signoff --json` prints."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SIGNOFF_SCHEMA_VERSION
+    verdict: Literal["pass", "fail"]
+    candidate: str
+    baseline: str
+    policy: Policy
+    policy_source: str = Field(description="Path of the policy file, or 'default'.")
+    reasons: list[str] = Field(description="Why it failed (empty on pass).")
+    warnings: list[str] = Field(description="Worth a look, not blocking.")
+    checks: list[Check]
+    headline: str = Field(description="The comparison's verdict line.")
+    report: str | None = Field(default=None, description="Path of signoff.md.")
+    comparison: Comparison
+
+
+def load_policy(path: Path | str | None) -> Policy:
+    """The policy from a YAML file, or the documented default when `path` is None."""
+    if path is None:
+        return Policy()
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read policy {path} ({exc.strerror}); check the path") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"policy {path} is not valid YAML ({exc}); fix the file") from exc
+    if data is None:
+        return Policy()
+    if not isinstance(data, dict):
+        raise ConfigError(f"policy {path} must be a mapping of keys; see `evalrun signoff --print-policy`")
+    try:
+        return Policy.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "(root)"
+        raise ConfigError(
+            f"policy {path}: {where}: {err['msg']}; see `evalrun signoff --print-policy`") from exc
+
+
+def signoff(
+    store: RunStore, candidate: str, baseline: str, policy: Policy | None = None, *,
+    policy_source: str = "default", seed: int = DEFAULT_SEED, write_report: bool = True,
+) -> Signoff:
+    """Judge `candidate` against `baseline` (run refs); write results/<candidate>/signoff.md."""
+    policy = policy or Policy()
+    cmp = compare_runs(store, baseline, candidate, alpha=policy.alpha, seed=seed)
+    checks: list[Check] = []
+    for rule in RULES:
+        checks += rule(cmp, policy)
+    if cmp.a.run_id == cmp.b.run_id:
+        checks.append(Check(rule="baseline", outcome="warn",
+                            reason="candidate and baseline are the same run"))
+    if cmp.a.errors or cmp.a.missing:
+        checks.append(Check(
+            rule="baseline", outcome="warn",
+            reason=f"baseline has {cmp.a.errors} errored and {cmp.a.missing} unrun items; "
+            "those items are left out of the paired comparison"))
+    result = Signoff(
+        verdict="fail" if any(c.outcome == "fail" for c in checks) else "pass",
+        candidate=cmp.b.run_id, baseline=cmp.a.run_id, policy=policy,
+        policy_source=policy_source,
+        reasons=[c.reason for c in checks if c.outcome == "fail"],
+        warnings=[c.reason for c in checks if c.outcome == "warn"],
+        checks=checks, headline=cmp.verdict.replace("B − A", "candidate − baseline", 1),
+        comparison=cmp,
+    )
+    if write_report:
+        path = store.run_dir(result.candidate) / REPORT_NAME
+        result.report = str(path)
+        try:
+            path.write_text(render_report(result), encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot write {path} ({exc.strerror}); check the results dir") from exc
+    return result
+
+
+def _drop_check(rule: str, subject: str, lost: int, gained: int, paired: int, p_worse: float,
+                limit: float, alpha: float, what: str) -> Check:
+    """A drop beyond `limit` points fails when significant, else warns; within it, passes."""
+    drop = 100 * (lost - gained) / paired if paired else 0.0
+    flips = f"{lost} pass→fail, {gained} fail→pass on {paired} paired items"
+    if drop <= limit:
+        return Check(rule=rule, subject=subject, outcome="pass",
+                     reason=f"{what}: drop {drop:.1f} points ({flips}), within the {limit:g}-point limit")
+    if p_worse < alpha:
+        return Check(rule=rule, subject=subject, outcome="fail",
+                     reason=f"{what} fell {drop:.1f} points ({flips}), more than the {limit:g}-point "
+                     f"limit, and the drop is real (one-sided McNemar p = {fmt_p(p_worse)} < {alpha:g})")
+    return Check(rule=rule, subject=subject, outcome="warn",
+                 reason=f"{what} fell {drop:.1f} points ({flips}), more than the {limit:g}-point "
+                 f"limit, but p = {fmt_p(p_worse)} ≥ {alpha:g}: could be noise, not blocking")
+
+
+def _total_drop(cmp: Comparison, policy: Policy) -> list[Check]:
+    s = cmp.stats
+    return [_drop_check("total_drop", "", s.lost, s.gained, s.paired, s.p_worse,
+                        policy.max_total_drop, policy.alpha, "total score")]
+
+
+def _category_drops(cmp: Comparison, policy: Policy) -> list[Check]:
+    out = []
+    for row in cmp.categories:
+        check = _drop_check("category_drop", row.category, row.lost, row.gained, row.paired,
+                            row.p_worse, policy.max_category_drop, policy.alpha,
+                            f"category {row.category}")
+        if check.outcome != "pass":
+            out.append(check)
+    if not out:
+        out.append(Check(rule="category_drop", outcome="pass",
+                         reason=f"no category lost more than {policy.max_category_drop:g} points "
+                         "significantly"))
+    return out
+
+
+def _garble(cmp: Comparison, policy: Policy) -> list[Check]:
+    b = cmp.b
+    rate = f"{b.garbled} of {b.total - b.errors - b.missing} answered items garbled ({100 * b.garble_rate:.1f}%)"
+    bad = b.garble_rate > policy.max_garble_rate
+    return [Check(rule="garble_rate", outcome="fail" if bad else "pass",
+                  reason=f"{rate}, {'above' if bad else 'within'} the "
+                  f"{100 * policy.max_garble_rate:g}% limit")]
+
+
+def _errors(cmp: Comparison, policy: Policy) -> list[Check]:
+    n = cmp.b.errors
+    bad = n > policy.max_errors
+    return [Check(rule="errors", outcome="fail" if bad else "pass",
+                  reason=f"{n} items errored, {'more than' if bad else 'within'} the limit of "
+                  f"{policy.max_errors}")]
+
+
+def _incomplete(cmp: Comparison, policy: Policy) -> list[Check]:
+    b = cmp.b
+    gaps = []
+    if b.status != "complete":
+        gaps.append(f"status {b.status}")
+    if b.errors:
+        gaps.append(f"{b.errors} items errored")
+    if b.missing:
+        gaps.append(f"{b.missing} items not run")
+    if not gaps:
+        return [Check(rule="incomplete", outcome="pass", reason="candidate run is complete")]
+    what = "candidate run is incomplete (" + ", ".join(gaps) + ")"
+    if policy.allow_incomplete:
+        return [Check(rule="incomplete", outcome="warn", reason=f"{what}; allowed by the policy")]
+    return [Check(rule="incomplete", outcome="fail",
+                  reason=f"{what}; resume it (`evalrun score --resume {b.run_id}`) or set "
+                  "allow_incomplete: true")]
+
+
+def _fatal_diagnoses(cmp: Comparison, policy: Policy) -> list[Check]:
+    hints = {d.kind: d.hint for d in cmp.diagnoses}
+    out = [
+        Check(rule="fatal_diagnosis", subject=kind, outcome="fail",
+              reason=f"diagnosis {kind} on {n} items" + (f": {hints[kind]}" if hints.get(kind) else ""))
+        for kind, n in cmp.b.diagnoses.items() if kind in policy.fatal_diagnoses and n
+    ]
+    return out or [Check(rule="fatal_diagnosis", outcome="pass", reason="no fatal diagnoses")]
+
+
+# Each rule maps (comparison, policy) to checks; a new rule (e.g. a decode-slope rule) is one more
+# function here plus its policy field.
+RULES: list[Callable[[Comparison, Policy], list[Check]]] = [
+    _total_drop, _category_drops, _garble, _errors, _incomplete, _fatal_diagnoses,
+]
+
+
+def render_report(result: Signoff) -> str:
+    """signoff.md: verdict, every reason, the tables and the flips."""
+    from evalrun.compare_report import render_markdown
+
+    cmp = result.comparison
+    out = [
+        f"# Sign-off: {result.verdict.upper()}", "",
+        f"- candidate: `{result.candidate}`",
+        f"- baseline: `{result.baseline}`",
+        f"- policy: {result.policy_source}",
+        f"- {result.headline}", "",
+        "## Reasons", "",
+    ]
+    out += [f"- {r}" for r in result.reasons] or ["- none: every rule passed"]
+    if result.warnings:
+        out += ["", "## Warnings", ""] + [f"- {w}" for w in result.warnings]
+    out += ["", "## Checks", ""]
+    out += [f"- **{c.outcome}** {c.rule}{' ' + c.subject if c.subject else ''}: {c.reason}"
+            for c in result.checks]
+    out += ["", "## Policy", "", "```yaml", yaml.safe_dump(result.policy.model_dump(),
+                                                             sort_keys=False).rstrip(), "```", ""]
+    out += [render_markdown(cmp, names=("baseline", "candidate")), ""]
+    return "\n".join(out)
+
+
+def to_dict(result: Signoff) -> dict[str, Any]:
+    """JSON data of the verdict, with the comparison's flip directions spelled out."""
+    data = result.model_dump(mode="json")
+    data["comparison"] = to_json(result.comparison)
+    return data
