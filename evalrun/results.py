@@ -205,9 +205,13 @@ class RunStore:
 
     def append_item(self, run_id: str, item: ItemRecord) -> None:
         """Append one finished item and fsync it."""
+        self.append_items(run_id, [item])
+
+    def append_items(self, run_id: str, items: list[ItemRecord]) -> None:
+        """Append finished items (one write, one fsync: a group commit)."""
         path = self.run_dir(run_id) / "items.jsonl"
         with path.open("a", encoding="utf-8", newline="") as fh:
-            fh.write(dump_json_line(item))
+            fh.write("".join(dump_json_line(i) for i in items))
             fh.flush()
             os.fsync(fh.fileno())
 

@@ -9,8 +9,10 @@ endpoint stops answering altogether the run stops early (status `incomplete`) an
 from __future__ import annotations
 
 import asyncio
+import queue
 import random
 import signal
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -28,7 +30,7 @@ from evalrun.client import (
     pick_model,
 )
 from evalrun.diagnose import diagnose_error, diagnose_response, summarize as summarize_diagnoses
-from evalrun.errors import EndpointError, Interrupted, SuiteError, UsageError
+from evalrun.errors import ConfigError, EndpointError, Interrupted, SuiteError, UsageError
 from evalrun.results import (
     CategoryTally,
     Diagnosis,
@@ -49,6 +51,47 @@ if TYPE_CHECKING:
 # Consecutive items failing at the transport level (or with 5xx) before we call the endpoint dead.
 DEAD_AFTER = 8
 DEAD_KINDS = frozenset({"connect", "timeout"})
+
+
+class _ItemWriter:
+    """Appends finished items from a thread, so the event loop never waits for an fsync.
+
+    Items finishing while one fsync runs go out together in the next (group commit); a crash
+    loses the items in flight plus at most one batch waiting for its fsync.
+    """
+
+    def __init__(self, store: RunStore, run_id: str) -> None:
+        self.store, self.run_id = store, run_id
+        self.error: OSError | None = None
+        self._queue: queue.SimpleQueue[ItemRecord | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._loop, name="evalrun-items", daemon=True)
+        self._thread.start()
+
+    def put(self, rec: ItemRecord) -> None:
+        self._queue.put(rec)
+
+    def close(self) -> None:
+        """Write what is queued, stop; ConfigError if the results dir stopped taking writes."""
+        self._queue.put(None)
+        self._thread.join()
+        if self.error is not None:
+            raise ConfigError(f"cannot append to {self.store.run_dir(self.run_id)}/items.jsonl "
+                              f"({self.error.strerror}); free disk space or pass --results DIR, "
+                              f"then --resume {self.run_id}") from self.error
+
+    def _loop(self) -> None:
+        while True:
+            batch = [self._queue.get()]
+            while not self._queue.empty():
+                batch.append(self._queue.get())
+            items = [b for b in batch if b is not None]
+            if items and self.error is None:
+                try:
+                    self.store.append_items(self.run_id, items)
+                except OSError as exc:
+                    self.error = exc
+            if len(items) != len(batch):
+                return
 
 
 @dataclass
@@ -234,13 +277,15 @@ async def _work(state: _State, client: openai.AsyncOpenAI, model: str, items: li
     def should_stop() -> bool:
         return state.stopped is not None
 
+    writer = _ItemWriter(store, record.run_id)
+
     async def worker() -> None:
         for item in todo:
             if state.stopped:
                 return
             rec, served = await _score_item(item, client, model, request_extra, retry, rng,
                                             should_stop)
-            store.append_item(record.run_id, rec)
+            writer.put(rec)
             state.records[item.id] = rec
             if served and not record.model_served:
                 record.model_served = served
@@ -250,7 +295,10 @@ async def _work(state: _State, client: openai.AsyncOpenAI, model: str, items: li
             if progress is not None:
                 progress.advance(rec.status)
 
-    await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+    try:
+        await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+    finally:
+        writer.close()
     if progress is not None:
         progress.finish()
 

@@ -58,7 +58,7 @@ def test_resume_after_kill_9(fake_server, slow_suite, tmp_path, capsys):
     done = {r.id for r in store.load_items(run_id)}
     assert 6 <= len(done) < N
     sent_before = fake_server.chat_requests
-    assert sent_before - len(done) <= 2  # at most the items in flight were lost
+    assert sent_before - len(done) <= 3  # lost: the 2 in flight + at most one fsync batch
 
     code = main(["score", "--resume", run_id, "--results", str(results), "--no-progress"])
     out = capsys.readouterr().out
