@@ -1,0 +1,68 @@
+"""`evalrun score --contract/--reference`: boot, score, tear down; server.log in the run folder."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from fakeserver import simple_item
+
+from evalrun.cli import main
+
+ENGINE = Path(__file__).parent / "fake_engines" / "engine.py"
+
+
+def contract_file(tmp_path: Path, **args: object) -> Path:
+    path = tmp_path / "contract.yaml"
+    path.write_text(yaml.safe_dump({
+        "name": "fake-engine", "engine": "vllm", "command": [sys.executable, str(ENGINE)],
+        "model": "fake-model", "port": 0, "boot_timeout": 30, "args": args}))
+    return path
+
+
+def test_score_a_contract_end_to_end(tmp_path, make_suite, capsys):
+    results = tmp_path / "results"
+    suite = make_suite([simple_item(i, answer="OK") for i in range(3)])
+    code = main(["score", "--contract", str(contract_file(tmp_path, **{"boot-delay": 0.0})),
+                 "--set", "args.boot-delay=0.2", "--suite", str(suite), "--results", str(results),
+                 "--json", "--no-progress"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["passed"] == 3 and data["model"] == "fake-model"
+    folder = Path(data["path"])
+    assert data["run_id"].endswith("_fake-engine")
+    assert "fake engine starting" in (folder / "server.log").read_text()
+    record = json.loads((folder / "run.json").read_text())
+    assert "0.2" in record["contract"]["argv"]  # --set reached the rendered command
+    assert record["server"]["engine_version"] == "0.0.fake"
+    assert record["endpoint"].startswith("http://127.0.0.1:")
+
+
+def test_boot_failure_exit_3_or_125(tmp_path, make_suite, capsys):
+    contract = contract_file(tmp_path, mode="crash", message="oom")
+    base = ["score", "--contract", str(contract), "--suite", str(make_suite(n=1)), "--results",
+            str(tmp_path / "results"), "--no-progress"]
+    assert main(base) == 3
+    assert "out of memory" in capsys.readouterr().err.lower()
+    assert main([*base, "--fail-below", "50"]) == 125
+
+
+def test_unset_unknown_knob_exit_2(tmp_path, make_suite, capsys):
+    code = main(["score", "--contract", str(contract_file(tmp_path)), "--unset", "args.nope",
+                 "--suite", str(make_suite(n=1)), "--results", str(tmp_path / "r")])
+    assert code == 2 and "no such knob" in capsys.readouterr().err
+
+
+@pytest.mark.integration
+def test_score_reference_endpoint(tmp_path, make_suite, capsys):
+    pytest.importorskip("llama_cpp")
+    suite = make_suite([simple_item(i) for i in range(3)])
+    code = main(["score", "--reference", "--set", "port=0", "--suite", str(suite),
+                 "--results", str(tmp_path / "results"), "--json", "--no-progress"])
+    data = json.loads(capsys.readouterr().out)
+    assert code in (0, 4) and data["total"] == 3 and data["errors"] == 0
+    record = json.loads((Path(data["path"]) / "run.json").read_text())
+    assert record["contract"]["name"] == "reference" and record["server"]["boot_seconds"] > 0
+    assert (Path(data["path"]) / "server.log").stat().st_size > 0
