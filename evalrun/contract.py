@@ -117,21 +117,23 @@ def _is_llama_cpp_python(contract: Contract) -> bool:
 
 # Loading and overrides ----------------------------------------------------------------------------
 
-def _one_line_validation(source: str, exc: ValidationError) -> str:
-    """The first schema error as one line, with a did-you-mean for unknown keys."""
-    errors = exc.errors()
-    first = errors[0]
-    loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
-    if first["type"] == "extra_forbidden":
-        guess = difflib.get_close_matches(str(first["loc"][-1]), Contract.model_fields, n=1)
+def describe_schema_error(err: Any) -> str:
+    """One pydantic error as a line a user can act on (did-you-mean for unknown keys)."""
+    loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    if err["type"] == "extra_forbidden":
+        guess = difflib.get_close_matches(str(err["loc"][-1]), Contract.model_fields, n=1)
         msg = f"unknown key {loc!r}" + (f" (did you mean {guess[0]!r}?)" if guess else "")
-        msg += f"; allowed keys: {', '.join(Contract.model_fields)}"
-    elif first["type"] == "literal_error" and loc == "engine":
-        msg = f"unknown engine {first['input']!r}; use one of {', '.join(ENGINES)} ('other' for any)"
-    else:
-        msg = f"{loc}: {first['msg']}"
+        return msg + f"; allowed keys: {', '.join(Contract.model_fields)}"
+    if err["type"] == "literal_error" and loc == "engine":
+        return f"unknown engine {err['input']!r}; use one of {', '.join(ENGINES)} ('other' for any)"
+    return f"{loc}: {err['msg']}"
+
+
+def _one_line_validation(source: str, exc: ValidationError) -> str:
+    """The first schema error as one line, and how many more there are."""
+    errors = exc.errors()
     more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
-    return f"{source}: {msg}{more}"
+    return f"{source}: {describe_schema_error(errors[0])}{more}"
 
 
 def read_contract_data(path: Path | str) -> dict[str, Any]:

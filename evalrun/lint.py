@@ -1,0 +1,218 @@
+"""Preflight a contract without booting it: the known traps, each with its fix.
+
+Checks: schema and engine; flags that need a partner (vLLM `enable-auto-tool-choice` <->
+`tool-call-parser`, a quantized llama.cpp V cache <-> flash attention); a reasoning parser without
+`enable_thinking: false` (answers land in reasoning_content, content is null); executables and
+`python -m` modules missing from the server's effective PATH (and where they do exist); a missing
+local model path; missing path_prepend dirs; a busy port.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from evalrun.bootfail import find_elsewhere
+from evalrun.contract import (
+    Contract,
+    apply_overrides,
+    describe_schema_error,
+    effective_env,
+    read_contract_data,
+    render_argv,
+    resolve_executable,
+)
+from evalrun.errors import ConfigError
+
+# Executables an engine needs at run time beyond its own command (FlashInfer JIT builds call ninja).
+RUNTIME_TOOLS = {"vllm": ["ninja"], "sglang": ["ninja"]}
+UNQUANTIZED_CACHE = {None, 0, 1, "f16", "f32", "bf16"}
+
+
+class Finding(BaseModel):
+    """One problem lint found, with what to do about it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str = Field(description="schema, unknown_engine, missing_partner, reasoning_parser, ...")
+    level: Literal["error", "warning"] = Field(description="error: the boot or requests will fail.")
+    message: str = Field(description="What is wrong, one line.")
+    fix: str = Field(description="What to change, one line.")
+
+
+class LintReport(BaseModel):
+    """Everything lint found in one contract."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    file: str = Field(description="The contract file checked.")
+    name: str | None = Field(default=None, description="The contract's name, when it has one.")
+    findings: list[Finding] = Field(default_factory=list, description="Problems, in check order.")
+
+    @property
+    def clean(self) -> bool:
+        return not self.findings
+
+
+def _truthy(value: Any) -> bool:
+    return value not in (None, False, "", "false", "off", "0", 0)
+
+
+def _schema_findings(exc: ValidationError) -> list[Finding]:
+    out = []
+    for err in exc.errors():
+        line = describe_schema_error(err)
+        kind = "unknown_engine" if line.startswith("unknown engine") else "schema"
+        fix = ("use one of vllm, sglang, llama.cpp, other" if kind == "unknown_engine"
+               else "fix the key or value in the contract (see DESIGN.md: Contract)")
+        out.append(Finding(kind=kind, level="error", message=line, fix=fix))
+    return out
+
+
+def _partner_findings(c: Contract) -> list[Finding]:
+    args, out = c.args, []
+    if c.engine in ("vllm", "sglang", "other"):
+        if _truthy(args.get("enable-auto-tool-choice")) and not _truthy(args.get("tool-call-parser")):
+            out.append(Finding(kind="missing_partner", level="error",
+                               message="enable-auto-tool-choice without tool-call-parser: the "
+                               "server refuses to start",
+                               fix="add tool-call-parser: <parser for this model>"))
+        if c.engine == "vllm" and _truthy(args.get("tool-call-parser")) \
+                and not _truthy(args.get("enable-auto-tool-choice")):
+            out.append(Finding(kind="missing_partner", level="error",
+                               message="tool-call-parser without enable-auto-tool-choice: requests "
+                               "with tool_choice \"auto\" get HTTP 400",
+                               fix="add enable-auto-tool-choice: true"))
+    if c.engine == "llama.cpp":
+        v_cache = next((args[k] for k in ("type_v", "cache-type-v", "ctv") if k in args), None)
+        flash = next((args[k] for k in ("flash_attn", "flash-attn", "fa") if k in args), None)
+        if v_cache not in UNQUANTIZED_CACHE and not _truthy(flash):
+            out.append(Finding(kind="missing_partner", level="error",
+                               message=f"a quantized V cache ({v_cache}) needs flash attention; "
+                               "without it the server fails or answers garbage",
+                               fix="set flash_attn: true (llama-server: flash-attn: on)"))
+    parser = args.get("reasoning-parser")
+    thinking = (c.request.get("chat_template_kwargs") or {}).get("enable_thinking")
+    if _truthy(parser) and thinking is not False:
+        out.append(Finding(kind="reasoning_parser", level="warning",
+                           message=f"reasoning-parser {parser} without enable_thinking: false: "
+                           "answers land in reasoning_content and content is null",
+                           fix="add request: {chat_template_kwargs: {enable_thinking: false}}, "
+                           "or drop reasoning-parser"))
+    return out
+
+
+def _module_missing(python: str, module: str, env: dict[str, str]) -> bool:
+    top = module.split(".")[0]
+    if os.path.realpath(python) == os.path.realpath(sys.executable) and \
+            os.path.abspath(python) == os.path.abspath(sys.executable):
+        return importlib.util.find_spec(top) is None
+    code = f"import importlib.util,sys; sys.exit(importlib.util.find_spec({top!r}) is None)"
+    try:
+        done = subprocess.run([python, "-c", code], env=env, capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False  # cannot tell; the executable check reports a missing python
+    return done.returncode == 1
+
+
+def _where(name: str, c: Contract, env: dict[str, str], argv: list[str]) -> str:
+    dirs = find_elsewhere(name, contract=c, env=env, argv=argv)
+    if dirs:
+        return f"it exists in {dirs[0]}: add that dir to path_prepend"
+    return f"install {name} in the server's environment"
+
+
+def _environment_findings(c: Contract) -> list[Finding]:
+    out: list[Finding] = []
+    env = effective_env(c)
+    path = env.get("PATH", "")
+    for folder in c.expanded_path_prepend():
+        if not Path(folder).is_dir():
+            out.append(Finding(kind="path_prepend_missing", level="warning",
+                               message=f"path_prepend dir {folder} does not exist",
+                               fix="fix the path or remove it"))
+    exe = resolve_executable(c)
+    try:
+        argv = render_argv(c)
+    except ConfigError as exc:  # an @model placeholder whose package is not installed
+        out.append(Finding(kind="model_missing", level="error", message=exc.message,
+                           fix="install the package that ships the model"))
+        argv = [exe, *c.command[1:]]
+    found = exe if os.sep in exe and os.access(exe, os.X_OK) else shutil.which(exe, path=path)
+    if not found:
+        out.append(Finding(kind="executable_not_found", level="error",
+                           message=f"{exe!r} is not on the server's PATH",
+                           fix=_where(os.path.basename(exe), c, env, argv)))
+    elif len(c.command) > 2 and c.command[1] == "-m" and _module_missing(found, c.command[2], env):
+        out.append(Finding(kind="import_error", level="error",
+                           message=f"{found} cannot import {c.command[2]}",
+                           fix=f"pip install the package providing {c.command[2]} into {found}'s "
+                           "environment" + (" (pip install 'evalrun[reference]')"
+                                            if c.command[2].startswith("llama_cpp") else "")))
+    for tool in RUNTIME_TOOLS.get(c.engine, []):
+        if not shutil.which(tool, path=path):
+            out.append(Finding(kind="executable_not_found", level="warning",
+                               message=f"{tool} is not on the server's PATH; {c.engine}'s JIT "
+                               f"kernel builds fail with FileNotFoundError: '{tool}'",
+                               fix=_where(tool, c, env, argv)))
+    model = c.model or ""
+    if model and not model.startswith("@"):
+        local = model.startswith(("/", "~", "./", "../")) or model.endswith((".gguf", ".safetensors"))
+        if local and not Path(os.path.expanduser(model)).exists():
+            out.append(Finding(kind="model_missing", level="error",
+                               message=f"model path {model} does not exist",
+                               fix="fix model: (a local path, or a hub id like org/name)"))
+    return out
+
+
+def _port_findings(c: Contract) -> list[Finding]:
+    from evalrun.launcher import port_holder, port_in_use
+
+    port = c.effective_port
+    if port and port_in_use(c.host, port):
+        holder = port_holder(port)
+        return [Finding(kind="port_busy", level="error",
+                        message=f"port {port} on {c.host} is in use"
+                        + (f" by {holder}" if holder else ""),
+                        fix="stop that server, or --set port=N (port: 0 picks a free one)")]
+    return []
+
+
+def lint_contract(path: Path | str, *, sets: list[str] | tuple[str, ...] = (),
+                  unsets: list[str] | tuple[str, ...] = ()) -> LintReport:
+    """Check a contract file; ConfigError only when the file cannot be read as YAML at all."""
+    data = apply_overrides(read_contract_data(path), sets, unsets)
+    report = LintReport(file=str(path), name=data.get("name") if isinstance(data.get("name"), str)
+                        else None)
+    try:
+        contract = Contract.model_validate(data)
+    except ValidationError as exc:
+        report.findings = _schema_findings(exc)
+        return report
+    report.findings = [*_partner_findings(contract), *_environment_findings(contract),
+                       *_port_findings(contract)]
+    return report
+
+
+def lint_text(report: LintReport) -> str:
+    """Human report: one block per finding (what, then the fix), then a count."""
+    head = f"{report.file}" + (f" ({report.name})" if report.name else "")
+    if report.clean:
+        return f"{head}: clean"
+    lines = [f"{head}: {len(report.findings)} finding(s)"]
+    for f in report.findings:
+        lines.append(f"  {f.level:<7} {f.kind}: {f.message}")
+        lines.append(f"          fix: {f.fix}")
+    return "\n".join(lines)
+
+
+def lint_json(report: LintReport) -> dict[str, Any]:
+    """The --json object."""
+    return {**report.model_dump(mode="json"), "clean": report.clean}
