@@ -237,7 +237,7 @@ def answer_text(item: ItemRecord | None) -> str:
         return "(not run)"
     if item.status == "error" or item.response is None:
         err = item.error or {}
-        return f"[error {err.get('kind', '?')}] {err.get('message', '')}".strip()
+        return _encodable(f"[error {err.get('kind', '?')}] {err.get('message', '')}".strip())
     resp = item.response
     parts = []
     content = resp.get("content")
@@ -250,7 +250,12 @@ def answer_text(item: ItemRecord | None) -> str:
         parts.append(f"[reasoning only] {resp['reasoning']}")
     if resp.get("finish_reason") == "length":
         parts.append("[cut at max_tokens]")
-    return "\n".join(parts) if parts else "(empty answer)"
+    return _encodable("\n".join(parts)) if parts else "(empty answer)"
+
+
+def _encodable(text: str) -> str:
+    """Lone surrogates (a broken server's output) become \\udXXX escapes, so files can be written."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _outcome(item: ItemRecord | None) -> Outcome:

@@ -152,3 +152,14 @@ def test_categories_cover_the_suite(store):
     a, b = seeds_pair(store)
     cmp = compare_runs(store, a.run_id, b.run_id)
     assert {c.category: c.a_total for c in cmp.categories} == CORE_LIKE
+
+
+def test_lone_surrogates_in_answers_still_write(store, tmp_path, capsys):
+    a = write_run(store, "2026-01-01_000000_a", items_for(failing={"code-001"}))
+    b = write_run(store, "2026-01-02_000000_b", items_for(answer="broken \ud800 bytes"))
+    out = tmp_path / "f.html"
+    assert main(["compare", "--results", str(store.root), a.run_id, b.run_id,
+                 "--html", str(out), "--show-responses"]) == 0
+    assert "broken \\ud800 bytes" in out.read_text(encoding="utf-8")
+    assert main(["signoff", "--results", str(store.root), "--candidate", b.run_id,
+                 "--baseline", a.run_id, "--json"]) == 0

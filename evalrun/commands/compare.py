@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -32,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from evalrun.compare import compare_runs, to_json
     from evalrun.compare_report import render_html, render_text
     from evalrun.errors import ConfigError, UsageError
-    from evalrun.results import RunStore
+    from evalrun.results import RunStore, json_text
 
     if not 0 < args.alpha < 1:
         raise UsageError(f"--alpha must be between 0 and 1, got {args.alpha}")
@@ -47,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(f"cannot write {args.html} ({exc.strerror}); pick a writable path") from exc
         print(f"wrote {args.html}", file=sys.stderr)
     if args.json:
-        print(json.dumps(to_json(cmp), ensure_ascii=False))
+        print(json_text(to_json(cmp)))
     else:
         print(render_text(cmp, show_responses=args.show_responses))
     return 0

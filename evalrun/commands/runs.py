@@ -10,6 +10,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--results", default="results", metavar="DIR", help="run store (default: results)")
     p.add_argument("--last", type=int, metavar="N", help="only the N most recent runs")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.add_argument("--plot", metavar="FILE.png",
+                   help="also draw the score history per label and category to a PNG")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -18,6 +20,12 @@ def run(args: argparse.Namespace) -> int:
     from evalrun.runner import list_runs
 
     records = list_runs(args.results, last=args.last)
+    if args.plot:
+        import sys
+
+        from evalrun.plots import plot_history
+
+        print(f"wrote {plot_history(records, args.plot)}", file=sys.stderr)
     if args.json:
         print(json_text(runs_json(records)))
     elif not records:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 
@@ -26,7 +25,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from evalrun.errors import UsageError
-    from evalrun.results import RunStore
+    from evalrun.results import RunStore, json_text
     from evalrun.signoff import DEFAULT_POLICY_YAML, load_policy, signoff, to_dict
 
     if args.print_policy:
@@ -39,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     result = signoff(RunStore(args.results), args.candidate, args.baseline, policy,
                      policy_source=args.policy or "default", seed=args.seed)
     if args.json:
-        print(json.dumps(to_dict(result), ensure_ascii=False))
+        print(json_text(to_dict(result)))
     else:
         print(f"signoff: {result.verdict.upper()}  {result.candidate} vs {result.baseline}")
         print(result.headline)
