@@ -75,7 +75,7 @@ def category_headers(names: Names = AB) -> list[str]:
     return ["category", *names, "Δ items", "Δ points", "pass→fail", "fail→pass", "p"]
 
 
-RUN_HEADERS = ["", "run", "score", "Wilson 95%", "status"]
+RUN_HEADERS = ["", "run", "score", "Wilson interval", "status"]
 
 
 def health_headers(names: Names = AB) -> list[str]:
@@ -102,17 +102,19 @@ def health_rows(cmp: Comparison) -> list[list[str]]:
     return rows
 
 
-def stats_lines(cmp: Comparison) -> list[str]:
+def stats_lines(cmp: Comparison, names: Names = AB) -> list[str]:
     """The paired statistics in sentences."""
     s = cmp.stats
+    a, b = names
     lo, hi = s.ci_items
     plo, phi = s.ci_points
     conf = round(100 * (1 - s.alpha))
     lines = [
-        f"paired items: {s.paired} ({s.excluded} left out: errored or not run in A or B); "
+        f"paired items: {s.paired} ({s.excluded} left out: errored or not run in {a} or {b}); "
         f"pass→fail {s.lost}, fail→pass {s.gained}",
-        f"exact McNemar p = {fmt_p(s.p_value)} (two-sided); p = {fmt_p(s.p_worse)} for 'B is worse'",
-        f"{conf}% paired bootstrap interval for B − A: {_signed(lo)} .. {_signed(hi)} items "
+        f"exact McNemar p = {fmt_p(s.p_value)} (two-sided); p = {fmt_p(s.p_worse)} for "
+        f"'{b} is worse' (one-sided)",
+        f"{conf}% paired bootstrap interval for {b} − {a}: {_signed(lo)} .. {_signed(hi)} items "
         f"({_signed(plo)} .. {_signed(phi)} points; seed {s.seed}, {s.resamples} resamples)",
     ]
     if s.mdd_items is None:
@@ -122,8 +124,9 @@ def stats_lines(cmp: Comparison) -> list[str]:
         )
     else:
         lines.append(
-            f"minimum detectable difference at alpha {s.alpha:g} with {s.lost + s.gained} "
-            f"discordant items: {s.mdd_items} items ({s.mdd_points:g} points)"
+            f"minimum detectable difference: with {s.lost + s.gained} discordant items, only a "
+            f"net difference of {s.mdd_items} items ({s.mdd_points:g} points) or more would be "
+            f"significant at alpha {s.alpha:g}"
         )
     return lines
 
@@ -182,7 +185,7 @@ def render_markdown(cmp: Comparison, *, names: Names = AB, heading_level: int = 
         _table(_md_rows(health_rows(cmp)), health_headers(names), "github"), "",
         f"{h} Statistics", "",
     ]
-    out += [f"- {line}" for line in stats_lines(cmp)] + [""]
+    out += [f"- {line}" for line in stats_lines(cmp, names)] + [""]
     for title, changes in (("Flips", cmp.flips), ("Other changes", cmp.other_changes)):
         out += [f"{h} {title} ({len(changes)})", ""]
         if changes:

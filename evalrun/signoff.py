@@ -187,8 +187,9 @@ def _drop_check(rule: str, subject: str, lost: int, gained: int, paired: int, p_
     drop = 100 * (lost - gained) / paired if paired else 0.0
     flips = f"{lost} pass→fail, {gained} fail→pass on {paired} paired items"
     if drop <= limit:
+        moved = f"gained {-drop:.1f} points" if drop < 0 else f"dropped {drop:.1f} points"
         return Check(rule=rule, subject=subject, outcome="pass",
-                     reason=f"{what}: drop {drop:.1f} points ({flips}), within the {limit:g}-point limit")
+                     reason=f"{what} {moved} ({flips}), within the {limit:g}-point limit")
     if p_worse < alpha:
         return Check(rule=rule, subject=subject, outcome="fail",
                      reason=f"{what} fell {drop:.1f} points ({flips}), more than the {limit:g}-point "
