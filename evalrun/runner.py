@@ -240,7 +240,7 @@ async def _run(state: _State, *, base_url: str, suite: Suite, items: list[Item],
                 chosen = pick_model(model, served, base_url)
                 label = label or slug(chosen)
                 state.record = RunRecord(
-                    run_id=run_id or new_run_id(label), label=slug(label),
+                    run_id=run_id or unique_run_id(store, label), label=slug(label),
                     evalrun_version=__version__,
                     suite=SuiteRef(name=suite.name, version=suite.version, sha256=suite.sha256,
                                    path=suite.path),
@@ -301,6 +301,16 @@ async def _work(state: _State, client: openai.AsyncOpenAI, model: str, items: li
         writer.close()
     if progress is not None:
         progress.finish()
+
+
+def unique_run_id(store: RunStore, label: str) -> str:
+    """A new run id; `-2`, `-3`, ... appended when a run of that label started the same second."""
+    base = new_run_id(label)
+    run_id, n = base, 1
+    while store.run_dir(run_id).exists():
+        n += 1
+        run_id = f"{base}-{n}"
+    return run_id
 
 
 def _counts(records: Any) -> dict[str, int]:
@@ -422,7 +432,7 @@ def score_contract(*, contract_path: str | Path | None, reference: bool = False,
         run_id = store.resolve(resume)
         log_name = f"server.resume-{now_iso()[11:19].replace(':', '')}.log"
     else:
-        run_id = new_run_id(label or contract.name)
+        run_id = unique_run_id(store, label or contract.name)
         log_name = "server.log"
     log_path = store.run_dir(run_id) / log_name
     log_path.parent.mkdir(parents=True, exist_ok=True)

@@ -191,3 +191,12 @@ def test_clean_answers_have_no_diagnosis(fake_server, make_suite, tmp_path):
     fake_server.rule = lambda req: reply("ok", reasoning="short thought")
     record, recs = run(fake_server, make_suite(n=2), tmp_path)
     assert record.summary.diagnoses == [] and record.summary.passed == 2
+
+
+def test_runs_in_the_same_second_get_distinct_ids(fake_server, make_suite, tmp_path):
+    folder = make_suite(n=1)
+    first, _ = run(fake_server, folder, tmp_path, label="same")
+    second, _ = run(fake_server, folder, tmp_path, label="same")
+    assert first.run_id != second.run_id
+    store = RunStore(tmp_path / "results")
+    assert len(store.load_items(first.run_id)) == 1 and len(store.load_items(second.run_id)) == 1
