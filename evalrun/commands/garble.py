@@ -1,0 +1,33 @@
+"""`evalrun garble TEXT|-`: explain the garble verdict for one response (exit 0 clean, 1 garbled)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "garble", help="explain why a response is (or is not) garble", description=__doc__,
+        epilog="example: evalrun garble 'yondyondyondyond Mut' --expect en",
+    )
+    p.add_argument("text", metavar="TEXT|-", help="the response text, or - to read stdin")
+    p.add_argument("--expect", metavar="LANG,...",
+                   help="languages/scripts the answer may use: en, ru, zh, ja, fr, de, code, json, "
+                        "math, table, ... (default: any one script plus Latin)")
+    p.add_argument("--json", action="store_true", help="print {garbled, score, reasons} as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from evalrun.garble import detect, explain_text, parse_expect
+
+    text = sys.stdin.read() if args.text == "-" else args.text
+    expect = parse_expect(args.expect)
+    verdict = detect(text, expect)
+    if args.json:
+        print(json.dumps(verdict.model_dump(), ensure_ascii=False))
+    else:
+        print(explain_text(text, verdict, expect))
+    return 1 if verdict.garbled else 0

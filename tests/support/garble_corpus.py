@@ -1,0 +1,24 @@
+"""The labeled garble corpus (tests/data/garble/*.jsonl) and its fixed holdout quarter."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from evalrun.suite import read_jsonl
+
+CORPUS = Path(__file__).resolve().parent.parent / "data" / "garble"
+
+
+def load_corpus() -> list[dict]:
+    """Every row of every corpus file: {text, label: clean|garbled, expect, source}."""
+    rows = []
+    for path in sorted(CORPUS.glob("*.jsonl")):
+        rows += read_jsonl(path)
+    return rows
+
+
+def holdout(row: dict) -> bool:
+    """A fixed quarter of the corpus, kept out of sight while tuning the detector."""
+    digest = hashlib.sha256((row["source"] + row["text"]).encode("utf-8")).hexdigest()
+    return int(digest[:8], 16) % 4 == 0

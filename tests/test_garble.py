@@ -1,0 +1,192 @@
+"""Garble detector: each signal, the never-garble cases, check_response, the command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from evalrun.cli import main
+from evalrun.errors import UsageError
+from evalrun.garble import (
+    check_response, detect, expected_scripts, explain_text, parse_expect,
+)
+from evalrun.response import Response
+
+# ------------------------------------------------------------------ each signal
+
+
+def _names(text: str, expect=None) -> list[str]:
+    return [r.split(" ", 1)[0] for r in detect(text, expect).reasons]
+
+
+@pytest.mark.parametrize("text", [
+    "!" * 60, "#" * 80, "<pad>" * 20, "care" * 25, "'t" * 30, "<pad> " * 20,
+    "The answer is " + "0" * 60, "gen,gen,gen,gen,gen,gen,gen,gen,gen,gen,gen",
+])
+def test_floods_are_garble(text):
+    v = detect(text, ["en"])
+    assert v.garbled, v
+    assert any(r.startswith(("flood", "special")) for r in v.reasons)
+
+
+def test_flood_reason_names_the_unit_and_count():
+    v = detect("Sure! " + "yond" * 30, ["en"])
+    assert any("'yond' repeated 30 times" in r for r in v.reasons), v.reasons
+
+
+def test_script_mixing_against_the_expected_scripts():
+    soup = "Mh giàu され rodas reliablyacheteurδε Są дляhe ت 的ing λόγο переhap ของ tí"
+    v = detect(soup, ["en"])
+    assert v.garbled and any(r.startswith("script") for r in v.reasons), v
+    assert "cyrillic" in " ".join(v.reasons)
+
+
+def test_the_same_script_is_fine_when_expected():
+    ru = "Москва — столица России и самый большой город страны. В ней живёт около 13 миллионов человек."
+    assert not detect(ru, ["ru"]).garbled
+    assert not detect(ru, None).garbled
+    v = detect(ru, ["zh"])  # declared Chinese, answered Russian: scripts say so
+    assert any(r.startswith("script") for r in v.reasons)
+
+
+def test_token_soup_of_run_together_fragments():
+    soup = ("Theotene-rapistsadaysisburyplotlib ndarray torchvisionuggageanthaategy ofapagos "
+            "pytestrapistsrapistsQA tenegIncorporating therapists medical actersadaysisbury "
+            "spotategoriesantharapists hovahplotlibrapists itarmaceutical")
+    v = detect(soup, ["en"])
+    assert v.garbled, v
+
+
+def test_no_function_words_in_running_text():
+    soup = ("Attach Graves profits builds agro woods groceries dissatis Ishmael gloves violating "
+            "suspense Ident conciliation mins fitting raz Sunshine vernacular trademarks")
+    assert "function-words" in _names(soup, ["en"])
+
+
+def test_replacement_characters_and_mojibake():
+    assert detect("Hello \ufffd\ufffd world \ufffd", ["en"]).garbled
+    moji = "ÐŸÑ€Ð¸Ð²ÐµÑ‚, ÐºÐ°Ðº Ð´ÐµÐ»Ð°? Ð¯ Ð»ÑŽÐ±Ð»ÑŽ Ñ‡Ð¸Ñ‚Ð°Ñ‚ÑŒ ÐºÐ½Ð¸Ð³Ð¸."
+    v = detect(moji, ["ru"])
+    assert v.garbled and any(r.startswith("mojibake") for r in v.reasons), v
+    assert "mojibake" in _names("CafÃ© au lait, crÃ¨me brÃ»lÃ©e", ["fr"])
+
+
+def test_control_characters():
+    v = detect("The answer\x00 is\x1b 42\x07 and\x00 more\x08", ["en"])
+    assert v.garbled and any(r.startswith("control") for r in v.reasons), v
+
+
+def test_collapse_after_a_correct_prefix_is_located():
+    head = ("Photosynthesis is the process by which green plants use sunlight, water and carbon "
+            "dioxide to make glucose and oxygen. It happens in the chloroplasts of the leaves, "
+            "where the green pigment chlorophyll captures the energy of light. ")
+    tail = ("opacityarers transplantsemon oglyph pk subsequ dissemin includerican noqaungen "
+            "ivore removucaly uuidericaninctions pkerican ctypes pathlib emenarersadr suscept "
+            "zzlearers ceptserederican subsequcembererican " * 2)
+    v = detect(head + tail, ["en"])
+    assert v.garbled, v
+    assert any("(clean before)" in r for r in v.reasons), v.reasons
+    assert not detect(head, ["en"]).garbled
+
+
+# ------------------------------------------------------------------ never garble
+
+
+NEVER = [
+    ("ru", "Фотосинтез — это процесс, при котором растения превращают углекислый газ и воду в "
+           "глюкозу и кислород, используя энергию солнечного света."),
+    ("zh", "中国的首都是北京。北京是中国的政治、文化和国际交往中心，有三千多年的建城史。"),
+    ("ja", "日本の首都は東京です。東京は世界でも有数の大都市で、約1400万人が住んでいます。"),
+    ("code", "def fib(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n"
+             "    return a\n\n# ==========================================\nprint(fib(10))"),
+    ("json", '{"city": "Москва", "userName": "jdoe42", "matrix": [[0, 0, 0, 0, 0, 0, 0, 0]], '
+             '"sha": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}'),
+    ("math", "A = πr² = π · 3² ≈ 28.27; Σ_{k=1}^{n} k = n(n+1)/2; 1/3 = 0.3333333333333333; "
+             "α + β + γ = 180°; λ = h / p"),
+    ("table", "| Planet | Diameter (km) |\n|--------|---------------|\n| Mercury | 4,879 |\n"
+              "| Venus | 12,104 |\n| Earth | 12,742 |\n| Mars | 6,779 |"),
+    ("en", "Cats are cute. Cats are independent. Cats are clean. " * 8),
+    ("en", "The capital of Australia is Sydney, which is also its largest city."),
+    ("en", "Yes yes yes yes yes yes yes yes yes yes."),
+    ("en", "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20"),
+    ("de", "Die Donaudampfschifffahrtsgesellschaft und die Rechtsschutzversicherungsgesellschaften "
+           "sind bekannte Beispiele für lange deutsche Wörter."),
+]
+
+
+@pytest.mark.parametrize("lang,text", NEVER, ids=[f"{lang}-{i}" for i, (lang, _) in enumerate(NEVER)])
+def test_never_garble(lang, text):
+    expect = {"code": ["en", "code"], "json": ["en", "json"], "math": ["en", "math"],
+              "table": ["en", "table"]}.get(lang, [lang])
+    v = detect(text, expect)
+    assert not v.garbled, v
+
+
+def test_sentence_loops_add_a_little_but_never_flag_alone():
+    loop = "I am an AI assistant and I am here to help you with your questions. " * 12
+    v = detect(loop, ["en"])
+    assert not v.garbled
+    assert any(r.startswith("repetition") for r in v.reasons), v.reasons
+
+
+def test_empty_text_is_clean():
+    assert detect("", ["en"]).score == 0.0
+    assert not detect("   \n", None).garbled
+
+
+# ------------------------------------------------------------------ expectations and channels
+
+
+def test_expected_scripts_from_languages():
+    assert expected_scripts(["ru"]) == {"latin", "cyrillic"}
+    assert {"han", "hiragana", "katakana"} <= expected_scripts(["ja"])
+    assert expected_scripts(["en", "code"]) == {"latin"}
+    assert expected_scripts(None) is None
+    assert expected_scripts(["zh-CN"]) >= {"han"}
+
+
+def test_parse_expect_refuses_unknown_codes():
+    assert parse_expect("en, ru") == ["en", "ru"]
+    assert parse_expect(None) is None
+    with pytest.raises(UsageError, match="klingon"):
+        parse_expect("en,klingon")
+
+
+def test_check_response_reports_the_worse_channel():
+    resp = Response(content="The answer is 42.", reasoning="yond" * 40)
+    got = check_response(resp, ["en"])
+    assert got["channel"] == "reasoning" and got["garbled"] is True
+    assert set(got) == {"garbled", "score", "reasons", "channel"}
+    clean = check_response(Response(content="The answer is 42."), ["en"])
+    assert clean["channel"] == "content" and clean["garbled"] is False
+    assert check_response(Response(content=None, reasoning="  "), ["en"]) is None
+    assert check_response(Response(), None) is None
+
+
+def test_explain_text_is_readable():
+    v = detect("!" * 50, ["en"])
+    text = explain_text("!" * 50, v, ["en"])
+    assert text.startswith("GARBLED: score 1.00")
+    assert "'!' repeated 50 times" in text
+
+
+# ------------------------------------------------------------------ the command
+
+
+def test_cli_exit_codes_and_json(capsys):
+    assert main(["garble", "!" * 40, "--expect", "en", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"garbled", "score", "reasons"} and out["garbled"] is True
+    assert main(["garble", "The capital of France is Paris."]) == 0
+    assert capsys.readouterr().out.startswith("clean: score")
+    assert main(["garble", "x", "--expect", "xx"]) == 2
+
+
+def test_cli_reads_stdin():
+    proc = subprocess.run([sys.executable, "-m", "evalrun", "garble", "-", "--expect", "ru"],
+                          input="Москва — столица России.", capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("clean")
