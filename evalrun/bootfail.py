@@ -159,7 +159,7 @@ def classify(watch: LogWatch, code: int | None, *, contract: Contract, env: dict
                            r"no such option:? (-[\w.-]+)|unknown (?:argument|option):? (-[\w.-]+)"):
         flag = next(g for g in m.groups() if g) if any(m.groups()) else "a flag"
         knob = flag.lstrip("-")
-        prog = " ".join(argv[:3]) if argv else "the engine"
+        prog = " ".join(argv[:len(contract.command)]) if argv else "the engine"
         return ("invalid_flag", line_of(m),
                 f"the engine rejects {flag}: check its spelling and value against `{prog} --help` "
                 f"for this engine version, or drop it with --unset {knob}")
@@ -169,4 +169,4 @@ def classify(watch: LogWatch, code: int | None, *, contract: Contract, env: dict
                 "the engine refused this combination of knobs: change or --unset the knob the "
                 "message names")
     return ("crashed", watch.key_line(),
-            f"exit code {code}; read the end of {watch.path}")
+            f"exit code {code}: the end of server.log says why")

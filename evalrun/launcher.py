@@ -35,9 +35,11 @@ from evalrun.contract import (
     redact_env,
     render_argv,
 )
-from evalrun.errors import BootError
+from evalrun.errors import BootError, Interrupted
 
-Progress = Callable[[float, str], None]  # (seconds since start, phase) phase: starting|loading|warming
+# (seconds since start, phase): starting | loading (health not 200 yet) | warming (waiting for the
+# one-token completion) | ready (called once, at the end)
+Progress = Callable[[float, str], None]
 TERM_GRACE_S = 10.0
 KILL_WAIT_S = 5.0
 PORT_FREE_WAIT_S = 5.0
@@ -105,7 +107,7 @@ def port_holder(port: int) -> str | None:
                 link = os.readlink(fd)
                 if link.startswith("socket:[") and link[8:-1] in inodes:
                     cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-                    return f"pid {proc.name} ({cmd.strip()[:80]})"
+                    return f"pid {proc.name} ({' '.join(cmd.split())[:80]})"
     return None
 
 
@@ -258,7 +260,8 @@ def probe_version(client: httpx.Client, root: str) -> tuple[str | None, str | No
 
 
 def _fail(kind: str, message: str, hint: str, watch: LogWatch) -> BootError:
-    return BootError(message, kind=kind, hint=hint, log_tail=watch.tail_text())
+    return BootError(message, kind=kind, hint=f"{hint}; log: {watch.path}",
+                     log_tail=watch.tail_text())
 
 
 def _wait_ready(contract: Contract, proc: subprocess.Popen[bytes], client: httpx.Client,
@@ -295,7 +298,10 @@ def _wait_ready(contract: Contract, proc: subprocess.Popen[bytes], client: httpx
             code_chat, detail = _chat_probe(client, root, model, contract.request,
                                             timeout=max(5.0, min(60.0, contract.boot_timeout - elapsed)))
             if code_chat == 200:
-                return time.monotonic() - start
+                ready = time.monotonic() - start
+                if on_progress is not None:
+                    on_progress(ready, "ready")
+                return ready
             if code_chat is not None and 400 <= code_chat < 500 and code_chat not in (408, 429):
                 refusals += 1
                 last_refusal = f"HTTP {code_chat}: {detail}"
@@ -348,7 +354,7 @@ def boot_server(contract: Contract, log_path: Path, *, on_progress: Progress | N
                             process=proc)
             try:
                 yield server
-            except (BootError, KeyboardInterrupt):
+            except (BootError, Interrupted, KeyboardInterrupt):
                 raise
             except Exception as exc:  # the caller's error: explain it if the server died under it
                 with contextlib.suppress(subprocess.TimeoutExpired):
@@ -384,8 +390,9 @@ def _died_in_use(contract: Contract, proc: subprocess.Popen[bytes], watch: LogWa
                  env: dict[str, str], argv: list[str]) -> BootError:
     watch.feed()
     kind, line, hint = classify(watch, proc.returncode, contract=contract, env=env, argv=argv)
+    why = "" if kind == "crashed" else f" ({kind})"
     return _fail("crashed", f"{contract.name} died with code {proc.returncode} after boot, while "
-                 f"in use ({kind}): {line}", hint, watch)
+                 f"in use{why}: {line}", hint, watch)
 
 
 def _header(log: IO[bytes], argv: list[str], contract: Contract) -> None:
@@ -444,6 +451,11 @@ def stderr_progress(name: str, stream: IO[str] | None = None) -> Progress:
     last = [-1]
 
     def show(elapsed: float, phase: str) -> None:
+        if phase == "ready":
+            out.write(("\r" if tty else "") + f"booted {name} in {elapsed:.1f}s"
+                      + ("\033[K" if tty else "") + "\n")
+            out.flush()
+            return
         second = int(elapsed)
         if second == last[0] or (not tty and second % 15):
             return

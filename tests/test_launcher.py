@@ -248,3 +248,20 @@ def test_no_process_left_after_ctrl_c_or_sigterm(tmp_path: Path, sig: int) -> No
                 driver.kill()
     assert not any(alive(p) for p in pids), "orphan server process left behind"
     assert not port_in_use("127.0.0.1", port)
+
+
+def test_stderr_progress_shows_a_live_timer() -> None:
+    import io
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out = Tty()
+    show = launcher.stderr_progress("lane", out)
+    for t, phase in [(0.1, "starting"), (0.5, "starting"), (12.2, "loading"), (13.0, "warming")]:
+        show(t, phase)
+    show(13.4, "ready")
+    text = out.getvalue()
+    assert text.count("booting lane") == 3  # once per second, not per poll
+    assert "booting lane … 12s (loading)" in text and text.endswith("booted lane in 13.4s\x1b[K\n")

@@ -2,7 +2,7 @@
 
     python engine.py MODEL --host H --port P [--mode ok|crash|crashloop|hang] [--boot-delay S]
         [--die-after N] [--spawn-child] [--pidfile F] [--ignore-term] [--message TEXT]
-        [--no-version] [--refuse-chat] [--print-env VAR]
+        [--no-version] [--refuse-chat] [--reply-delay S] [--print-env VAR]
 
 Standard library only. Prints a few log lines like a real engine would.
 """
@@ -55,6 +55,7 @@ def main() -> int:
     parser.add_argument("--no-version", action="store_true")
     parser.add_argument("--print-env")
     parser.add_argument("--refuse-chat", action="store_true")
+    parser.add_argument("--reply-delay", type=float, default=0.0)
     args = parser.parse_args()
     print(f"INFO fake engine starting: model={args.model} port={args.port}", flush=True)
     if args.print_env:
@@ -119,6 +120,7 @@ def main() -> int:
                 self._send(404, {"error": f"model {body.get('model')} not found"})
                 return
             served["n"] += 1
+            time.sleep(args.reply_delay)
             if args.die_after and served["n"] > args.die_after:
                 print("Fatal Python error: Segmentation fault", file=sys.stderr, flush=True)
                 os._exit(139)
