@@ -168,6 +168,11 @@ def test_bisect_exit_codes(fake_server, make_suite, results, capsys, monkeypatch
     code, _, err = score(capsys, "--endpoint", f"127.0.0.1:{closed_port()}", "--suite", suite,
                          "--results", results, "--fail-below", "50")
     assert code == 125 and "untestable" in one_line(err)
+    monkeypatch.undo()
+    fake_server.rule = lambda req: http_error(400, "tool_choice auto requires "
+                                              "--enable-auto-tool-choice") \
+        if "question 1:" in last_user(req) else reply("ok")
+    assert score(capsys, *base, "--fail-on-garble", "0.5")[0] == 1  # an item in error is bad
 
 
 def test_runs_and_show(fake_server, make_suite, results, capsys):

@@ -2,7 +2,8 @@
 
 Exit codes: 0 complete; 2 bad usage/config/suite; 3 endpoint unreachable, not OpenAI-compatible,
 or it stopped answering; 4 finished with items in error; 130 interrupted (resumable).
-With --fail-below / --fail-on-garble (for `git bisect run`): 0 good, 1 bad, 125 untestable.
+With --fail-below / --fail-on-garble (for `git bisect run`): 0 good, 1 bad (below the bar, too
+much garble, or items in error), 125 untestable (boot failure, endpoint unreachable).
 """
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--resume", metavar="RUN_ID", help="finish a run: request only items without a final record")
     run.add_argument("--timeout", type=float, default=120.0, metavar="S", help="per request (default 120)")
     run.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    gate = p.add_argument_group("exit code for scripts (git bisect run): 0 good, 1 bad, 125 untestable")
+    gate = p.add_argument_group(
+        "exit code for scripts (git bisect run): 0 good, 1 bad (below the bar, too much garble, "
+        "or items in error), 125 untestable (boot failure, endpoint unreachable)")
     gate.add_argument("--fail-below", type=float, metavar="N", help="bad if the score (0-100) is below N")
     gate.add_argument("--fail-on-garble", type=float, metavar="RATE",
                       help="bad if the garble rate (0-1) is at or above RATE")
@@ -103,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
     assert s is not None
     if gating:
         bad = (args.fail_below is not None and s.score < args.fail_below) or \
-              (args.fail_on_garble is not None and s.garble_rate >= args.fail_on_garble)
+              (args.fail_on_garble is not None and s.garble_rate >= args.fail_on_garble) or \
+              s.errors > 0  # items the endpoint refused even after retries: a broken contract
         return 1 if bad else 0
     return 4 if s.errors else 0
 
