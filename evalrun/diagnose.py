@@ -45,8 +45,8 @@ HINTS: dict[str, str] = {
         "--context-length (sglang) or --n_ctx / -c (llama.cpp)"
     ),
     "empty_response": (
-        "content and reasoning are both empty with finish_reason stop: a reasoning-parser fault "
-        "(often only under concurrency); try --concurrency 1 or another --reasoning-parser"
+        "content and reasoning are both null: a reasoning-parser fault (often only under "
+        "concurrency); check --reasoning-parser, compare with --concurrency 1"
     ),
     "model_not_found": (
         "the endpoint does not serve that model name: pass --model with a name from /v1/models "
@@ -93,7 +93,8 @@ def diagnose_response(response: Response, *, tools_offered: bool = False) -> lis
         out.append("reasoning_exhausted_tokens" if truncated else "reasoning_only")
     elif not has_answer and response.finish_reason == "length":
         out.append("length_no_answer")
-    elif not has_answer:
+    elif response.content is None and not response.tool_calls:
+        # null, not "": the server dropped the text (a model that says nothing sends "")
         out.append("empty_response")
     if _THINK_RE.search(content):
         out.append("think_in_content")

@@ -101,3 +101,8 @@ def test_progress_bar_line():
     assert "3/4" in line and "passed 2" in line and "errors 1" in line and "ETA" in line
     bar.finish()
     assert out.getvalue().count("\n") == 3
+
+
+def test_empty_string_is_the_model_not_the_server():
+    assert diagnose_response(Response(content="", finish_reason="stop")) == []
+    assert diagnose_response(Response(content=None, finish_reason="stop")) == ["empty_response"]
