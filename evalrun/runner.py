@@ -48,9 +48,10 @@ from evalrun.suite import Item, Suite
 if TYPE_CHECKING:
     import openai
 
-# Consecutive items failing at the transport level (or with 5xx) before we call the endpoint dead.
+# Consecutive items failing at the transport level, with 5xx, or with a body that is not a chat
+# completion, before we call the endpoint dead.
 DEAD_AFTER = 8
-DEAD_KINDS = frozenset({"connect", "timeout"})
+DEAD_KINDS = frozenset({"connect", "timeout", "bad_response"})
 
 
 class _ItemWriter:
@@ -398,8 +399,8 @@ def score_suite(*, endpoint: str, suite: Suite, store: RunStore, model: str | No
     if state.stopped:
         raise EndpointError(
             f"the endpoint stopped answering ({state.stopped}); stopped after "
-            f"{len(state.records)}/{len(items)} items; fix the server, then resume with "
-            f"--resume {record.run_id}")
+            f"{len(state.records)}/{len(items)} items; fix the server, then "
+            f"`evalrun score --resume {record.run_id}`")
     ordered = [state.records[i.id] for i in items if i.id in state.records]
     return record, ordered
 

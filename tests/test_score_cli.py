@@ -200,3 +200,12 @@ def test_runs_and_show(fake_server, make_suite, results, capsys):
 def test_runs_on_empty_store(tmp_path, capsys):
     assert main(["runs", "--results", str(tmp_path / "none")]) == 0
     assert "no runs" in capsys.readouterr().out
+
+
+def test_chat_answering_html_stops_early_exit_3(fake_server, make_suite, results, capsys):
+    fake_server.rule = lambda req: Fault(200, kind="html", message="Open WebUI")
+    code, _, err = score(capsys, "--endpoint", fake_server.base_url, "--suite",
+                         str(make_suite(n=12)), "--results", results, "--concurrency", "1")
+    line = one_line(err)
+    assert code == 3 and "HTML" in line and "--resume" in line
+    assert fake_server.chat_requests == 8  # not retried, and no more items after the 8th
