@@ -122,10 +122,11 @@ def make_client(base_url: str, *, api_key: str | None = None, timeout: float = 1
 
 
 def parse_completion(data: Any) -> tuple[Response, str | None]:
-    """Response + served model name from a chat-completion JSON body; ValueError if it is not one."""
-    if not isinstance(data, dict) or not isinstance(data.get("choices"), list) or not data["choices"]:
+    """Response + served model name from a chat-completion JSON body; ValueError if not one."""
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not isinstance(choices, list) or not choices:
         raise ValueError("no choices in the body")
-    choice = data["choices"][0]
+    choice = choices[0]
     msg = choice.get("message") if isinstance(choice, dict) else None
     if not isinstance(msg, dict):
         raise ValueError("choices[0].message is missing")
@@ -201,17 +202,18 @@ async def _once(client: openai.AsyncOpenAI, params: dict[str, Any]) -> tuple[Res
         # client.post with the JSON body as is: chat.completions.create() would walk every
         # message and tool through its type-driven transform (~5 ms per request of pure CPU).
         content = await client.post("/chat/completions", cast_to=bytes, body=body,
-                                    options=options)  # type: ignore[arg-type]
+                                    options=options)  # type: ignore[call-overload]
     except openai.APITimeoutError as exc:
         raise _Retryable(RequestFailed(f"timed out ({exc})", kind="timeout")) from exc
     except openai.APIConnectionError as exc:
         cause = exc.__cause__ or exc
-        raise _Retryable(RequestFailed(f"connection failed: {_short(cause)}", kind="connect")) from exc
+        failure = RequestFailed(f"connection failed: {_short(cause)}", kind="connect")
+        raise _Retryable(failure) from exc
     except openai.APIStatusError as exc:
         status = exc.status_code
-        body = exc.response.text
-        failure = RequestFailed(f"HTTP {status}: {error_message(body)}", kind="http",
-                                http_status=status, body=body[:2000])
+        text = exc.response.text
+        failure = RequestFailed(f"HTTP {status}: {error_message(text)}", kind="http",
+                                http_status=status, body=text[:2000])
         if status in RETRY_STATUSES or status >= 500:
             retry_after = parse_retry_after(exc.response.headers.get("retry-after"))
             raise _Retryable(failure, retry_after if status in (429, 503) else None) from exc
@@ -245,8 +247,8 @@ async def chat_attempt(
 
     `params` are keyword arguments as for `chat.completions.create` (model, messages, max_tokens,
     temperature, tools, tool_choice, plus extra_body / extra_headers / timeout); they are sent
-    as the JSON body unchanged. `should_stop` lets the caller give up
-    retrying (e.g. once the endpoint is known to be down).
+    as the JSON body unchanged. `should_stop` lets the caller give up retrying (e.g. once the
+    endpoint is known to be down).
     """
     rng = rng or random.Random(retry.seed)
     for attempt in range(1, retry.attempts + 1):
@@ -285,7 +287,8 @@ async def list_models(client: openai.AsyncOpenAI, base_url: str) -> list[str]:
         raise EndpointError(
             f"{base_url}/models answered HTTP {exc.status_code} "
             f"({error_message(exc.response.text)}); point --endpoint at an OpenAI-compatible "
-            "server's /v1 base URL" + ("; set --api-key-env" if exc.status_code in (401, 403) else "")
+            "server's /v1 base URL"
+            + ("; set --api-key-env" if exc.status_code in (401, 403) else "")
         ) from exc
     body = raw.http_response.content
     try:

@@ -13,7 +13,7 @@ import queue
 import random
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +29,8 @@ from evalrun.client import (
     normalise_endpoint,
     pick_model,
 )
-from evalrun.diagnose import diagnose_error, diagnose_response, summarize as summarize_diagnoses
+from evalrun.diagnose import diagnose_error, diagnose_response
+from evalrun.diagnose import summarize as summarize_diagnoses
 from evalrun.errors import ConfigError, EndpointError, Interrupted, SuiteError, UsageError
 from evalrun.results import (
     CategoryTally,
@@ -37,8 +38,8 @@ from evalrun.results import (
     ItemRecord,
     RunRecord,
     RunStore,
-    Summary,
     SuiteRef,
+    Summary,
     new_run_id,
     now_iso,
     slug,
@@ -175,7 +176,8 @@ async def _score_item(item: Item, client: openai.AsyncOpenAI, model: str,
     from evalrun.graders import grade
 
     params = build_params(item, model, request_extra)
-    base = {"id": item.id, "category": item.category, "request": _request_record(params)}
+    base: dict[str, Any] = {"id": item.id, "category": item.category,
+                            "request": _request_record(params)}
     try:
         got = await chat_attempt(client, params, retry=retry, rng=rng, should_stop=should_stop)
     except RequestFailed as exc:
@@ -246,7 +248,8 @@ async def _run(state: _State, *, base_url: str, suite: Suite, items: list[Item],
                     suite=SuiteRef(name=suite.name, version=suite.version, sha256=suite.sha256,
                                    path=suite.path),
                     endpoint=base_url, model_requested=model,
-                    sampling={"temperature": 0, **({"extra": request_extra} if request_extra else {})},
+                    sampling={"temperature": 0,
+                              **({"extra": request_extra} if request_extra else {})},
                     selection=selection, contract=contract, server=server,
                     provenance=provenance, started_at=now_iso(),
                 )
@@ -414,7 +417,8 @@ def _finish(store: RunStore, record: RunRecord, items: list[Item], state: _State
 
 
 def score_contract(*, contract_path: str | Path | None, reference: bool = False,
-                   sets: list[str] = (), unsets: list[str] = (), suite: Suite, store: RunStore,
+                   sets: Sequence[str] = (), unsets: Sequence[str] = (), suite: Suite,
+                   store: RunStore,
                    label: str | None = None, on_boot_progress: Callable[..., None] | None = None,
                    resume: str | None = None, **kw: Any) -> tuple[RunRecord, list[ItemRecord]]:
     """Boot the server a contract describes, score the suite against it, tear it down.

@@ -368,7 +368,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._fault(answer)
         if answer is None or isinstance(answer, str):
             answer = Reply(content=answer)
-        self._json(200, answer.body(request, fake.models[0] if fake.models else "fake", len(fake.requests)))
+        model = fake.models[0] if fake.models else "fake"
+        self._json(200, answer.body(request, model, len(fake.requests)))
 
 
 def _error_type(status: int) -> str:

@@ -74,7 +74,8 @@ def test_tools_and_extra_body_are_sent(fake_server, make_suite, tmp_path):
 def test_errors_are_never_graded(fake_server, make_suite, tmp_path, monkeypatch):
     graded = []
     real = graders.grade
-    monkeypatch.setattr(graders, "grade", lambda item, resp: graded.append(item.id) or real(item, resp))
+    monkeypatch.setattr(graders, "grade",
+                        lambda item, resp: graded.append(item.id) or real(item, resp))
     fake_server.rule = lambda req: Fault(500) if "question 1:" in last_user(req) else reply("ok")
     record, recs = run(fake_server, make_suite(n=3), tmp_path)
     bad = [r for r in recs if r.status == "error"]

@@ -139,7 +139,7 @@ def test_unwritable_results_dir_exit_2(fake_server, make_suite, tmp_path, capsys
     ([], "pass --endpoint"),
     (["--endpoint", "http://x/v1", "--set", "args.a=1"], "--set/--unset"),
     (["--endpoint", "http://x/v1", "--contract", "c.yaml"], "exclude each other"),
-    (["--endpoint", "http://x/v1", "--api-key-env", "EVALRUN_TEST_NO_SUCH_VAR"], "is empty or unset"),
+    (["--endpoint", "http://x/v1", "--api-key-env", "EVALRUN_TEST_NO_VAR"], "is empty or unset"),
     (["--endpoint", "http://x/v1", "--fail-on-garble", "5"], "between 0 and 1"),
     (["--endpoint", "ftp://x", "--suite", "SUITE"], "not an http(s) URL"),
     (["--resume", "no-such-run"], "no run 'no-such-run'"),

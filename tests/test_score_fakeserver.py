@@ -9,7 +9,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from fakeserver import Fault, FakeServer, per_prompt_token, reply, tool_choice_400
+from fakeserver import FakeServer, Fault, per_prompt_token, reply, tool_choice_400
 
 
 def post(url: str, body: dict) -> tuple[int, dict | str]:

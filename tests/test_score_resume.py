@@ -62,7 +62,8 @@ def test_resume_after_kill_9(fake_server, slow_suite, tmp_path, capsys):
 
     code = main(["score", "--resume", run_id, "--results", str(results), "--no-progress"])
     out = capsys.readouterr().out
-    assert code == 0 and out.strip().endswith(f"{run_id}: mini-v1: {N - 1}/{N} ({round(100 * (N - 1) / N)}/100)")
+    headline = f"{run_id}: mini-v1: {N - 1}/{N} ({round(100 * (N - 1) / N)}/100)"
+    assert code == 0 and out.strip().endswith(headline)
     resent = [last_user(r) for r in fake_server.requests[sent_before:]]
     assert len(resent) == N - len(done)  # only the missing items were requested
     ids = [r.id for r in store.load_items(run_id)]

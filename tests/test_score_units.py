@@ -54,7 +54,8 @@ def test_git_facts_outside_a_repo(tmp_path):
           "tokens (4900 in the messages, 100 in the completion).", "context_length"),
     (400, "The input (40000 tokens) is longer than the model's context length (32768 tokens).",
      "context_length"),  # sglang
-    (400, "Requested tokens (40000) exceed context window of 32768", "context_length"),  # llama-cpp-python
+    (400, "Requested tokens (40000) exceed context window of 32768",
+     "context_length"),  # llama-cpp-python
     (400, "the request exceeds the available context size, try increasing it", "context_length"),
     (404, "The model `qwen` does not exist.", "model_not_found"),
 ])

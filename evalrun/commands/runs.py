@@ -7,7 +7,8 @@ import argparse
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("runs", help="list stored runs", description=__doc__)
-    p.add_argument("--results", default="results", metavar="DIR", help="run store (default: results)")
+    p.add_argument("--results", default="results", metavar="DIR",
+                   help="run store (default: results)")
     p.add_argument("--last", type=int, metavar="N", help="only the N most recent runs")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.add_argument("--plot", metavar="FILE.png",
@@ -15,8 +16,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evalrun.results import json_text
     from evalrun.report import runs_json, runs_table
+    from evalrun.results import json_text
     from evalrun.runner import list_runs
 
     records = list_runs(args.results, last=args.last)

@@ -30,21 +30,26 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="override a contract key, e.g. args.load-format=safetensors")
     target.add_argument("--unset", dest="unsets", action="append", default=[], metavar="K",
                         help="remove a contract key, e.g. args.speculative-config")
-    target.add_argument("--api-key-env", metavar="VAR", help="environment variable with the API key")
+    target.add_argument("--api-key-env", metavar="VAR",
+                        help="environment variable with the API key")
     run = p.add_argument_group("the run")
     run.add_argument("--suite", default=None, help="suite name or folder (default: core)")
     run.add_argument("--concurrency", type=int, default=16, metavar="N", help="default 16")
     run.add_argument("--name", metavar="LABEL", help="run label (default: a slug of the model)")
-    run.add_argument("--results", default="results", metavar="DIR", help="run store (default: results)")
+    run.add_argument("--results", default="results", metavar="DIR",
+                     help="run store (default: results)")
     run.add_argument("--limit", type=int, metavar="N", help="score only the first N items")
     run.add_argument("--tags", metavar="T1,T2", help="score only items with one of these tags")
-    run.add_argument("--resume", metavar="RUN_ID", help="finish a run: request only items without a final record")
-    run.add_argument("--timeout", type=float, default=120.0, metavar="S", help="per request (default 120)")
+    run.add_argument("--resume", metavar="RUN_ID",
+                     help="finish a run: request only items without a final record")
+    run.add_argument("--timeout", type=float, default=120.0, metavar="S",
+                     help="per request (default 120)")
     run.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     gate = p.add_argument_group(
         "exit code for scripts (git bisect run): 0 good, 1 bad (below the bar, too much garble, "
         "or items in error), 125 untestable (boot failure, endpoint unreachable)")
-    gate.add_argument("--fail-below", type=float, metavar="N", help="bad if the score (0-100) is below N")
+    gate.add_argument("--fail-below", type=float, metavar="N",
+                      help="bad if the score (0-100) is below N")
     gate.add_argument("--fail-on-garble", type=float, metavar="RATE",
                       help="bad if the garble rate (0-1) is at or above RATE")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
@@ -52,15 +57,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from evalrun.errors import BootError, EndpointError, UsageError
-    from evalrun.results import json_text
     from evalrun.report import score_json, score_text
-    from evalrun.results import RunStore
+    from evalrun.results import RunStore, json_text
     from evalrun.runner import resume_defaults, score_contract, score_suite
     from evalrun.suite import load_suite
 
     gating = args.fail_below is not None or args.fail_on_garble is not None
     if args.fail_on_garble is not None and not 0 <= args.fail_on_garble <= 1:
-        raise UsageError(f"--fail-on-garble takes a rate between 0 and 1, got {args.fail_on_garble}")
+        raise UsageError("--fail-on-garble takes a rate between 0 and 1, "
+                         f"got {args.fail_on_garble}")
     booted = bool(args.contract or args.reference)
     if args.contract and args.reference:
         raise UsageError("pass either --contract FILE or --reference, not both")
@@ -91,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
             record, _ = score_contract(contract_path=args.contract, reference=args.reference,
                                        sets=args.sets, unsets=args.unsets, **common)
         else:
+            assert endpoint is not None
             record, _ = score_suite(endpoint=endpoint, model=args.model or defaults.get("model"),
                                     **common)
     except (EndpointError, BootError) as exc:

@@ -6,17 +6,18 @@ import argparse
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("show", help="show one run: categories and failed items", description=__doc__)
+    p = sub.add_parser("show", help="show one run: categories and failed items",
+                       description=__doc__)
     p.add_argument("run", metavar="RUN_ID", nargs="?", default="latest",
                    help="run id, tag, `latest` or `latest:<label>` (default: latest)")
-    p.add_argument("--results", default="results", metavar="DIR", help="run store (default: results)")
+    p.add_argument("--results", default="results", metavar="DIR",
+                   help="run store (default: results)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
 
 def run(args: argparse.Namespace) -> int:
-    from evalrun.results import json_text
     from evalrun.report import show_json, show_text
-    from evalrun.results import RunStore
+    from evalrun.results import RunStore, json_text
 
     store = RunStore(args.results)
     record = store.load_run(args.run)
