@@ -15,9 +15,9 @@ import json
 from collections import Counter
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evalrun.errors import SuiteError
+from evalrun.errors import ConfigError, SuiteError
 from evalrun.results import ItemRecord, RunRecord, RunStore
 from evalrun.stats import (
     DEFAULT_ALPHA,
@@ -153,9 +153,22 @@ def compare_runs(
     run_b = store.load_run(ref_b)
     check_same_suite(run_a, run_b)
     return compare_records(
-        run_a, store.load_items(run_a.run_id), run_b, store.load_items(run_b.run_id),
+        run_a, _load_items(store, run_a.run_id), run_b, _load_items(store, run_b.run_id),
         alpha=alpha, seed=seed, resamples=resamples,
     )
+
+
+def _load_items(store: RunStore, run_id: str) -> list[ItemRecord]:
+    """Item records of a run; a line that is not an item record is unusable input (exit 2)."""
+    try:
+        return store.load_items(run_id)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise ConfigError(
+            f"{store.run_dir(run_id) / 'items.jsonl'} holds a line that is not an item record "
+            f"({where}: {err['msg']}); was it written by another evalrun version?"
+        ) from exc
 
 
 def check_same_suite(run_a: RunRecord, run_b: RunRecord) -> None:

@@ -208,3 +208,12 @@ def test_cli_policy_file_is_used(store, tmp_path):
 def test_cli_print_policy(capsys):
     assert main(["signoff", "--print-policy"]) == 0
     assert yaml.safe_load(capsys.readouterr().out)["max_total_drop"] == 2.0
+
+
+def test_cli_corrupt_item_record_is_exit_2(store, capsys):
+    write_run(store, BASE, items_for())
+    write_run(store, CAND, items_for())
+    with (store.run_dir(CAND) / "items.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write('{"id": "x", "status": "maybe"}\n')
+    assert cli(store, "--candidate", CAND, "--baseline", BASE) == 2
+    assert "not an item record" in capsys.readouterr().err
