@@ -29,7 +29,7 @@ checked on the candidate alone, against absolute limits, with no test.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -147,13 +147,19 @@ def load_policy(path: Path | str | None) -> Policy:
 def signoff(
     store: RunStore, candidate: str, baseline: str, policy: Policy | None = None, *,
     policy_source: str = "default", seed: int = DEFAULT_SEED, write_report: bool = True,
+    extra_checks: Sequence[Check] = (),
 ) -> Signoff:
-    """Judge `candidate` against `baseline` (run refs); write results/<candidate>/signoff.md."""
+    """Judge `candidate` against `baseline` (run refs); write results/<candidate>/signoff.md.
+
+    `extra_checks` are checks computed elsewhere from other evidence (e.g. a decode-slope rule
+    over slope records); they count like the built-in rules.
+    """
     policy = policy or Policy()
     cmp = compare_runs(store, baseline, candidate, alpha=policy.alpha, seed=seed)
     checks: list[Check] = []
     for rule in RULES:
         checks += rule(cmp, policy)
+    checks += extra_checks
     if cmp.a.run_id == cmp.b.run_id:
         checks.append(Check(rule="baseline", outcome="warn",
                             reason="candidate and baseline are the same run"))
@@ -266,8 +272,8 @@ def _fatal_diagnoses(cmp: Comparison, policy: Policy) -> list[Check]:
     return out or [Check(rule="fatal_diagnosis", outcome="pass", reason="no fatal diagnoses")]
 
 
-# Each rule maps (comparison, policy) to checks; a new rule (e.g. a decode-slope rule) is one more
-# function here plus its policy field.
+# Each rule maps (comparison, policy) to checks; a new rule on the item records is one more function
+# here plus its policy field. Rules over other evidence (slope records) come in as `extra_checks`.
 RULES: list[Callable[[Comparison, Policy], list[Check]]] = [
     _total_drop, _category_drops, _garble, _errors, _incomplete, _fatal_diagnoses,
 ]

@@ -217,3 +217,15 @@ def test_cli_corrupt_item_record_is_exit_2(store, capsys):
         fh.write('{"id": "x", "status": "maybe"}\n')
     assert cli(store, "--candidate", CAND, "--baseline", BASE) == 2
     assert "not an item record" in capsys.readouterr().err
+
+
+def test_extra_checks_count_like_rules(store):
+    from evalrun.signoff import Check
+
+    base, cand = seeds_pair(store)
+    slope = Check(rule="slope", subject="c1", outcome="fail",
+                  reason="decode at 128K fell to 0.5 of d0 (baseline 0.8)")
+    result = signoff(store, cand.run_id, base.run_id, extra_checks=[slope])
+    assert result.verdict == "fail" and result.reasons == [slope.reason]
+    report = (store.run_dir(cand.run_id) / "signoff.md").read_text(encoding="utf-8")
+    assert "decode at 128K" in report
