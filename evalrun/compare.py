@@ -145,16 +145,26 @@ class Comparison(BaseModel):
 
 
 def compare_runs(
-    store: RunStore, ref_a: str, ref_b: str, *, alpha: float = DEFAULT_ALPHA,
-    seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES,
+    store: RunStore,
+    ref_a: str,
+    ref_b: str,
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    seed: int = DEFAULT_SEED,
+    resamples: int = DEFAULT_RESAMPLES,
 ) -> Comparison:
     """Load two runs by reference and compare them (B against A)."""
     run_a = store.load_run(ref_a)
     run_b = store.load_run(ref_b)
     check_same_suite(run_a, run_b)
     return compare_records(
-        run_a, _load_items(store, run_a.run_id), run_b, _load_items(store, run_b.run_id),
-        alpha=alpha, seed=seed, resamples=resamples,
+        run_a,
+        _load_items(store, run_a.run_id),
+        run_b,
+        _load_items(store, run_b.run_id),
+        alpha=alpha,
+        seed=seed,
+        resamples=resamples,
     )
 
 
@@ -175,15 +185,22 @@ def check_same_suite(run_a: RunRecord, run_b: RunRecord) -> None:
     """Refuse to pair runs of different suites (or suite versions): the items are not the same."""
     if run_a.suite.sha256 != run_b.suite.sha256:
         raise SuiteError(
-            f"{run_a.run_id} used suite {_suite_name(run_a)} (sha256 {run_a.suite.sha256[:12]}) but "
+            f"{run_a.run_id} used suite {_suite_name(run_a)} "
+            f"(sha256 {run_a.suite.sha256[:12]}) but "
             f"{run_b.run_id} used {_suite_name(run_b)} (sha256 {run_b.suite.sha256[:12]}); "
             "compare runs of the same suite version, or re-score one of them"
         )
 
 
 def compare_records(
-    run_a: RunRecord, items_a: list[ItemRecord], run_b: RunRecord, items_b: list[ItemRecord], *,
-    alpha: float = DEFAULT_ALPHA, seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES,
+    run_a: RunRecord,
+    items_a: list[ItemRecord],
+    run_b: RunRecord,
+    items_b: list[ItemRecord],
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    seed: int = DEFAULT_SEED,
+    resamples: int = DEFAULT_RESAMPLES,
 ) -> Comparison:
     """Compare two loaded runs; pure (no I/O), so signoff and tests can call it directly."""
     check_same_suite(run_a, run_b)
@@ -204,9 +221,14 @@ def compare_records(
         if oa == ob:
             continue
         change = Change(
-            id=item_id, category=category[item_id], a=oa, b=ob,
-            a_answer=answer_text(by_a.get(item_id)), b_answer=answer_text(by_b.get(item_id)),
-            a_detail=_detail(by_a.get(item_id)), b_detail=_detail(by_b.get(item_id)),
+            id=item_id,
+            category=category[item_id],
+            a=oa,
+            b=ob,
+            a_answer=answer_text(by_a.get(item_id)),
+            b_answer=answer_text(by_b.get(item_id)),
+            a_detail=_detail(by_a.get(item_id)),
+            b_detail=_detail(by_b.get(item_id)),
         )
         (flips if {oa, ob} == {"passed", "failed"} else others).append(change)
 
@@ -214,11 +236,13 @@ def compare_records(
     side_b = _side(run_b, items_b, len(order), alpha)
     stats = _paired_stats(pairs, len(order), alpha, seed, resamples)
     return Comparison(
-        a=side_a, b=side_b,
+        a=side_a,
+        b=side_b,
         delta_items=side_b.passed - side_a.passed,
         delta_points=round(side_b.pct - side_a.pct, 1),
         categories=_categories(order, category, by_a, by_b, pairs, pair_cats),
-        flips=flips, other_changes=others,
+        flips=flips,
+        other_changes=others,
         diagnoses=_diagnoses(run_a, side_a, run_b, side_b),
         stats=stats,
         verdict=verdict_line(side_a, side_b, stats),
@@ -228,7 +252,10 @@ def compare_records(
 def verdict_line(a: Side, b: Side, stats: PairedStats) -> str:
     """`B − A = +2 items (170 vs 168), McNemar p = 0.69: no significant difference`."""
     delta = b.passed - a.passed
-    head = f"B − A = {_signed(delta)} items ({b.passed} vs {a.passed}), McNemar p = {fmt_p(stats.p_value)}"
+    head = (
+        f"B − A = {_signed(delta)} items ({b.passed} vs {a.passed}), "
+        f"McNemar p = {fmt_p(stats.p_value)}"
+    )
     if not stats.significant:
         words = "no significant difference"
     elif stats.gained > stats.lost:
@@ -267,7 +294,7 @@ def answer_text(item: ItemRecord | None) -> str:
 
 
 def _encodable(text: str) -> str:
-    """Lone surrogates (a broken server's output) become \\udXXX escapes, so files can be written."""
+    """Lone surrogates (a broken server's output) become \\udXXX escapes: files stay writable."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
@@ -305,17 +332,29 @@ def _side(run: RunRecord, items: list[ItemRecord], universe: int, alpha: float) 
     lo, hi = wilson_interval(passed, total, alpha=alpha)
     diag: Counter[str] = Counter(kind for i in items for kind in set(i.diagnoses))
     return Side(
-        run_id=run.run_id, label=run.label, status=run.status, suite=_suite_name(run),
-        suite_sha256=run.suite.sha256, passed=passed, total=total, errors=errors,
-        missing=total - len(items), garbled=garbled,
+        run_id=run.run_id,
+        label=run.label,
+        status=run.status,
+        suite=_suite_name(run),
+        suite_sha256=run.suite.sha256,
+        passed=passed,
+        total=total,
+        errors=errors,
+        missing=total - len(items),
+        garbled=garbled,
         garble_rate=round(garbled / answered, 4) if answered else 0.0,
         pct=round(100 * passed / total, 2) if total else 0.0,
-        wilson=(round(100 * lo, 1), round(100 * hi, 1)), diagnoses=dict(sorted(diag.items())),
+        wilson=(round(100 * lo, 1), round(100 * hi, 1)),
+        diagnoses=dict(sorted(diag.items())),
     )
 
 
 def _paired_stats(
-    pairs: list[tuple[bool, bool]], total: int, alpha: float, seed: int, resamples: int,
+    pairs: list[tuple[bool, bool]],
+    total: int,
+    alpha: float,
+    seed: int,
+    resamples: int,
 ) -> PairedStats:
     lost = sum(a and not b for a, b in pairs)
     gained = sum(b and not a for a, b in pairs)
@@ -326,17 +365,30 @@ def _paired_stats(
     mdd = min_detectable_difference(lost + gained, alpha=alpha, limit=len(pairs))
     pts = 100 / total if total else 0.0
     return PairedStats(
-        paired=len(pairs), excluded=total - len(pairs), lost=lost, gained=gained, alpha=alpha,
-        p_value=p, p_worse=mcnemar_exact(lost, gained, alternative="less"),
-        significant=p < alpha, ci_items=(lo, hi),
-        ci_points=(round(lo * pts, 1), round(hi * pts, 1)), seed=seed, resamples=resamples,
-        mdd_items=mdd, mdd_points=round(mdd * pts, 1) if mdd is not None else None,
+        paired=len(pairs),
+        excluded=total - len(pairs),
+        lost=lost,
+        gained=gained,
+        alpha=alpha,
+        p_value=p,
+        p_worse=mcnemar_exact(lost, gained, alternative="less"),
+        significant=p < alpha,
+        ci_items=(lo, hi),
+        ci_points=(round(lo * pts, 1), round(hi * pts, 1)),
+        seed=seed,
+        resamples=resamples,
+        mdd_items=mdd,
+        mdd_points=round(mdd * pts, 1) if mdd is not None else None,
     )
 
 
 def _categories(
-    order: list[str], category: dict[str, str], by_a: dict[str, ItemRecord],
-    by_b: dict[str, ItemRecord], pairs: list[tuple[bool, bool]], pair_cats: list[str],
+    order: list[str],
+    category: dict[str, str],
+    by_a: dict[str, ItemRecord],
+    by_b: dict[str, ItemRecord],
+    pairs: list[tuple[bool, bool]],
+    pair_cats: list[str],
 ) -> list[CategoryRow]:
     rows = []
     for cat in sorted(set(category.values())):
@@ -349,13 +401,24 @@ def _categories(
         n = len(ids)
         a_pct = round(100 * ap / n, 1) if n else 0.0
         b_pct = round(100 * bp / n, 1) if n else 0.0
-        rows.append(CategoryRow(
-            category=cat, a_passed=ap, a_total=n, b_passed=bp, b_total=n, delta=bp - ap,
-            a_pct=a_pct, b_pct=b_pct, delta_points=round(b_pct - a_pct, 1),
-            paired=len(cat_pairs), lost=lost,
-            gained=gained, p_value=mcnemar_exact(lost, gained),
-            p_worse=mcnemar_exact(lost, gained, alternative="less"),
-        ))
+        rows.append(
+            CategoryRow(
+                category=cat,
+                a_passed=ap,
+                a_total=n,
+                b_passed=bp,
+                b_total=n,
+                delta=bp - ap,
+                a_pct=a_pct,
+                b_pct=b_pct,
+                delta_points=round(b_pct - a_pct, 1),
+                paired=len(cat_pairs),
+                lost=lost,
+                gained=gained,
+                p_value=mcnemar_exact(lost, gained),
+                p_worse=mcnemar_exact(lost, gained, alternative="less"),
+            )
+        )
     return rows
 
 
@@ -366,7 +429,9 @@ def _diagnoses(run_a: RunRecord, a: Side, run_b: RunRecord, b: Side) -> list[Dia
             hints.setdefault(d.kind, d.hint)
     kinds = sorted(set(a.diagnoses) | set(b.diagnoses))
     return [
-        DiagnosisRow(kind=k, a=a.diagnoses.get(k, 0), b=b.diagnoses.get(k, 0), hint=hints.get(k, ""))
+        DiagnosisRow(
+            kind=k, a=a.diagnoses.get(k, 0), b=b.diagnoses.get(k, 0), hint=hints.get(k, "")
+        )
         for k in kinds
     ]
 

@@ -1,4 +1,4 @@
-"""How a `Comparison` reads: terminal text, markdown (for signoff.md) and one self-contained HTML page.
+"""How a `Comparison` reads: terminal text, markdown (for signoff.md), one self-contained HTML page.
 
 tabulate is imported here and only here for compare and signoff. Model output is untrusted text:
 markdown cells and HTML are escaped, so an answer containing `<script>` or `|` renders as text.
@@ -48,26 +48,46 @@ def header_rows(cmp: Comparison, names: Names = AB) -> list[list[str]]:
     rows = []
     for name, side in zip(names, (cmp.a, cmp.b), strict=True):
         lo, hi = side.wilson
-        rows.append([
-            name, side.run_id, f"{side.passed}/{side.total} ({round(side.pct)}/100)",
-            f"{lo:g}–{hi:g}", side.status,
-        ])
+        rows.append(
+            [
+                name,
+                side.run_id,
+                f"{side.passed}/{side.total} ({round(side.pct)}/100)",
+                f"{lo:g}–{hi:g}",
+                side.status,
+            ]
+        )
     return rows
 
 
 def category_rows(cmp: Comparison) -> list[list[str]]:
     """Per-category A vs B, then a total row."""
     rows = [
-        [c.category, f"{c.a_passed}/{c.a_total}", f"{c.b_passed}/{c.b_total}", _signed(c.delta),
-         _signed(c.delta_points), str(c.lost), str(c.gained), fmt_p(c.p_value)]
+        [
+            c.category,
+            f"{c.a_passed}/{c.a_total}",
+            f"{c.b_passed}/{c.b_total}",
+            _signed(c.delta),
+            _signed(c.delta_points),
+            str(c.lost),
+            str(c.gained),
+            fmt_p(c.p_value),
+        ]
         for c in cmp.categories
     ]
     s = cmp.stats
-    rows.append([
-        "TOTAL", f"{cmp.a.passed}/{cmp.a.total}", f"{cmp.b.passed}/{cmp.b.total}",
-        _signed(cmp.delta_items), _signed(cmp.delta_points), str(s.lost), str(s.gained),
-        fmt_p(s.p_value),
-    ])
+    rows.append(
+        [
+            "TOTAL",
+            f"{cmp.a.passed}/{cmp.a.total}",
+            f"{cmp.b.passed}/{cmp.b.total}",
+            _signed(cmp.delta_items),
+            _signed(cmp.delta_points),
+            str(s.lost),
+            str(s.gained),
+            fmt_p(s.p_value),
+        ]
+    )
     return rows
 
 
@@ -92,8 +112,13 @@ def health_rows(cmp: Comparison) -> list[list[str]]:
     rows = [
         ["errors", str(a.errors), str(b.errors), _signed(b.errors - a.errors), ""],
         ["not run", str(a.missing), str(b.missing), _signed(b.missing - a.missing), ""],
-        ["garbled", f"{a.garbled} ({100 * a.garble_rate:.1f}%)",
-         f"{b.garbled} ({100 * b.garble_rate:.1f}%)", _signed(b.garbled - a.garbled), ""],
+        [
+            "garbled",
+            f"{a.garbled} ({100 * a.garble_rate:.1f}%)",
+            f"{b.garbled} ({100 * b.garble_rate:.1f}%)",
+            _signed(b.garbled - a.garbled),
+            "",
+        ],
     ]
     rows += [
         [f"diagnosis {d.kind}", str(d.a), str(d.b), _signed(d.b - d.a), d.hint]
@@ -110,12 +135,19 @@ def stats_lines(cmp: Comparison, names: Names = AB) -> list[str]:
     plo, phi = s.ci_points
     conf = round(100 * (1 - s.alpha))
     lines = [
-        f"paired items: {s.paired} ({s.excluded} left out: errored or not run in {a} or {b}); "
-        f"pass→fail {s.lost}, fail→pass {s.gained}",
-        f"exact McNemar p = {fmt_p(s.p_value)} (two-sided); p = {fmt_p(s.p_worse)} for "
-        f"'{b} is worse' (one-sided)",
-        f"{conf}% paired bootstrap interval for {b} − {a}: {_signed(lo)} .. {_signed(hi)} items "
-        f"({_signed(plo)} .. {_signed(phi)} points; seed {s.seed}, {s.resamples} resamples)",
+        (
+            f"paired items: {s.paired} ({s.excluded} left out: errored or not run in {a} or {b}); "
+            f"pass→fail {s.lost}, fail→pass {s.gained}"
+        ),
+        (
+            f"exact McNemar p = {fmt_p(s.p_value)} (two-sided); p = {fmt_p(s.p_worse)} for "
+            f"'{b} is worse' (one-sided)"
+        ),
+        (
+            f"{conf}% paired bootstrap interval for {b} − {a}: {_signed(lo)} .. {_signed(hi)} "
+            f"items ({_signed(plo)} .. {_signed(phi)} points; seed {s.seed}, "
+            f"{s.resamples} resamples)"
+        ),
     ]
     if s.mdd_items is None:
         lines.append(
@@ -176,14 +208,22 @@ def render_markdown(cmp: Comparison, *, names: Names = AB, heading_level: int = 
     """Markdown sections (runs, categories, health, statistics, flips with both answers)."""
     h = "#" * heading_level
     out = [
-        f"{h} Runs", "",
-        _table(_md_rows(header_rows(cmp, names)), RUN_HEADERS, "github"), "",
-        f"Suite {cmp.a.suite} (sha256 `{cmp.a.suite_sha256[:12]}`).", "",
-        f"{h} Categories", "",
-        _table(_md_rows(category_rows(cmp)), category_headers(names), "github"), "",
-        f"{h} Errors, garble, diagnoses", "",
-        _table(_md_rows(health_rows(cmp)), health_headers(names), "github"), "",
-        f"{h} Statistics", "",
+        f"{h} Runs",
+        "",
+        _table(_md_rows(header_rows(cmp, names)), RUN_HEADERS, "github"),
+        "",
+        f"Suite {cmp.a.suite} (sha256 `{cmp.a.suite_sha256[:12]}`).",
+        "",
+        f"{h} Categories",
+        "",
+        _table(_md_rows(category_rows(cmp)), category_headers(names), "github"),
+        "",
+        f"{h} Errors, garble, diagnoses",
+        "",
+        _table(_md_rows(health_rows(cmp)), health_headers(names), "github"),
+        "",
+        f"{h} Statistics",
+        "",
     ]
     out += [f"- {line}" for line in stats_lines(cmp, names)] + [""]
     for title, changes in (("Flips", cmp.flips), ("Other changes", cmp.other_changes)):
@@ -226,21 +266,31 @@ def render_html(cmp: Comparison) -> str:
             f"<td><pre>{e(ch.b_answer)}</pre><small>{e(ch.b_detail)}</small></td></tr>"
         )
     title = f"evalrun compare: {cmp.a.run_id} vs {cmp.b.run_id}"
-    return "\n".join([
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{e(title)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{e(title)}</h1>",
-        f'<p class="verdict">{e(cmp.verdict)}</p>',
-        table(header_rows(cmp), RUN_HEADERS),
-        f"<p>Suite {e(cmp.a.suite)} (sha256 {e(cmp.a.suite_sha256[:12])})</p>",
-        "<h2>Categories</h2>", table(category_rows(cmp), category_headers()),
-        "<h2>Errors, garble, diagnoses</h2>",
-        table(health_rows(cmp), health_headers()),
-        "<h2>Statistics</h2><ul>" + "".join(f"<li>{e(x)}</li>" for x in stats_lines(cmp)) + "</ul>",
-        f"<h2>Flips and other changes ({len(flips)})</h2>",
-        "<table><tr><th>id</th><th>category</th><th>change</th>"
-        f"<th>A: {e(cmp.a.run_id)}</th><th>B: {e(cmp.b.run_id)}</th></tr>",
-        *flips,
-        "</table></body></html>",
-    ]) + "\n"
+    return (
+        "\n".join(
+            [
+                "<!DOCTYPE html>",
+                '<html lang="en"><head><meta charset="utf-8">',
+                f"<title>{e(title)}</title><style>{_CSS}</style></head><body>",
+                f"<h1>{e(title)}</h1>",
+                f'<p class="verdict">{e(cmp.verdict)}</p>',
+                table(header_rows(cmp), RUN_HEADERS),
+                f"<p>Suite {e(cmp.a.suite)} (sha256 {e(cmp.a.suite_sha256[:12])})</p>",
+                "<h2>Categories</h2>",
+                table(category_rows(cmp), category_headers()),
+                "<h2>Errors, garble, diagnoses</h2>",
+                table(health_rows(cmp), health_headers()),
+                "<h2>Statistics</h2><ul>"
+                + "".join(f"<li>{e(x)}</li>" for x in stats_lines(cmp))
+                + "</ul>",
+                f"<h2>Flips and other changes ({len(flips)})</h2>",
+                (
+                    "<table><tr><th>id</th><th>category</th><th>change</th>"
+                    f"<th>A: {e(cmp.a.run_id)}</th><th>B: {e(cmp.b.run_id)}</th></tr>"
+                ),
+                *flips,
+                "</table></body></html>",
+            ]
+        )
+        + "\n"
+    )

@@ -33,7 +33,8 @@ def history_points(
     done = [r for r in records if r.summary and r.summary.total]
     many_suites = len({r.suite.sha256 for r in done}) > 1
     panels: dict[str, dict[str, list[tuple[datetime, float, int, int]]]] = defaultdict(
-        lambda: defaultdict(list))
+        lambda: defaultdict(list)
+    )
     for r in sorted(done, key=lambda r: r.started_at):
         assert r.summary is not None
         when = datetime.fromisoformat(r.started_at)
@@ -43,7 +44,8 @@ def history_points(
         for cat, tally in s.categories.items():
             if tally.total:
                 panels[cat][key].append(
-                    (when, 100 * tally.passed / tally.total, tally.passed, tally.total))
+                    (when, 100 * tally.passed / tally.total, tally.passed, tally.total)
+                )
     order = ["all items"] + sorted(p for p in panels if p != "all items") if panels else []
     return panels, order
 
@@ -78,10 +80,22 @@ def plot_history(records: list[RunRecord], path: Path | str) -> Path:
             ys = [y for _, y, _, _ in pts]
             # Wilson interval as error bars: how far a point could move by chance alone
             cis = [wilson_interval(k, n) for *_, k, n in pts]
-            err = [[y - 100 * lo for y, (lo, _) in zip(ys, cis, strict=True)],
-                   [100 * hi - y for y, (_, hi) in zip(ys, cis, strict=True)]]
-            bars = ax.errorbar(xs, ys, yerr=err, color=colors[key], marker="o", ms=4, lw=1.5,
-                               capsize=2, elinewidth=0.8, label=key)
+            err = [
+                [y - 100 * lo for y, (lo, _) in zip(ys, cis, strict=True)],
+                [100 * hi - y for y, (_, hi) in zip(ys, cis, strict=True)],
+            ]
+            bars = ax.errorbar(
+                xs,
+                ys,
+                yerr=err,
+                color=colors[key],
+                marker="o",
+                ms=4,
+                lw=1.5,
+                capsize=2,
+                elinewidth=0.8,
+                label=key,
+            )
             for part in bars.lines[1] + bars.lines[2]:  # caps and bars lighter than the line
                 part.set_alpha(0.45)
             lowest = min(lowest, *(100 * lo for lo, _ in cis))
@@ -93,16 +107,25 @@ def plot_history(records: list[RunRecord], path: Path | str) -> Path:
         ax.xaxis.set_major_locator(mdates.AutoDateLocator(maxticks=5))
         ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
         ax.tick_params(labelsize=8)
-    for ax in list(axes.flat)[len(order):]:
+    for ax in list(axes.flat)[len(order) :]:
         ax.set_visible(False)
     axes[0][0].set_ylabel("score (% passed)")
     handles, labels = axes[0][0].get_legend_handles_labels()
     latest = {k: pts[-1] for k, pts in panels["all items"].items()}
     labels = [f"{k}: latest {latest[k][2]}/{latest[k][3]}" for k in labels]
-    fig.legend(handles, labels, loc="outside lower center", ncols=min(4, len(labels)),
-               fontsize=9, frameon=False)
-    fig.suptitle("evalrun score history per label and category "
-                 "(bars: 95% Wilson interval, the room chance alone leaves)", fontsize=11)
+    fig.legend(
+        handles,
+        labels,
+        loc="outside lower center",
+        ncols=min(4, len(labels)),
+        fontsize=9,
+        frameon=False,
+    )
+    fig.suptitle(
+        "evalrun score history per label and category "
+        "(bars: 95% Wilson interval, the room chance alone leaves)",
+        fontsize=11,
+    )
     path = Path(path)
     try:
         fig.savefig(path, dpi=100)

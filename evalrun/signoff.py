@@ -51,24 +51,35 @@ class Policy(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     max_total_drop: float = Field(
-        default=2.0, ge=0, description="Score points the candidate may lose on the whole suite.")
+        default=2.0, ge=0, description="Score points the candidate may lose on the whole suite."
+    )
     max_category_drop: float = Field(
-        default=10.0, ge=0, description="Score points the candidate may lose in any one category.")
+        default=10.0, ge=0, description="Score points the candidate may lose in any one category."
+    )
     alpha: float = Field(
-        default=0.05, gt=0, le=1,
-        description="A drop beyond a limit blocks only if one-sided McNemar p < alpha.")
+        default=0.05,
+        gt=0,
+        le=1,
+        description="A drop beyond a limit blocks only if one-sided McNemar p < alpha.",
+    )
     max_garble_rate: float = Field(
-        default=0.02, ge=0, le=1, description="Largest share of answered items flagged as garbled.")
+        default=0.02, ge=0, le=1, description="Largest share of answered items flagged as garbled."
+    )
     max_errors: int = Field(default=0, ge=0, description="Most items whose request may fail.")
     fatal_diagnoses: list[str] = Field(
         default_factory=lambda: [
-            "reasoning_only", "tool_choice_400", "think_in_content", "empty_response",
+            "reasoning_only",
+            "tool_choice_400",
+            "think_in_content",
+            "empty_response",
             "model_not_found",
         ],
-        description="Diagnosis kinds that fail the candidate if any item shows them.")
+        description="Diagnosis kinds that fail the candidate if any item shows them.",
+    )
     allow_incomplete: bool = Field(
         default=False,
-        description="Let a candidate with errored or unrun items (or not status complete) pass.")
+        description="Let a candidate with errored or unrun items (or not status complete) pass.",
+    )
 
 
 DEFAULT_POLICY_YAML = """\
@@ -134,19 +145,28 @@ def load_policy(path: Path | str | None) -> Policy:
     if data is None:
         return Policy()
     if not isinstance(data, dict):
-        raise ConfigError(f"policy {path} must be a mapping of keys; see `evalrun signoff --print-policy`")
+        raise ConfigError(
+            f"policy {path} must be a mapping of keys; see `evalrun signoff --print-policy`"
+        )
     try:
         return Policy.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"]) or "(root)"
         raise ConfigError(
-            f"policy {path}: {where}: {err['msg']}; see `evalrun signoff --print-policy`") from exc
+            f"policy {path}: {where}: {err['msg']}; see `evalrun signoff --print-policy`"
+        ) from exc
 
 
 def signoff(
-    store: RunStore, candidate: str, baseline: str, policy: Policy | None = None, *,
-    policy_source: str = "default", seed: int = DEFAULT_SEED, write_report: bool = True,
+    store: RunStore,
+    candidate: str,
+    baseline: str,
+    policy: Policy | None = None,
+    *,
+    policy_source: str = "default",
+    seed: int = DEFAULT_SEED,
+    write_report: bool = True,
     extra_checks: Sequence[Check] = (),
 ) -> Signoff:
     """Judge `candidate` against `baseline` (run refs); write results/<candidate>/signoff.md.
@@ -161,20 +181,28 @@ def signoff(
         checks += rule(cmp, policy)
     checks += extra_checks
     if cmp.a.run_id == cmp.b.run_id:
-        checks.append(Check(rule="baseline", outcome="warn",
-                            reason="candidate and baseline are the same run"))
+        checks.append(
+            Check(rule="baseline", outcome="warn", reason="candidate and baseline are the same run")
+        )
     if cmp.a.errors or cmp.a.missing:
-        checks.append(Check(
-            rule="baseline", outcome="warn",
-            reason=f"baseline has {cmp.a.errors} errored and {cmp.a.missing} unrun items; "
-            "those items are left out of the paired comparison"))
+        checks.append(
+            Check(
+                rule="baseline",
+                outcome="warn",
+                reason=f"baseline has {cmp.a.errors} errored and {cmp.a.missing} unrun items; "
+                "those items are left out of the paired comparison",
+            )
+        )
     result = Signoff(
         verdict="fail" if any(c.outcome == "fail" for c in checks) else "pass",
-        candidate=cmp.b.run_id, baseline=cmp.a.run_id, policy=policy,
+        candidate=cmp.b.run_id,
+        baseline=cmp.a.run_id,
+        policy=policy,
         policy_source=policy_source,
         reasons=[c.reason for c in checks if c.outcome == "fail"],
         warnings=[c.reason for c in checks if c.outcome == "warn"],
-        checks=checks, headline=cmp.verdict.replace("B − A", "candidate − baseline", 1),
+        checks=checks,
+        headline=cmp.verdict.replace("B − A", "candidate − baseline", 1),
         comparison=cmp,
     )
     if write_report:
@@ -183,64 +211,122 @@ def signoff(
         try:
             path.write_text(render_report(result), encoding="utf-8")
         except OSError as exc:
-            raise ConfigError(f"cannot write {path} ({exc.strerror}); check the results dir") from exc
+            raise ConfigError(
+                f"cannot write {path} ({exc.strerror}); check the results dir"
+            ) from exc
     return result
 
 
-def _drop_check(rule: str, subject: str, lost: int, gained: int, paired: int, p_worse: float,
-                limit: float, alpha: float, what: str) -> Check:
+def _drop_check(
+    rule: str,
+    subject: str,
+    lost: int,
+    gained: int,
+    paired: int,
+    p_worse: float,
+    limit: float,
+    alpha: float,
+    what: str,
+) -> Check:
     """A drop beyond `limit` points fails when significant, else warns; within it, passes."""
     drop = 100 * (lost - gained) / paired if paired else 0.0
     flips = f"{lost} pass→fail, {gained} fail→pass on {paired} paired items"
     if drop <= limit:
         moved = f"gained {-drop:.1f} points" if drop < 0 else f"dropped {drop:.1f} points"
-        return Check(rule=rule, subject=subject, outcome="pass",
-                     reason=f"{what} {moved} ({flips}), within the {limit:g}-point limit")
+        return Check(
+            rule=rule,
+            subject=subject,
+            outcome="pass",
+            reason=f"{what} {moved} ({flips}), within the {limit:g}-point limit",
+        )
     if p_worse < alpha:
-        return Check(rule=rule, subject=subject, outcome="fail",
-                     reason=f"{what} fell {drop:.1f} points ({flips}), more than the {limit:g}-point "
-                     f"limit, and the drop is real (one-sided McNemar p = {fmt_p(p_worse)} < {alpha:g})")
-    return Check(rule=rule, subject=subject, outcome="warn",
-                 reason=f"{what} fell {drop:.1f} points ({flips}), more than the {limit:g}-point "
-                 f"limit, but p = {fmt_p(p_worse)} ≥ {alpha:g}: could be noise, not blocking")
+        return Check(
+            rule=rule,
+            subject=subject,
+            outcome="fail",
+            reason=f"{what} fell {drop:.1f} points ({flips}), more than the {limit:g}-point "
+            f"limit, and the drop is real (one-sided McNemar p = {fmt_p(p_worse)} < {alpha:g})",
+        )
+    return Check(
+        rule=rule,
+        subject=subject,
+        outcome="warn",
+        reason=f"{what} fell {drop:.1f} points ({flips}), more than the {limit:g}-point "
+        f"limit, but p = {fmt_p(p_worse)} ≥ {alpha:g}: could be noise, not blocking",
+    )
 
 
 def _total_drop(cmp: Comparison, policy: Policy) -> list[Check]:
     s = cmp.stats
-    return [_drop_check("total_drop", "", s.lost, s.gained, s.paired, s.p_worse,
-                        policy.max_total_drop, policy.alpha, "total score")]
+    return [
+        _drop_check(
+            "total_drop",
+            "",
+            s.lost,
+            s.gained,
+            s.paired,
+            s.p_worse,
+            policy.max_total_drop,
+            policy.alpha,
+            "total score",
+        )
+    ]
 
 
 def _category_drops(cmp: Comparison, policy: Policy) -> list[Check]:
     out = []
     for row in cmp.categories:
-        check = _drop_check("category_drop", row.category, row.lost, row.gained, row.paired,
-                            row.p_worse, policy.max_category_drop, policy.alpha,
-                            f"category {row.category}")
+        check = _drop_check(
+            "category_drop",
+            row.category,
+            row.lost,
+            row.gained,
+            row.paired,
+            row.p_worse,
+            policy.max_category_drop,
+            policy.alpha,
+            f"category {row.category}",
+        )
         if check.outcome != "pass":
             out.append(check)
     if not out:
-        out.append(Check(rule="category_drop", outcome="pass",
-                         reason=f"no category lost more than {policy.max_category_drop:g} points "
-                         "significantly"))
+        out.append(
+            Check(
+                rule="category_drop",
+                outcome="pass",
+                reason=f"no category lost more than {policy.max_category_drop:g} points "
+                "significantly",
+            )
+        )
     return out
 
 
 def _garble(cmp: Comparison, policy: Policy) -> list[Check]:
     b = cmp.b
-    rate = f"{b.garbled} of {b.total - b.errors - b.missing} answered items garbled ({100 * b.garble_rate:.1f}%)"
+    answered = b.total - b.errors - b.missing
+    rate = f"{b.garbled} of {answered} answered items garbled ({100 * b.garble_rate:.1f}%)"
     bad = b.garble_rate > policy.max_garble_rate
-    return [Check(rule="garble_rate", outcome="fail" if bad else "pass",
-                  reason=f"{rate}, {'above' if bad else 'within'} the "
-                  f"{100 * policy.max_garble_rate:g}% limit")]
+    return [
+        Check(
+            rule="garble_rate",
+            outcome="fail" if bad else "pass",
+            reason=f"{rate}, {'above' if bad else 'within'} the "
+            f"{100 * policy.max_garble_rate:g}% limit",
+        )
+    ]
 
 
 def _errors(cmp: Comparison, policy: Policy) -> list[Check]:
     n = cmp.b.errors
     bad = n > policy.max_errors
-    return [Check(rule="errors", outcome="fail" if bad else "pass",
-                  reason=f"{n} items errored, {'more than' if bad else 'within'} the limit of "
-                  f"{policy.max_errors}")]
+    return [
+        Check(
+            rule="errors",
+            outcome="fail" if bad else "pass",
+            reason=f"{n} items errored, {'more than' if bad else 'within'} the limit of "
+            f"{policy.max_errors}",
+        )
+    ]
 
 
 def _incomplete(cmp: Comparison, policy: Policy) -> list[Check]:
@@ -257,17 +343,28 @@ def _incomplete(cmp: Comparison, policy: Policy) -> list[Check]:
     what = "candidate run is incomplete (" + ", ".join(gaps) + ")"
     if policy.allow_incomplete:
         return [Check(rule="incomplete", outcome="warn", reason=f"{what}; allowed by the policy")]
-    return [Check(rule="incomplete", outcome="fail",
-                  reason=f"{what}; resume it (`evalrun score --resume {b.run_id}`) or set "
-                  "allow_incomplete: true")]
+    return [
+        Check(
+            rule="incomplete",
+            outcome="fail",
+            reason=f"{what}; resume it (`evalrun score --resume {b.run_id}`) or set "
+            "allow_incomplete: true",
+        )
+    ]
 
 
 def _fatal_diagnoses(cmp: Comparison, policy: Policy) -> list[Check]:
     hints = {d.kind: d.hint for d in cmp.diagnoses}
     out = [
-        Check(rule="fatal_diagnosis", subject=kind, outcome="fail",
-              reason=f"diagnosis {kind} on {n} items" + (f": {hints[kind]}" if hints.get(kind) else ""))
-        for kind, n in cmp.b.diagnoses.items() if kind in policy.fatal_diagnoses and n
+        Check(
+            rule="fatal_diagnosis",
+            subject=kind,
+            outcome="fail",
+            reason=f"diagnosis {kind} on {n} items"
+            + (f": {hints[kind]}" if hints.get(kind) else ""),
+        )
+        for kind, n in cmp.b.diagnoses.items()
+        if kind in policy.fatal_diagnoses and n
     ]
     return out or [Check(rule="fatal_diagnosis", outcome="pass", reason="no fatal diagnoses")]
 
@@ -275,7 +372,12 @@ def _fatal_diagnoses(cmp: Comparison, policy: Policy) -> list[Check]:
 # Each rule maps (comparison, policy) to checks; a new rule on the item records is one more function
 # here plus its policy field. Rules over other evidence (slope records) come in as `extra_checks`.
 RULES: list[Callable[[Comparison, Policy], list[Check]]] = [
-    _total_drop, _category_drops, _garble, _errors, _incomplete, _fatal_diagnoses,
+    _total_drop,
+    _category_drops,
+    _garble,
+    _errors,
+    _incomplete,
+    _fatal_diagnoses,
 ]
 
 
@@ -285,21 +387,33 @@ def render_report(result: Signoff) -> str:
 
     cmp = result.comparison
     out = [
-        f"# Sign-off: {result.verdict.upper()}", "",
+        f"# Sign-off: {result.verdict.upper()}",
+        "",
         f"- candidate: `{result.candidate}`",
         f"- baseline: `{result.baseline}`",
         f"- policy: {result.policy_source}",
-        f"- {result.headline}", "",
-        "## Reasons", "",
+        f"- {result.headline}",
+        "",
+        "## Reasons",
+        "",
     ]
     out += [f"- {r}" for r in result.reasons] or ["- none: every rule passed"]
     if result.warnings:
         out += ["", "## Warnings", ""] + [f"- {w}" for w in result.warnings]
     out += ["", "## Checks", ""]
-    out += [f"- **{c.outcome}** {c.rule}{' ' + c.subject if c.subject else ''}: {c.reason}"
-            for c in result.checks]
-    out += ["", "## Policy", "", "```yaml", yaml.safe_dump(result.policy.model_dump(),
-                                                             sort_keys=False).rstrip(), "```", ""]
+    out += [
+        f"- **{c.outcome}** {c.rule}{' ' + c.subject if c.subject else ''}: {c.reason}"
+        for c in result.checks
+    ]
+    out += [
+        "",
+        "## Policy",
+        "",
+        "```yaml",
+        yaml.safe_dump(result.policy.model_dump(), sort_keys=False).rstrip(),
+        "```",
+        "",
+    ]
     out += [render_markdown(cmp, names=("baseline", "candidate")), ""]
     return "\n".join(out)
 

@@ -85,8 +85,13 @@ def _binomial(rng: random.Random, n: int, p: float) -> int:
         return n
     q = 1.0 - p
     mode = min(n, int((n + 1) * p))
-    pmode = exp(lgamma(n + 1) - lgamma(mode + 1) - lgamma(n - mode + 1)
-                + mode * log(p) + (n - mode) * log(q))
+    pmode = exp(
+        lgamma(n + 1)
+        - lgamma(mode + 1)
+        - lgamma(n - mode + 1)
+        + mode * log(p)
+        + (n - mode) * log(q)
+    )
     u = rng.random() - pmode
     if u <= 0:
         return mode
@@ -146,7 +151,10 @@ def paired_bootstrap_ci(
 
 
 def min_detectable_difference(
-    discordant: int, *, alpha: float = DEFAULT_ALPHA, limit: int | None = None,
+    discordant: int,
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    limit: int | None = None,
     alternative: str = "two-sided",
 ) -> int | None:
     """Smallest net item difference |c - b| that the exact McNemar test calls significant.
@@ -157,8 +165,8 @@ def min_detectable_difference(
     (plus one when n - k is odd, so that b = (n - k) / 2 is whole), b = (n - k) / 2,
     c = (n + k) / 2. The answer is the smallest k whose p-value is below `alpha`. With D = 16,
     for example, 9 items are needed (b = 4, c = 13 over 17 pairs, p = 0.049), while 8 items
-    (b = 4, c = 12) give p = 0.077. When D is tiny, the floor is the smallest all-one-way table that is significant
-    (6 items at alpha 0.05, two-sided: b = 0, c = 6 gives p = 0.031).
+    (b = 4, c = 12) give p = 0.077. When D is tiny, the floor is the smallest significant
+    all-one-way table (6 items at alpha 0.05, two-sided: b = 0, c = 6 gives p = 0.031).
 
     Returns None when no difference up to `limit` items could be significant (a very small suite).
     """

@@ -72,15 +72,25 @@ def test_real_regression_is_significant(store):
 
 def test_errors_are_not_paired_and_show_as_other_changes(store):
     a = write_run(store, "2026-01-01_000000_a", items_for())
-    b = write_run(store, "2026-01-02_000000_b",
-                  items_for(errors={"math-001", "math-002"}, skip={"code-000"},
-                            garbled={"json-001"}, diagnoses={"reasoning_only": ["json-003"]}),
-                  status="incomplete", total=184)
+    b = write_run(
+        store,
+        "2026-01-02_000000_b",
+        items_for(
+            errors={"math-001", "math-002"},
+            skip={"code-000"},
+            garbled={"json-001"},
+            diagnoses={"reasoning_only": ["json-003"]},
+        ),
+        status="incomplete",
+        total=184,
+    )
     cmp = compare_runs(store, a.run_id, b.run_id)
     assert cmp.stats.paired == 181 and cmp.stats.excluded == 3
     assert (cmp.stats.lost, cmp.stats.gained) == (0, 0)
     assert {(c.id, c.direction) for c in cmp.other_changes} == {
-        ("math-001", "pass->error"), ("math-002", "pass->error"), ("code-000", "pass->missing"),
+        ("math-001", "pass->error"),
+        ("math-002", "pass->error"),
+        ("code-000", "pass->missing"),
     }
     assert (cmp.b.errors, cmp.b.missing, cmp.b.garbled) == (2, 1, 1)
     assert [(d.kind, d.a, d.b) for d in cmp.diagnoses] == [("reasoning_only", 0, 1)]
@@ -123,8 +133,18 @@ def test_html_escapes_model_output(store, tmp_path):
 def test_cli_json_and_html(store, tmp_path, capsys):
     a, b = seeds_pair(store)
     out_html = tmp_path / "flips.html"
-    code = main(["compare", "--results", str(store.root), a.run_id, b.run_id, "--json",
-                 "--html", str(out_html)])
+    code = main(
+        [
+            "compare",
+            "--results",
+            str(store.root),
+            a.run_id,
+            b.run_id,
+            "--json",
+            "--html",
+            str(out_html),
+        ]
+    )
     assert code == 0
     data = json.loads(capsys.readouterr().out)
     assert data["verdict"].startswith("B − A = +2 items")
@@ -158,8 +178,34 @@ def test_lone_surrogates_in_answers_still_write(store, tmp_path, capsys):
     a = write_run(store, "2026-01-01_000000_a", items_for(failing={"code-001"}))
     b = write_run(store, "2026-01-02_000000_b", items_for(answer="broken \ud800 bytes"))
     out = tmp_path / "f.html"
-    assert main(["compare", "--results", str(store.root), a.run_id, b.run_id,
-                 "--html", str(out), "--show-responses"]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                "--results",
+                str(store.root),
+                a.run_id,
+                b.run_id,
+                "--html",
+                str(out),
+                "--show-responses",
+            ]
+        )
+        == 0
+    )
     assert "broken \\ud800 bytes" in out.read_text(encoding="utf-8")
-    assert main(["signoff", "--results", str(store.root), "--candidate", b.run_id,
-                 "--baseline", a.run_id, "--json"]) == 0
+    assert (
+        main(
+            [
+                "signoff",
+                "--results",
+                str(store.root),
+                "--candidate",
+                b.run_id,
+                "--baseline",
+                a.run_id,
+                "--json",
+            ]
+        )
+        == 0
+    )

@@ -19,7 +19,9 @@ def store(tmp_path):
     st = RunStore(tmp_path / "results")
     write_run(st, "2026-09-27_100000_sglang", items_for(failing=["math-001", "tools-002"]))
     write_run(st, "2026-09-28_100000_sglang", items_for(failing=["math-001"]))
-    write_run(st, "2026-09-28_203145_vllm", items_for(failing=[f"tools-{k:03d}" for k in range(12)]))
+    write_run(
+        st, "2026-09-28_203145_vllm", items_for(failing=[f"tools-{k:03d}" for k in range(12)])
+    )
     return st
 
 

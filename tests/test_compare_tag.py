@@ -18,14 +18,19 @@ def test_tag_names_an_anchor_usable_as_a_run_id(tmp_path, capsys):
     assert main(["compare", "--results", root, "sglang-anchor", "latest", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["a"]["run_id"] == "2026-09-28_120000_sglang"
-    assert main(["signoff", "--results", root, "--candidate", "latest",
-                 "--baseline", "sglang-anchor"]) == 0
+    assert (
+        main(["signoff", "--results", root, "--candidate", "latest", "--baseline", "sglang-anchor"])
+        == 0
+    )
     capsys.readouterr()
     # moving a tag says where it was
     assert main(["tag", "--results", root, "latest", "sglang-anchor", "--json"]) == 0
     moved = json.loads(capsys.readouterr().out)
-    assert moved == {"tag": "sglang-anchor", "run_id": "2026-09-28_200000_vllm",
-                     "previous": "2026-09-28_120000_sglang"}
+    assert moved == {
+        "tag": "sglang-anchor",
+        "run_id": "2026-09-28_200000_vllm",
+        "previous": "2026-09-28_120000_sglang",
+    }
     assert main(["tag", "--results", root]) == 0
     assert "sglang-anchor  2026-09-28_200000_vllm" in capsys.readouterr().out
 

@@ -30,12 +30,14 @@ def judge(store, cand_items, *, base_items=None, policy=None, **run_kw):
 
 # --- noise passes -------------------------------------------------------------------------------
 
+
 def test_two_item_noise_gain_passes(store):
     base, cand = seeds_pair(store)
     result = signoff(store, cand.run_id, base.run_id)
     assert result.verdict == "pass" and result.reasons == []
-    assert result.headline == ("candidate − baseline = +2 items (170 vs 168), McNemar p = 0.69: "
-                               "no significant difference")
+    assert result.headline == (
+        "candidate − baseline = +2 items (170 vs 168), McNemar p = 0.69: no significant difference"
+    )
 
 
 def test_two_item_noise_drop_passes(store):
@@ -56,11 +58,22 @@ def test_drop_beyond_limit_but_not_significant_warns_only(store):
 
 # --- each rule triggers on its own ---------------------------------------------------------------
 
+
 def test_total_drop_alone(store):
     # 11 losses spread thin: no category loses more than 10 points, the total loses 6
-    spread = ["code-000", "instruction-000", "json-000", "long-context-000", "math-000",
-              "math-001", "multilingual-000", "reasoning-000", "reasoning-001", "tools-000",
-              "tools-001"]
+    spread = [
+        "code-000",
+        "instruction-000",
+        "json-000",
+        "long-context-000",
+        "math-000",
+        "math-001",
+        "multilingual-000",
+        "reasoning-000",
+        "reasoning-001",
+        "tools-000",
+        "tools-001",
+    ]
     result = judge(store, items_for(failing=spread))
     assert result.verdict == "fail"
     assert failed_rules(result) == [("total_drop", "")]
@@ -70,8 +83,7 @@ def test_total_drop_alone(store):
 def test_collapsing_category_fails_even_when_total_is_within_the_drop(store):
     math_fixed = [f"math-{k:03d}" for k in range(10)]
     tools_broken = [f"tools-{k:03d}" for k in range(12)]
-    result = judge(store, items_for(failing=tools_broken),
-                   base_items=items_for(failing=math_fixed))
+    result = judge(store, items_for(failing=tools_broken), base_items=items_for(failing=math_fixed))
     cmp = result.comparison
     assert cmp.delta_items == -2  # 172 vs 174: total drop 1.1 points, within 2
     assert result.verdict == "fail"
@@ -88,15 +100,20 @@ def test_garble_alone(store):
 
 
 def test_errors_alone(store):
-    result = judge(store, items_for(errors=["math-004"]), status="incomplete",
-                   policy=Policy(allow_incomplete=True))
+    result = judge(
+        store,
+        items_for(errors=["math-004"]),
+        status="incomplete",
+        policy=Policy(allow_incomplete=True),
+    )
     assert failed_rules(result) == [("errors", "")]
     assert any("allowed by the policy" in w for w in result.warnings)
 
 
 def test_incomplete_run_fails(store):
-    result = judge(store, items_for(errors=["math-004"]), status="incomplete",
-                   policy=Policy(max_errors=5))
+    result = judge(
+        store, items_for(errors=["math-004"]), status="incomplete", policy=Policy(max_errors=5)
+    )
     assert failed_rules(result) == [("incomplete", "")]
     assert "1 items errored" in result.reasons[0]
 
@@ -125,6 +142,7 @@ def test_identical_runs_pass(store):
 
 # --- policy ------------------------------------------------------------------------------------
 
+
 def test_documented_default_policy_is_the_model_default():
     assert Policy.model_validate(yaml.safe_load(DEFAULT_POLICY_YAML)) == Policy()
 
@@ -145,6 +163,7 @@ def test_policy_file_typo_is_an_error(tmp_path):
 
 # --- CLI: exit codes, report, --json --------------------------------------------------------
 
+
 def cli(store, *extra):
     return main(["signoff", "--results", str(store.root), *extra])
 
@@ -157,8 +176,16 @@ def test_cli_pass_writes_report(store, capsys):
     assert out.startswith("signoff: PASS")
     report = (store.run_dir(cand.run_id) / "signoff.md").read_text(encoding="utf-8")
     assert report.startswith("# Sign-off: PASS")
-    for part in ("## Reasons", "## Checks", "## Categories", "## Flips (6)", "math-003",
-                 "wrong answer to math-003", "| TOTAL", "candidate answered"):
+    for part in (
+        "## Reasons",
+        "## Checks",
+        "## Categories",
+        "## Flips (6)",
+        "math-003",
+        "wrong answer to math-003",
+        "| TOTAL",
+        "candidate answered",
+    ):
         assert part in report, part
 
 
@@ -199,8 +226,10 @@ def test_cli_policy_file_is_used(store, tmp_path):
     base, cand = seeds_pair(store)
     policy = tmp_path / "strict.yaml"
     policy.write_text("max_total_drop: 0\nalpha: 1\n")
-    assert cli(store, "--candidate", base.run_id, "--baseline", cand.run_id,
-               "--policy", str(policy)) == 1
+    assert (
+        cli(store, "--candidate", base.run_id, "--baseline", cand.run_id, "--policy", str(policy))
+        == 1
+    )
     report = (store.run_dir(base.run_id) / "signoff.md").read_text(encoding="utf-8")
     assert str(policy) in report
 
@@ -223,8 +252,12 @@ def test_extra_checks_count_like_rules(store):
     from evalrun.signoff import Check
 
     base, cand = seeds_pair(store)
-    slope = Check(rule="slope", subject="c1", outcome="fail",
-                  reason="decode at 128K fell to 0.5 of d0 (baseline 0.8)")
+    slope = Check(
+        rule="slope",
+        subject="c1",
+        outcome="fail",
+        reason="decode at 128K fell to 0.5 of d0 (baseline 0.8)",
+    )
     result = signoff(store, cand.run_id, base.run_id, extra_checks=[slope])
     assert result.verdict == "fail" and result.reasons == [slope.reason]
     report = (store.run_dir(cand.run_id) / "signoff.md").read_text(encoding="utf-8")

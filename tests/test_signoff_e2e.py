@@ -11,13 +11,28 @@ from evalrun.cli import main
 
 def suite_items():
     return [simple_item(n, category="chat") for n in range(10)] + [
-        simple_item(n, category="tools") for n in range(10, 20)]
+        simple_item(n, category="tools") for n in range(10, 20)
+    ]
 
 
 def score(fake, suite, results, name, rule, capsys):
     fake.rule = rule
-    code = main(["score", "--no-progress", "--endpoint", fake.base_url, "--suite", str(suite),
-                 "--results", results, "--name", name, "--concurrency", "4"])
+    code = main(
+        [
+            "score",
+            "--no-progress",
+            "--endpoint",
+            fake.base_url,
+            "--suite",
+            str(suite),
+            "--results",
+            results,
+            "--name",
+            name,
+            "--concurrency",
+            "4",
+        ]
+    )
     capsys.readouterr()
     return code
 
@@ -37,8 +52,13 @@ def test_score_compare_signoff_chain(fake_server, make_suite, tmp_path, capsys):
     collapse = wrong_for(*(f"question {n}:" for n in range(10, 20)))
     assert score(fake_server, suite, results, "broken", collapse, capsys) == 0
     # a reasoning parser moved every answer out of content
-    assert score(fake_server, suite, results, "parser",
-                 lambda req: reply(None, reasoning="ok"), capsys) == 0
+    assert (
+        score(
+            fake_server, suite, results, "parser", lambda req: reply(None, reasoning="ok"), capsys
+        )
+        == 0
+    )
+
     # a request failed
     def failing(req):
         return http_error(400, "bad request") if "question 5:" in last_user(req) else reply("ok")
@@ -52,8 +72,18 @@ def test_score_compare_signoff_chain(fake_server, make_suite, tmp_path, capsys):
     assert "no significant difference" in cmp["verdict"]
 
     def gate(label):
-        code = main(["signoff", "--results", results, "--candidate", f"latest:{label}",
-                     "--baseline", "anchor", "--json"])
+        code = main(
+            [
+                "signoff",
+                "--results",
+                results,
+                "--candidate",
+                f"latest:{label}",
+                "--baseline",
+                "anchor",
+                "--json",
+            ]
+        )
         return code, json.loads(capsys.readouterr().out)
 
     code, verdict = gate("noise")
@@ -65,7 +95,8 @@ def test_score_compare_signoff_chain(fake_server, make_suite, tmp_path, capsys):
     code, verdict = gate("parser")
     assert code == 1
     assert ("fatal_diagnosis", "reasoning_only") in {
-        (c["rule"], c["subject"]) for c in verdict["checks"] if c["outcome"] == "fail"}
+        (c["rule"], c["subject"]) for c in verdict["checks"] if c["outcome"] == "fail"
+    }
     code, verdict = gate("flaky")
     assert code == 1
     failed = {c["rule"] for c in verdict["checks"] if c["outcome"] == "fail"}

@@ -139,7 +139,7 @@ def test_bootstrap_matches_index_resampling():
     a, b = _pairs(150, 20, 10, 20)
     lo, hi = paired_bootstrap_ci(a, b, seed=3, resamples=4000)
     rng = random.Random(3)
-    diffs = [int(y) - int(x) for x, y in zip(a, b)]
+    diffs = [int(y) - int(x) for x, y in zip(a, b, strict=True)]
     naive = sorted(sum(rng.choices(diffs, k=len(diffs))) for _ in range(4000))
     assert abs(lo - naive[100]) <= 1 and abs(hi - naive[3900]) <= 1
 
@@ -150,7 +150,7 @@ def test_bootstrap_large_suite_is_quick_and_sane():
     b = [rng.random() < 0.6 for _ in a]
     delta = sum(b) - sum(a)
     lo, hi = paired_bootstrap_ci(a, b, seed=0, resamples=2000)
-    disc = sum(x != y for x, y in zip(a, b))
+    disc = sum(x != y for x, y in zip(a, b, strict=True))
     half = 1.96 * disc**0.5  # normal approximation of the paired delta
     assert lo < delta < hi
     assert abs((hi - lo) / 2 - half) < 0.1 * half

@@ -20,10 +20,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (10000)")
-    p.add_argument("--show-responses", action="store_true",
-                   help="print both answers side by side for every flip")
-    p.add_argument("--html", metavar="FILE", type=Path,
-                   help="also write one self-contained HTML page of the flips")
+    p.add_argument(
+        "--show-responses",
+        action="store_true",
+        help="print both answers side by side for every flip",
+    )
+    p.add_argument(
+        "--html",
+        metavar="FILE",
+        type=Path,
+        help="also write one self-contained HTML page of the flips",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
 
@@ -37,13 +44,21 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--alpha must be between 0 and 1, got {args.alpha}")
     if args.resamples < 1:
         raise UsageError("--resamples must be at least 1")
-    cmp = compare_runs(RunStore(args.results), args.a, args.b, alpha=args.alpha, seed=args.seed,
-                       resamples=args.resamples)
+    cmp = compare_runs(
+        RunStore(args.results),
+        args.a,
+        args.b,
+        alpha=args.alpha,
+        seed=args.seed,
+        resamples=args.resamples,
+    )
     if args.html:
         try:
             args.html.write_text(render_html(cmp), encoding="utf-8")
         except OSError as exc:
-            raise ConfigError(f"cannot write {args.html} ({exc.strerror}); pick a writable path") from exc
+            raise ConfigError(
+                f"cannot write {args.html} ({exc.strerror}); pick a writable path"
+            ) from exc
         print(f"wrote {args.html}", file=sys.stderr)
     if args.json:
         print(json_text(to_json(cmp)))

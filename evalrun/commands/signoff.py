@@ -16,8 +16,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--candidate", metavar="RUN", help="run id, latest, latest:<label> or tag")
     p.add_argument("--baseline", metavar="RUN", help="run id, latest:<label> or an anchor tag")
     p.add_argument("--policy", metavar="FILE", help="YAML policy (default: see --print-policy)")
-    p.add_argument("--print-policy", action="store_true",
-                   help="print the default policy, with comments, and exit")
+    p.add_argument(
+        "--print-policy",
+        action="store_true",
+        help="print the default policy, with comments, and exit",
+    )
     p.add_argument("--results", default="results", metavar="DIR", help="results dir (results)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
     p.add_argument("--json", action="store_true", help="print the verdict object as JSON")
@@ -32,11 +35,19 @@ def run(args: argparse.Namespace) -> int:
         print(DEFAULT_POLICY_YAML, end="")
         return 0
     if not args.candidate or not args.baseline:
-        raise UsageError("signoff needs --candidate RUN and --baseline RUN (ids, latest:<label> "
-                         "or tags; see `evalrun runs`)")
+        raise UsageError(
+            "signoff needs --candidate RUN and --baseline RUN (ids, latest:<label> "
+            "or tags; see `evalrun runs`)"
+        )
     policy = load_policy(args.policy)
-    result = signoff(RunStore(args.results), args.candidate, args.baseline, policy,
-                     policy_source=args.policy or "default", seed=args.seed)
+    result = signoff(
+        RunStore(args.results),
+        args.candidate,
+        args.baseline,
+        policy,
+        policy_source=args.policy or "default",
+        seed=args.seed,
+    )
     if args.json:
         print(json_text(to_dict(result)))
     else:

@@ -34,11 +34,15 @@ def run(args: argparse.Namespace) -> int:
             print("\n".join(f"{n}  {r}" for n, r in sorted(tags.items())) or "no tags")
         return 0
     if args.name is None:
-        raise UsageError("usage: evalrun tag RUN NAME (e.g. evalrun tag latest:sglang sglang-anchor)")
+        raise UsageError(
+            "usage: evalrun tag RUN NAME (e.g. evalrun tag latest:sglang sglang-anchor)"
+        )
     name = args.name
     if not _NAME_RE.fullmatch(name) or name == "latest" or name.startswith("latest:"):
-        raise UsageError(f"tag name {name!r} must be letters, digits, '.', '_' or '-' and not "
-                         "'latest'; e.g. sglang-anchor")
+        raise UsageError(
+            f"tag name {name!r} must be letters, digits, '.', '_' or '-' and not "
+            "'latest'; e.g. sglang-anchor"
+        )
     if name in store.run_ids():
         raise UsageError(f"{name!r} is a run id; pick another name for the tag")
     before = store.tags().get(name)

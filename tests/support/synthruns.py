@@ -24,8 +24,14 @@ SUITE_SHA = "a" * 64
 OTHER_SHA = "b" * 64
 
 CORE_LIKE = {
-    "code": 20, "instruction": 20, "json": 20, "long-context": 20,
-    "math": 30, "multilingual": 20, "reasoning": 30, "tools": 24,
+    "code": 20,
+    "instruction": 20,
+    "json": 20,
+    "long-context": 20,
+    "math": 30,
+    "multilingual": 20,
+    "reasoning": 30,
+    "tools": 24,
 }  # 184 items
 
 
@@ -35,9 +41,14 @@ def ids_of(categories: dict[str, int]) -> list[str]:
 
 
 def items_for(
-    categories: dict[str, int] = CORE_LIKE, *, failing: Iterable[str] = (),
-    errors: Iterable[str] = (), garbled: Iterable[str] = (), skip: Iterable[str] = (),
-    diagnoses: dict[str, Iterable[str]] | None = None, answer: str = "ok",
+    categories: dict[str, int] = CORE_LIKE,
+    *,
+    failing: Iterable[str] = (),
+    errors: Iterable[str] = (),
+    garbled: Iterable[str] = (),
+    skip: Iterable[str] = (),
+    diagnoses: dict[str, Iterable[str]] | None = None,
+    answer: str = "ok",
 ) -> list[ItemRecord]:
     """Item records: passed unless listed in `failing` / `errors`; `skip` leaves an item out."""
     failing, errors, garbled, skip = set(failing), set(errors), set(garbled), set(skip)
@@ -51,22 +62,32 @@ def items_for(
             continue
         cat = item_id.rsplit("-", 1)[0]
         if item_id in errors:
-            out.append(ItemRecord(
-                id=item_id, category=cat, status="error", request={"model": "m"},
-                error={"kind": "timeout", "message": "read timed out after 120 s"},
-            ))
+            out.append(
+                ItemRecord(
+                    id=item_id,
+                    category=cat,
+                    status="error",
+                    request={"model": "m"},
+                    error={"kind": "timeout", "message": "read timed out after 120 s"},
+                )
+            )
             continue
         passed = item_id not in failing
         text = answer if passed else f"wrong answer to {item_id}"
-        out.append(ItemRecord(
-            id=item_id, category=cat, status="passed" if passed else "failed",
-            request={"model": "m"},
-            response={"content": text, "finish_reason": "stop", "tool_calls": []},
-            grade={"passed": passed, "detail": "matched" if passed else "expected 42"},
-            diagnoses=diag_of.get(item_id, []),
-            garble={"garbled": True, "score": 0.9, "reasons": ["token soup"]}
-            if item_id in garbled else None,
-        ))
+        out.append(
+            ItemRecord(
+                id=item_id,
+                category=cat,
+                status="passed" if passed else "failed",
+                request={"model": "m"},
+                response={"content": text, "finish_reason": "stop", "tool_calls": []},
+                grade={"passed": passed, "detail": "matched" if passed else "expected 42"},
+                diagnoses=diag_of.get(item_id, []),
+                garble={"garbled": True, "score": 0.9, "reasons": ["token soup"]}
+                if item_id in garbled
+                else None,
+            )
+        )
     return out
 
 
@@ -87,29 +108,44 @@ def summarize(items: list[ItemRecord], total: int, hints: dict[str, str] | None 
         for k in it.diagnoses:
             kinds[k] = kinds.get(k, 0) + 1
     return Summary(
-        passed=passed, total=total, score=round(100 * passed / total) if total else 0,
-        errors=sum(i.status == "error" for i in items), garbled=garbled,
+        passed=passed,
+        total=total,
+        score=round(100 * passed / total) if total else 0,
+        errors=sum(i.status == "error" for i in items),
+        garbled=garbled,
         garble_rate=garbled / answered if answered else 0.0,
-        diagnoses=[Diagnosis(kind=k, count=n, hint=(hints or {}).get(k, f"fix {k}"))
-                   for k, n in sorted(kinds.items())],
+        diagnoses=[
+            Diagnosis(kind=k, count=n, hint=(hints or {}).get(k, f"fix {k}"))
+            for k, n in sorted(kinds.items())
+        ],
         categories=cats,
     )
 
 
 def write_run(
-    store: RunStore, run_id: str, items: list[ItemRecord], *, sha: str = SUITE_SHA,
-    status: str = "complete", total: int | None = None, started_at: str | None = None,
+    store: RunStore,
+    run_id: str,
+    items: list[ItemRecord],
+    *,
+    sha: str = SUITE_SHA,
+    status: str = "complete",
+    total: int | None = None,
+    started_at: str | None = None,
     summary: bool = True,
 ) -> RunRecord:
     """Store run.json + items.jsonl; label is the part of the id after the time."""
     total = total if total is not None else len(items)
     label = run_id.split("_", 2)[-1]
     record = RunRecord(
-        run_id=run_id, label=label, evalrun_version="0.1.0",
+        run_id=run_id,
+        label=label,
+        evalrun_version="0.1.0",
         suite=SuiteRef(name="core", version=1 if sha == SUITE_SHA else 2, sha256=sha),
-        endpoint="http://127.0.0.1:8000/v1", model_served=label,
+        endpoint="http://127.0.0.1:8000/v1",
+        model_served=label,
         started_at=started_at or f"{run_id[:10]}T{run_id[11:13]}:{run_id[13:15]}:00+00:00",
-        ended_at=None, status=status,
+        ended_at=None,
+        status=status,
         summary=summarize(items, total) if summary else None,
     )
     store.write_run(record)
@@ -125,8 +161,10 @@ def seeds_pair(store: RunStore) -> tuple[RunRecord, RunRecord]:
     both = [ids[i] for i in (5, 27, 48, 66, 90, 101, 115, 130, 140, 150, 170, 183)]  # 12
     a_only = ["math-003", "tools-011", "json-004", "code-007"]  # fail->pass in B
     b_only = ["multilingual-002", "long-context-017"]  # pass->fail in B
-    a = write_run(store, "2026-09-28_203145_vllm-kk-nightly-dflash",
-                  items_for(failing=both + a_only))
-    b = write_run(store, "2026-09-28_232811_vllm-sparkring-contract",
-                  items_for(failing=both + b_only))
+    a = write_run(
+        store, "2026-09-28_203145_vllm-kk-nightly-dflash", items_for(failing=both + a_only)
+    )
+    b = write_run(
+        store, "2026-09-28_232811_vllm-sparkring-contract", items_for(failing=both + b_only)
+    )
     return a, b
