@@ -21,7 +21,7 @@ that is not significant is reported as a warning, with the smallest difference t
 have shown, because a tiny category cannot prove anything either way; set `alpha: 1` to let the
 thresholds alone decide. Categories are tested one by one without a multiple-testing correction:
 the threshold already keeps a lone noisy category from blocking, and a collapse (a category
-falling by half) is significant at any usual alpha once it has a dozen items.
+falling by half) is significant at alpha 0.05 once it has a dozen items (6 of 12 lost: p = 1/64).
 
 Errors, garble, fatal diagnoses and incompleteness are defects, not sampling noise: they are
 checked on the candidate alone, against absolute limits, with no test.
