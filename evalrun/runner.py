@@ -126,7 +126,8 @@ def _request_record(params: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def summarize(items: list[Item], records: list[ItemRecord] | dict[str, ItemRecord]) -> Summary:
+def summarize(items: Sequence[Item | ItemRecord],
+              records: list[ItemRecord] | dict[str, ItemRecord]) -> Summary:
     """Counts over the selected items; an item without a record counts in total, not in passed."""
     by_id = records if isinstance(records, dict) else {r.id: r for r in records}
     cats: dict[str, CategoryTally] = {}
@@ -469,7 +470,27 @@ def list_runs(root: str | Path, *, last: int | None = None) -> list[RunRecord]:
     out = []
     for run_id in ids:
         try:
-            out.append(store.load_run(run_id))
+            out.append(with_summary(store, store.load_run(run_id)))
         except (ConfigError, RunNotFound):
             continue
     return out
+
+
+def with_summary(store: RunStore, record: RunRecord) -> RunRecord:
+    """The record, with a summary computed from items.jsonl when run.json has none yet (a run
+    killed with -9, or still running). Totals come from the suite when it can still be loaded."""
+    if record.summary is not None:
+        return record
+    from evalrun.suite import load_suite
+
+    records = store.load_items(record.run_id)
+    selected: Sequence[Item | ItemRecord] = records
+    try:
+        suite = load_suite(record.suite.path or record.suite.name)
+    except SuiteError:
+        suite = None
+    if suite is not None and suite.sha256 == record.suite.sha256:
+        sel = record.selection
+        selected = suite.select(tags=set(sel["tags"]) if sel.get("tags") else None,
+                                limit=sel.get("limit"))
+    return record.model_copy(update={"summary": summarize(selected, records)})

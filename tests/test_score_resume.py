@@ -59,6 +59,9 @@ def test_resume_after_kill_9(fake_server, slow_suite, tmp_path, capsys):
     assert 6 <= len(done) < N
     sent_before = fake_server.chat_requests
     assert sent_before - len(done) <= 3  # lost: the 2 in flight + at most one fsync batch
+    assert main(["show", run_id, "--results", str(results)]) == 0  # a killed run shows too
+    passed = sum(r.status == "passed" for r in store.load_items(run_id))
+    assert f"{passed}/{N} (" in capsys.readouterr().out
 
     code = main(["score", "--resume", run_id, "--results", str(results), "--no-progress"])
     out = capsys.readouterr().out

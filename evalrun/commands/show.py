@@ -18,9 +18,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from evalrun.report import show_json, show_text
     from evalrun.results import RunStore, json_text
+    from evalrun.runner import with_summary
 
     store = RunStore(args.results)
-    record = store.load_run(args.run)
+    record = with_summary(store, store.load_run(args.run))
     items = store.load_items(record.run_id)
     if args.json:
         print(json_text(show_json(record, items, store)))
