@@ -102,6 +102,8 @@ class _State:
     records: dict[str, ItemRecord] = field(default_factory=dict)
     dead_streak: int = 0
     stopped: str | None = None  # why the run stopped early
+    wrong_model: bool = False  # the endpoint said it does not serve the model we send
+    served: list[str] = field(default_factory=list)
 
 
 def build_params(item: Item, model: str, request_extra: dict | None) -> dict[str, Any]:
@@ -240,6 +242,7 @@ async def _run(state: _State, *, base_url: str, suite: Suite, items: list[Item],
                 served = await list_models(client, base_url)
             finally:
                 provenance = await facts
+            state.served = served
             if state.record is None:
                 chosen = pick_model(model, served, base_url)
                 label = label or slug(chosen)
@@ -297,6 +300,9 @@ async def _work(state: _State, client: openai.AsyncOpenAI, model: str, items: li
             state.dead_streak = state.dead_streak + 1 if _is_dead_signal(rec) else 0
             if state.dead_streak >= threshold and not state.stopped:
                 state.stopped = (rec.error or {}).get("message", "no answer")
+            if "model_not_found" in rec.diagnoses and not state.stopped:  # every item would fail
+                state.stopped = (rec.error or {}).get("message", "model not found")
+                state.wrong_model = True
             if progress is not None:
                 progress.advance(rec.status)
 
@@ -400,6 +406,10 @@ def score_suite(*, endpoint: str, suite: Suite, store: RunStore, model: str | No
     assert record is not None
     complete = all(i.id in state.records for i in items) and not state.stopped
     _finish(store, record, items, state, status="complete" if complete else "incomplete")
+    if state.wrong_model:
+        raise UsageError(
+            f"the endpoint does not serve model {record.model_requested!r} ({state.stopped}); "
+            f"it lists {', '.join(state.served) or 'none'}: pass --model with one of those")
     if state.stopped:
         raise EndpointError(
             f"the endpoint stopped answering ({state.stopped}); stopped after "

@@ -175,7 +175,6 @@ RAW_TOOL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}
     (reply("", finish_reason="length"), {}, "length_no_answer", "failed"),
     (context_length_400(), {}, "context_length", "error"),
     (reply(None), {}, "empty_response", "failed"),
-    (http_error(404, "The model `fake-model` does not exist."), {}, "model_not_found", "error"),
 ], ids=lambda v: v if isinstance(v, str) else None)
 def test_each_diagnosis(fake_server, make_suite, tmp_path, answer, item_extra, kind, status):
     fake_server.rule = lambda req: answer
@@ -201,3 +200,14 @@ def test_runs_in_the_same_second_get_distinct_ids(fake_server, make_suite, tmp_p
     assert first.run_id != second.run_id
     store = RunStore(tmp_path / "results")
     assert len(store.load_items(first.run_id)) == 1 and len(store.load_items(second.run_id)) == 1
+
+
+def test_model_not_found_diagnosed_and_stops(fake_server, make_suite, tmp_path):
+    fake_server.rule = lambda req: http_error(404, "The model `fake-model` does not exist.")
+    with pytest.raises(UsageError, match="does not serve model"):
+        run(fake_server, make_suite(n=5), tmp_path, concurrency=1)
+    store = RunStore(tmp_path / "results")
+    record = store.load_run("latest")
+    assert record.status == "incomplete"
+    assert [d.kind for d in record.summary.diagnoses] == ["model_not_found"]
+    assert record.summary.diagnoses[0].hint

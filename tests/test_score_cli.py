@@ -209,3 +209,13 @@ def test_chat_answering_html_stops_early_exit_3(fake_server, make_suite, results
     line = one_line(err)
     assert code == 3 and "HTML" in line and "--resume" in line
     assert fake_server.chat_requests == 8  # not retried, and no more items after the 8th
+
+
+def test_wrong_model_name_stops_at_once_exit_2(fake_server, make_suite, results, capsys):
+    fake_server.rule = lambda req: http_error(404, f"The model `{req['model']}` does not exist.")
+    code, _, err = score(capsys, "--endpoint", fake_server.base_url, "--suite",
+                         str(make_suite(n=20)), "--results", results, "--model", "qwen",
+                         "--concurrency", "1")
+    line = one_line(err)
+    assert code == 2 and "does not serve model 'qwen'" in line and "fake-model" in line
+    assert fake_server.chat_requests == 1
