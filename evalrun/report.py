@@ -58,7 +58,7 @@ class ProgressBar:
     def _draw(self, *, final: bool) -> None:
         text = self.line()
         if self.tty:
-            self.stream.write("\r" + text + ("\n" if final else ""))
+            self.stream.write("\r" + text + "\033[K" + ("\n" if final else ""))
         else:
             self.stream.write(text + "\n")
         self.stream.flush()
