@@ -250,19 +250,28 @@ def compare_records(
 
 
 def verdict_line(a: Side, b: Side, stats: PairedStats) -> str:
-    """`B − A = +2 items (170 vs 168), McNemar p = 0.69: no significant difference`."""
-    delta = b.passed - a.passed
-    head = (
-        f"B − A = {_signed(delta)} items ({b.passed} vs {a.passed}), "
-        f"McNemar p = {fmt_p(stats.p_value)}"
-    )
+    """`B − A = +2 items (170 vs 168), McNemar p = 0.69: no significant difference`.
+
+    When items errored or were not run on one side, the run totals are not paired, so the line
+    also gives the delta on the items graded in both runs, which is what the test is about.
+    """
+    head = f"B − A = {_items(b.passed - a.passed)} ({b.passed} vs {a.passed})"
+    if stats.excluded:
+        head += (
+            f"; on the {stats.paired} items graded in both runs {_items(stats.gained - stats.lost)}"
+        )
+    head += f", McNemar p = {fmt_p(stats.p_value)}"
     if not stats.significant:
         words = "no significant difference"
     elif stats.gained > stats.lost:
         words = f"B is significantly better (alpha {stats.alpha:g})"
     else:
         words = f"B is significantly worse (alpha {stats.alpha:g})"
-    tail = f"; {stats.excluded} items errored or missing are left out" if stats.excluded else ""
+    tail = (
+        f"; {_items(stats.excluded, signed=False)} errored or not run in A or B left out"
+        if stats.excluded
+        else ""
+    )
     return f"{head}: {words}{tail}"
 
 
@@ -316,6 +325,11 @@ def _suite_name(run: RunRecord) -> str:
 
 def _signed(n: int) -> str:
     return f"+{n}" if n > 0 else ("0" if n == 0 else f"−{-n}")
+
+
+def _items(n: int, *, signed: bool = True) -> str:
+    """'+2 items', '−1 item', '0 items'."""
+    return f"{_signed(n) if signed else n} item{'' if abs(n) == 1 else 's'}"
 
 
 def _is_garbled(item: ItemRecord) -> bool:

@@ -94,7 +94,11 @@ def test_errors_are_not_paired_and_show_as_other_changes(store):
     }
     assert (cmp.b.errors, cmp.b.missing, cmp.b.garbled) == (2, 1, 1)
     assert [(d.kind, d.a, d.b) for d in cmp.diagnoses] == [("reasoning_only", 0, 1)]
-    assert "3 items errored or missing are left out" in cmp.verdict
+    assert cmp.verdict == (
+        "B − A = −3 items (181 vs 184); on the 181 items graded in both runs 0 items, "
+        "McNemar p = 1.00: no significant difference; 3 items errored or not run in A or B "
+        "left out"
+    )
 
 
 def test_anchor_tags_and_latest_resolve(store):
