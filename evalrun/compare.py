@@ -119,7 +119,9 @@ class PairedStats(BaseModel):
     p_worse: float = Field(description="One-sided exact McNemar p for 'B is worse than A'.")
     significant: bool = Field(description="p_value < alpha.")
     ci_items: tuple[int, int] = Field(description="Paired bootstrap interval of B - A, items.")
-    ci_points: tuple[float, float] = Field(description="The same interval in score points.")
+    ci_points: tuple[float, float] = Field(
+        description="The same interval in points of the paired items."
+    )
     seed: int
     resamples: int
     mdd_items: int | None = Field(description="Smallest net difference significant at alpha.")
@@ -377,7 +379,7 @@ def _paired_stats(
         [a for a, _ in pairs], [b for _, b in pairs], seed=seed, resamples=resamples, alpha=alpha
     )
     mdd = min_detectable_difference(lost + gained, alpha=alpha, limit=len(pairs))
-    pts = 100 / total if total else 0.0
+    pts = 100 / len(pairs) if pairs else 0.0  # points of the paired items
     return PairedStats(
         paired=len(pairs),
         excluded=total - len(pairs),
