@@ -35,7 +35,8 @@ _WORD_RE = re.compile(r"\b(" + "|".join(_WORD_NUMBERS) + r")\b", re.IGNORECASE)
 
 _BOXED_RE = re.compile(r"\\boxed\s*\{([^{}]*)\}")
 _MARKER_RE = re.compile(
-    r"(?:\banswer\b\s*(?:is|:|=|\*\*:?)|\bresult\b\s*(?:is|:)|\btotal\b\s*(?:is|:)|####)",
+    r"(?:\banswer\b\s*(?:is|:|=|\*\*:?)|\bresult\b\s*(?:is|:)|\btotal\b\s*(?:is|:)|####"
+    r"|\boutputs?\b\s*(?:is|will be|would be|:)|\bprints?\s*:)",
     re.IGNORECASE,
 )
 _MARKDOWN_RE = re.compile(r"[*_`]+")
@@ -94,13 +95,15 @@ def word_numbers_in(text: str) -> list[float]:
 
 def extract_answer_number(
     text: str, *, decimal_comma: bool = False, fractions: bool = True,
-    ignore: tuple[float, ...] = (),
+    ignore: tuple[float, ...] = (), first: bool = False,
 ) -> tuple[float | None, str]:
     """The number a text gives as its answer, and how it was found.
 
     Priority: the last `\\boxed{}`; else the first number after the last answer marker
     ("Answer:", "the answer is", "####"); else the final number; else a spelled-out number.
     Numbers in `ignore` (givens an answer tends to restate: "... in 3 hours") are skipped.
+    `first=True` takes the first number instead of the final one: short factual answers state
+    the answer first and ramble after it ("A hexagon has 6 sides ... angles of 180 degrees").
     """
 
     def keep(nums: list[float]) -> list[float]:
@@ -119,10 +122,10 @@ def extract_answer_number(
             return nums[0], "marked"
     nums = keep(numbers_in(text, **kw))
     if nums:
-        return nums[-1], "final"
+        return (nums[0], "first") if first else (nums[-1], "final")
     words = keep(word_numbers_in(text))
     if words:
-        return words[-1], "word"
+        return words[0] if first else words[-1], "word"
     return None, "none"
 
 

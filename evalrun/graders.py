@@ -199,6 +199,11 @@ class NumericParams(GraderParams):
         description="Givens of the question an answer may restate after the result "
         "('10 800 seconds in 3 hours'); never read as the answer.",
     )
+    pick: Literal["final", "first"] = Field(
+        default="final",
+        description="Without a marker, read the final number (worked answers) or the first "
+        "(short factual answers that ramble on after the answer).",
+    )
 
 
 def _fmt(x: float) -> str:
@@ -209,7 +214,7 @@ def _fmt(x: float) -> str:
 def _numeric(response: Response, p: NumericParams) -> Grade:
     value, how = extract_answer_number(
         _content(response), decimal_comma=p.decimal_comma, fractions=p.fractions,
-        ignore=tuple(p.ignore),
+        ignore=tuple(p.ignore), first=p.pick == "first",
     )
     wanted = [p.answer] if isinstance(p.answer, (int, float)) else p.answer
     if value is None:
@@ -225,6 +230,9 @@ class ChoiceParams(GraderParams):
     answer: str = Field(description="The correct letter.")
     when_several: Literal["fail", "first", "last"] = Field(
         default="fail", description="Several option texts named: fail, or take the first/last."
+    )
+    letters: bool = Field(
+        default=True, description="Read a letter (B, (B), Answer: B); off when no letters shown."
     )
 
     def lettered(self) -> dict[str, str]:
@@ -258,17 +266,16 @@ def _letters_chosen(text: str, letters: str) -> set[str]:
     return found
 
 
-def _option_spans(norm: str, options: dict[str, str]) -> list[tuple[int, str]]:
-    """(position of last mention, letter) of each option named; "5" inside "15" is not named."""
+def _option_spans(norm: str, options: dict[str, str]) -> list[tuple[int, int, str]]:
+    """(first, last mention, letter) of each option named; "5" inside "15" is not named."""
     found = []
     for k, v in options.items():
         want = normalize(v)
         hits = [m.start() for m in re.finditer(re.escape(want), norm)
-                if _contains_words(norm[m.start():m.start() + len(want)], want)
-                and (m.start() == 0 or not norm[m.start() - 1].isalnum())
+                if (m.start() == 0 or not norm[m.start() - 1].isalnum())
                 and (m.end() == len(norm) or not norm[m.end()].isalnum())]
         if hits:
-            found.append((hits[-1], k))
+            found.append((hits[0], hits[-1], k))
     return found
 
 
@@ -277,14 +284,15 @@ def _choice(response: Response, p: ChoiceParams) -> Grade:
     options = p.lettered()
     letters = "".join(options)
     text = _content(response)
-    chosen = _letters_chosen(text, letters)
+    chosen = _letters_chosen(text, letters) if p.letters else set()
     if not chosen:
         norm = normalize(text)
         spans = _option_spans(norm, options)
-        if len(spans) > 1 and p.when_several != "fail":
-            spans = sorted(spans, key=lambda s: s[0])
-            spans = [spans[0] if p.when_several == "first" else spans[-1]]
-        chosen = {k for _, k in spans}
+        if len(spans) > 1 and p.when_several == "first":
+            spans = [min(spans, key=lambda s: s[0])]
+        elif len(spans) > 1 and p.when_several == "last":
+            spans = [max(spans, key=lambda s: s[1])]
+        chosen = {k for _, _, k in spans}
     if len(chosen) != 1:
         return _ok(False, f"picked {sorted(chosen) or 'nothing'}; expected {p.answer}")
     got = chosen.pop()

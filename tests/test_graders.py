@@ -278,3 +278,29 @@ def test_choice_when_several_takes_first_or_last():
     assert not passes("choice", {"options": days, "answer": "F"}, text)
     assert passes("choice", {"options": days, "answer": "F", "when_several": "last"}, text)
     assert passes("choice", {"options": days, "answer": "C", "when_several": "first"}, text)
+
+
+def test_numeric_first_for_rambling_factual_answers_and_output_marker():
+    text = "A hexagon has 6 sides. It is made of six triangles with angles of 180 degrees."
+    assert not passes("numeric", {"answer": 6}, text)
+    assert passes("numeric", {"answer": 6, "pick": "first"}, text)
+    assert passes("numeric", {"answer": 10}, "Output: 10, the sum of the numbers in range [0, 4].")
+    assert passes("numeric", {"answer": 11}, "It prints: 11 (5 + 1 + 5 characters)")
+
+
+def test_choice_without_letters_takes_the_first_named_answer():
+    params = {"options": ["Portuguese", "Spanish"], "answer": "A", "letters": False,
+              "when_several": "first"}
+    assert passes("choice", params, "Portuguese. Many neighbours speak Spanish.")
+    assert not passes("choice", params, "Spanish, though Portuguese is official.")
+    assert not passes("choice", {**params, "options": ["Austen", "Dickens"]}, "(B) Dickens")
+    assert passes("choice", {"options": ["Au", "Ag"], "answer": "A", "letters": False}, "Au")
+    assert not passes("choice", {"options": ["Au", "Ag"], "answer": "A", "letters": False}, "A")
+
+
+def test_choice_first_uses_first_mention_last_uses_last():
+    opts = {"options": ["Portuguese", "Spanish"], "answer": "A", "letters": False}
+    text = "Portuguese. Some speak Spanish, but Portuguese is official."
+    assert passes("choice", {**opts, "when_several": "first"}, text)
+    assert passes("choice", {**opts, "when_several": "last"}, text)
+    assert not passes("choice", {**opts, "when_several": "last"}, "Portuguese, or rather Spanish")
