@@ -52,7 +52,9 @@ LANG_SCRIPTS.update({
     "am": frozenset({"ethiopic"}),
 })
 # Structured answers: Latin identifiers plus anything inside strings; judged with code rules.
-STRUCTURED = frozenset({"code", "json", "yaml", "sql", "math", "table", "markdown", "csv", "regex"})
+STRUCTURED = frozenset({"code", "json", "yaml", "sql", "table", "markdown", "csv", "regex"})
+# Math answers are prose with formulas: judged as prose (Greek letters count as symbols).
+OTHER_KINDS = frozenset({"math"})
 # Short function words of the Latin- and Cyrillic-script languages above: running text in any of
 # them is full of these (30-50% of words); token soup almost never is.
 FUNCTION_WORDS = frozenset("""
@@ -106,6 +108,8 @@ def expected_scripts(expect: list[str] | None) -> frozenset[str] | None:
         base = key.split("-")[0]
         if base in LANG_SCRIPTS:
             out |= LANG_SCRIPTS[base]
+        elif key == "math":
+            out.add("greek")  # α, β, π, Σ, λ
         elif key in _SCRIPT_NAMES:
             out.add(key)
     for s in list(out):
@@ -160,13 +164,14 @@ class _Signal:
     reason: str
 
 
-@dataclass
+@dataclass(slots=True)
 class _Word:
     start: int
     scripts: frozenset[str]
     letters: int
     key: str = ""  # the word without edge punctuation, lower case
     comma: bool = False  # followed by a comma (enumerations)
+    code: bool = False  # on a code-like line of a structured answer
     weird: str = ""  # why this word does not look like a word ('' when it does)
     fw: bool | None = None  # a function word? None outside running text
 
@@ -191,6 +196,10 @@ _CONS_RUN = re.compile(r"[bcdfghjklmnpqrstvwxzß]{6,}")
 _CONS_RUN_LONG = re.compile(r"[bcdfghjklmnpqrstvwxzß]{9,}")
 _LATIN = frozenset({"latin"})
 _LATIN_CYR = frozenset({"latin", "cyrillic"})
+_PUNCT_RUN = re.compile(r"[,;!?]{3,}|[\[\](){}]{3,}")  # ,,,, or ([( inside a word
+_BRACKETS = re.compile(r"[\[\]{}()<>|\"'`]")
+_MD_LINK = re.compile(r"!?\[[^\]]*\]\([^)]*\)")
+_CODE_CHARS = re.compile(r"[=(){}\[\]<>;|`_/\\#*$@^~&]")
 _CAMEL = re.compile(r"(?:[A-Z][a-z]{2,})+")
 _PROSE_LIKE = re.compile(r"[^\W\d_]+")  # letters only: camelCase aside, code rarely looks like this
 _NONE: frozenset[str] = frozenset()
@@ -207,6 +216,7 @@ _MOJIBAKE = re.compile(
     "\u2039\u203a\u20ac\u2122]|[\u00e3-\u00e9][\u0080-\u00bf]"
 )
 _FLOOD = re.compile(r"(.{1,12}?)\1{3,}", re.S)
+_CHAR_RUN = re.compile(r"(.)\1{3,}", re.S)
 _BENIGN_UNIT = frozenset("-=_*~.|:+<>/\\ \t\n─━│┃═")
 _SPECIAL = re.compile(
     r"<(?:pad|unk|mask|eos|bos|/?s|0x[0-9A-Fa-f]{2})>|<\|[A-Za-z_]{2,20}\|>|\[(?:PAD|UNK|CLS|SEP|MASK)\]"
@@ -219,32 +229,45 @@ def _words(t: _Text) -> None:
     # is code anyway, in which case identifiers are judged by code rules in _weird_reason.
     prose = t.text if t.structured else _FENCE.sub(lambda m: " " * len(m.group()), t.text)
     cache = _script_cache
-    for m in _TOKEN.finditer(prose):
-        tok = m.group()
-        core = tok.strip(_PUNCT)
-        if not core:
-            continue
-        if core.isascii():
-            letters = sum(map(str.isalpha, core))
-            scripts = _LATIN if letters else _NONE
-        else:
-            found: set[str] = set()
-            letters = 0
-            for ch in core:
-                s = cache.get(ch)
-                if s is None:
-                    s = char_script(ch)
-                if s:
-                    found.add(s)
-                    letters += 1
-            scripts = frozenset(found)
-        w = _Word(m.start(), scripts, letters, core.lower(), tok.endswith(","))
-        if letters:
-            w.weird = _weird_reason(core, scripts, letters, t)
-        t.words.append(w)
+    offset = 0
+    for line in prose.split("\n"):
+        # In a structured answer, symbol-dense lines are code/JSON/table rows: identifiers there
+        # follow code rules. Lines of plain words (comments, explanations, soup) are prose.
+        code = t.structured and (line.startswith(("  ", "\t")) or _CODE_CHARS.search(line)
+                                 is not None)
+        for m in _TOKEN.finditer(line):
+            tok = m.group()
+            core = tok.strip(_PUNCT)
+            if (not code and len(_BRACKETS.findall(tok)) >= 5 and not _MD_LINK.search(tok)
+                    and not any(c in tok for c in "/=:")):
+                junk = _Word(offset + m.start(), _NONE, 0, tok, False, code, "symbol junk")
+                t.words.append(junk)
+                if not core:
+                    continue
+            if not core:
+                continue
+            if core.isascii():
+                letters = sum(map(str.isalpha, core))
+                scripts = _LATIN if letters else _NONE
+            else:
+                found: set[str] = set()
+                letters = 0
+                for ch in core:
+                    s = cache.get(ch)
+                    if s is None:
+                        s = char_script(ch)
+                    if s:
+                        found.add(s)
+                        letters += 1
+                scripts = frozenset(found)
+            w = _Word(offset + m.start(), scripts, letters, core.lower(), tok.endswith(","), code)
+            if letters:
+                w.weird = _weird_reason(core, scripts, letters, t, code)
+            t.words.append(w)
+        offset += len(line) + 1
 
 
-def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: _Text) -> str:
+def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: _Text, code: bool) -> str:
     """Why a word is not word-like, or ''."""
     if letters < 6 and len(scripts) == 1 and core.isalpha():
         return ""  # short plain words: the checks below need six letters or mixed content
@@ -254,9 +277,11 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: _Text) ->
         if len(non_cjk) > 1 or (non_cjk and non_cjk != {"latin"}):
             if not (scripts <= {"greek", "latin"} and _greek_symbol(core)):
                 return "mixed scripts"
-    if t.structured and not _PROSE_LIKE.fullmatch(core):
+    if code and not _PROSE_LIKE.fullmatch(core):
         return ""  # identifiers, paths, literals
     if scripts == _LATIN and letters >= 4:
+        if _PUNCT_RUN.search(core):
+            return "punctuation inside"
         if "/" in core or "@" in core or "_" in core or "=" in core:
             return ""  # paths, URLs, e-mail addresses, identifiers
         low = core.lower()
@@ -264,17 +289,26 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: _Text) ->
             return "no vowels"
         if _CONS_RUN.search(low) and not (t.compounding and not _CONS_RUN_LONG.search(low)):
             return "consonant run"
-        if not t.structured and _CASE_FLIP_INNER.search(core):
+        if not code and _CASE_FLIP_INNER.search(core):
             return "case flip inside"  # camelCase is normal in code, JSON and tables
         if (letters >= (28 if t.compounding else 18) and "-" not in core
                 and not _CAMEL.fullmatch(core)):
             return "run-together"  # CamelCase names (PermissionDeniedError) are not
         if len(_INNER_PUNCT.findall(core)) >= 2:
             return "punctuation inside"
+        if letters >= 8 and not code and _repeats_fragment(low):
+            return "repeated fragment"
     elif scripts == {"cyrillic"} and letters >= 6:
         if not any(c in _CYR_VOWELS for c in core.lower()):
             return "no vowels"
     return ""
+
+
+def _repeats_fragment(low: str) -> bool:
+    """A word that holds the same four letters twice: yondmutyond, Mutyondyond (not banana)."""
+    grams = [low[i:i + 4] for i in range(len(low) - 3)]
+    return len(set(grams)) < len(grams) and any(
+        g.isalpha() and low.find(g, i + 4) >= 0 for i, g in enumerate(grams))
 
 
 def _greek_symbol(core: str) -> bool:
@@ -326,7 +360,7 @@ def _script_signal(t: _Text, words: list[_Word]) -> tuple[float, str]:
 
 def _soup_signal(words: list[_Word]) -> tuple[float, str]:
     """Share of words that do not look like words."""
-    lettered = [w for w in words if w.letters]
+    lettered = [w for w in words if w.letters or w.weird]
     if len(lettered) < 4:
         return 0.0, ""
     weird = [w for w in lettered if w.weird]
@@ -384,15 +418,23 @@ def _windowed(t: _Text) -> list[_Signal]:
     out = []
     ws = t.words
     spans = [(0, len(ws))]
-    size = 40
+    size = 30
     if len(ws) > size + 10:
         spans += [(i, min(len(ws), i + size)) for i in range(0, len(ws) - size // 2, size // 2)]
+    # Only the signals that can fire anywhere are windowed (Latin is always allowed; soup needs
+    # three odd words; function words need ten words of running text).
+    signals = []
+    if any(w.scripts - _LATIN for w in ws):
+        signals.append(("script", lambda chunk: _script_signal(t, chunk)))
+    if sum(1 for w in ws if w.weird) >= 3:
+        signals.append(("soup", _soup_signal))
+    if sum(1 for w in ws if w.fw is not None) >= 10:
+        signals.append(("function-words", _function_word_signal))
     best: dict[str, tuple[float, str, int]] = {}
     for lo, hi in spans:
         chunk = ws[lo:hi]
-        for name, (score, reason) in (("script", _script_signal(t, chunk)),
-                                      ("soup", _soup_signal(chunk)),
-                                      ("function-words", _function_word_signal(chunk))):
+        for name, fn in signals:
+            score, reason = fn(chunk)
             if score > best.get(name, (0.0, "", 0))[0] + 1e-9:
                 best[name] = (score, reason, lo)
     for name, (score, reason, lo) in best.items():
@@ -419,28 +461,39 @@ def _flood_signal(text: str, structured: bool) -> tuple[float, str]:
     for tm in _TOKEN.finditer(text):
         tok = tm.group()
         toks.append(tok)
-        if len(tok) < 8 or len(set(tok)) * 2.5 > len(tok):
+        if len(tok) < 6:
             continue
+        # a cheap filter: most tokens hold neither a cycle nor a run of one character
+        finder = _FLOOD if len(set(tok)) * 2.5 <= len(tok) else _CHAR_RUN
         pos = tm.start()
-        for m in _FLOOD.finditer(tok):
+        for m in finder.finditer(tok):
             unit, span = m.group(1), m.end() - m.start()
             where = "end" if pos + m.end() == n else (
-                "line" if _rule_line(text, tm) else "inline")
+                "line" if _rule_line(text, tm) else
+                "word" if 0 < m.start() and m.end() < len(tok) and tok[m.start() - 1].isalpha()
+                and tok[m.end()].isalpha() else "inline")
             score = _glued_score(unit, span, span / n, structured, where)
             if score > best[0]:
                 shown = unit if len(unit) <= 8 else unit[:8] + "…"
                 best = (score, f"{shown!r} repeated {span // len(unit)} times at char "
                                f"{pos + m.start()}")
     # the same token (or pair, or triple) over and over: opacity opacity ..., <pad> <pad>
+    in_runs = 0  # tokens in runs of 3+ of one token, all runs together
     for period in (1, 2, 3):
         run = 0
-        for i in range(period, len(toks)):
-            if toks[i] == toks[i - period]:
+        for i in range(period, len(toks) + 1):
+            if i < len(toks) and toks[i] == toks[i - period]:
                 run += 1
                 continue
-            best = _token_run(best, toks, i, period, run)
+            if period == 1 and run >= 2:
+                in_runs += run + 1
+            if run + period >= 8:
+                best = _token_run(best, toks, i, period, run)
             run = 0
-        best = _token_run(best, toks, len(toks), period, run)
+    if in_runs > 10:
+        score = min(1.0, (in_runs - 10) / 15)
+        if score > best[0]:
+            best = (score, f"{in_runs} tokens in runs of one token repeated back to back")
     return best
 
 
@@ -455,6 +508,8 @@ def _rule_line(text: str, tm: re.Match) -> bool:
 def _glued_score(unit: str, span: int, cover: float, structured: bool, where: str) -> float:
     reps = span // len(unit)
     if any(c.isalpha() for c in unit):
+        if len(unit) == 1:  # ĊĊĊĊĊĊĊĊĊĊ (but Hmmmmm, zzzzzz stay clean)
+            return min(1.0, max(0.0, (span - 6) / 10))
         return 0.0 if reps < 4 else min(1.0, max(0.0, (span - 8) / 24))
     if span >= 16 and cover >= 0.9:
         return 1.0  # the whole answer is one unit repeated
@@ -466,12 +521,17 @@ def _glued_score(unit: str, span: int, cover: float, structured: bool, where: st
         if where == "line" or structured:
             return 0.0
         return min(1.0, max(0.0, (span - 16) / 24))
-    if all(c.isdigit() or c in " ,." for c in unit):
-        return min(1.0, max(0.0, (span - 20) / 20))
+    if any(c.isdigit() for c in unit) and all(c.isdigit() or c in " ,." for c in unit):
+        low = 12 if where == "end" else 20  # 0.3333333333333333 is fine, 27 zeros at the end not
+        return min(1.0, max(0.0, (span - low) / low))
     if "#" in unit:
         low = 40 if structured else 12
         return min(1.0, max(0.0, (span - low) / low))
-    return 0.0 if reps < 6 else min(1.0, max(0.0, (span - 5) / 15))
+    if reps < 6:
+        return 0.0
+    if structured and where != "word":
+        return min(1.0, max(0.0, (span - 5) / 15))
+    return min(1.0, max(0.0, (span - 3) / 8))  # in prose, or glued inside a word: ab,,,,,,cd
 
 
 def _token_run(best: tuple[float, str], toks: list[str], end: int, period: int,
@@ -481,6 +541,8 @@ def _token_run(best: tuple[float, str], toks: list[str], end: int, period: int,
     if total < 8:
         return best
     unit = toks[end - period:end]
+    if total < 40 and all(c in _BENIGN_UNIT for tok in unit for c in tok):
+        return best  # | --- | --- | --- |
     wordy = all(_EDGE.sub("", t).isalpha() for t in unit)
     score = min(1.0, max(0.0, (total - 6) / 10)) if wordy else min(1.0, (total - 4) / 8)
     if score > best[0]:
@@ -501,6 +563,36 @@ def _diversity_signal(words: list[_Word], text: str) -> tuple[float, str]:
         if distinct <= 3 and not all(all(c in _BENIGN_UNIT for c in w) for w in window):
             return 0.8, f"{distinct} distinct tokens in 30 (token {i} on)"
     return 0.0, ""
+
+
+_SUFFIXES = frozenset("s es ed d ing er ers ly al ally ness ment ments ion ions able ful less".split())
+
+
+def _fragment_signal(t: _Text) -> tuple[float, str]:
+    """A few fragments recombined: the commonest word also glued inside many others
+    (Mut, Mutmutyond, MutLeave, Ledmut). A fluent loop repeats whole words, not this."""
+    # identifiers embed each other (request, send_request, RequestError): code lines stay out
+    # identifiers embed each other (request, send_request, RequestError): code lines stay out
+    keys = [w.key for w in t.words
+            if w.letters >= 2 and not w.code and "_" not in w.key and "." not in w.key]
+    if len(keys) < 12:
+        return 0.0, ""
+    counts: dict[str, int] = {}
+    for k in keys:
+        if k not in FUNCTION_WORDS:
+            counts[k] = counts.get(k, 0) + 1
+    if not counts:
+        return 0.0, ""
+    top = max(counts, key=lambda k: counts[k])
+    if counts[top] < 4 or counts[top] < 0.12 * len(keys) or len(top) < 2:
+        return 0.0, ""
+    glued = sum(1 for k in keys if k != top and top in k
+                and not (k.startswith(top) and k[len(top):].lstrip("'’") in _SUFFIXES))
+    if glued < 3 or glued < 0.1 * len(keys):
+        return 0.0, ""
+    score = min(1.0, 0.3 + glued / len(keys) * 2)
+    return score, (f"{top!r} appears {counts[top]} times alone and {glued} times glued inside "
+                   "other words")
 
 
 def _chars_signal(text: str) -> list[_Signal]:
@@ -552,6 +644,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
     signals += _chars_signal(text)
     for name, (score, reason) in (("flood", _flood_signal(text, t.structured)),
                                   ("diversity", _diversity_signal(t.words, text)),
+                                  ("fragments", _fragment_signal(t)),
                                   ("repetition", _repetition_signal(text))):
         signals.append(_Signal(name, score, reason))
     keep = 1.0
@@ -585,7 +678,7 @@ def parse_expect(spec: str | None) -> list[str] | None:
         return None
     codes = [c.strip().lower() for c in spec.split(",") if c.strip()]
     unknown = [c for c in codes if c.split("-")[0] not in LANG_SCRIPTS
-               and c not in STRUCTURED and c not in _SCRIPT_NAMES]
+               and c not in STRUCTURED | OTHER_KINDS and c not in _SCRIPT_NAMES]
     if unknown:
         raise UsageError(f"--expect: unknown language or script {', '.join(unknown)}; use codes "
                          "such as en, ru, zh, ja, fr, de, code, json, math, table, or a script "
