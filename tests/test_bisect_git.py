@@ -16,7 +16,10 @@ CONTRACT = "bisect/contracts/lane.yaml"
 def _git(repo, *args):
     return subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=repo, check=True, capture_output=True, text=True,
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout.strip()
 
 
@@ -151,8 +154,13 @@ def test_empty_and_single_ranges():
 @pytest.mark.parametrize("n", range(1, 17))
 def test_trial_count_is_logarithmic(n):
     for bad in range(n):
-        calls = []
-        result = bisect_commits(list(range(n)), lambda c: calls.append(c) or (F if c >= bad else P))
+        calls: list[int] = []
+
+        def test(c, calls=calls, bad=bad):
+            calls.append(c)
+            return F if c >= bad else P
+
+        result = bisect_commits(list(range(n)), test)
         assert result.first_bad == bad
         assert len(calls) <= max(0, (n - 1).bit_length())
 

@@ -51,7 +51,8 @@ def test_applying_all_differences_renders_the_bad_contract():
     assert apply_differences(GOOD, []).args == GOOD.args
     one = apply_differences(GOOD, [diffs[3]], boot_timeout=1200)
     assert "enforce-eager" not in one.args and one.boot_timeout == 1200
-    assert describe([diffs[1], diffs[4]]) == "load-format=instanttensor, env.VLLM_PLUGINS=b12x_loader"
+    text = describe([diffs[1], diffs[4]])
+    assert text == "load-format=instanttensor, env.VLLM_PLUGINS=b12x_loader"
 
 
 def test_null_and_missing_flags_are_the_same():

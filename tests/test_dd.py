@@ -80,7 +80,13 @@ def test_pair_trials_for_8():
     result = dd(list(range(8)), needs(2, 5))
     assert sorted(result.culprits) == [2, 5]
     assert [t.applied for t in result.trials] == [
-        (0, 1, 2, 3), (0, 1, 2, 3, 4, 5), (0, 1, 2, 3, 4), (5,), (0, 1, 2, 5), (0, 1, 5), (2, 5)
+        (0, 1, 2, 3),
+        (0, 1, 2, 3, 4, 5),
+        (0, 1, 2, 3, 4),
+        (5,),
+        (0, 1, 2, 5),
+        (0, 1, 5),
+        (2, 5),
     ]
     assert [t.outcome for t in result.trials] == [P, F, P, P, F, P, F]
 
@@ -88,7 +94,9 @@ def test_pair_trials_for_8():
 @pytest.mark.parametrize("n,worst", [(4, 6), (8, 8), (16, 10)])
 def test_pair_worst_case_trials(n, worst):
     # about 2 * (log2(N) + 1): one isolation per member of the pair, each with its solo check
-    trials = [len(dd(list(range(n)), needs(a, b)).trials) for a in range(n) for b in range(a + 1, n)]
+    trials = [
+        len(dd(list(range(n)), needs(a, b)).trials) for a in range(n) for b in range(a + 1, n)
+    ]
     assert max(trials) == worst
 
 

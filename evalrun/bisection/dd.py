@@ -1,4 +1,4 @@
-"""Delta debugging: the minimal set of differences that turns a passing configuration into a failing one.
+"""Delta debugging: the minimal set of differences that turns a passing configuration bad.
 
 This is Zeller and Hildebrandt's *dd* ("Simplifying and Isolating Failure-Inducing Input", 2002):
 given differences D between a passing configuration (none applied) and a failing one (all applied),
@@ -23,13 +23,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Generic, Literal, TypeVar
 
 T = TypeVar("T")
 
 
-class Outcome(str, Enum):
+class Outcome(StrEnum):
     """What one test of a configuration says."""
 
     PASS = "pass"

@@ -53,25 +53,33 @@ def _open(repo_dir: Path | str) -> git.Repo:
     try:
         return git.Repo(Path(repo_dir).expanduser(), search_parent_directories=False)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
-        raise UsageError(f"{repo_dir} is not a git repository; pass --repo with a git work tree") from exc
+        raise UsageError(
+            f"{repo_dir} is not a git repository; pass --repo with a git work tree"
+        ) from exc
 
 
 def _resolve(repo: git.Repo, rev: str) -> git.Commit:
     try:
         return repo.commit(rev)
     except (BadName, ValueError) as exc:
-        raise UsageError(f"unknown revision {rev!r} in {repo.working_dir}; use a sha, tag or branch") from exc
+        raise UsageError(
+            f"unknown revision {rev!r} in {repo.working_dir}; use a sha, tag or branch"
+        ) from exc
 
 
 def resolve_rev(repo_dir: Path | str, rev: str) -> Commit:
     """A revision (sha, tag, branch, HEAD~3) as a Commit."""
     c = _resolve(_open(repo_dir), rev)
-    return Commit(c.hexsha, c.summary if isinstance(c.summary, str) else c.summary.decode(),
-                  c.committed_datetime.isoformat())
+    return Commit(
+        c.hexsha,
+        c.summary if isinstance(c.summary, str) else c.summary.decode(),
+        c.committed_datetime.isoformat(),
+    )
 
 
-def commits_between(repo_dir: Path | str, good: str, bad: str, path: str, *,
-                    all_commits: bool = False) -> list[Commit]:
+def commits_between(
+    repo_dir: Path | str, good: str, bad: str, path: str, *, all_commits: bool = False
+) -> list[Commit]:
     """Commits after `good` up to `bad`, oldest first, that changed `path` (every commit with
     all_commits). Raises UsageError when good is not an ancestor of bad."""
     repo = _open(repo_dir)
@@ -87,8 +95,11 @@ def commits_between(repo_dir: Path | str, good: str, bad: str, path: str, *,
         kwargs["paths"] = path
     found = repo.iter_commits(f"{good_c.hexsha}..{bad_c.hexsha}", **kwargs)
     return [
-        Commit(c.hexsha, c.summary if isinstance(c.summary, str) else c.summary.decode(),
-               c.committed_datetime.isoformat())
+        Commit(
+            c.hexsha,
+            c.summary if isinstance(c.summary, str) else c.summary.decode(),
+            c.committed_datetime.isoformat(),
+        )
         for c in found
     ]
 

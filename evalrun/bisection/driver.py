@@ -1,0 +1,551 @@
+"""evalrun bisect: three ways to find what turns a good serving contract bad, in few boots.
+
+- one knob: boot once per value of a knob, everything else fixed;
+- good vs bad contract: delta debugging (dd.py) over the knobs that differ;
+- git history: binary search over the commits that changed the contract file (gitbisect.py).
+
+Each trial is run by a TrialRunner (trial.py), which boots through the injected launcher, probes
+through the injected scorer and caches by contract hash. The record goes to
+`<results>/bisect-<timestamp>/bisect.json` and links to every trial's runs.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from evalrun.bisection.dd import Outcome, dd
+from evalrun.bisection.gitbisect import (
+    Commit,
+    bisect_commits,
+    commits_between,
+    read_at,
+    resolve_rev,
+)
+from evalrun.bisection.trial import TrialResult, TrialRunner
+from evalrun.bisection.variants import (
+    ABSENT,
+    Difference,
+    apply_differences,
+    describe,
+    diff_contracts,
+    get_knob,
+    knob_values,
+    set_knob,
+    show_value,
+)
+from evalrun.contract import Contract, contract_from_data, load_contract
+from evalrun.errors import ConfigError, UsageError
+from evalrun.results import now_iso
+
+SCHEMA_VERSION = 1
+Mode = Literal["knob", "contracts", "git"]
+EXIT_FOUND, EXIT_NOT_FOUND, EXIT_UNTESTABLE = 0, 1, 3
+
+
+class BisectRecord(BaseModel):
+    """bisect.json: what was searched, every trial, and the answer."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    bisect_id: str = Field(description="bisect-<timestamp>, the folder under results/.")
+    mode: Mode
+    inputs: dict[str, Any] = Field(description="Contracts, knob, values, repo and revisions given.")
+    settings: dict[str, Any] = Field(description="fail_on, thresholds, tries, probe or full.")
+    differences: list[dict[str, Any]] = Field(
+        default_factory=list, description="Contracts mode: [{knob, good, bad}] searched."
+    )
+    trials: list[TrialResult] = Field(default_factory=list)
+    verdict: str = ""
+    found: bool = False
+    ambiguous: bool = False
+    culprits: list[dict[str, Any]] = Field(default_factory=list, description="[{knob, value}].")
+    first_bad_commit: dict[str, Any] | None = None
+    candidates: list[str] = Field(default_factory=list, description="When ambiguous: all suspects.")
+    boots: int = 0
+    exit_code: int = EXIT_NOT_FOUND
+    started_at: str
+    ended_at: str | None = None
+
+
+def new_bisect_dir(root: Path, when: datetime | None = None) -> Path:
+    """results/bisect-YYYY-MM-DD_HHMMSS (a -2, -3 suffix if taken)."""
+    when = when or datetime.now()
+    base = root / f"bisect-{when:%Y-%m-%d_%H%M%S}"
+    path, k = base, 1
+    while path.exists():
+        k += 1
+        path = base.with_name(f"{base.name}-{k}")
+    path.mkdir(parents=True)
+    return path
+
+
+def write_record(folder: Path, record: BisectRecord) -> Path:
+    path = folder / "bisect.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(record.model_dump_json(indent=2), encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+# Verdict helpers ---------------------------------------------------------------------------------
+
+
+def contrast(bad: TrialResult | None, good: TrialResult | None) -> str:
+    """`garble 100% -> 0%` / `score 40 -> 85` / `broken -> ok`, from the failing to the passing."""
+    if bad is None:
+        return ""
+    if bad.outcome == "garble":
+        text = f"garble {bad.garble_rate or 0:.0%}"
+        return text + (
+            f" -> {good.garble_rate or 0:.0%}" if good and good.garble_rate is not None else ""
+        )
+    if bad.outcome == "regressed":
+        return f"score {bad.score}" + (
+            f" -> {good.score}" if good and good.score is not None else ""
+        )
+    what = bad.outcome
+    if bad.outcome == "broken":
+        what = f"broken ({', '.join(bad.diagnoses) or 'requests failed'})"
+    return what + (f" -> {good.outcome}" if good else "")
+
+
+def _boots(n: int) -> str:
+    return f"{n} boot{'s' if n != 1 else ''}" + (" (all trials cached)" if n == 0 else "")
+
+
+def _endpoint_failed(
+    record: BisectRecord, good: TrialResult | None, bad: TrialResult | None
+) -> bool:
+    """Stop early when the endpoints do not behave as good/bad; fills the verdict."""
+    for side, row, expected in (("bad", bad, "fail"), ("good", good, "pass")):
+        if row is None or row.verdict == expected:
+            continue
+        if row.verdict == "unresolved":
+            record.verdict = (
+                f"cannot bisect: the {side} side is untestable ({row.boot_error or row.outcome})"
+            )
+            record.exit_code = EXIT_UNTESTABLE
+        elif side == "bad":
+            record.verdict = (
+                f"nothing to bisect: the bad side passes the probe ({row.outcome}, "
+                f"garble {row.garble_rate or 0:.0%}, score {row.score}); try --full, "
+                "--tries N or a lower --garble-rate"
+            )
+        else:
+            record.verdict = (
+                f"nothing to bisect: the good side fails too ({contrast(row, None)}); "
+                "the cause is outside the differences (engine, hardware, the probe)"
+            )
+        return True
+    return False
+
+
+# Contracts mode ----------------------------------------------------------------------------------
+
+
+def bisect_contracts(
+    good: Contract, bad: Contract, runner: TrialRunner, record: BisectRecord, *, verify: bool = True
+) -> BisectRecord:
+    """dd over the knobs that differ; the minimal set of them that turns good into bad."""
+    diffs = diff_contracts(good, bad)
+    if not diffs:
+        raise UsageError("the good and bad contracts do not differ in any knob; nothing to bisect")
+    record.differences = [
+        {"knob": d.knob, "good": show_value(d.good), "bad": show_value(d.bad)} for d in diffs
+    ]
+    timeout = max(good.boot_timeout, bad.boot_timeout)
+    rows: dict[frozenset[int], TrialResult] = {}
+
+    def trial(applied: tuple[Difference, ...]) -> Outcome:
+        key = frozenset(d.index for d in applied)
+        variant = (
+            "(good)"
+            if not applied
+            else f"(bad) {describe(applied)}"
+            if len(applied) == len(diffs)
+            else describe(applied)
+        )
+        contract = apply_differences(good, applied, boot_timeout=timeout)
+        rows[key] = runner.run(contract, variant=variant, applied=[d.as_applied() for d in applied])
+        return Outcome(rows[key].verdict)
+
+    if verify:
+        trial(tuple(diffs))
+        bad_row = rows[frozenset(range(len(diffs)))]
+        good_row = None
+        if bad_row.verdict == "fail":
+            trial(())
+            good_row = rows[frozenset()]
+        if _endpoint_failed(record, good_row, bad_row):
+            return record
+    result = dd(diffs, trial)
+    culprits: list[Difference] = result.culprits
+    record.culprits = [d.as_applied() for d in culprits]
+    failing = rows.get(frozenset(d.index for d in result.failing))
+    passing = rows.get(frozenset(d.index for d in result.passing))
+    if len(culprits) == 1:
+        only = culprits[0]
+        with_good = "without it" if only.good is ABSENT else f"with {show_value(only.good)}"
+    else:
+        with_good = "with " + ", ".join(f"{d.knob}={show_value(d.good)}" for d in culprits)
+    if result.ambiguous:
+        record.ambiguous = True
+        record.candidates = [f"{d.knob}={show_value(d.bad)}" for d in culprits]
+        record.verdict = (
+            f"ambiguous: one or more of {describe(culprits)}"
+            + (f" together with {describe(result.context)}" if result.context else "")
+            + f" ({result.note}), {_boots(runner.boots)}"
+        )
+        return record
+    record.found = True
+    record.exit_code = EXIT_FOUND
+    why = contrast(failing, passing)
+    head = "culprit" if len(culprits) == 1 else "culprits (fail only together)"
+    joined = " + ".join(f"{d.knob}={show_value(d.bad)}" for d in culprits)
+    record.verdict = (
+        f"{head}: {joined} ({why}{' ' if why else ''}{with_good}), {_boots(runner.boots)}"
+    )
+    return record
+
+
+# One-knob mode -----------------------------------------------------------------------------------
+
+
+def bisect_knob(
+    contract: Contract,
+    knob: str,
+    values: list[str] | None,
+    runner: TrialRunner,
+    record: BisectRecord,
+) -> BisectRecord:
+    """Boot once per value of one knob; report which values fail and which pass."""
+    data = contract.model_dump(mode="json")
+    own = get_knob(data, knob)
+    tried = knob_values(contract, knob, values)
+    record.inputs["values"] = [show_value(v) for v in tried]
+    rows: list[tuple[Any, TrialResult]] = []
+    for value in tried:
+        variant = f"{knob}={show_value(value)}" + (
+            " (contract)" if value is own or value == own else ""
+        )
+        variant_contract = contract_from_data(set_knob(data, knob, value), source=contract.name)
+        applied = [{"knob": knob, "value": None if value is ABSENT else value}]
+        rows.append((value, runner.run(variant_contract, variant=variant, applied=applied)))
+    fails = [(v, r) for v, r in rows if r.verdict == "fail"]
+    passes = [(v, r) for v, r in rows if r.verdict == "pass"]
+    skips = [(v, r) for v, r in rows if r.verdict == "unresolved"]
+    names = lambda group: ", ".join(show_value(v) for v, _ in group)  # noqa: E731
+    skipped = f"; untestable: {names(skips)}" if skips else ""
+    if fails and passes:
+        record.found = True
+        record.exit_code = EXIT_FOUND
+        record.culprits = [{"knob": knob, "value": None if v is ABSENT else v} for v, _ in fails]
+        why = contrast(fails[0][1], passes[0][1])
+        record.verdict = (
+            f"culprit: {knob}={names(fails)} ({why} with {show_value(passes[0][0])}); "
+            f"passes with {names(passes)}{skipped}, {_boots(runner.boots)}"
+        )
+    elif fails:
+        record.verdict = (
+            f"{knob} is not the cause: it fails with every testable value "
+            f"({names(fails)}){skipped}, {_boots(runner.boots)}"
+        )
+        record.ambiguous = bool(skips)
+    elif passes:
+        record.verdict = (
+            f"no value of {knob} fails the probe (passes with {names(passes)})"
+            f"{skipped}, {_boots(runner.boots)}"
+        )
+        record.ambiguous = bool(skips)
+    else:
+        record.verdict = f"cannot tell: no value of {knob} could be tested{skipped}"
+        record.exit_code = EXIT_UNTESTABLE
+    return record
+
+
+# Git mode ----------------------------------------------------------------------------------------
+
+
+def bisect_git(
+    repo: Path,
+    good_rev: str,
+    bad_rev: str,
+    path: str,
+    runner: TrialRunner,
+    record: BisectRecord,
+    *,
+    workdir: Path,
+    sets: list[str],
+    unsets: list[str],
+    all_commits: bool = False,
+    verify: bool = True,
+) -> BisectRecord:
+    """Binary search over the commits that changed the contract file (or all commits)."""
+    good_c, bad_c = resolve_rev(repo, good_rev), resolve_rev(repo, bad_rev)
+    commits = commits_between(repo, good_rev, bad_rev, path, all_commits=all_commits)
+    if not commits:
+        raise UsageError(
+            f"no commit between {good_rev} and {bad_rev} changed {path}; "
+            "pass --all-commits or check --contract"
+        )
+    record.inputs["commits"] = len(commits)
+    contracts: dict[str, Contract | None] = {}
+
+    def contract_at(commit: Commit) -> Contract | None:
+        if commit.sha not in contracts:
+            data = read_at(repo, commit.sha, path)
+            contracts[commit.sha] = None
+            if data is not None:
+                file = workdir / "contracts" / f"{commit.short}.yaml"
+                file.parent.mkdir(parents=True, exist_ok=True)
+                file.write_bytes(data)
+                try:
+                    contracts[commit.sha] = load_contract(file, sets=sets, unsets=unsets)
+                except ConfigError as exc:
+                    runner.log(f"{commit.short}: contract not loadable ({exc}); skipped")
+        return contracts[commit.sha]
+
+    rows: dict[str, TrialResult] = {}
+
+    def test(commit: Commit, tag: str = "") -> Outcome:
+        contract = contract_at(commit)
+        variant = f"{commit.short}{tag} {commit.summary[:50]}"
+        if contract is None:
+            rows[commit.sha] = runner.untestable(
+                variant, f"no valid {path} at this commit", commit=commit.sha
+            )
+        else:
+            rows[commit.sha] = runner.run(contract, variant=variant, commit=commit.sha)
+        return Outcome(rows[commit.sha].verdict)
+
+    if verify:
+        test(bad_c, " (bad)")
+        good_row = None
+        if rows[bad_c.sha].verdict == "fail":
+            test(good_c, " (good)")
+            good_row = rows[good_c.sha]
+        if _endpoint_failed(record, good_row, rows[bad_c.sha]):
+            return record
+    result = bisect_commits(commits, test)
+    first_bad = result.first_bad
+    assert first_bad is not None
+    before = result.last_good or good_c
+    record.first_bad_commit = {
+        "sha": first_bad.sha,
+        "summary": first_bad.summary,
+        "date": first_bad.date,
+    }
+    old, new = contract_at(before), contract_at(first_bad)
+    changes = diff_contracts(old, new) if old is not None and new is not None else []
+    record.culprits = [d.as_applied() for d in changes]
+    changed = ", ".join(f"{d.knob}={show_value(d.bad)} (was {show_value(d.good)})" for d in changes)
+    why = contrast(rows.get(first_bad.sha) or rows.get(bad_c.sha), rows.get(before.sha))
+    if result.ambiguous:
+        record.ambiguous = True
+        record.candidates = [f"{c.short} {c.summary}" for c in result.candidates]
+        record.verdict = (
+            f"ambiguous: untestable commits leave {len(result.candidates)} candidates "
+            f"for the first bad commit: {', '.join(c.short for c in result.candidates)}"
+            f", {_boots(runner.boots)}"
+        )
+        return record
+    record.found = True
+    record.exit_code = EXIT_FOUND
+    record.verdict = (
+        f"first bad commit: {first_bad.short} {first_bad.summary!r}"
+        + (f" changed {changed}" if changed else " (contract unchanged: --all-commits)")
+        + (f" ({why})" if why else "")
+        + f", {_boots(runner.boots)}"
+    )
+    return record
+
+
+# The one entry point -----------------------------------------------------------------------------
+
+FAIL_ON_NAMES = {
+    "garble": "garble",
+    "regressed": "regressed",
+    "broken": "broken",
+    "boot": "boot_fail",
+    "boot_fail": "boot_fail",
+}
+
+
+def parse_fail_on(text: str) -> frozenset[str]:
+    """`garble,regressed,broken,boot` -> outcome kinds; UsageError on unknown names."""
+    out = set()
+    for word in (w.strip() for w in text.split(",") if w.strip()):
+        if word not in FAIL_ON_NAMES:
+            raise UsageError(
+                f"--fail-on {word!r}: use a comma list of garble, regressed, broken, boot"
+            )
+        out.add(FAIL_ON_NAMES[word])
+    if not out:
+        raise UsageError("--fail-on needs at least one of garble, regressed, broken, boot")
+    return frozenset(out)
+
+
+class BisectRequest(BaseModel):
+    """Everything `evalrun bisect` was asked, validated before any boot."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    contract: str | None = Field(
+        default=None, description="Knob mode: the contract; git: its path."
+    )
+    knob: str | None = Field(default=None, description="Knob mode: the knob to vary.")
+    values: list[str] | None = Field(
+        default=None, description="Knob mode: values (`none` removes)."
+    )
+    good: str | None = Field(default=None, description="Good contract file, or good revision.")
+    bad: str | None = Field(default=None, description="Bad contract file, or bad revision.")
+    repo: str | None = Field(default=None, description="Git mode: the repository.")
+    all_commits: bool = False
+    sets: list[str] = Field(default_factory=list, description="--set K=V on every variant.")
+    unsets: list[str] = Field(default_factory=list, description="--unset K on every variant.")
+    suite: str = "core"
+    results: str = "results"
+    fail_on: str = "garble,regressed,broken"
+    garble_rate: float = Field(default=0.25, gt=0, le=1)
+    min_score: int | None = None
+    tries: int = Field(default=1, ge=1)
+    vote: Literal["any", "majority"] = "any"
+    full: bool = False
+    burst: int = Field(default=8, ge=0, description="Copies of probe items sent at once.")
+    use_cache: bool = True
+    verify: bool = True
+
+    def mode(self) -> Mode:
+        """Which mode the flags ask for; UsageError when they mix or miss."""
+        if self.repo:
+            if not (self.good and self.bad and self.contract):
+                raise UsageError("git mode needs --repo DIR --good REV --bad REV --contract PATH")
+            if self.knob:
+                raise UsageError("--knob does not combine with --repo")
+            return "git"
+        if self.knob:
+            if not self.contract or self.good or self.bad:
+                raise UsageError("one-knob mode is --contract FILE --knob KNOB [--values v1,v2]")
+            return "knob"
+        if self.good and self.bad:
+            if self.contract:
+                raise UsageError("--good/--bad contracts do not take --contract (that is git mode)")
+            return "contracts"
+        raise UsageError(
+            "pick a mode: --contract F --knob K | --good F --bad F | "
+            "--repo DIR --good REV --bad REV --contract PATH"
+        )
+
+
+def run_bisect(
+    req: BisectRequest,
+    *,
+    launcher: Any = None,
+    scorer: Any = None,
+    log: Any = None,
+    boot_progress: Any = None,
+) -> BisectRecord:
+    """Run a bisect end to end and write bisect.json; the launcher and scorer default to
+    evalrun.launcher.boot_server and evalrun.runner.score_suite."""
+    from evalrun.bisection.trial import Judge
+    from evalrun.results import RunStore
+    from evalrun.suite import load_suite
+
+    mode = req.mode()
+    judge = Judge(
+        fail_on=parse_fail_on(req.fail_on),
+        garble_rate=req.garble_rate,
+        min_score=req.min_score,
+        tries=req.tries,
+        vote=req.vote,
+    )
+    if "regressed" in judge.fail_on and req.min_score is None:
+        judge = judge.model_copy(update={"fail_on": judge.fail_on - {"regressed"}})
+    suite = load_suite(req.suite)
+    if mode == "knob":  # fail on usage errors before creating folders or booting
+        base = load_contract(req.contract or "", sets=req.sets, unsets=req.unsets)
+    elif mode == "contracts":
+        good = load_contract(req.good or "", sets=req.sets, unsets=req.unsets)
+        bad = load_contract(req.bad or "", sets=req.sets, unsets=req.unsets)
+    if launcher is None:
+        from evalrun.launcher import boot_server as launcher
+    if scorer is None:
+        from evalrun.runner import score_suite as scorer
+    store = RunStore(req.results)
+    store.ensure_writable()
+    workdir = new_bisect_dir(store.root)
+    runner = TrialRunner(
+        suite=suite,
+        store=store,
+        launcher=launcher,
+        scorer=scorer,
+        judge=judge,
+        workdir=workdir,
+        full=req.full,
+        burst=req.burst,
+        use_cache=req.use_cache,
+        log=log,
+        boot_progress=boot_progress,
+    )
+    record = BisectRecord(
+        bisect_id=workdir.name,
+        mode=mode,
+        started_at=now_iso(),
+        inputs=req.model_dump(
+            include={
+                "contract",
+                "knob",
+                "values",
+                "good",
+                "bad",
+                "repo",
+                "all_commits",
+                "sets",
+                "unsets",
+            },
+            exclude_none=True,
+        ),
+        settings={
+            "fail_on": sorted(judge.fail_on),
+            "garble_rate": judge.garble_rate,
+            "min_score": judge.min_score,
+            "tries": judge.tries,
+            "vote": judge.vote,
+            "probe": "full suite" if req.full else f"probe items + burst of {req.burst} + repeat",
+            "suite": suite.label,
+            "verify_endpoints": req.verify,
+            "cache": req.use_cache,
+        },
+    )
+    try:
+        if mode == "knob":
+            bisect_knob(base, req.knob or "", req.values, runner, record)
+        elif mode == "contracts":
+            bisect_contracts(good, bad, runner, record, verify=req.verify)
+        else:
+            bisect_git(
+                Path(req.repo or "."),
+                req.good or "",
+                req.bad or "",
+                req.contract or "",
+                runner,
+                record,
+                workdir=workdir,
+                sets=req.sets,
+                unsets=req.unsets,
+                all_commits=req.all_commits,
+                verify=req.verify,
+            )
+    finally:
+        record.trials = runner.results
+        record.boots = runner.boots
+        record.ended_at = now_iso()
+        if not record.verdict:
+            record.verdict = "interrupted" if record.trials else "stopped before any trial"
+        write_record(workdir, record)
+    return record

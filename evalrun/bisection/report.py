@@ -1,0 +1,65 @@
+"""How a bisect is shown: the trial table, the verdict, and the --json object."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalrun.bisection.driver import BisectRecord
+
+
+def trial_table(record: BisectRecord) -> str:
+    """One row per trial: variant (diff against the base), outcome, garble, score, boot, run."""
+    from tabulate import tabulate
+
+    rows = []
+    for t in record.trials:
+        boot = (
+            "cached"
+            if t.cached
+            else (f"{t.boot_seconds:.1f}" if t.boot_seconds is not None else "-")
+        )
+        outcome = t.outcome + ("" if t.verdict != "unresolved" else " (skip)")
+        rows.append(
+            [
+                t.n,
+                _clip(t.variant, 60),
+                outcome,
+                f"{t.garble_rate:.0%}" if t.garble_rate is not None else "-",
+                t.score if t.score is not None else "-",
+                boot,
+                t.run_ids[0] if t.run_ids else (_clip(t.boot_error or "-", 40)),
+            ]
+        )
+    return tabulate(rows, headers=["#", "variant", "outcome", "garble", "score", "boot s", "run"])
+
+
+def bisect_text(record: BisectRecord, path: str) -> str:
+    """The table, the verdict line, and where the record is."""
+    lines = [trial_table(record), ""]
+    if record.ambiguous and record.candidates:
+        lines.append("candidates: " + "; ".join(record.candidates))
+    lines.append(record.verdict)
+    lines.append(f"record: {path}")
+    return "\n".join(lines)
+
+
+def bisect_json(record: BisectRecord, path: str) -> dict[str, Any]:
+    """{mode, verdict, culprits, first_bad_commit, trials, boots} plus the record's location."""
+    return {
+        "mode": record.mode,
+        "verdict": record.verdict,
+        "found": record.found,
+        "ambiguous": record.ambiguous,
+        "culprits": record.culprits,
+        "first_bad_commit": record.first_bad_commit,
+        "candidates": record.candidates,
+        "trials": [t.model_dump(mode="json") for t in record.trials],
+        "boots": record.boots,
+        "bisect_id": record.bisect_id,
+        "record": path,
+        "exit_code": record.exit_code,
+    }
+
+
+def _clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"

@@ -1,0 +1,437 @@
+"""One bisect trial: boot a contract variant, run the probe, classify what came back.
+
+The probe is the suite's items tagged `probe`, each sent once plus a concurrency burst of copies
+(engine bugs that show only under batching), then one prompt sent twice in a row (the
+prefix-cache-hit path). `--full` scores the whole suite instead. Trials are cached by the rendered
+contract's hash (contract_hash) in `<results>/bisect-cache/`, keyed also by the probe's content, so
+running the same bisect again boots nothing. The raw measurements are cached, not the outcome, so a
+different --fail-on or threshold reuses them. The launcher (boot_server) and the scorer
+(score_suite) are passed in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from evalrun.bisection.dd import Outcome, Vote, with_tries
+from evalrun.contract import Contract, contract_hash
+from evalrun.errors import BootError, EndpointError, UsageError
+from evalrun.results import ItemRecord, RunRecord, RunStore
+from evalrun.suite import Item, Suite
+
+Kind = Literal["ok", "garble", "regressed", "broken", "boot_fail"]
+KINDS: tuple[str, ...] = ("ok", "garble", "regressed", "broken", "boot_fail")
+DEFAULT_FAIL_ON = frozenset({"garble", "regressed", "broken"})
+BURST = 8
+# Boot failures worth retrying next time rather than caching: they say nothing about the variant.
+TRANSIENT_BOOT = frozenset({"port_in_use", "teardown"})
+
+Launcher = Callable[
+    ..., AbstractContextManager[Any]
+]  # boot_server(contract, log_path, on_progress=)
+Scorer = Callable[..., tuple[RunRecord, list[ItemRecord]]]  # score_suite(**kwargs)
+Log = Callable[[str], None]
+
+
+class Measurement(BaseModel):
+    """What one probe pass measured."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    items: int = Field(description="Requests sent.")
+    answered: int = Field(description="Requests that got an answer (not errors).")
+    passed: int = Field(description="Items graded as passed.")
+    garbled: int = Field(description="Answers the garble detector flagged.")
+    errors: int = Field(description="Requests that failed.")
+    diagnosed: int = Field(description="Items with an endpoint-misconfiguration diagnosis.")
+    diagnoses: list[str] = Field(default_factory=list, description="Diagnosis kinds seen.")
+    run_ids: list[str] = Field(default_factory=list, description="Runs stored in results/.")
+    stopped: str | None = Field(default=None, description="Why the probe stopped early.")
+
+    @property
+    def garble_rate(self) -> float:
+        return self.garbled / self.answered if self.answered else 0.0
+
+    @property
+    def score(self) -> int:
+        return round(100 * self.passed / self.items) if self.items else 0
+
+
+class CachedTrial(BaseModel):
+    """A trial's raw result, as cached under bisect-cache/ (outcome recomputed on read)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = 1
+    contract_hash: str
+    probe_key: str
+    boot_seconds: float | None = None
+    engine_version: str | None = None
+    boot_error: dict[str, str] | None = Field(default=None, description="{kind, message}.")
+    crashed: str | None = Field(default=None, description="The server died during the probe.")
+    measurements: list[Measurement] = Field(default_factory=list)
+    log_path: str | None = None
+
+
+class Judge(BaseModel):
+    """How a trial's measurements map to an outcome and to pass / fail / skip."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    fail_on: frozenset[str] = DEFAULT_FAIL_ON
+    garble_rate: float = Field(default=0.25, description="Garbled fraction at or above = garble.")
+    min_score: int | None = Field(default=None, description="Probe score below = regressed.")
+    tries: int = Field(default=1, ge=1)
+    vote: Vote = "any"
+
+    def kind(self, m: Measurement) -> Kind:
+        """Outcome of one probe pass."""
+        if m.answered == 0:
+            return "broken"
+        if m.garble_rate >= self.garble_rate:
+            return "garble"
+        if (m.errors + m.diagnosed) / max(m.items, 1) >= self.garble_rate:
+            return "broken"
+        if self.min_score is not None and m.score < self.min_score:
+            return "regressed"
+        return "ok"
+
+    def verdict(self, kind: str, m: Measurement | None = None) -> Outcome:
+        """FAIL when the outcome is one --fail-on names; boot_fail (and a probe nothing answered)
+        is untestable unless named; anything else passes."""
+        if kind in self.fail_on:
+            return Outcome.FAIL
+        if kind == "boot_fail" or (kind == "broken" and m is not None and m.answered == 0):
+            return Outcome.UNRESOLVED
+        return Outcome.PASS
+
+    def judge(self, cached: CachedTrial) -> tuple[str, Outcome, Measurement | None]:
+        """(outcome kind, verdict, the measurement shown) of a trial, applying tries and vote."""
+        if cached.boot_error is not None:
+            return "boot_fail", self.verdict("boot_fail"), None
+        shown: list[tuple[str, Measurement]] = []
+        queue = list(cached.measurements[: self.tries])
+
+        def one(_: tuple) -> Outcome:
+            m = queue.pop(0)
+            kind = self.kind(m)
+            shown.append((kind, m))
+            return self.verdict(kind, m)
+
+        if not queue:  # cannot happen for a trial that booted; treat as nothing answered
+            return "broken", Outcome.UNRESOLVED, None
+        verdict = with_tries(one, min(self.tries, len(queue)), self.vote)(())
+        pick = next(((k, m) for k, m in shown if self.verdict(k, m) is verdict), shown[-1])
+        return pick[0], verdict, pick[1]
+
+
+class TrialResult(BaseModel):
+    """One row of the trial table (and of bisect.json)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int = Field(description="Trial number, in the order run.")
+    variant: str = Field(description="The variant as a diff against the base contract.")
+    applied: list[dict[str, Any]] = Field(default_factory=list, description="[{knob, value}].")
+    commit: str | None = Field(default=None, description="Git mode: the commit's sha.")
+    contract_hash: str
+    outcome: Kind
+    verdict: Literal["pass", "fail", "unresolved"]
+    garble_rate: float | None = None
+    score: int | None = None
+    diagnoses: list[str] = Field(default_factory=list)
+    errors: int | None = None
+    boot_seconds: float | None = None
+    boot_error: str | None = None
+    engine_version: str | None = None
+    run_ids: list[str] = Field(default_factory=list)
+    cached: bool = Field(description="True when read from the cache: no boot.")
+    log_path: str | None = None
+
+
+def probe_suites(suite: Suite, *, full: bool, burst: int = BURST) -> list[tuple[Suite, int]]:
+    """(suite, concurrency) passes of a trial: the probe items + a burst of copies at once, then
+    one prompt twice in a row; or the whole suite with --full."""
+    from evalrun.graders import GRADERS
+
+    unknown = sorted({i.grader.kind for i in suite.items} - set(GRADERS))
+    if unknown:  # checked before the first boot, not after it
+        raise UsageError(f"suite {suite.label} uses unknown grader kind(s) {', '.join(unknown)}")
+    if full:
+        return [(suite, 16)]
+    probes = [i for i in suite.items if "probe" in i.tags]
+    if not probes:
+        raise UsageError(
+            f"suite {suite.label} has no items tagged `probe`; tag some, or pass --full"
+        )
+    copies = [_copy(probes[k % len(probes)], f"burst{k + 1}") for k in range(burst)]
+    repeat = [_copy(probes[0], "repeat1"), _copy(probes[0], "repeat2")]
+    return [
+        (_derived(suite, "probe", probes + copies), max(1, burst + len(probes))),
+        (_derived(suite, "probe-repeat", repeat), 1),
+    ]
+
+
+def _copy(item: Item, tag: str) -> Item:
+    return item.model_copy(update={"id": f"{item.id}~{tag}"})
+
+
+def _derived(suite: Suite, suffix: str, items: list[Item]) -> Suite:
+    blob = json.dumps([i.model_dump(mode="json") for i in items], sort_keys=True).encode()
+    return Suite(
+        name=f"{suite.name}-{suffix}",
+        version=suite.version,
+        sha256=hashlib.sha256(blob).hexdigest(),
+        path=suite.path,
+        items=items,
+    )
+
+
+def probe_key(passes: list[tuple[Suite, int]]) -> str:
+    """Identity of the probe (which items, how sent): part of the cache key."""
+    blob = json.dumps([[s.name, s.sha256, c] for s, c in passes]).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def measure(
+    records: list[ItemRecord], run_ids: list[str], items: int, stopped: str | None = None
+) -> Measurement:
+    """Counts over the item records of one probe pass (all its runs)."""
+    kinds = sorted({k for r in records for k in r.diagnoses})
+    return Measurement(
+        items=items,
+        answered=sum(r.response is not None for r in records),
+        passed=sum(r.status == "passed" for r in records),
+        garbled=sum(bool(r.garble and r.garble.get("garbled")) for r in records),
+        errors=sum(r.status == "error" for r in records) + (items - len(records)),
+        diagnosed=sum(bool(r.diagnoses) for r in records),
+        diagnoses=kinds,
+        run_ids=run_ids,
+        stopped=stopped,
+    )
+
+
+class TrialRunner:
+    """Runs trials with an injected launcher and scorer, caching by contract hash."""
+
+    def __init__(
+        self,
+        *,
+        suite: Suite,
+        store: RunStore,
+        launcher: Launcher,
+        scorer: Scorer,
+        judge: Judge,
+        workdir: Path,
+        full: bool = False,
+        burst: int = BURST,
+        use_cache: bool = True,
+        log: Log | None = None,
+        boot_progress: Callable[[str], Any] | None = None,
+    ) -> None:
+        self.store = store
+        self.launcher = launcher
+        self.scorer = scorer
+        self.judge = judge
+        self.workdir = Path(workdir)
+        self.passes = probe_suites(suite, full=full, burst=burst)
+        self.key = probe_key(self.passes)
+        self.use_cache = use_cache
+        self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
+        self.boot_progress = boot_progress
+        self.results: list[TrialResult] = []
+        self.boots = 0
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.store.root / "bisect-cache" / self.key
+
+    def _cache_path(self, chash: str) -> Path:
+        return self.cache_dir / f"{chash}.json"
+
+    def _cached(self, chash: str) -> CachedTrial | None:
+        path = self._cache_path(chash)
+        if not self.use_cache or not path.exists():
+            return None
+        try:
+            cached = CachedTrial.model_validate_json(path.read_text(encoding="utf-8"))
+        except ValueError:
+            return None
+        enough = cached.boot_error is not None or len(cached.measurements) >= self.judge.tries
+        if not enough and self.judge.vote == "any":  # a cached failure settles "any" already
+            enough = any(
+                self.judge.verdict(self.judge.kind(m), m) is Outcome.FAIL
+                for m in cached.measurements
+            )
+        return cached if enough else None
+
+    def _save(self, cached: CachedTrial) -> None:
+        if cached.boot_error and cached.boot_error.get("kind") in TRANSIENT_BOOT:
+            return
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        tmp = self._cache_path(cached.contract_hash).with_suffix(".tmp")
+        tmp.write_text(cached.model_dump_json(indent=2), encoding="utf-8")
+        os.replace(tmp, self._cache_path(cached.contract_hash))
+
+    def run(
+        self,
+        contract: Contract,
+        *,
+        variant: str,
+        applied: list[dict[str, Any]] | None = None,
+        commit: str | None = None,
+    ) -> TrialResult:
+        """Boot (unless cached), probe, judge; append and return the table row."""
+        chash = contract_hash(contract)
+        n = len(self.results) + 1
+        cached = self._cached(chash)
+        from_cache = cached is not None
+        if cached is None:
+            self.log(f"trial {n}: booting {variant} [{chash[:10]}]")
+            cached = self._boot_and_probe(contract, chash, n)
+            self.boots += 1
+            self._save(cached)
+        kind, verdict, m = self.judge.judge(cached)
+        row = TrialResult(
+            n=n,
+            variant=variant,
+            applied=applied or [],
+            commit=commit,
+            contract_hash=chash,
+            outcome=kind,
+            verdict=verdict.value,  # type: ignore[arg-type]
+            garble_rate=round(m.garble_rate, 4) if m else None,
+            score=m.score if m else None,
+            diagnoses=m.diagnoses if m else [],
+            errors=m.errors if m else None,
+            boot_seconds=cached.boot_seconds,
+            boot_error=(
+                f"{cached.boot_error['kind']}: {cached.boot_error['message']}"
+                if cached.boot_error
+                else cached.crashed
+            ),
+            engine_version=cached.engine_version,
+            run_ids=[r for x in cached.measurements for r in x.run_ids],
+            cached=from_cache,
+            log_path=cached.log_path,
+        )
+        self.results.append(row)
+        self.log(
+            f"trial {n}: {variant} -> {kind} ({verdict.value})"
+            + (f", garble {row.garble_rate:.0%}, score {row.score}" if m else "")
+            + (f", boot {row.boot_seconds:.1f}s" if row.boot_seconds is not None else "")
+            + (" [cached, no boot]" if from_cache else "")
+            + (f" [{row.boot_error}]" if row.boot_error else "")
+        )
+        return row
+
+    def untestable(self, variant: str, reason: str, *, commit: str | None = None) -> TrialResult:
+        """A row for a variant that cannot even be booted (no valid contract): never a culprit."""
+        kind = "boot_fail"
+        row = TrialResult(
+            n=len(self.results) + 1,
+            variant=variant,
+            commit=commit,
+            contract_hash="",
+            outcome=kind,
+            verdict=self.judge.verdict(kind).value,  # type: ignore[arg-type]
+            boot_error=reason,
+            cached=False,
+        )
+        self.results.append(row)
+        self.log(f"trial {row.n}: {variant} -> untestable ({reason})")
+        return row
+
+    def _boot_and_probe(self, contract: Contract, chash: str, n: int) -> CachedTrial:
+        log_path = self.workdir / "logs" / f"trial{n:02d}-{chash[:10]}.log"
+        cached = CachedTrial(contract_hash=chash, probe_key=self.key, log_path=str(log_path))
+        booted = False
+        progress = self.boot_progress(f"trial {n}") if self.boot_progress else None
+        try:
+            with self.launcher(contract, log_path, on_progress=progress) as server:
+                booted = True
+                cached.boot_seconds = getattr(server, "boot_seconds", None)
+                self.log(
+                    f"trial {n}: ready in {cached.boot_seconds}s, probing "
+                    f"({sum(len(s.items) for s, _ in self.passes)} requests)"
+                )
+                cached.engine_version = getattr(server, "engine_version", None)
+                contract_doc, server_doc = _records(contract, server)
+                for k in range(self.judge.tries):
+                    m = self._probe(server, contract, contract_doc, server_doc, chash, k)
+                    cached.measurements.append(m)
+                    v = self.judge.verdict(self.judge.kind(m), m)
+                    if self.judge.vote == "any" and v is Outcome.FAIL:
+                        break
+        except BootError as exc:
+            if not booted:
+                cached.boot_error = {"kind": exc.kind, "message": exc.message}
+            else:  # died under the probe: a real failure of this variant, not untestable
+                cached.crashed = f"{exc.kind}: {exc.message}"
+                if not cached.measurements:
+                    cached.measurements.append(
+                        Measurement(
+                            items=1,
+                            answered=0,
+                            passed=0,
+                            garbled=0,
+                            errors=1,
+                            diagnosed=0,
+                            stopped=cached.crashed,
+                        )
+                    )
+        return cached
+
+    def _probe(
+        self,
+        server: Any,
+        contract: Contract,
+        contract_doc: dict,
+        server_doc: dict,
+        chash: str,
+        k: int,
+    ) -> Measurement:
+        records: list[ItemRecord] = []
+        run_ids: list[str] = []
+        items = 0
+        stopped = None
+        for suite, concurrency in self.passes:
+            items += len(suite.items)
+            label = f"bisect-{chash[:8]}-{suite.name.rsplit('-', 1)[-1]}" + (
+                f"-try{k + 1}" if k else ""
+            )
+            try:
+                record, recs = self.scorer(
+                    endpoint=server.base_url,
+                    model=server.model,
+                    suite=suite,
+                    store=self.store,
+                    label=label,
+                    concurrency=concurrency,
+                    request_extra=contract.request or None,
+                    contract=contract_doc,
+                    server=server_doc,
+                    progress=False,
+                )
+            except EndpointError as exc:
+                stopped = exc.message
+                break
+            run_ids.append(record.run_id)
+            records += recs
+        return measure(records, run_ids, items, stopped)
+
+
+def _records(contract: Contract, server: Any) -> tuple[dict, dict]:
+    """(contract, server) dicts for run.json via the launcher's record_for_run."""
+    from evalrun.launcher import record_for_run
+
+    return record_for_run(contract, server)

@@ -1,0 +1,176 @@
+"""`evalrun bisect`: find the knob, knobs or commit that turns a good serving contract bad.
+
+  evalrun bisect --contract FILE --knob KNOB [--values v1,v2|none]     one knob, one boot per value
+  evalrun bisect --good FILE --bad FILE                                 delta debugging, knobs
+  evalrun bisect --repo DIR --good REV --bad REV --contract PATH        commits that changed PATH
+
+Each trial boots the variant and runs the probe (the suite's `probe` items, a concurrency burst,
+one prompt sent twice), or the whole suite with --full. Trials are cached by the rendered
+contract's hash under <results>/bisect-cache, so running the same bisect again boots nothing.
+The good and bad sides are checked first (2 boots; --trust-endpoints skips that).
+
+Exit codes: 0 culprit (or first bad commit) found; 1 nothing found: the bad side passes, the good
+side fails too, or skipped (unbootable) variants leave the answer ambiguous; 2 bad usage or
+contract; 3 the good or bad side (or every value) could not be booted; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "bisect",
+        help="find the knob or commit behind garble or a regression",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    what = p.add_argument_group("what to search (pick one mode)")
+    what.add_argument(
+        "--contract",
+        metavar="FILE|PATH",
+        help="one-knob mode: the contract; git mode: its path inside the repo",
+    )
+    what.add_argument(
+        "--knob",
+        metavar="KNOB",
+        help="one-knob mode: the knob to vary "
+        "(an args flag, env.NAME, request.KEY, or model/command)",
+    )
+    what.add_argument(
+        "--values",
+        metavar="V1,V2",
+        help="one-knob mode: values to try; `none` "
+        "removes the knob (default: the contract's value + bisect/knobs.yaml)",
+    )
+    what.add_argument("--good", metavar="FILE|REV", help="the good contract file (or revision)")
+    what.add_argument("--bad", metavar="FILE|REV", help="the bad contract file (or revision)")
+    what.add_argument("--repo", metavar="DIR", help="git mode: the repository holding the contract")
+    what.add_argument(
+        "--all-commits",
+        action="store_true",
+        help="git mode: every commit, not only those that changed the contract",
+    )
+    what.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="override a knob on every variant",
+    )
+    what.add_argument(
+        "--unset",
+        dest="unsets",
+        action="append",
+        default=[],
+        metavar="K",
+        help="remove a knob on every variant",
+    )
+    judge = p.add_argument_group("what counts as bad")
+    judge.add_argument(
+        "--fail-on",
+        default="garble,regressed,broken",
+        metavar="LIST",
+        help="outcomes that count as bad: garble, regressed, broken, boot "
+        "(default garble,regressed,broken; boot failures are otherwise skipped)",
+    )
+    judge.add_argument(
+        "--garble-rate",
+        type=float,
+        default=0.25,
+        metavar="R",
+        help="garble (or misconfigured/failed requests) in at least this fraction "
+        "of the probe counts as bad (default 0.25)",
+    )
+    judge.add_argument(
+        "--min-score",
+        type=int,
+        metavar="N",
+        help="regressed when the probe score (0-100) is below N",
+    )
+    judge.add_argument(
+        "--tries",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run the probe up to N times per boot, for flaky engines",
+    )
+    judge.add_argument(
+        "--vote",
+        choices=["any", "majority"],
+        default="any",
+        help="with --tries: bad if any run is bad (default) or most runs are",
+    )
+    how = p.add_argument_group("how")
+    how.add_argument(
+        "--suite", default="core", help="suite whose probe items are sent (default core)"
+    )
+    how.add_argument("--full", action="store_true", help="score the whole suite in each trial")
+    how.add_argument(
+        "--burst",
+        type=int,
+        default=8,
+        metavar="N",
+        help="copies of the probe items sent at once (default 8; 0 = no burst)",
+    )
+    how.add_argument(
+        "--results", default="results", metavar="DIR", help="run store (default results)"
+    )
+    how.add_argument("--no-cache", action="store_true", help="boot every trial even if cached")
+    how.add_argument(
+        "--trust-endpoints",
+        action="store_true",
+        help="do not boot the good and bad sides first (saves 2 boots)",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    from evalrun.bisection.driver import BisectRequest, run_bisect
+    from evalrun.bisection.report import bisect_json, bisect_text
+    from evalrun.bisection.variants import split_values
+    from evalrun.errors import UsageError
+    from evalrun.launcher import stderr_progress
+    from evalrun.results import json_text
+
+    if not 0 < args.garble_rate <= 1:
+        raise UsageError(f"--garble-rate takes a fraction in (0, 1], got {args.garble_rate}")
+    if args.tries < 1:
+        raise UsageError(f"--tries must be at least 1, got {args.tries}")
+    req = BisectRequest(
+        contract=args.contract,
+        knob=args.knob,
+        values=split_values(args.values) if args.values else None,
+        good=args.good,
+        bad=args.bad,
+        repo=args.repo,
+        all_commits=args.all_commits,
+        sets=args.sets,
+        unsets=args.unsets,
+        suite=args.suite,
+        results=args.results,
+        fail_on=args.fail_on,
+        garble_rate=args.garble_rate,
+        min_score=args.min_score,
+        tries=args.tries,
+        vote=args.vote,
+        full=args.full,
+        burst=args.burst,
+        use_cache=not args.no_cache,
+        verify=not args.trust_endpoints,
+    )
+    tty = sys.stderr.isatty()
+
+    def log(line: str) -> None:  # a live boot timer may hold the line: clear it first
+        print(("\r\033[K" if tty else "") + line, file=sys.stderr, flush=True)
+
+    record = run_bisect(req, boot_progress=stderr_progress, log=log)
+    path = f"{args.results}/{record.bisect_id}/bisect.json"
+    if args.json:
+        print(json_text(bisect_json(record, path)))
+    else:
+        print(bisect_text(record, path))
+    return record.exit_code
