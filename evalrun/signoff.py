@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from evalrun.compare import Comparison, compare_runs, fmt_p, to_json
 from evalrun.errors import ConfigError
 from evalrun.results import RunStore
+from evalrun.slope_record import SlopeRule
 from evalrun.stats import DEFAULT_SEED
 
 SIGNOFF_SCHEMA_VERSION = 1
@@ -80,6 +81,11 @@ class Policy(BaseModel):
         default=False,
         description="Let a candidate with errored or unrun items (or not status complete) pass.",
     )
+    slope: SlopeRule | None = Field(
+        default=None,
+        description="Decode-slope rule, checked on the slope runs named by --slope-baseline and "
+        "--slope-candidate (evalrun.slope_record.slope_checks).",
+    )
 
 
 DEFAULT_POLICY_YAML = """\
@@ -98,6 +104,11 @@ fatal_diagnoses:           # any item showing one of these fails the candidate
   - empty_response
   - model_not_found
 allow_incomplete: false    # a candidate with errored / unrun items, or not complete, fails
+# slope:                   # optional, on the slope runs named by --slope-baseline/--slope-candidate
+#   max_decode_drop: 0.10  # share of the baseline's decode t/s the candidate may lose per point
+#   depths: [0, 32k, 128K] # default: every depth the baseline measured
+#   concurrency: [1, 2]    # default: every level the baseline measured
+#   min_ratio_to_d0: 0.5   # also fail below this share of the candidate's own d0 (a cliff)
 """
 
 

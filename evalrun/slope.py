@@ -7,261 +7,37 @@ local tokenizer, and each point records the depth actually reached. Every reques
 fresh nonce, so no prefix cache serves a depth unless `warm_cache` asks for it.
 
 Results land in `results/slope-<run_id>/`: `streams.jsonl` (one line per stream, appended and
-fsynced as it finishes) and `slope.json` (the record, rewritten at start and end).
+fsynced as it finishes) and `slope.json` (the record, rewritten after every point); the models,
+store and analysis are in evalrun.slope_record.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import random
-import re
 import statistics
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evalrun import __version__
-from evalrun.errors import (
-    ConfigError,
-    EndpointError,
-    EvalrunError,
-    Interrupted,
-    RunNotFound,
-    UsageError,
+from evalrun.client import normalise_endpoint
+from evalrun.errors import ConfigError, EndpointError, EvalrunError, Interrupted, UsageError
+from evalrun.results import DEFAULT_RESULTS, new_run_id, now_iso, slug
+from evalrun.slope_record import (
+    Calibration,
+    SlopePoint,
+    SlopeRecord,
+    SlopeSettings,
+    append_stream,
+    depth_label,
+    slope_dir,
+    write_record,
 )
-from evalrun.results import DEFAULT_RESULTS, dump_json_line, new_run_id, now_iso, slug
 from evalrun.slope_wire import Probe, StreamTiming, Wire, prompt_text
-
-SLOPE_SCHEMA_VERSION = 1
-CLIFF_RATIO = 0.5  # one depth step keeping less than this share of decode t/s is a cliff
-_DEPTH_RE = re.compile(r"^(?:d)?(\d+(?:\.\d+)?)([kKmM]?)$")
-
-
-# -- depths ---------------------------------------------------------------------------------
-def parse_depth(text: str) -> int:
-    """`8k` / `128K` -> 8192 / 131072 (K = 1024, as llama-bench and the seeds count); `0`, `d0`."""
-    match = _DEPTH_RE.match(text.strip())
-    if not match:
-        raise UsageError(f"depth {text!r} is not a token count; use forms like 0, 8192, 8k, 128K")
-    scale = {"": 1, "k": 1024, "m": 1024 * 1024}[match.group(2).lower()]
-    return int(round(float(match.group(1)) * scale))
-
-
-def parse_depths(text: str) -> list[int]:
-    """A comma list of depths, sorted, duplicates removed."""
-    depths = sorted({parse_depth(p) for p in text.split(",") if p.strip()})
-    if not depths:
-        raise UsageError("--depths is empty; pass e.g. --depths 0,8k,32k")
-    return depths
-
-
-def parse_levels(text: str) -> list[int]:
-    """`1,2` -> [1, 2]: concurrency levels, each at least 1."""
-    try:
-        levels = sorted({int(p) for p in text.split(",") if p.strip()})
-    except ValueError as exc:
-        raise UsageError(f"--concurrency {text!r} is not a comma list of integers") from exc
-    if not levels or levels[0] < 1:
-        raise UsageError("--concurrency needs levels of 1 or more, e.g. 1,2")
-    return levels
-
-
-def depth_label(depth: int) -> str:
-    """0 -> d0, 8192 -> 8K, 131072 -> 128K, 1000 -> 1000."""
-    if depth == 0:
-        return "d0"
-    if depth % (1024 * 1024) == 0:
-        return f"{depth // (1024 * 1024)}M"
-    if depth % 1024 == 0:
-        return f"{depth // 1024}K"
-    return str(depth)
-
-
-# -- records --------------------------------------------------------------------------------
-class SlopeSettings(BaseModel):
-    """What the sweep was asked to do."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    depths: list[int] = Field(description="Target depths in tokens, ascending.")
-    pp: int = Field(description="New prompt tokens after the depth context.")
-    tg: int = Field(description="Tokens asked for per stream.")
-    concurrency: list[int] = Field(description="Streams sent together, per level.")
-    runs: int = Field(description="Repetitions per (depth, concurrency); medians are reported.")
-    warm_cache: bool = Field(default=False, description="Depth prefix shared, so caches may hit.")
-
-
-class Calibration(BaseModel):
-    """How filler characters map to the server's tokens."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    overhead_tokens: int = Field(description="Prompt tokens with no filler (template, ids).")
-    tokens_per_char: float = Field(description="Server tokens per filler character.")
-    pp_chars: int = Field(description="Characters of new text sent as the pp part.")
-    pp_tokens: int = Field(description="Server tokens of the pp part.")
-    base_tokens: int = Field(description="Prompt tokens at depth 0 (overhead + pp).")
-    max_context: int | None = Field(default=None, description="As listed by /v1/models.")
-
-
-class SlopePoint(BaseModel):
-    """One (depth, concurrency) cell: medians over runs."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    depth_target: int = Field(description="Depth asked for.")
-    depth: int | None = Field(description="Depth reached, from the server's prompt_tokens.")
-    concurrency: int
-    ttft_s: float | None = Field(default=None, description="Median time to first token (prefill).")
-    decode_tps: float | None = Field(default=None, description="Median per-stream decode t/s.")
-    aggregate_tps: float | None = Field(default=None, description="Median over runs of all "
-                                        "streams' tokens / first-to-last-token window.")
-    tokens: int | None = Field(default=None, description="Median tokens generated per stream.")
-    streams: int = Field(default=0, description="Streams measured.")
-    short: int = Field(default=0, description="Streams that stopped before tg tokens.")
-    errors: int = Field(default=0, description="Streams that failed.")
-    skipped: bool = False
-    skip_reason: str | None = None
-
-
-class SlopeRecord(BaseModel):
-    """slope.json."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    schema_version: int = SLOPE_SCHEMA_VERSION
-    kind: Literal["slope"] = "slope"
-    run_id: str
-    label: str
-    evalrun_version: str = __version__
-    endpoint: str
-    model_requested: str | None = None
-    model_served: str | None = None
-    settings: SlopeSettings
-    calibration: Calibration | None = None
-    request_extra: dict[str, Any] = Field(default_factory=dict, description="Extra body sent.")
-    extras_dropped: list[str] = Field(default_factory=list,
-                                      description="ignore_eos/min_tokens/... the engine 400'd.")
-    contract: dict[str, Any] | None = None
-    server: dict[str, Any] | None = None
-    provenance: dict[str, Any] = Field(default_factory=dict)
-    started_at: str
-    ended_at: str | None = None
-    status: Literal["running", "complete", "incomplete", "interrupted"] = "running"
-    error: str | None = None
-    points: list[SlopePoint] = Field(default_factory=list)
-
-    def point(self, depth_target: int, concurrency: int) -> SlopePoint | None:
-        for p in self.points:
-            if p.depth_target == depth_target and p.concurrency == concurrency:
-                return p
-        return None
-
-
-# -- store ----------------------------------------------------------------------------------
-def slope_dir(root: Path, run_id: str) -> Path:
-    return Path(root) / f"slope-{run_id}"
-
-
-def write_record(root: Path, record: SlopeRecord) -> Path:
-    """Write slope.json atomically; returns the folder."""
-    folder = slope_dir(root, record.run_id)
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / "slope.json.tmp"
-    tmp.write_text(record.model_dump_json(indent=2), encoding="utf-8")
-    os.replace(tmp, folder / "slope.json")
-    return folder
-
-
-def _append_stream(folder: Path, row: dict[str, Any]) -> None:
-    with (folder / "streams.jsonl").open("a", encoding="utf-8", newline="") as fh:
-        fh.write(dump_json_line(row))
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
-def resolve_slope(ref: str, root: Path = DEFAULT_RESULTS) -> Path:
-    """slope.json of a path, a run id (with or without `slope-`), `latest` or `latest:<label>`."""
-    path = Path(ref)
-    if path.is_file():
-        return path
-    if (path / "slope.json").is_file():
-        return path / "slope.json"
-    root = Path(root)
-    ids = sorted(p.name[len("slope-"):] for p in root.glob("slope-*") if (p / "slope.json").exists())
-    if ref == "latest" or ref.startswith("latest:"):
-        label = ref.partition(":")[2]
-        ids = [i for i in ids if not label or i.split("_", 2)[-1] == label]
-        if not ids:
-            raise RunNotFound(f"no slope run matches {ref!r} in {root}; run `evalrun slope` first")
-        return slope_dir(root, ids[-1]) / "slope.json"
-    run_id = ref.removeprefix("slope-")
-    if run_id in ids:
-        return slope_dir(root, run_id) / "slope.json"
-    raise RunNotFound(f"no slope run {ref!r} in {root}; pass a run id, a folder or `latest`")
-
-
-def load_slope(ref: str, root: Path = DEFAULT_RESULTS) -> SlopeRecord:
-    """Read and validate a slope record."""
-    path = resolve_slope(ref, root)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise RunNotFound(f"cannot read {path}; is it a finished slope run?") from exc
-    if data.get("schema_version") != SLOPE_SCHEMA_VERSION or data.get("kind") != "slope":
-        raise ConfigError(f"{path} is not a slope record of schema {SLOPE_SCHEMA_VERSION}; "
-                          "use a matching evalrun version")
-    try:
-        return SlopeRecord.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(f"{path} is not a valid slope record: {exc.errors()[0]['msg']}") from exc
-
-
-# -- analysis -------------------------------------------------------------------------------
-def ratios_to_d0(record: SlopeRecord, concurrency: int) -> dict[int, float]:
-    """decode t/s at each measured depth over that at the shallowest measured depth."""
-    pts = [p for p in record.points if p.concurrency == concurrency and p.decode_tps]
-    if not pts:
-        return {}
-    base = min(pts, key=lambda p: p.depth_target).decode_tps or 0.0
-    return {p.depth_target: p.decode_tps / base for p in pts if base and p.decode_tps}
-
-
-class Cliff(BaseModel):
-    """One depth step losing more than half the decode t/s."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    concurrency: int
-    from_depth: int
-    to_depth: int
-    from_tps: float
-    to_tps: float
-
-    @property
-    def kept(self) -> float:
-        return self.to_tps / self.from_tps
-
-
-def find_cliffs(record: SlopeRecord, ratio: float = CLIFF_RATIO) -> list[Cliff]:
-    """Consecutive measured depths where decode t/s falls below `ratio` of the step before."""
-    cliffs = []
-    for c in record.settings.concurrency:
-        pts = sorted((p for p in record.points if p.concurrency == c and p.decode_tps),
-                     key=lambda p: p.depth_target)
-        for a, b in zip(pts, pts[1:]):
-            if a.decode_tps and b.decode_tps and b.decode_tps < ratio * a.decode_tps:
-                cliffs.append(Cliff(concurrency=c, from_depth=a.depth_target,
-                                    to_depth=b.depth_target, from_tps=a.decode_tps,
-                                    to_tps=b.decode_tps))
-    return cliffs
 
 
 def summarize(target: int, concurrency: int, runs: list[list[StreamTiming]], *, tg: int,
@@ -286,6 +62,7 @@ def summarize(target: int, concurrency: int, runs: list[list[StreamTiming]], *, 
         tokens=int(statistics.median([t.tokens for t in ok])) if ok else None,
         streams=len(ok), short=sum(t.tokens < tg for t in ok),
         errors=sum(len(run) for run in runs) - len(ok),
+        error=next((t.error for run in runs for t in run if t.error), None),
     )
 
 
@@ -316,7 +93,7 @@ class _Sweep:
         empty = await self.wire.probe(self.text(0, 0))
         if empty.prompt_tokens is None:
             raise EndpointError(f"even an empty prompt does not fit: {empty.message}")
-        chars = 4 * min(max(max(self.s.depths), self.s.pp, 256), 2048)
+        chars = 4 * min(max(max(self.s.depths), self.s.pp, 256), 1024)
         while True:
             sized = await self.wire.probe(self.text(chars, 0))
             if sized.prompt_tokens is not None:
@@ -388,7 +165,7 @@ class _Sweep:
             timings = await asyncio.gather(
                 *(self.wire.stream(t, max_tokens=self.s.tg) for t in texts))
             for i, t in enumerate(timings):
-                _append_stream(self.folder, _stream_row(target, c, r, i, t, cal, reached))
+                append_stream(self.folder, _stream_row(target, c, r, i, t, cal, reached))
             if any(t.context_exceeded for t in timings):
                 reason = next(t.error for t in timings if t.context_exceeded)
                 self.say(f"{depth_label(target)} c{c}: skipped (prompt + tg exceed the context)")
@@ -412,16 +189,6 @@ def _stream_row(target: int, c: int, run: int, stream: int, t: StreamTiming,
         "finish_reason": t.finish_reason, "error": t.error,
         "context_exceeded": t.context_exceeded,
     }
-
-
-def base_url(endpoint: str) -> str:
-    """`http://h:8000`, `.../v1/`, `.../v1/chat/completions` -> `http://h:8000/v1`."""
-    url = endpoint.strip().rstrip("/")
-    url = url.removesuffix("/chat/completions")
-    if not re.match(r"^https?://", url):
-        raise UsageError(f"endpoint {endpoint!r} is not an http(s) URL; "
-                         "pass e.g. http://127.0.0.1:8000/v1")
-    return url if re.search(r"/v\d+$", url) else url + "/v1"
 
 
 BootFn = Callable[[Any, Path], AbstractContextManager[Any]]
@@ -457,7 +224,7 @@ def run_slope(*, endpoint: str | None = None, contract: Any = None, depths: Sequ
                          model_requested=model, request_extra=dict(request_extra or {}),
                          provenance=_provenance(), started_at=now_iso())
     if contract is None:
-        record.endpoint = base_url(endpoint or "")
+        record.endpoint = normalise_endpoint(endpoint or "")
         return _measure(record, results, api_key, timeout, transport, clock, say)
     if boot is None:
         from evalrun.launcher import boot_server as boot
@@ -466,9 +233,10 @@ def run_slope(*, endpoint: str | None = None, contract: Any = None, depths: Sequ
     say(f"booting {getattr(contract, 'name', 'contract')} (log: {folder / 'server.log'})")
     with boot(contract, folder / "server.log") as server:
         record.contract, record.server = record_for_run(contract, server)
-        record.endpoint = base_url(server.base_url)
+        record.endpoint = normalise_endpoint(server.base_url)
         record.model_requested = model or server.model
-        record.request_extra = {**(getattr(contract, "request", None) or {}), **record.request_extra}
+        contract_extra = getattr(contract, "request", None) or {}
+        record.request_extra = {**contract_extra, **record.request_extra}
         return _measure(record, results, api_key, timeout, transport, clock, say)
 
 
@@ -532,4 +300,6 @@ def _finish(results: Path, record: SlopeRecord, status: str, error: str | None) 
 
 
 def _provenance() -> dict[str, Any]:
-    return {}
+    from evalrun.provenance import collect  # gitpython: imported only when a run starts
+
+    return collect()

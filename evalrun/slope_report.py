@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evalrun.slope import SlopePoint, SlopeRecord, depth_label, find_cliffs, ratios_to_d0
+from evalrun.slope_record import SlopePoint, SlopeRecord, depth_label, find_cliffs, ratios_to_d0
 
 
 def _table(rows: list[list[Any]], headers: list[str]) -> str:
@@ -103,7 +103,7 @@ def _notes(record: SlopeRecord) -> list[str]:
     if errors:
         notes.append("failed streams: " + ", ".join(
             f"{depth_label(p.depth_target)} c{p.concurrency} {p.errors}" for p in errors)
-            + " (see streams.jsonl)")
+            + f" (first: {errors[0].error}; all in streams.jsonl)")
     if record.error:
         notes.append(f"error: {record.error}")
     return notes
@@ -152,7 +152,8 @@ def compare_rows(a: SlopeRecord, b: SlopeRecord) -> list[dict[str, Any]]:
             rows.append({"depth": d, "concurrency": c, "a_decode_tps": ta, "b_decode_tps": tb,
                          "ratio": round(tb / ta, 4) if ta and tb else None,
                          "a_ratio_d0": _r(ra[c].get(d)), "b_ratio_d0": _r(rb[c].get(d)),
-                         "a_skipped": bool(pa and pa.skipped), "b_skipped": bool(pb and pb.skipped)})
+                         "a_skipped": bool(pa and pa.skipped),
+                         "b_skipped": bool(pb and pb.skipped)})
     return rows
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 
+from evalrun.client import error_message
 from evalrun.errors import EndpointError
 
 OPTIONAL_EXTRAS = ("ignore_eos", "min_tokens", "stream_options")
@@ -27,6 +28,8 @@ INSTRUCTION = (
     "Continue the account of the valley above with new paragraphs in the same plain style. "
     "Keep writing until you are stopped."
 )
+CUT_OFF_HINT = ("llama-cpp-python ends a running stream when another request arrives: "
+                "--set interrupt_requests=false")
 # Context-length rejections as vLLM, sglang, llama.cpp (both servers) and TGI word them.
 _CONTEXT_RE = re.compile(
     r"context[ _]length|context window|maximum context|max_model_len|prompt is too long|"
@@ -180,7 +183,7 @@ class Wire:
     def _unusable(self, status: int, text: str) -> EndpointError:
         return EndpointError(
             f"{self.base_url}/chat/completions answered HTTP {status}: {_one_line(text)}",
-            hint="check the URL, model name and API key (--api-key or EVALRUN_API_KEY)",
+            hint="check the URL, the model name (--model) and the API key (--api-key-env)",
         )
 
     async def probe(self, text: str) -> Probe:
@@ -237,6 +240,9 @@ class Wire:
                         timing.error = f"HTTP {resp.status_code}: {_one_line(raw)}"
                         return timing
                     await self._read_events(resp, timing)
+                    if timing.error is None and timing.finish_reason is None:
+                        timing.error = (f"cut off after {timing.tokens} tokens, no finish_reason "
+                                        f"({CUT_OFF_HINT})")
                     return timing
             except httpx.ConnectError as exc:
                 raise EndpointError(f"lost {self.base_url} ({exc})",
@@ -285,6 +291,7 @@ class Wire:
                     timing.finish_reason = choice["finish_reason"]
 
 
-def _one_line(text: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
+def _one_line(body: str, limit: int = 200) -> str:
+    """The message of an error body (vLLM, OpenAI or llama.cpp shape), on one line."""
+    text = " ".join(error_message(body).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -9,6 +9,8 @@ decode slows down (the cliff). Knobs, all changeable while it runs:
     eos_after     stop after N tokens unless min_tokens/ignore_eos say otherwise
     honours_min   False: ignore min_tokens/ignore_eos (llama.cpp ignores unknown keys)
     stream_usage  send usage (prompt/completion tokens) in the last chunk when asked
+    cut_after     end streams after N tokens without a finish_reason (llama-cpp-python's
+                  interrupt_requests does this when another request arrives)
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ class StreamingFake(FakeServer):
         self.eos_after: int | None = None
         self.honours_min = True
         self.stream_usage = True
+        self.cut_after: int | None = None  # end the stream with [DONE] after N tokens, no finish
 
     def start(self) -> StreamingFake:
         super().start()
@@ -99,6 +102,12 @@ class _StreamHandler(_Handler):
                 time.sleep(delay)
             send({"object": "chat.completion.chunk",
                   "choices": [{"index": 0, "delta": {"content": f" w{i}"}, "finish_reason": None}]})
+        if fake.cut_after is not None and fake.cut_after < n_out:
+            for i in range(fake.cut_after):
+                send({"object": "chat.completion.chunk",
+                      "choices": [{"index": 0, "delta": {"content": f" w{i}"},
+                                   "finish_reason": None}]})
+            return send("[DONE]")
         finish = "length" if n_out == max_tokens else "stop"
         send({"object": "chat.completion.chunk",
               "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})

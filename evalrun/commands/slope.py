@@ -29,7 +29,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="remove a contract knob (repeatable)")
     p.add_argument("--depths", default="0,8192,32768,131072", metavar="LIST",
                    help="context depths in tokens: 0,8k,32K,131072 (0,8192,32768,131072)")
-    p.add_argument("--pp", type=int, default=2048, help="new prompt tokens after the context (2048)")
+    p.add_argument("--pp", type=int, default=2048, help="prompt tokens after the context (2048)")
     p.add_argument("--tg", type=int, default=128, help="tokens generated per stream (128)")
     p.add_argument("--concurrency", default="1,2", metavar="LIST",
                    help="streams sent together, per level (1,2)")
@@ -38,8 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="model name to send (default: the one the server lists)")
     p.add_argument("--warm-cache", action="store_true",
                    help="share each depth's context across requests so prefix caches may serve it")
-    p.add_argument("--api-key-env", metavar="VAR", default="EVALRUN_API_KEY",
-                   help="environment variable holding the API key (EVALRUN_API_KEY)")
+    p.add_argument("--api-key-env", metavar="VAR", help="environment variable with the API key")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per request (600)")
     p.add_argument("--results", default="results", metavar="DIR", help="results dir (results)")
     p.add_argument("--no-plot", action="store_true", help="do not write slope.png")
@@ -62,13 +61,18 @@ def run(args: argparse.Namespace) -> int:
     if args.slope_command == "compare":
         return _compare(args)
     from evalrun.errors import UsageError
-    from evalrun.slope import parse_depths, parse_levels, run_slope, slope_dir
+    from evalrun.slope import run_slope
+    from evalrun.slope_record import parse_depths, parse_levels, slope_dir
 
     depths = parse_depths(args.depths)
     levels = parse_levels(args.concurrency)
     contract, boot = _contract(args)
     if contract is None and not args.endpoint:
         raise UsageError("pass --endpoint URL, --contract FILE or --reference")
+    api_key = os.environ.get(args.api_key_env) if args.api_key_env else None
+    if args.api_key_env and not api_key:
+        raise UsageError(f"environment variable {args.api_key_env} is empty or unset; "
+                         "export the API key there or drop --api-key-env")
 
     def progress(msg: str) -> None:
         print(f"slope: {msg}", file=sys.stderr, flush=True)
@@ -76,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     record = run_slope(
         endpoint=args.endpoint, contract=contract, boot=boot, depths=depths, pp=args.pp,
         tg=args.tg, concurrency=levels, runs=args.runs, model=args.model, label=args.name,
-        warm_cache=args.warm_cache, api_key=os.environ.get(args.api_key_env) or None,
+        warm_cache=args.warm_cache, api_key=api_key,
         timeout=args.timeout, results=Path(args.results), progress=progress,
     )
     folder = slope_dir(Path(args.results), record.run_id)
@@ -125,7 +129,7 @@ def _plot(lanes, path: Path) -> Path | None:  # type: ignore[no-untyped-def]
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from evalrun.slope import load_slope
+    from evalrun.slope_record import load_slope
     from evalrun.slope_report import compare_rows, render_compare
 
     root = Path(getattr(args, "results", "results"))
