@@ -25,6 +25,7 @@ class ProgressBar:
         self.total = self.done = self.passed = self.errors = 0
         self._started = self._last = 0.0
         self._first_done = 0
+        self._drawn = ""
 
     def start(self, *, total: int, done: int = 0, passed: int = 0, errors: int = 0) -> None:
         self.total, self.done, self.passed, self.errors = total, done, passed, errors
@@ -49,19 +50,33 @@ class ProgressBar:
         elapsed = max(time.monotonic() - self._started, 1e-9)
         rate = (self.done - self._first_done) / elapsed
         left = self.total - self.done
-        eta = f"{left / rate:.0f}s" if rate > 0 and left else "-"
+        eta = _duration(left / rate) if rate > 0 and left else "-"
+        speed = f"{rate:.1f} it/s" if rate >= 1 or rate == 0 else f"{rate * 60:.1f} it/min"
         filled = int(self.width * self.done / self.total) if self.total else 0
         bar = "#" * filled + "." * (self.width - filled)
         return (f"[{bar}] {self.done}/{self.total}  passed {self.passed}  errors {self.errors}  "
-                f"{rate:.1f} it/s  ETA {eta}")
+                f"{speed}  ETA {eta}")
 
     def _draw(self, *, final: bool) -> None:
         text = self.line()
+        if not self.tty and text == self._drawn:
+            return
+        self._drawn = text
         if self.tty:
             self.stream.write("\r" + text + "\033[K" + ("\n" if final else ""))
         else:
             self.stream.write(text + "\n")
         self.stream.flush()
+
+
+def _duration(seconds: float) -> str:
+    """12s, 3m05s, 1h02m."""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
 
 
 def headline(record: RunRecord) -> str:
