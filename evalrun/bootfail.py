@@ -30,9 +30,9 @@ CUDA_DIRS = ("/usr/local/cuda/bin", "/usr/local/cuda-*/bin", "/opt/cuda/bin", "/
 class LogWatch:
     """Follows server.log as it grows: the last lines and how many tracebacks went by."""
 
-    def __init__(self, path: Path, keep: int = 300) -> None:
+    def __init__(self, path: Path, keep: int = 300, start: int = 0) -> None:
         self.path = Path(path)
-        self.offset = 0
+        self.offset = start
         self.partial = ""
         self.lines: deque[str] = deque(maxlen=keep)
         self.tracebacks = 0
@@ -164,8 +164,10 @@ def classify(watch: LogWatch, code: int | None, *, contract: Contract, env: dict
                 f"the engine rejects {flag}: check its spelling and value against `{prog} --help` "
                 f"for this engine version, or drop it with --unset {knob}")
     if m := _search(lines, r"ValidationError|validation errors? for|ValueError: |"
-                           r"NotImplementedError|AssertionError|not supported"):
-        return ("validator_refusal", line_of(m),
+                           r"NotImplementedError|AssertionError|Error: .*not supported"):
+        # Engines often say why on an earlier line ("quantized V cache requires flash_attn ...").
+        why = _search(lines, r"\b(requires?|must be|is required|needs?)\b.*\b(enabled|set|with|flash)")
+        return ("validator_refusal", line_of(why or m),
                 "the engine refused this combination of knobs: change or --unset the knob the "
                 "message names")
     return ("crashed", watch.key_line(),

@@ -339,9 +339,9 @@ def boot_server(contract: Contract, log_path: Path, *, on_progress: Progress | N
     log_path = Path(log_path)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with sigterm_raises(), log_path.open("ab") as log, httpx.Client(trust_env=False) as client:
+        watch = LogWatch(log_path, start=log.tell())  # an appended log: read only this boot
         _header(log, argv, contract)
         proc = _spawn(contract, argv, env, log)
-        watch = LogWatch(log_path)
         clean = False
         try:
             boot_s = _wait_ready(contract, proc, client, root, model, watch, env, argv,

@@ -108,13 +108,13 @@ def _venv_with_ninja(tmp_path: Path) -> Path:
 def test_crash_at_boot_is_classified_at_once(tmp_path: Path, message: str, kind: str,
                                              in_hint: str) -> None:
     venv_bin = _venv_with_ninja(tmp_path)
-    c = fake(tmp_path, python=str(venv_bin / "python"), boot_timeout=60, mode="crash",
+    c = fake(tmp_path, python=str(venv_bin / "python"), boot_timeout=300, mode="crash",
              message=message)
     start = time.monotonic()
     with pytest.raises(BootError) as err:
         with boot_server(c, tmp_path / "server.log"):
             pytest.fail("must not boot")
-    assert time.monotonic() - start < 10, "an early exit must not wait for boot_timeout"
+    assert time.monotonic() - start < 60, "an early exit must not wait for boot_timeout"
     exc = err.value
     assert exc.kind == kind, str(exc)
     assert in_hint in (exc.hint or "")
@@ -265,3 +265,26 @@ def test_stderr_progress_shows_a_live_timer() -> None:
     text = out.getvalue()
     assert text.count("booting lane") == 3  # once per second, not per poll
     assert "booting lane … 12s (loading)" in text and text.endswith("booted lane in 13.4s\x1b[K\n")
+
+
+def test_a_reused_log_is_classified_by_this_boot_only(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    log.write_text("ModuleNotFoundError: No module named 'old_boot'\n")  # an earlier boot's failure
+    c = fake(tmp_path, mode="crash", message="oom")
+    with pytest.raises(BootError) as err:
+        with boot_server(c, log):
+            pass
+    assert err.value.kind == "oom"
+    assert "old_boot" in log.read_text()  # appended, not overwritten
+
+
+def test_the_reason_line_beats_the_bare_exception() -> None:
+    from evalrun.bootfail import LogWatch, classify
+
+    watch = LogWatch(Path("/nonexistent"))
+    watch.lines.extend(["llama_init_from_model: quantized V cache requires flash_attn to be enabled",
+                        '    raise ValueError("Failed to create llama_context")',
+                        "ValueError: Failed to create llama_context"])
+    c = Contract(name="r", engine="llama.cpp", command=["python"])
+    kind, line, _ = classify(watch, 1, contract=c, env={}, argv=["python"])
+    assert kind == "validator_refusal" and "requires flash_attn" in line
