@@ -53,6 +53,17 @@ def test_one_run_and_several_suites_plot_cleanly(tmp_path):
 
 def test_nothing_to_plot_is_exit_2(tmp_path, capsys):
     st = RunStore(tmp_path / "r")
-    write_run(st, "2026-09-27_100000_a", items_for({"math": 5}), status="running", summary=False)
+    st.root.mkdir()
     assert main(["runs", "--results", str(st.root), "--plot", str(tmp_path / "x.png")]) == 2
     assert "no finished runs" in capsys.readouterr().err
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_runs_without_a_summary_are_left_out(tmp_path):
+    st = RunStore(tmp_path / "r")
+    running = write_run(
+        st, "2026-09-27_100000_a", items_for({"math": 5}), status="running", summary=False
+    )
+    done = write_run(st, "2026-09-28_100000_b", items_for({"math": 5}))
+    panels, _ = history_points([running, done])
+    assert set(panels["all items"]) == {"b"}
