@@ -52,10 +52,15 @@ def git_facts(path: Path | str = ".") -> dict[str, Any]:
 
 
 def collect(path: Path | str = ".") -> dict[str, Any]:
-    """run.json `provenance`: versions plus git facts of the working repo."""
-    return {
+    """run.json `provenance`: versions, git facts of the working repo, and of evalrun's own
+    checkout when it runs from one elsewhere (an editable install)."""
+    out: dict[str, Any] = {
         "evalrun": __version__,
         "python": sys.version.split()[0],
         "platform": platform.platform(terse=True),
         "git": git_facts(path),
     }
+    own = git_facts(Path(__file__).resolve().parent)
+    if own and own.get("root") != out["git"].get("root"):
+        out["evalrun_git"] = own
+    return out

@@ -219,3 +219,9 @@ def test_wrong_model_name_stops_at_once_exit_2(fake_server, make_suite, results,
     line = one_line(err)
     assert code == 2 and "does not serve model 'qwen'" in line and "fake-model" in line
     assert fake_server.chat_requests == 1
+
+
+def test_concurrency_must_be_positive(fake_server, make_suite, results, capsys):
+    code, _, err = score(capsys, "--endpoint", fake_server.base_url, "--suite",
+                         str(make_suite(n=1)), "--results", results, "--concurrency", "0")
+    assert code == 2 and "--concurrency must be at least 1" in one_line(err)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -109,3 +110,10 @@ def test_progress_bar_line():
 def test_empty_string_is_the_model_not_the_server():
     assert diagnose_response(Response(content="", finish_reason="stop")) == []
     assert diagnose_response(Response(content=None, finish_reason="stop")) == ["empty_response"]
+
+
+def test_provenance_records_evalruns_own_checkout(tmp_path):
+    facts = collect(tmp_path)  # the working dir is no repo; evalrun runs from its checkout
+    assert facts["git"] == {} and facts["evalrun"]
+    if git_facts(Path(__file__).parent):  # tests run from a git checkout of evalrun
+        assert len(facts["evalrun_git"]["commit"]) == 40

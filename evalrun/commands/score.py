@@ -13,6 +13,8 @@ import os
 import sys
 
 UNTESTABLE = 125
+REFERENCE_CONCURRENCY = 2  # llama-cpp-python's server answers one request at a time
+REFERENCE_TIMEOUT_S = 600.0  # CPU inference; a long-context item can take minutes on 2 cores
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -34,7 +36,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="environment variable with the API key")
     run = p.add_argument_group("the run")
     run.add_argument("--suite", default=None, help="suite name or folder (default: core)")
-    run.add_argument("--concurrency", type=int, default=16, metavar="N", help="default 16")
+    run.add_argument("--concurrency", type=int, metavar="N",
+                     help="requests in flight (default 16; 2 with --reference, whose llama.cpp "
+                     "server answers one request at a time)")
     run.add_argument("--name", metavar="LABEL", help="run label (default: a slug of the model)")
     run.add_argument("--results", default="results", metavar="DIR",
                      help="run store (default: results)")
@@ -42,8 +46,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--tags", metavar="T1,T2", help="score only items with one of these tags")
     run.add_argument("--resume", metavar="RUN_ID",
                      help="finish a run: request only items without a final record")
-    run.add_argument("--timeout", type=float, default=120.0, metavar="S",
-                     help="per request (default 120)")
+    run.add_argument("--timeout", type=float, metavar="S",
+                     help="per request, queueing included (default 120; 600 with --reference, "
+                     "which runs on the CPU)")
     run.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     gate = p.add_argument_group(
         "exit code for scripts (git bisect run): 0 good, 1 bad (below the bar, too much garble, "
@@ -87,8 +92,12 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"environment variable {args.api_key_env} is empty or unset; "
                              "export the API key there or drop --api-key-env")
     suite = load_suite(args.suite or defaults.get("suite") or "core")
-    common = dict(suite=suite, store=store, label=args.name, concurrency=args.concurrency,
-                  limit=args.limit, timeout=args.timeout, api_key=api_key, resume=args.resume,
+    concurrency = args.concurrency if args.concurrency is not None else \
+        (REFERENCE_CONCURRENCY if args.reference else 16)
+    timeout = args.timeout if args.timeout is not None else \
+        (REFERENCE_TIMEOUT_S if args.reference else 120.0)
+    common = dict(suite=suite, store=store, label=args.name, concurrency=concurrency,
+                  limit=args.limit, timeout=timeout, api_key=api_key, resume=args.resume,
                   tags={t for t in (args.tags or "").split(",") if t} or None,
                   progress=not args.no_progress)
     try:
