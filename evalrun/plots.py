@@ -19,8 +19,17 @@ PANEL_W, PANEL_H, COLUMNS = 4.6, 3.0, 3
 
 
 def _series_key(record: RunRecord, many_suites: bool) -> str:
-    suite = f"{record.suite.name}-v{record.suite.version}"
-    return f"{record.label} ({suite})" if many_suites else record.label
+    """The line a run belongs to: its label, plus the suite version and the item selection when
+    those differ between runs (a --limit 30 run is not the same measurement as a full one)."""
+    key = record.label
+    if many_suites:
+        key += f" ({record.suite.name}-v{record.suite.version})"
+    picked = ", ".join(
+        f"{k} {','.join(map(str, v)) if isinstance(v, list) else v}"
+        for k, v in sorted(record.selection.items())
+        if v
+    )
+    return f"{key} [{picked}]" if picked else key
 
 
 def history_points(
@@ -28,9 +37,14 @@ def history_points(
 ) -> tuple[dict[str, dict[str, list[tuple[datetime, float, int, int]]]], list[str]]:
     """panel -> series -> [(time, pct, passed, total)], and the panel order ('all items' first).
 
-    Runs without a summary (still running, or killed before one was written) are left out.
+    Only finished runs are drawn: a run still running or interrupted (its unrun items would read
+    as failures) or without a summary is left out.
     """
-    done = [r for r in records if r.summary and r.summary.total]
+    done = [
+        r
+        for r in records
+        if r.status in ("complete", "incomplete") and r.summary and r.summary.total
+    ]
     many_suites = len({r.suite.sha256 for r in done}) > 1
     panels: dict[str, dict[str, list[tuple[datetime, float, int, int]]]] = defaultdict(
         lambda: defaultdict(list)
@@ -66,7 +80,7 @@ def plot_history(records: list[RunRecord], path: Path | str) -> Path:
     colors = {k: f"C{i % 10}" for i, k in enumerate(series)}
     times = [t for p in panels.values() for pts in p.values() for t, *_ in pts]
     lo_t, hi_t = min(times), max(times)
-    pad = max((hi_t - lo_t) * 0.05, timedelta(hours=6))
+    pad = max((hi_t - lo_t) * 0.06, timedelta(minutes=10))
 
     cols = min(COLUMNS, len(order))
     rows = math.ceil(len(order) / cols)

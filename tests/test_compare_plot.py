@@ -67,3 +67,15 @@ def test_runs_without_a_summary_are_left_out(tmp_path):
     done = write_run(st, "2026-09-28_100000_b", items_for({"math": 5}))
     panels, _ = history_points([running, done])
     assert set(panels["all items"]) == {"b"}
+
+
+def test_interrupted_runs_are_left_out_and_limited_runs_get_their_own_line(tmp_path):
+    st = RunStore(tmp_path / "r")
+    stopped = write_run(st, "2026-09-27_100000_a", items_for({"math": 5}), status="interrupted")
+    full = write_run(st, "2026-09-28_100000_a", items_for({"math": 5}))
+    short = full.model_copy(
+        update={"run_id": "2026-09-29_100000_a", "selection": {"limit": 3, "tags": ["probe"]}}
+    )
+    panels, _ = history_points([stopped, full, short])
+    assert set(panels["all items"]) == {"a", "a [limit 3, tags probe]"}
+    assert len(panels["all items"]["a"]) == 1
