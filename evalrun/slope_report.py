@@ -206,7 +206,7 @@ def _names(a: SlopeRecord, b: SlopeRecord) -> tuple[str, str]:
 
 # -- plots ------------------------------------------------------------------------------------
 def plot(lanes: list[tuple[str, SlopeRecord]], path: Path | str) -> Path:
-    """decode t/s against depth (symlog x, so d0 shows), one line per lane and concurrency."""
+    """decode t/s against depth (symlog x, so d0 shows): colour per concurrency, style per lane."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -215,7 +215,9 @@ def plot(lanes: list[tuple[str, SlopeRecord]], path: Path | str) -> Path:
     path = Path(path)
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
     styles = ["-", "--", ":", "-."]
-    smallest = 1024
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    levels = sorted({c for _, rec in lanes for c in rec.settings.concurrency})
+    ticks: dict[int, int] = {}  # x position -> depth target, for the tick labels
     try:
         for i, (name, rec) in enumerate(lanes):
             cliff_ends = {(c.concurrency, c.to_depth) for c in find_cliffs(rec)}
@@ -226,22 +228,27 @@ def plot(lanes: list[tuple[str, SlopeRecord]], path: Path | str) -> Path:
                     continue
                 xs = [p.depth if p.depth is not None else p.depth_target for p in pts]
                 ys = [p.decode_tps for p in pts]
-                smallest = min([smallest] + [x for x in xs if x > 0])
+                ticks.update({x: p.depth_target for x, p in zip(xs, pts)})
                 label = f"{name} c{c}" if len(lanes) > 1 else f"c{c}"
-                ax.plot(xs, ys, styles[i % len(styles)], marker="o", label=label)
+                ax.plot(xs, ys, styles[i % len(styles)], marker="o", label=label,
+                        color=colours[levels.index(c) % len(colours)])
                 for x, y, p in zip(xs, ys, pts):
                     if (c, p.depth_target) in cliff_ends:
-                        ax.annotate("cliff", (x, y), textcoords="offset points", xytext=(4, 6),
+                        ax.plot([x], [y], "x", color="red", markersize=11, markeredgewidth=2)
+                        ax.annotate("cliff", (x, y), textcoords="offset points", xytext=(5, 6),
                                     color="red", fontsize=8)
-                        ax.plot([x], [y], "x", color="red", markersize=10)
-        ax.set_xscale("symlog", linthresh=max(smallest / 2, 1))
-        ax.set_xlabel("context depth (tokens reached, log scale)")
+        positive = [x for x in ticks if x > 0]
+        ax.set_xscale("symlog", linthresh=min(positive) if positive else 1, linscale=0.5)
+        shown = _spread(sorted(ticks))
+        ax.set_xticks(shown, [depth_label(ticks[x]) for x in shown])
+        ax.minorticks_off()
+        ax.set_xlabel("context depth reached (tokens, log scale)")
         ax.set_ylabel("decode t/s per stream")
         ax.set_ylim(bottom=0)
         first = lanes[0][1]
         ax.set_title(f"decode vs depth — pp{first.settings.pp} tg{first.settings.tg}"
                      + ("" if len(lanes) > 1 else f" — {first.label}"))
-        ax.grid(True, which="both", alpha=0.3)
+        ax.grid(True, alpha=0.3)
         ax.legend()
         fig.tight_layout()
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -249,3 +256,12 @@ def plot(lanes: list[tuple[str, SlopeRecord]], path: Path | str) -> Path:
     finally:
         plt.close(fig)
     return path
+
+
+def _spread(xs: list[int]) -> list[int]:
+    """Tick positions at least ~15% apart on a log axis, so labels do not overlap."""
+    out: list[int] = []
+    for x in xs:
+        if not out or x == 0 or out[-1] == 0 or x > out[-1] * 1.15:
+            out.append(x)
+    return out

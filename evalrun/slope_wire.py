@@ -34,7 +34,7 @@ CUT_OFF_HINT = ("llama-cpp-python ends a running stream when another request arr
 _CONTEXT_RE = re.compile(
     r"context[ _]length|context window|maximum context|max_model_len|prompt is too long|"
     r"exceeds? the (?:available )?context|input (?:is too long|length)|too many tokens|"
-    r"exceed_context_size",
+    r"exceed_context_size|max_new_tokens` must be",
     re.IGNORECASE,
 )
 

@@ -1,0 +1,50 @@
+"""The decode slope of the embedded reference engine (llama.cpp, SmolLM2-135M Q4_1, 2 CPU threads).
+
+Boots `evalrun slope --reference` with depths up to the contract's n_ctx and prints the slope table
+(per-stream decode t/s with ratio to d0, cliffs, TTFT and aggregate t/s) and the path of
+slope.png. llama-cpp-python serves one request at a time and, by default, cuts a running stream
+when another arrives, so the run sets interrupt_requests=false; c2 then shows the serialisation
+(aggregate t/s no higher than c1, the second stream's TTFT includes the first one's decode).
+
+    python bench/slope_reference.py [--depths 0,2k,8k,16k,30k] [--n-ctx 32768] [--runs 1]
+
+Figures depend on the machine and on what else runs on it: read them as a shape, not a target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def main() -> int:
+    from evalrun.cli import main as evalrun
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--depths", default="0,2k,8k,16k,30k")
+    ap.add_argument("--n-ctx", type=int, default=32768)
+    ap.add_argument("--pp", type=int, default=256)
+    ap.add_argument("--tg", type=int, default=32)
+    ap.add_argument("--concurrency", default="1,2")
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--results", default=None, help="results dir (default: a temp dir)")
+    args = ap.parse_args()
+    results = args.results or tempfile.mkdtemp(prefix="slope-bench-")
+    start = time.perf_counter()
+    code = evalrun(["slope", "--reference", "--set", "port=0", "--set", f"n_ctx={args.n_ctx}",
+                    "--set", "interrupt_requests=false", "--depths", args.depths,
+                    "--pp", str(args.pp), "--tg", str(args.tg),
+                    "--concurrency", args.concurrency, "--runs", str(args.runs),
+                    "--results", results, "--name", "reference-bench"])
+    print(f"\nwall time {time.perf_counter() - start:.0f} s (boot, calibration, all points)")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
