@@ -107,6 +107,11 @@ class _Sweep:
                                 hint="the endpoint's usage counts are unusable for calibration")
         pp_chars = round(self.s.pp / per_char)
         base = await self.wire.probe(self.text(0, pp_chars))
+        got = (base.prompt_tokens or 0) - empty.prompt_tokens
+        if base.prompt_tokens is not None and got > 0 and \
+                abs(got - self.s.pp) > max(0.05 * self.s.pp, 4):
+            pp_chars = round(pp_chars * self.s.pp / got)  # one correction, as for depths
+            base = await self.wire.probe(self.text(0, pp_chars))
         if base.prompt_tokens is None:
             raise UsageError(f"--pp {self.s.pp} alone exceeds the context ({base.message}); "
                              "lower --pp")
@@ -149,7 +154,7 @@ class _Sweep:
                     on_point(SlopePoint(depth_target=target, depth=None, concurrency=c,
                                         skipped=True, skip_reason=blocked))
                 continue
-            reached = (probe.prompt_tokens or 0) - cal.base_tokens
+            reached = max((probe.prompt_tokens or 0) - cal.base_tokens, 0) if target else 0
             for c in self.s.concurrency:
                 point = await self.measure(cal, target, c, chars, head, reached)
                 if point.skipped:

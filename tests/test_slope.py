@@ -248,6 +248,34 @@ def test_compare_puts_lanes_side_by_side(fake: StreamingFake, tmp_path: Path) ->
     assert "CLIFF in cliffy c1" in text and "CLIFF in flat" not in text
 
 
+def test_contract_lane_is_booted_recorded_and_its_request_extra_sent(fake: StreamingFake,
+                                                                      tmp_path: Path) -> None:
+    from contextlib import contextmanager
+
+    from evalrun.contract import contract_from_data
+    from evalrun.launcher import Server
+
+    contract = contract_from_data({"name": "lane-x", "engine": "vllm", "command": ["vllm", "serve"],
+                                   "model": "m", "request": {"top_k": 7}})
+    logs = []
+
+    @contextmanager
+    def boot(c, log_path):  # type: ignore[no-untyped-def]
+        logs.append(log_path)
+        yield Server(base_url=fake.base_url, model="fake-model", boot_seconds=1.5,
+                     engine_version="0.0-fake", argv=["vllm", "serve", "m"], env_redacted={},
+                     log_path=log_path, host="127.0.0.1", port=fake.port, pid=1)
+
+    rec = run_slope(contract=contract, boot=boot, depths=[0], pp=16, tg=4, concurrency=[1],
+                    runs=1, results=tmp_path)
+    assert rec.label == "lane-x" and rec.run_id.endswith("_lane-x")
+    assert logs == [tmp_path / f"slope-{rec.run_id}" / "server.log"]
+    assert rec.contract and rec.contract["name"] == "lane-x" and rec.contract["hash"]
+    assert rec.server and rec.server["engine_version"] == "0.0-fake"
+    assert rec.model_requested == "fake-model" and rec.provenance.get("evalrun")
+    assert fake.requests and all(r.get("top_k") == 7 for r in fake.requests)
+
+
 def test_set_without_contract_is_a_usage_error(capsys) -> None:  # type: ignore[no-untyped-def]
     assert main(["slope", "--endpoint", "http://127.0.0.1:9", "--set", "n_ctx=4096"]) == 2
     assert "--contract" in capsys.readouterr().err
