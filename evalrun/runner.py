@@ -466,7 +466,8 @@ def resume_defaults(store: RunStore, ref: str) -> dict[str, Any]:
     """Endpoint, suite and model of a stored run, so `--resume RUN_ID` alone is enough."""
     record = store.load_run(ref)
     return {"endpoint": record.endpoint, "suite": record.suite.path or record.suite.name,
-            "model": record.model_requested or record.model_served}
+            "model": record.model_requested or record.model_served,
+            "contract": (record.contract or {}).get("name")}
 
 
 def list_runs(root: str | Path, *, last: int | None = None) -> list[RunRecord]:

@@ -225,3 +225,8 @@ def test_concurrency_must_be_positive(fake_server, make_suite, results, capsys):
     code, _, err = score(capsys, "--endpoint", fake_server.base_url, "--suite",
                          str(make_suite(n=1)), "--results", results, "--concurrency", "0")
     assert code == 2 and "--concurrency must be at least 1" in one_line(err)
+
+
+def test_model_with_a_contract_is_a_usage_error(results, capsys):
+    code, _, err = score(capsys, "--reference", "--model", "x", "--results", results)
+    assert code == 2 and "served_model_name" in one_line(err)

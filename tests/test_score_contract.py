@@ -38,6 +38,13 @@ def test_score_a_contract_end_to_end(tmp_path, make_suite, capsys):
     assert "0.2" in record["contract"]["argv"]  # --set reached the rendered command
     assert record["server"]["engine_version"] == "0.0.fake"
     assert record["endpoint"].startswith("http://127.0.0.1:")
+    # resuming needs the contract again: the booted server is gone
+    assert main(["score", "--resume", data["run_id"], "--results", str(results)]) == 2
+    assert "resume with --contract FILE" in capsys.readouterr().err
+    code = main(["score", "--contract", str(tmp_path / "contract.yaml"), "--resume",
+                 data["run_id"], "--results", str(results), "--no-progress"])
+    assert code == 0 and f"{data['run_id']}: mini-v1: 3/3" in capsys.readouterr().out
+    assert len(list(folder.glob("server*.log"))) == 2
 
 
 def test_boot_failure_exit_3_or_125(tmp_path, make_suite, capsys):

@@ -79,8 +79,15 @@ def run(args: argparse.Namespace) -> int:
     if booted and args.endpoint:
         raise UsageError("--endpoint and --contract/--reference exclude each other: "
                          "a contract boots its own endpoint")
+    if booted and args.model:
+        raise UsageError("a contract names its model; use --set served_model_name=NAME "
+                         "instead of --model")
     store = RunStore(args.results)
     defaults = resume_defaults(store, args.resume) if args.resume else {}
+    if defaults.get("contract") and not booted and not args.endpoint:
+        raise UsageError(f"run {args.resume} was scored on a server booted from contract "
+                         f"{defaults['contract']!r}; resume with --contract FILE (or --reference) "
+                         f"--resume {args.resume}")
     endpoint = args.endpoint or defaults.get("endpoint")
     if not endpoint and not booted:
         raise UsageError("pass --endpoint URL (e.g. http://127.0.0.1:8000/v1), "
