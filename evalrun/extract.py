@@ -140,8 +140,8 @@ def extract_json(text: str, *, allow_prose: bool) -> tuple[Any, str]:
     stripped = text.strip()
     try:
         return json.loads(stripped), "bare"
-    except json.JSONDecodeError:
-        pass
+    except json.JSONDecodeError as exc:
+        bare_error = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
     fences = _FENCE_RE.findall(stripped)
     only_fence = len(fences) == 1 and _FENCE_RE.sub("", stripped).strip() == ""
     if fences and (only_fence or allow_prose):
@@ -159,7 +159,11 @@ def extract_json(text: str, *, allow_prose: bool) -> tuple[Any, str]:
                 continue
             if isinstance(value, (dict, list)):
                 return value, "embedded"
-    raise ValueError("no JSON value found" if not fences else "the fenced block is not valid JSON")
+    if fences:
+        raise ValueError("the fenced block is not valid JSON")
+    if stripped[:1] in "[{":
+        raise ValueError(bare_error)
+    raise ValueError("no JSON value found")
 
 
 def script_of(char: str) -> str | None:
