@@ -28,14 +28,22 @@ def main() -> None:
             start = time.monotonic()
             with boot_server(contract, Path(tmp) / "server.log") as server:
                 t0 = time.monotonic()
-                httpx.post(f"{server.base_url}/chat/completions", timeout=300, json={
-                    "model": server.model, "max_tokens": 32,
-                    "messages": [{"role": "user", "content": "What is the capital of France?"}]})
+                httpx.post(
+                    f"{server.base_url}/chat/completions",
+                    timeout=300,
+                    json={
+                        "model": server.model,
+                        "max_tokens": 32,
+                        "messages": [{"role": "user", "content": "What is the capital of France?"}],
+                    },
+                )
                 answer_s = time.monotonic() - t0
                 t1 = time.monotonic()
             teardown_s = time.monotonic() - t1
-            print(f"run {n + 1}: boot {server.boot_seconds:.1f}s  32-token answer {answer_s:.2f}s  "
-                  f"teardown {teardown_s:.2f}s  total {time.monotonic() - start:.1f}s")
+            print(
+                f"run {n + 1}: boot {server.boot_seconds:.1f}s  32-token answer {answer_s:.2f}s  "
+                f"teardown {teardown_s:.2f}s  total {time.monotonic() - start:.1f}s"
+            )
 
 
 if __name__ == "__main__":

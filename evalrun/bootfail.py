@@ -81,8 +81,9 @@ def _path_dirs(env: dict[str, str]) -> list[str]:
     return [os.path.normpath(d) for d in env.get("PATH", "").split(os.pathsep) if d]
 
 
-def find_elsewhere(name: str, *, contract: Contract, env: dict[str, str],
-                   argv: list[str]) -> list[str]:
+def find_elsewhere(
+    name: str, *, contract: Contract, env: dict[str, str], argv: list[str]
+) -> list[str]:
     """Dirs holding an executable `name` that are NOT on the server's PATH (where to look first:
     the command's own bin dir, i.e. its venv, evalrun's venv, path_prepend, CUDA dirs)."""
     on_path = set(_path_dirs(env))
@@ -95,13 +96,20 @@ def find_elsewhere(name: str, *, contract: Contract, env: dict[str, str],
     candidates += contract.expanded_path_prepend()
     for pattern in CUDA_DIRS:
         candidates += sorted(glob.glob(pattern))
-    candidates += [os.path.expanduser("~/.local/bin"), *sorted(glob.glob(os.path.expanduser("~/*/bin")))]
+    candidates += [
+        os.path.expanduser("~/.local/bin"),
+        *sorted(glob.glob(os.path.expanduser("~/*/bin"))),
+    ]
     out: list[str] = []
     for folder in candidates:
         folder = os.path.normpath(folder)
         exe = os.path.join(folder, name)
-        if folder not in out and folder not in on_path and os.path.isfile(exe) \
-                and os.access(exe, os.X_OK):
+        if (
+            folder not in out
+            and folder not in on_path
+            and os.path.isfile(exe)
+            and os.access(exe, os.X_OK)
+        ):
             out.append(folder)
     return out
 
@@ -115,8 +123,9 @@ def _search(lines: list[str], pattern: str) -> re.Match[str] | None:
     return None
 
 
-def classify(watch: LogWatch, code: int | None, *, contract: Contract, env: dict[str, str],
-             argv: list[str]) -> tuple[str, str, str]:
+def classify(
+    watch: LogWatch, code: int | None, *, contract: Contract, env: dict[str, str], argv: list[str]
+) -> tuple[str, str, str]:
     """(kind, the telling log line, one-line hint) for a server that died."""
     lines = watch.all_lines()
 
@@ -124,51 +133,98 @@ def classify(watch: LogWatch, code: int | None, *, contract: Contract, env: dict
         return m.string.strip()[:300]
 
     if m := _search(lines, r"address already in use|EADDRINUSE|\[Errno 98\]"):
-        return ("port_in_use", line_of(m),
-                "another process took the port during boot; use --set port=N (0 = any free port)")
-    exe = (_search(lines, r"FileNotFoundError:.*?'([^'/\s]+)'")
-           or _search(lines, r"No such file or directory: '([^'/\s]+)'")
-           or _search(lines, r"(?:sh: \d+: )?([\w.+-]+): (?:command )?not found")
-           or _search(lines, r'exec: "([^"/]+)": executable file not found'))
+        return (
+            "port_in_use",
+            line_of(m),
+            "another process took the port during boot; use --set port=N (0 = any free port)",
+        )
+    exe = (
+        _search(lines, r"FileNotFoundError:.*?'([^'/\s]+)'")
+        or _search(lines, r"No such file or directory: '([^'/\s]+)'")
+        or _search(lines, r"(?:sh: \d+: )?([\w.+-]+): (?:command )?not found")
+        or _search(lines, r'exec: "([^"/]+)": executable file not found')
+    )
     if exe:
         name = exe.group(1)
         where = find_elsewhere(name, contract=contract, env=env, argv=argv)
         if where:
-            hint = (f"'{name}' exists in {where[0]}, which is not on the server's PATH: "
-                    f"add it to path_prepend, e.g. --set 'path_prepend=[{where[0]}]'")
+            hint = (
+                f"'{name}' exists in {where[0]}, which is not on the server's PATH: "
+                f"add it to path_prepend, e.g. --set 'path_prepend=[{where[0]}]'"
+            )
         else:
-            hint = (f"'{name}' is not on the server's PATH nor in the command's bin dir or CUDA "
-                    f"dirs: install it in the server's environment (pip install {name}?)")
+            hint = (
+                f"'{name}' is not on the server's PATH nor in the command's bin dir or CUDA "
+                f"dirs: install it in the server's environment (pip install {name}?)"
+            )
         return "executable_not_found", line_of(exe), hint
     if m := _search(lines, r"(?:FileNotFoundError|No such file or directory).*?'(/[^']+)'"):
-        return ("missing_file", line_of(m),
-                f"{m.group(1)} does not exist: check the model path and other paths in the contract")
+        return (
+            "missing_file",
+            line_of(m),
+            f"{m.group(1)} does not exist: check the model path and other paths in the contract",
+        )
     if m := _search(lines, r"(ModuleNotFoundError|ImportError): (.*)"):
         mod = re.search(r"No module named '([^']+)'", m.group(2))
         what = mod.group(1).split(".")[0] if mod else "the missing module"
-        return ("import_error", line_of(m),
+        return (
+            "import_error",
+            line_of(m),
+            (
                 f"install {what} into the server's Python ({argv[0] if argv else '?'}), or put the "
-                "venv that has it first via path_prepend / command")
-    oom = _search(lines, r"out of memory|OutOfMemoryError|MemoryError|std::bad_alloc|"
-                         r"Cannot allocate memory|failed to allocate|No available memory for the cache")
+                "venv that has it first via path_prepend / command"
+            ),
+        )
+    oom = _search(
+        lines,
+        r"out of memory|OutOfMemoryError|MemoryError|std::bad_alloc|"
+        r"Cannot allocate memory|failed to allocate|No available memory for the cache",
+    )
     if oom or code == -9:
-        line = line_of(oom) if oom else f"killed by SIGKILL (the kernel OOM killer?): {watch.key_line()}"
-        return ("oom", line, "ask for less memory: lower n_ctx / max-model-len / "
-                "gpu-memory-utilization / max-num-seqs, or use a smaller KV cache dtype")
-    if m := _search(lines, r"unrecognized arguments?: (\S+)|error: argument (-[\w.-]+)|"
-                           r"no such option:? (-[\w.-]+)|unknown (?:argument|option):? (-[\w.-]+)"):
+        line = (
+            line_of(oom)
+            if oom
+            else f"killed by SIGKILL (the kernel OOM killer?): {watch.key_line()}"
+        )
+        return (
+            "oom",
+            line,
+            (
+                "ask for less memory: lower n_ctx / max-model-len / "
+                "gpu-memory-utilization / max-num-seqs, or use a smaller KV cache dtype"
+            ),
+        )
+    if m := _search(
+        lines,
+        r"unrecognized arguments?: (\S+)|error: argument (-[\w.-]+)|"
+        r"no such option:? (-[\w.-]+)|unknown (?:argument|option):? (-[\w.-]+)",
+    ):
         flag = next(g for g in m.groups() if g) if any(m.groups()) else "a flag"
         knob = flag.lstrip("-")
-        prog = " ".join(argv[:len(contract.command)]) if argv else "the engine"
-        return ("invalid_flag", line_of(m),
+        prog = " ".join(argv[: len(contract.command)]) if argv else "the engine"
+        return (
+            "invalid_flag",
+            line_of(m),
+            (
                 f"the engine rejects {flag}: check its spelling and value against `{prog} --help` "
-                f"for this engine version, or drop it with --unset {knob}")
-    if m := _search(lines, r"ValidationError|validation errors? for|ValueError: |"
-                           r"NotImplementedError|AssertionError|Error: .*not supported"):
+                f"for this engine version, or drop it with --unset {knob}"
+            ),
+        )
+    if m := _search(
+        lines,
+        r"ValidationError|validation errors? for|ValueError: |"
+        r"NotImplementedError|AssertionError|Error: .*not supported",
+    ):
         # Engines often say why on an earlier line ("quantized V cache requires flash_attn ...").
-        why = _search(lines, r"\b(requires?|must be|is required|needs?)\b.*\b(enabled|set|with|flash)")
-        return ("validator_refusal", line_of(why or m),
+        why = _search(
+            lines, r"\b(requires?|must be|is required|needs?)\b.*\b(enabled|set|with|flash)"
+        )
+        return (
+            "validator_refusal",
+            line_of(why or m),
+            (
                 "the engine refused this combination of knobs: change or --unset the knob the "
-                "message names")
-    return ("crashed", watch.key_line(),
-            f"exit code {code}: the end of server.log says why")
+                "message names"
+            ),
+        )
+    return ("crashed", watch.key_line(), f"exit code {code}: the end of server.log says why")

@@ -39,13 +39,26 @@ SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
 REDACTED = "***"
 PYTHON_NAMES = ("python", "python3")
 # Fields that have their own place in the rendered command line, never in `args`.
-RESERVED_ARGS = {"host", "port", "model", "model-path", "model_path", "served-model-name",
-                 "served_model_name", "model_alias", "alias"}
+RESERVED_ARGS = {
+    "host",
+    "port",
+    "model",
+    "model-path",
+    "model_path",
+    "served-model-name",
+    "served_model_name",
+    "model_alias",
+    "alias",
+}
 
 # Engine defaults: readiness path and port. The llama-cpp-python server differs from llama-server
 # (port 8000, `--model_alias`), see _is_llama_cpp_python.
-DEFAULT_HEALTH = {"vllm": "/health", "sglang": "/health", "llama.cpp": "/health",
-                  "other": "/v1/models"}
+DEFAULT_HEALTH = {
+    "vllm": "/health",
+    "sglang": "/health",
+    "llama.cpp": "/health",
+    "other": "/v1/models",
+}
 DEFAULT_PORT = {"vllm": 8000, "sglang": 30000, "llama.cpp": 8080, "other": 8000}
 
 
@@ -55,18 +68,27 @@ class Contract(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(description="Short lane name, used in run labels and logs.")
-    engine: Engine = Field(description="vllm | sglang | llama.cpp | other: health path and defaults.")
+    engine: Engine = Field(
+        description="vllm | sglang | llama.cpp | other: health path and defaults."
+    )
     command: list[str] = Field(min_length=1, description="argv prefix; model and args follow.")
     model: str | None = Field(default=None, description="Model id or path; `@pkg` = shipped model.")
     served_model_name: str | None = Field(default=None, description="Name the server answers to.")
     host: str = Field(default="127.0.0.1", description="Listen address passed as --host.")
     port: int | None = Field(
-        default=None, ge=0, le=65535, description="Listen port; None = engine default, 0 = any free."
+        default=None,
+        ge=0,
+        le=65535,
+        description="Listen port; None = engine default, 0 = any free.",
     )
     args: dict[str, Any] = Field(default_factory=dict, description="The knobs: flag name -> value.")
-    env: dict[str, str] = Field(default_factory=dict, description="Environment added to the server's.")
+    env: dict[str, str] = Field(
+        default_factory=dict, description="Environment added to the server's."
+    )
     path_prepend: list[str] = Field(default_factory=list, description="Dirs put in front of PATH.")
-    request: dict[str, Any] = Field(default_factory=dict, description="Extra body on every request.")
+    request: dict[str, Any] = Field(
+        default_factory=dict, description="Extra body on every request."
+    )
     health: str | None = Field(default=None, description="Health path; engine default when None.")
     boot_timeout: float = Field(default=600.0, gt=0, description="Seconds allowed to become ready.")
 
@@ -116,6 +138,7 @@ def _is_llama_cpp_python(contract: Contract) -> bool:
 
 
 # Loading and overrides ----------------------------------------------------------------------------
+
 
 def describe_schema_error(err: Any) -> str:
     """One pydantic error as a line a user can act on (did-you-mean for unknown keys)."""
@@ -168,8 +191,9 @@ def _parse_set(item: str) -> tuple[str, Any]:
     return key.strip(), value
 
 
-def apply_overrides(data: dict[str, Any], sets: Iterable[str] = (),
-                    unsets: Iterable[str] = ()) -> dict[str, Any]:
+def apply_overrides(
+    data: dict[str, Any], sets: Iterable[str] = (), unsets: Iterable[str] = ()
+) -> dict[str, Any]:
     """Apply `--set KNOB=VALUE` / `--unset KNOB` to raw contract data (a new dict).
 
     KNOB is a top-level field (`port`, `boot_timeout`, ...), `env.NAME`, `request.KEY`, `args.FLAG`,
@@ -216,15 +240,17 @@ def contract_from_data(data: dict[str, Any], *, source: str = "contract") -> Con
         raise ConfigError(_one_line_validation(source, exc)) from exc
 
 
-def load_contract(path: Path | str, *, sets: Iterable[str] = (),
-                  unsets: Iterable[str] = ()) -> Contract:
+def load_contract(
+    path: Path | str, *, sets: Iterable[str] = (), unsets: Iterable[str] = ()
+) -> Contract:
     """Load a contract file, apply --set/--unset overrides, validate (unknown keys are errors)."""
     data = apply_overrides(read_contract_data(path), sets, unsets)
     return contract_from_data(data, source=str(path))
 
 
-def with_overrides(contract: Contract, *, sets: Iterable[str] = (),
-                   unsets: Iterable[str] = ()) -> Contract:
+def with_overrides(
+    contract: Contract, *, sets: Iterable[str] = (), unsets: Iterable[str] = ()
+) -> Contract:
     """A copy of a loaded contract with --set/--unset applied (bisect variants)."""
     data = apply_overrides(contract.model_dump(mode="json"), sets, unsets)
     return contract_from_data(data, source=contract.name)
@@ -236,6 +262,7 @@ def reference_contract_path() -> Path:
 
 
 # Rendering ----------------------------------------------------------------------------------------
+
 
 def render_value_args(args: dict[str, Any], *, bool_values: bool = False) -> list[str]:
     """Flags of `args` in file order (see module docstring for the rules)."""
@@ -294,10 +321,18 @@ def render_argv(contract: Contract, *, port: int | None = None) -> list[str]:
         else:
             argv.append(model)
     if contract.served_model_name:
-        flag = ("--model_alias" if llama_py else "--alias") if contract.engine == "llama.cpp" \
+        flag = (
+            ("--model_alias" if llama_py else "--alias")
+            if contract.engine == "llama.cpp"
             else "--served-model-name"
+        )
         argv += [flag, contract.served_model_name]
-    argv += ["--host", contract.host, "--port", str(contract.effective_port if port is None else port)]
+    argv += [
+        "--host",
+        contract.host,
+        "--port",
+        str(contract.effective_port if port is None else port),
+    ]
     argv += render_value_args(contract.args, bool_values=llama_py)
     return argv
 

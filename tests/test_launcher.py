@@ -23,12 +23,20 @@ ENGINES = Path(__file__).parent / "fake_engines"
 ENGINE = ENGINES / "engine.py"
 
 
-def fake(tmp_path: Path, *, python: str = sys.executable, boot_timeout: float = 30,
-         **args: object) -> Contract:
+def fake(
+    tmp_path: Path, *, python: str = sys.executable, boot_timeout: float = 30, **args: object
+) -> Contract:
     """A contract running the fake engine on a free port."""
-    return Contract(name="fake", engine="vllm", command=[python, str(ENGINE)], model="fake-model",
-                    port=0, args=dict(args), boot_timeout=boot_timeout,
-                    env={"FAKE_API_KEY": "s3cret"})
+    return Contract(
+        name="fake",
+        engine="vllm",
+        command=[python, str(ENGINE)],
+        model="fake-model",
+        port=0,
+        args=dict(args),
+        boot_timeout=boot_timeout,
+        env={"FAKE_API_KEY": "s3cret"},
+    )
 
 
 def alive(pid: int) -> bool:
@@ -52,8 +60,10 @@ def test_boot_ok_records_and_tears_down(tmp_path: Path) -> None:
         assert server.base_url == f"http://127.0.0.1:{server.port}/v1"
         assert server.model == "fake-model" and server.engine_version == "0.0.fake"
         assert server.boot_seconds > 0
-        reply = httpx.post(f"{server.base_url}/chat/completions", json={
-            "model": server.model, "messages": [{"role": "user", "content": "hi"}]}).json()
+        reply = httpx.post(
+            f"{server.base_url}/chat/completions",
+            json={"model": server.model, "messages": [{"role": "user", "content": "hi"}]},
+        ).json()
         assert reply["choices"][0]["message"]["content"] == "OK"
         contract_doc, server_doc = record_for_run(c, server)
         pids = pids_of(pidfile)
@@ -69,7 +79,8 @@ def test_boot_ok_records_and_tears_down(tmp_path: Path) -> None:
 
 def test_env_and_path_prepend_reach_the_server(tmp_path: Path) -> None:
     c = fake(tmp_path, **{"print-env": "FAKE_API_KEY"}).model_copy(
-        update={"path_prepend": [str(tmp_path)]})
+        update={"path_prepend": [str(tmp_path)]}
+    )
     log = tmp_path / "server.log"
     with boot_server(c, log):
         pass
@@ -81,8 +92,9 @@ def test_env_and_path_prepend_reach_the_server(tmp_path: Path) -> None:
 def test_slow_boot_waits_and_reports_progress(tmp_path: Path) -> None:
     seen: list[tuple[float, str]] = []
     c = fake(tmp_path, **{"boot-delay": 1.5})
-    with boot_server(c, tmp_path / "server.log", on_progress=lambda s, p: seen.append((s, p)),
-                     poll_interval=0.1) as server:
+    with boot_server(
+        c, tmp_path / "server.log", on_progress=lambda s, p: seen.append((s, p)), poll_interval=0.1
+    ) as server:
         assert server.boot_seconds >= 1.5
     assert "loading" in {p for _, p in seen} and seen[-1][0] > 1.0
 
@@ -97,23 +109,27 @@ def _venv_with_ninja(tmp_path: Path) -> Path:
     return venv_bin
 
 
-@pytest.mark.parametrize(("message", "kind", "in_hint"), [
-    ("ninja", "executable_not_found", "path_prepend"),
-    ("import", "import_error", "vllm_flash_attn"),
-    ("oom", "oom", "n_ctx"),
-    ("validator", "validator_refusal", "--unset"),
-    ("port", "port_in_use", "--set port="),
-    ("something odd happened", "crashed", "server.log"),
-])
-def test_crash_at_boot_is_classified_at_once(tmp_path: Path, message: str, kind: str,
-                                             in_hint: str) -> None:
+@pytest.mark.parametrize(
+    ("message", "kind", "in_hint"),
+    [
+        ("ninja", "executable_not_found", "path_prepend"),
+        ("import", "import_error", "vllm_flash_attn"),
+        ("oom", "oom", "n_ctx"),
+        ("validator", "validator_refusal", "--unset"),
+        ("port", "port_in_use", "--set port="),
+        ("something odd happened", "crashed", "server.log"),
+    ],
+)
+def test_crash_at_boot_is_classified_at_once(
+    tmp_path: Path, message: str, kind: str, in_hint: str
+) -> None:
     venv_bin = _venv_with_ninja(tmp_path)
-    c = fake(tmp_path, python=str(venv_bin / "python"), boot_timeout=300, mode="crash",
-             message=message)
+    c = fake(
+        tmp_path, python=str(venv_bin / "python"), boot_timeout=300, mode="crash", message=message
+    )
     start = time.monotonic()
-    with pytest.raises(BootError) as err:
-        with boot_server(c, tmp_path / "server.log"):
-            pytest.fail("must not boot")
+    with pytest.raises(BootError) as err, boot_server(c, tmp_path / "server.log"):
+        pytest.fail("must not boot")
     assert time.monotonic() - start < 60, "an early exit must not wait for boot_timeout"
     exc = err.value
     assert exc.kind == kind, str(exc)
@@ -126,54 +142,60 @@ def test_crash_at_boot_is_classified_at_once(tmp_path: Path, message: str, kind:
 
 def test_unrecognized_flag_is_invalid_flag(tmp_path: Path) -> None:
     c = fake(tmp_path, **{"no-such-flag": 3})
-    with pytest.raises(BootError) as err:
-        with boot_server(c, tmp_path / "server.log"):
-            pass
+    with pytest.raises(BootError) as err, boot_server(c, tmp_path / "server.log"):
+        pass
     assert err.value.kind == "invalid_flag"
-    assert "--unset no-such-flag" in err.value.hint and "unrecognized arguments" in err.value.message
+    assert (
+        "--unset no-such-flag" in err.value.hint and "unrecognized arguments" in err.value.message
+    )
 
 
 def test_missing_executable(tmp_path: Path) -> None:
     c = fake(tmp_path).model_copy(update={"command": ["no-such-engine-xyz", "serve"]})
-    with pytest.raises(BootError) as err:
-        with boot_server(c, tmp_path / "server.log"):
-            pass
+    with pytest.raises(BootError) as err, boot_server(c, tmp_path / "server.log"):
+        pass
     assert err.value.kind == "executable_not_found" and "no-such-engine-xyz" in err.value.message
 
 
 def test_boot_timeout(tmp_path: Path) -> None:
     c = fake(tmp_path, boot_timeout=1.0, mode="hang")
-    with pytest.raises(BootError) as err:
-        with boot_server(c, tmp_path / "server.log", poll_interval=0.1):
-            pass
+    with (
+        pytest.raises(BootError) as err,
+        boot_server(c, tmp_path / "server.log", poll_interval=0.1),
+    ):
+        pass
     assert err.value.kind == "timeout" and "boot_timeout" in err.value.hint
 
 
 def test_crash_loop(tmp_path: Path) -> None:
     c = fake(tmp_path, mode="crashloop")
-    with pytest.raises(BootError) as err:
-        with boot_server(c, tmp_path / "server.log", poll_interval=0.1):
-            pass
+    with (
+        pytest.raises(BootError) as err,
+        boot_server(c, tmp_path / "server.log", poll_interval=0.1),
+    ):
+        pass
     assert err.value.kind == "crash_loop"
 
 
 def test_healthy_but_refusing_chat(tmp_path: Path) -> None:
     c = fake(tmp_path, **{"refuse-chat": True})
-    with pytest.raises(BootError) as err:
-        with boot_server(c, tmp_path / "server.log", poll_interval=0.05):
-            pass
+    with (
+        pytest.raises(BootError) as err,
+        boot_server(c, tmp_path / "server.log", poll_interval=0.05),
+    ):
+        pass
     assert err.value.kind == "chat_refused" and "served_model_name" in err.value.hint
     assert "HTTP 400" in err.value.message and "enable-auto-tool-choice" in err.value.message
 
 
 def test_crash_mid_run_is_reported_and_cleaned_up(tmp_path: Path) -> None:
     c = fake(tmp_path, **{"die-after": 1})  # the readiness probe is request 1
-    with pytest.raises(BootError) as err:
-        with boot_server(c, tmp_path / "server.log") as server:
-            with pytest.raises(httpx.HTTPError):
-                httpx.post(f"{server.base_url}/chat/completions",
-                           json={"model": server.model, "messages": []})
-            time.sleep(0.3)
+    with pytest.raises(BootError) as err, boot_server(c, tmp_path / "server.log") as server:
+        with pytest.raises(httpx.HTTPError):
+            httpx.post(
+                f"{server.base_url}/chat/completions", json={"model": server.model, "messages": []}
+            )
+        time.sleep(0.3)
     assert err.value.kind == "crashed"
     assert "after boot" in err.value.message and "Segmentation fault" in err.value.message
     assert not port_in_use("127.0.0.1", server.port)
@@ -181,13 +203,13 @@ def test_crash_mid_run_is_reported_and_cleaned_up(tmp_path: Path) -> None:
 
 def test_caller_error_after_server_death_explains_the_death(tmp_path: Path) -> None:
     c = fake(tmp_path, **{"die-after": 1})
-    with pytest.raises(BootError) as err:
-        with boot_server(c, tmp_path / "server.log") as server:
-            try:
-                httpx.post(f"{server.base_url}/chat/completions",
-                           json={"model": server.model, "messages": []})
-            except httpx.HTTPError as exc:
-                raise RuntimeError("the runner gave up") from exc
+    with pytest.raises(BootError) as err, boot_server(c, tmp_path / "server.log") as server:
+        try:
+            httpx.post(
+                f"{server.base_url}/chat/completions", json={"model": server.model, "messages": []}
+            )
+        except httpx.HTTPError as exc:
+            raise RuntimeError("the runner gave up") from exc
     assert err.value.kind == "crashed" and isinstance(err.value.__cause__, RuntimeError)
 
 
@@ -197,9 +219,8 @@ def test_port_busy_is_a_clear_error_before_boot(tmp_path: Path) -> None:
         holder.listen()
         port = holder.getsockname()[1]
         c = fake(tmp_path).model_copy(update={"port": port})
-        with pytest.raises(BootError) as err:
-            with boot_server(c, tmp_path / "server.log"):
-                pass
+        with pytest.raises(BootError) as err, boot_server(c, tmp_path / "server.log"):
+            pass
     assert err.value.kind == "port_in_use"
     assert f"port {port} on 127.0.0.1 is already in use by pid {os.getpid()}" in err.value.message
     assert not (tmp_path / "server.log").exists()  # nothing was started
@@ -208,9 +229,8 @@ def test_port_busy_is_a_clear_error_before_boot(tmp_path: Path) -> None:
 def test_error_in_body_still_tears_down(tmp_path: Path) -> None:
     pidfile = tmp_path / "pids"
     c = fake(tmp_path, pidfile=str(pidfile), **{"spawn-child": True})
-    with pytest.raises(ValueError, match="boom"):
-        with boot_server(c, tmp_path / "server.log"):
-            raise ValueError("boom")
+    with pytest.raises(ValueError, match="boom"), boot_server(c, tmp_path / "server.log"):
+        raise ValueError("boom")
     assert not any(alive(p) for p in pids_of(pidfile))
 
 
@@ -229,12 +249,24 @@ def test_no_process_left_after_ctrl_c_or_sigterm(tmp_path: Path, sig: int) -> No
     pidfile = tmp_path / "pids"
     port = free_port()
     contract = tmp_path / "c.yaml"
-    contract.write_text(yaml.safe_dump({
-        "name": "fake", "engine": "vllm", "command": [sys.executable, str(ENGINE)],
-        "model": "fake-model", "port": port, "boot_timeout": 30,
-        "args": {"pidfile": str(pidfile), "spawn-child": True}}))
-    with subprocess.Popen([sys.executable, str(ENGINES / "drive.py"), str(contract),
-                           str(tmp_path / "server.log")], stdout=subprocess.PIPE, text=True) as driver:
+    contract.write_text(
+        yaml.safe_dump(
+            {
+                "name": "fake",
+                "engine": "vllm",
+                "command": [sys.executable, str(ENGINE)],
+                "model": "fake-model",
+                "port": port,
+                "boot_timeout": 30,
+                "args": {"pidfile": str(pidfile), "spawn-child": True},
+            }
+        )
+    )
+    with subprocess.Popen(
+        [sys.executable, str(ENGINES / "drive.py"), str(contract), str(tmp_path / "server.log")],
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as driver:
         try:
             assert driver.stdout is not None
             assert driver.stdout.readline().strip() == f"READY {port}"
@@ -271,9 +303,8 @@ def test_a_reused_log_is_classified_by_this_boot_only(tmp_path: Path) -> None:
     log = tmp_path / "server.log"
     log.write_text("ModuleNotFoundError: No module named 'old_boot'\n")  # an earlier boot's failure
     c = fake(tmp_path, mode="crash", message="oom")
-    with pytest.raises(BootError) as err:
-        with boot_server(c, log):
-            pass
+    with pytest.raises(BootError) as err, boot_server(c, log):
+        pass
     assert err.value.kind == "oom"
     assert "old_boot" in log.read_text()  # appended, not overwritten
 
@@ -282,9 +313,13 @@ def test_the_reason_line_beats_the_bare_exception() -> None:
     from evalrun.bootfail import LogWatch, classify
 
     watch = LogWatch(Path("/nonexistent"))
-    watch.lines.extend(["llama_init_from_model: quantized V cache requires flash_attn to be enabled",
-                        '    raise ValueError("Failed to create llama_context")',
-                        "ValueError: Failed to create llama_context"])
+    watch.lines.extend(
+        [
+            "llama_init_from_model: quantized V cache requires flash_attn to be enabled",
+            '    raise ValueError("Failed to create llama_context")',
+            "ValueError: Failed to create llama_context",
+        ]
+    )
     c = Contract(name="r", engine="llama.cpp", command=["python"])
     kind, line, _ = classify(watch, 1, contract=c, env={}, argv=["python"])
     assert kind == "validator_refusal" and "requires flash_attn" in line

@@ -12,24 +12,51 @@ from pathlib import Path
 
 import pytest
 import yaml
+from test_launcher import ENGINE, alive, pids_of
 
 from evalrun.launcher import free_port, port_in_use
-from test_launcher import ENGINE, alive, pids_of
 
 
 def contract_file(tmp_path: Path, port: int, **args: object) -> Path:
     path = tmp_path / "fake.yaml"
-    path.write_text(yaml.safe_dump({
-        "name": "fake", "engine": "vllm", "command": [sys.executable, str(ENGINE)],
-        "model": "fake-model", "port": port, "boot_timeout": 30, "args": dict(args)}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "name": "fake",
+                "engine": "vllm",
+                "command": [sys.executable, str(ENGINE)],
+                "model": "fake-model",
+                "port": port,
+                "boot_timeout": 30,
+                "args": dict(args),
+            }
+        )
+    )
     return path
 
 
 def score(contract: Path, suite: Path, results: Path, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "evalrun", "score", "--contract", str(contract), "--suite",
-         str(suite), "--results", str(results), "--concurrency", "2", "--no-progress", *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "evalrun",
+            "score",
+            "--contract",
+            str(contract),
+            "--suite",
+            str(suite),
+            "--results",
+            str(results),
+            "--concurrency",
+            "2",
+            "--no-progress",
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def wait_for_items(results: Path, n: int, timeout: float = 60) -> Path:
@@ -43,12 +70,14 @@ def wait_for_items(results: Path, n: int, timeout: float = 60) -> Path:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_interrupting_score_leaves_no_process(tmp_path: Path, make_suite: Callable[..., Path],
-                                              sig: int) -> None:
+def test_interrupting_score_leaves_no_process(
+    tmp_path: Path, make_suite: Callable[..., Path], sig: int
+) -> None:
     port = free_port()
     pidfile = tmp_path / "pids"
-    contract = contract_file(tmp_path, port, pidfile=str(pidfile), **{"spawn-child": True,
-                                                                      "reply-delay": 0.3})
+    contract = contract_file(
+        tmp_path, port, pidfile=str(pidfile), **{"spawn-child": True, "reply-delay": 0.3}
+    )
     results = tmp_path / "results"
     with score(contract, make_suite(n=40), results) as proc:
         try:
@@ -81,8 +110,9 @@ def test_server_crash_mid_run_is_explained(tmp_path: Path, make_suite: Callable[
     assert not port_in_use("127.0.0.1", port)
 
 
-def test_boot_failure_is_one_line_with_a_hint(tmp_path: Path,
-                                              make_suite: Callable[..., Path]) -> None:
+def test_boot_failure_is_one_line_with_a_hint(
+    tmp_path: Path, make_suite: Callable[..., Path]
+) -> None:
     contract = contract_file(tmp_path, free_port(), **{"no-such-flag": 1})
     with score(contract, make_suite(n=2), tmp_path / "results") as proc:
         _, err = proc.communicate(timeout=60)

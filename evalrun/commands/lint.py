@@ -9,14 +9,25 @@ import argparse
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("lint", help="preflight a contract (no boot): known traps and their fixes",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "lint",
+        help="preflight a contract (no boot): known traps and their fixes",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("file", metavar="FILE", nargs="?", help="contract YAML")
     p.add_argument("--reference", action="store_true", help="lint the reference contract")
-    p.add_argument("--set", dest="sets", action="append", default=[], metavar="KNOB=VALUE",
-                   help="override a knob (value parsed as YAML), e.g. --set port=0")
-    p.add_argument("--unset", dest="unsets", action="append", default=[], metavar="KNOB",
-                   help="remove a knob")
+    p.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="KNOB=VALUE",
+        help="override a knob (value parsed as YAML), e.g. --set port=0",
+    )
+    p.add_argument(
+        "--unset", dest="unsets", action="append", default=[], metavar="KNOB", help="remove a knob"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
 

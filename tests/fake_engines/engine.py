@@ -30,8 +30,8 @@ FileNotFoundError: [Errno 2] No such file or directory: 'ninja'"""
 
 MESSAGES = {
     "ninja": NINJA_TRACE,
-    "import": "Traceback (most recent call last):\n  File \"x.py\", line 1\n"
-              "ModuleNotFoundError: No module named 'vllm_flash_attn'",
+    "import": 'Traceback (most recent call last):\n  File "x.py", line 1\n'
+    "ModuleNotFoundError: No module named 'vllm_flash_attn'",
     "oom": "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
     "validator": "ValueError: KV cache layout LBNHC does not support mixed page sizes",
     "port": "OSError: [Errno 98] error while attempting to bind: address already in use",
@@ -114,7 +114,7 @@ def main() -> int:
                 self._send(503, {"error": "loading"})
                 return
             if args.refuse_chat:
-                self._send(400, {"error": "\"auto\" tool choice requires --enable-auto-tool-choice"})
+                self._send(400, {"error": '"auto" tool choice requires --enable-auto-tool-choice'})
                 return
             if body.get("model") != name:
                 self._send(404, {"error": f"model {body.get('model')} not found"})
@@ -124,10 +124,22 @@ def main() -> int:
             if args.die_after and served["n"] > args.die_after:
                 print("Fatal Python error: Segmentation fault", file=sys.stderr, flush=True)
                 os._exit(139)
-            self._send(200, {"id": "x", "object": "chat.completion", "model": name, "choices": [
-                {"index": 0, "finish_reason": "stop",
-                 "message": {"role": "assistant", "content": "OK"}}],
-                "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}})
+            self._send(
+                200,
+                {
+                    "id": "x",
+                    "object": "chat.completion",
+                    "model": name,
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": "OK"},
+                        }
+                    ],
+                    "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
+                },
+            )
 
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     print(f"INFO listening on {args.host}:{args.port}", flush=True)
