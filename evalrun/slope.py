@@ -80,6 +80,7 @@ class _Sweep:
         self.s = settings
         self.folder = folder
         self.rng = random.Random(seed)
+        self.calibration: Calibration | None = None
         self.say = progress
 
     def nonce(self) -> str:
@@ -136,7 +137,7 @@ class _Sweep:
     async def run(self, on_point: Callable[[SlopePoint], None]) -> Calibration:
         model, max_context = await self.wire.models()
         self.wire.model = self.wire.model or model
-        cal = await self.calibrate(max_context)
+        cal = self.calibration = await self.calibrate(max_context)
         blocked: str | None = None
         for target in self.s.depths:
             need = cal.base_tokens + target + self.s.tg
@@ -275,15 +276,20 @@ def _measure(record: SlopeRecord, results: Path, api_key: str | None, timeout: f
                         request_extra=record.request_extra, clock=clock)
             sweep = _Sweep(wire, record.settings, folder, seed=record.run_id, progress=say)
 
+            def sync() -> None:
+                record.calibration = sweep.calibration
+                record.model_served = wire.model
+                record.extras_dropped = list(wire.dropped)
+
             def on_point(point: SlopePoint) -> None:
                 record.points.append(point)
+                sync()
                 write_record(results, record)
 
             try:
-                record.calibration = await sweep.run(on_point)
+                await sweep.run(on_point)
             finally:
-                record.model_served = wire.model
-                record.extras_dropped = list(wire.dropped)
+                sync()
 
     try:
         asyncio.run(go())
