@@ -161,6 +161,8 @@ def extract_json(text: str, *, allow_prose: bool) -> tuple[Any, str]:
                 return value, "embedded"
     if fences:
         raise ValueError("the fenced block is not valid JSON")
+    if stripped.startswith("```"):
+        raise ValueError("a ``` fence that never closes (cut off by max_tokens?)")
     if stripped[:1] in "[{":
         raise ValueError(bare_error)
     raise ValueError("no JSON value found")

@@ -304,3 +304,10 @@ def test_choice_first_uses_first_mention_last_uses_last():
     assert passes("choice", {**opts, "when_several": "first"}, text)
     assert passes("choice", {**opts, "when_several": "last"}, text)
     assert not passes("choice", {**opts, "when_several": "last"}, "Portuguese, or rather Spanish")
+
+
+def test_json_details_say_what_is_wrong():
+    broken = grade_spec("json", {"required": {}}, Response(content='{"a": 1,}'))
+    assert not broken.passed and "line 1" in broken.detail
+    cut = grade_spec("json", {"required": {}}, Response(content='```json\n{"a": [1, 2'))
+    assert not cut.passed and "never closes" in cut.detail
