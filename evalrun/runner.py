@@ -31,7 +31,14 @@ from evalrun.client import (
 )
 from evalrun.diagnose import diagnose_error, diagnose_response
 from evalrun.diagnose import summarize as summarize_diagnoses
-from evalrun.errors import ConfigError, EndpointError, Interrupted, SuiteError, UsageError
+from evalrun.errors import (
+    ConfigError,
+    EndpointError,
+    EvalrunError,
+    Interrupted,
+    SuiteError,
+    UsageError,
+)
 from evalrun.results import (
     CategoryTally,
     Diagnosis,
@@ -407,16 +414,23 @@ def score_suite(*, endpoint: str, suite: Suite, store: RunStore, model: str | No
     complete = all(i.id in state.records for i in items) and not state.stopped
     _finish(store, record, items, state, status="complete" if complete else "incomplete")
     if state.wrong_model:
-        raise UsageError(
+        raise _with_run(UsageError(
             f"the endpoint does not serve model {record.model_requested!r} ({state.stopped}); "
-            f"it lists {', '.join(state.served) or 'none'}: pass --model with one of those")
+            f"it lists {', '.join(state.served) or 'none'}: pass --model with one of those"),
+            record)
     if state.stopped:
-        raise EndpointError(
+        raise _with_run(EndpointError(
             f"the endpoint stopped answering ({state.stopped}); stopped after "
             f"{len(state.records)}/{len(items)} items; fix the server, then "
-            f"`evalrun score --resume {record.run_id}`")
+            f"`evalrun score --resume {record.run_id}`"), record)
     ordered = [state.records[i.id] for i in items if i.id in state.records]
     return record, ordered
+
+
+def _with_run(exc: EvalrunError, record: RunRecord) -> EvalrunError:
+    """Attach the stored run to an error, so `--json` can still print it."""
+    exc.run_id = record.run_id  # type: ignore[attr-defined]
+    return exc
 
 
 def _finish(store: RunStore, record: RunRecord, items: list[Item], state: _State,

@@ -209,6 +209,11 @@ def test_chat_answering_html_stops_early_exit_3(fake_server, make_suite, results
     line = one_line(err)
     assert code == 3 and "HTML" in line and "--resume" in line
     assert fake_server.chat_requests == 8  # not retried, and no more items after the 8th
+    code, out, _ = score(capsys, "--endpoint", fake_server.base_url, "--suite",
+                         str(make_suite(n=12)), "--results", results, "--concurrency", "1",
+                         "--json")
+    data = json.loads(out)  # --json still prints the stored (incomplete) run
+    assert code == 3 and data["status"] == "incomplete" and data["errors"] == 8
 
 
 def test_wrong_model_name_stops_at_once_exit_2(fake_server, make_suite, results, capsys):

@@ -61,7 +61,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evalrun.errors import BootError, EndpointError, UsageError
+    from evalrun.errors import BootError, EndpointError, EvalrunError, UsageError
     from evalrun.report import score_json, score_text
     from evalrun.results import RunStore, json_text
     from evalrun.runner import resume_defaults, score_contract, score_suite
@@ -115,8 +115,10 @@ def run(args: argparse.Namespace) -> int:
             assert endpoint is not None
             record, _ = score_suite(endpoint=endpoint, model=args.model or defaults.get("model"),
                                     **common)
-    except (EndpointError, BootError) as exc:
-        if not gating:
+    except EvalrunError as exc:
+        if args.json and getattr(exc, "run_id", None):  # stopped early: the run is stored
+            print(json_text(score_json(store.load_run(exc.run_id), store)))
+        if not gating or not isinstance(exc, (EndpointError, BootError)):
             raise
         print(f"evalrun score: untestable: {exc}", file=sys.stderr)
         return UNTESTABLE
