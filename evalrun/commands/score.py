@@ -116,8 +116,9 @@ def run(args: argparse.Namespace) -> int:
             record, _ = score_suite(endpoint=endpoint, model=args.model or defaults.get("model"),
                                     **common)
     except EvalrunError as exc:
-        if args.json and getattr(exc, "run_id", None):  # stopped early: the run is stored
-            print(json_text(score_json(store.load_run(exc.run_id), store)))
+        stored = getattr(exc, "run_id", None)  # set when the run stopped early
+        if args.json and stored:
+            print(json_text(score_json(store.load_run(stored), store)))
         if not gating or not isinstance(exc, (EndpointError, BootError)):
             raise
         print(f"evalrun score: untestable: {exc}", file=sys.stderr)
