@@ -106,7 +106,9 @@ def test_score_reference_cli_records_the_contract(
     argv = run["contract"]["argv"]
     assert argv[1:3] == ["-m", "llama_cpp.server"] and "--n_ctx" in argv
     assert argv[argv.index("--model") + 1].endswith(".gguf")
-    assert run["contract"]["env"] == {} and len(run["contract"]["hash"]) == 64
+    # the contract's env only (not the caller's HF_TOKEN), as rendered
+    assert run["contract"]["env"] == {"OMP_WAIT_POLICY": "PASSIVE"}
+    assert len(run["contract"]["hash"]) == 64
     assert run["server"]["engine_version"] and run["server"]["boot_seconds"] > 0
     assert (run_dir / "server.log").stat().st_size > 0
     port = run["server"]["port"]
