@@ -25,11 +25,35 @@ _DECIMAL_COMMA_RE = re.compile(
 )
 
 _WORD_NUMBERS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
-    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
-    "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+    "hundred": 100,
 }
 _WORD_RE = re.compile(r"\b(" + "|".join(_WORD_NUMBERS) + r")\b", re.IGNORECASE)
 
@@ -94,8 +118,12 @@ def word_numbers_in(text: str) -> list[float]:
 
 
 def extract_answer_number(
-    text: str, *, decimal_comma: bool = False, fractions: bool = True,
-    ignore: tuple[float, ...] = (), first: bool = False,
+    text: str,
+    *,
+    decimal_comma: bool = False,
+    fractions: bool = True,
+    ignore: tuple[float, ...] = (),
+    first: bool = False,
 ) -> tuple[float | None, str]:
     """The number a text gives as its answer, and how it was found.
 
@@ -117,7 +145,7 @@ def extract_answer_number(
             return nums[-1], "boxed"
     markers = list(_MARKER_RE.finditer(text))
     if markers:
-        nums = keep(numbers_in(text[markers[-1].end():], **kw))
+        nums = keep(numbers_in(text[markers[-1].end() :], **kw))
         if nums:
             return nums[0], "marked"
     nums = keep(numbers_in(text, **kw))
@@ -154,7 +182,7 @@ def extract_json(text: str, *, allow_prose: bool) -> tuple[Any, str]:
         decoder = json.JSONDecoder()
         for m in re.finditer(r"[\[{]", stripped):
             try:
-                value, _ = decoder.raw_decode(stripped[m.start():])
+                value, _ = decoder.raw_decode(stripped[m.start() :])
             except json.JSONDecodeError:
                 continue
             if isinstance(value, (dict, list)):

@@ -161,8 +161,11 @@ def _normalized(response: Response, p: NormalizedParams) -> Grade:
     for want in (normalize(a, **kw) for a in _as_list(p.answer)):
         if p.match == "full" and got == want:
             return _ok(True, f"matches {want!r}")
-        if p.match == "starts" and (got == want or got.startswith(want + " ") or (
-                got.startswith(want) and not got[len(want)].isalnum())):
+        if p.match == "starts" and (
+            got == want
+            or got.startswith(want + " ")
+            or (got.startswith(want) and not got[len(want)].isalnum())
+        ):
             return _ok(True, f"starts with {want!r}")
         if p.match == "contains" and _contains_words(got, want):
             return _ok(True, f"contains {want!r}")
@@ -213,8 +216,11 @@ def _fmt(x: float) -> str:
 @grader("numeric", NumericParams)
 def _numeric(response: Response, p: NumericParams) -> Grade:
     value, how = extract_answer_number(
-        _content(response), decimal_comma=p.decimal_comma, fractions=p.fractions,
-        ignore=tuple(p.ignore), first=p.pick == "first",
+        _content(response),
+        decimal_comma=p.decimal_comma,
+        fractions=p.fractions,
+        ignore=tuple(p.ignore),
+        first=p.pick == "first",
     )
     wanted = [p.answer] if isinstance(p.answer, (int, float)) else p.answer
     if value is None:
@@ -271,9 +277,12 @@ def _option_spans(norm: str, options: dict[str, str]) -> list[tuple[int, int, st
     found = []
     for k, v in options.items():
         want = normalize(v)
-        hits = [m.start() for m in re.finditer(re.escape(want), norm)
-                if (m.start() == 0 or not norm[m.start() - 1].isalnum())
-                and (m.end() == len(norm) or not norm[m.end()].isalnum())]
+        hits = [
+            m.start()
+            for m in re.finditer(re.escape(want), norm)
+            if (m.start() == 0 or not norm[m.start() - 1].isalnum())
+            and (m.end() == len(norm) or not norm[m.end()].isalnum())
+        ]
         if hits:
             found.append((hits[0], hits[-1], k))
     return found
@@ -337,7 +346,7 @@ class ContainsParams(GraderParams):
 def _present(text: str, entry: Answers, p: ContainsParams) -> bool:
     for alt in _as_list(entry):
         needle = normalize(alt, case=p.case_sensitive)
-        if (_contains_words(text, needle) if p.whole_word else needle in text):
+        if _contains_words(text, needle) if p.whole_word else needle in text:
             return True
     return False
 
@@ -377,9 +386,12 @@ class JsonParams(GraderParams):
         default_factory=dict, description="Key path (dots for nesting) -> JSON type."
     )
     values: dict[str, Any] = Field(
-        default_factory=dict, description="Key path -> expected value (strings compared normalized)."
+        default_factory=dict,
+        description="Key path -> expected value (strings compared normalized).",
     )
-    no_extra_keys: bool = Field(default=False, description="Top-level keys must be `required` only.")
+    no_extra_keys: bool = Field(
+        default=False, description="Top-level keys must be `required` only."
+    )
     min_items: int | None = Field(default=None, description="Minimum length of a root array.")
     max_items: int | None = Field(default=None, description="Maximum length of a root array.")
     allow_prose: bool = Field(
@@ -414,11 +426,17 @@ def same_value(got: Any, want: Any) -> bool:
             got = f"{got:g}"
         return isinstance(got, str) and normalize(got) == normalize(want)
     if isinstance(want, list):
-        return isinstance(got, list) and len(got) == len(want) and all(
-            same_value(g, w) for g, w in zip(got, want, strict=True))
+        return (
+            isinstance(got, list)
+            and len(got) == len(want)
+            and all(same_value(g, w) for g, w in zip(got, want, strict=True))
+        )
     if isinstance(want, dict):
-        return isinstance(got, dict) and set(got) == set(want) and all(
-            same_value(got[k], w) for k, w in want.items())
+        return (
+            isinstance(got, dict)
+            and set(got) == set(want)
+            and all(same_value(got[k], w) for k, w in want.items())
+        )
     return bool(got == want)
 
 
@@ -500,24 +518,94 @@ def _tool_call(response: Response, p: ToolCallParams) -> Grade:
 # ---------------------------------------------------------------- language / script
 
 _SCRIPT_OF_LANG = {
-    "ru": {"cyrillic"}, "uk": {"cyrillic"}, "bg": {"cyrillic"}, "sr": {"cyrillic"},
-    "zh": {"han"}, "ja": {"han", "kana"}, "ko": {"hangul"}, "el": {"greek"}, "ar": {"arabic"},
+    "ru": {"cyrillic"},
+    "uk": {"cyrillic"},
+    "bg": {"cyrillic"},
+    "sr": {"cyrillic"},
+    "zh": {"han"},
+    "ja": {"han", "kana"},
+    "ko": {"hangul"},
+    "el": {"greek"},
+    "ar": {"arabic"},
 }
 _STOPWORDS = {
     "en": {"the", "is", "and", "of", "to", "in", "it", "a", "that", "are", "was", "for", "with"},
-    "fr": {"le", "la", "les", "est", "et", "des", "une", "un", "du", "que", "en", "dans", "pour",
-           "je", "vous", "il", "ce", "sont", "pas", "au", "avec"},
-    "de": {"der", "die", "das", "ist", "und", "ein", "eine", "nicht", "zu", "mit", "den", "ich",
-           "sie", "es", "auf", "für", "im", "von", "dem", "sind", "wir"},
-    "es": {"el", "la", "los", "las", "es", "y", "de", "que", "en", "un", "una", "por", "con",
-           "para", "del", "se", "no", "son"},
+    "fr": {
+        "le",
+        "la",
+        "les",
+        "est",
+        "et",
+        "des",
+        "une",
+        "un",
+        "du",
+        "que",
+        "en",
+        "dans",
+        "pour",
+        "je",
+        "vous",
+        "il",
+        "ce",
+        "sont",
+        "pas",
+        "au",
+        "avec",
+    },
+    "de": {
+        "der",
+        "die",
+        "das",
+        "ist",
+        "und",
+        "ein",
+        "eine",
+        "nicht",
+        "zu",
+        "mit",
+        "den",
+        "ich",
+        "sie",
+        "es",
+        "auf",
+        "für",
+        "im",
+        "von",
+        "dem",
+        "sind",
+        "wir",
+    },
+    "es": {
+        "el",
+        "la",
+        "los",
+        "las",
+        "es",
+        "y",
+        "de",
+        "que",
+        "en",
+        "un",
+        "una",
+        "por",
+        "con",
+        "para",
+        "del",
+        "se",
+        "no",
+        "son",
+    },
 }
 
 
 class LanguageParams(GraderParams):
     language: str = Field(description="Expected language code: en, ru, zh, fr, de, es, ja, ko, ...")
     min_ratio: float = Field(
-        default=0.8, gt=0, le=1, description="Share of letters that must be in the language's script."
+        default=0.8,
+        gt=0,
+        le=1,
+        description="Share of letters that must be in the language's script.",
     )
 
     @field_validator("language")

@@ -120,8 +120,9 @@ def check_suite(path: str | Path, *, fix_hash: bool = False) -> CheckReport:
             items.append(Item.model_validate(row))
         except ValidationError as exc:
             ident = row.get("id") if isinstance(row, dict) else None
-            problems.append(Problem(item=ident or f"line {n}", kind="schema",
-                                    message=_first_error(exc)))
+            problems.append(
+                Problem(item=ident or f"line {n}", kind="schema", message=_first_error(exc))
+            )
     for ident, count in Counter(i.id for i in items).items():
         if count > 1:
             problems.append(Problem(item=ident, kind="duplicate", message=f"id used {count} times"))
@@ -130,28 +131,53 @@ def check_suite(path: str | Path, *, fix_hash: bool = False) -> CheckReport:
         prefixes.setdefault(item.category, set()).add(item.id.rsplit("-", 1)[0])
     for cat, found in prefixes.items():
         if len(found) > 1:
-            problems.append(Problem(item=None, kind="schema", message=(
-                f"category {cat} mixes id prefixes {sorted(found)}; use one")))
+            problems.append(
+                Problem(
+                    item=None,
+                    kind="schema",
+                    message=(f"category {cat} mixes id prefixes {sorted(found)}; use one"),
+                )
+            )
         others = [c for c, f in prefixes.items() if c != cat and f & found]
         if others and cat < others[0]:
-            problems.append(Problem(item=None, kind="schema", message=(
-                f"categories {cat} and {others[0]} share an id prefix; give each its own")))
+            problems.append(
+                Problem(
+                    item=None,
+                    kind="schema",
+                    message=(
+                        f"categories {cat} and {others[0]} share an id prefix; give each its own"
+                    ),
+                )
+            )
     examples = 0
     for item in items:
-        found, graded = check_item(item)
-        problems += found
+        item_problems, graded = check_item(item)
+        problems += item_problems
         examples += graded
     categories = dict(Counter(i.category for i in items))
     digest = file_sha256(items_path)
     fixed = False
     if folder is not None:
         fixed = _check_manifest(folder, digest, categories, problems, fix_hash=fix_hash)
-    return CheckReport(path=str(folder or items_path), items=len(items), categories=categories,
-                       sha256=digest, examples=examples, problems=problems, fixed_manifest=fixed)
+    return CheckReport(
+        path=str(folder or items_path),
+        items=len(items),
+        categories=categories,
+        sha256=digest,
+        examples=examples,
+        problems=problems,
+        fixed_manifest=fixed,
+    )
 
 
-def _check_manifest(folder: Path, digest: str, categories: dict[str, int],
-                    problems: list[Problem], *, fix_hash: bool) -> bool:
+def _check_manifest(
+    folder: Path,
+    digest: str,
+    categories: dict[str, int],
+    problems: list[Problem],
+    *,
+    fix_hash: bool,
+) -> bool:
     path = folder / "manifest.json"
     manifest: Manifest | None = None
     if path.exists():
@@ -161,30 +187,46 @@ def _check_manifest(folder: Path, digest: str, categories: dict[str, int],
             problems.append(Problem(kind="manifest", message=f"invalid: {_first_error(exc)}"))
             return False
     if fix_hash:
-        fixed = (manifest or Manifest(name=folder.name, version=1, sha256="", categories={}))
+        fixed = manifest or Manifest(name=folder.name, version=1, sha256="", categories={})
         fixed = fixed.model_copy(update={"sha256": digest, "categories": categories})
-        path.write_text(json.dumps(fixed.model_dump(), indent=2, ensure_ascii=False) + "\n",
-                        encoding="utf-8")
+        path.write_text(
+            json.dumps(fixed.model_dump(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
         return True
     if manifest is None:
         problems.append(Problem(kind="manifest", message="no manifest.json; run with --fix-hash"))
         return False
     if manifest.sha256 != digest:
-        problems.append(Problem(kind="manifest", message=(
-            f"sha256 {digest[:12]} != manifest {manifest.sha256[:12]}: items changed; bump "
-            "`version` in manifest.json, then run `evalrun suite check --fix-hash`")))
+        problems.append(
+            Problem(
+                kind="manifest",
+                message=(
+                    f"sha256 {digest[:12]} != manifest {manifest.sha256[:12]}: items changed; bump "
+                    "`version` in manifest.json, then run `evalrun suite check --fix-hash`"
+                ),
+            )
+        )
     if manifest.categories != categories:
-        problems.append(Problem(kind="manifest", message=(
-            f"category counts {categories} != manifest {manifest.categories}; "
-            "run with --fix-hash")))
+        problems.append(
+            Problem(
+                kind="manifest",
+                message=(
+                    f"category counts {categories} != manifest {manifest.categories}; "
+                    "run with --fix-hash"
+                ),
+            )
+        )
     return False
 
 
 def render_check(report: CheckReport) -> str:
     """Human summary of a check: counts, then one line per problem."""
     cats = ", ".join(f"{k} {v}" for k, v in report.categories.items())
-    lines = [f"{report.path}: {report.items} items ({cats}); {report.examples} examples graded; "
-             f"sha256 {report.sha256[:12]}"]
+    head = (
+        f"{report.path}: {report.items} items ({cats}); {report.examples} examples graded; "
+        f"sha256 {report.sha256[:12]}"
+    )
+    lines = [head]
     if report.fixed_manifest:
         lines.append("manifest.json: sha256 and category counts rewritten")
     for p in report.problems:
@@ -212,22 +254,34 @@ def describe_suite(name_or_path: str = "core") -> SuiteOverview:
     suite = load_suite(name_or_path)
     probes = []
     for item in suite.select(tags={"probe"}):
-        last = next((m.get("content") for m in reversed(item.messages) if m.get("role") == "user"),
-                    "")
+        last = next(
+            (m.get("content") for m in reversed(item.messages) if m.get("role") == "user"), ""
+        )
         text = " ".join(str(last or "").split())
-        probes.append({"id": item.id, "category": item.category,
-                       "prompt": text[:70] + ("…" if len(text) > 70 else "")})
+        probes.append(
+            {
+                "id": item.id,
+                "category": item.category,
+                "prompt": text[:70] + ("…" if len(text) > 70 else ""),
+            }
+        )
     return SuiteOverview(
-        name=suite.name, version=suite.version, sha256=suite.sha256, path=suite.path,
-        items=len(suite.items), categories=dict(Counter(i.category for i in suite.items)),
+        name=suite.name,
+        version=suite.version,
+        sha256=suite.sha256,
+        path=suite.path,
+        items=len(suite.items),
+        categories=dict(Counter(i.category for i in suite.items)),
         probes=probes,
     )
 
 
 def render_overview(view: SuiteOverview) -> str:
     """Human summary for `suite show`."""
-    lines = [f"{view.name}-v{view.version}  {view.items} items  sha256 {view.sha256[:12]}  "
-             f"({view.path})", "", "category        items"]
+    head = (
+        f"{view.name}-v{view.version}  {view.items} items  sha256 {view.sha256[:12]}  ({view.path})"
+    )
+    lines = [head, "", "category        items"]
     lines += [f"{cat:<15} {n:>5}" for cat, n in view.categories.items()]
     lines += ["", f"probe items ({len(view.probes)}):"]
     lines += [f"  {p['id']:<18} {p['prompt']}" for p in view.probes]

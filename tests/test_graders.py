@@ -17,35 +17,55 @@ def passes(kind: str, params: dict, content: str | None, **extra) -> bool:
 # ---------------------------------------------------------------- numeric
 
 
-@pytest.mark.parametrize("text", [
-    "42", "The answer is 42.", "**42**", "6 × 7 = 42", "Answer: 42", "\\boxed{42}",
-    "It takes 42 minutes.", "forty-two... I mean 42", "Answer: 42. (40 + 2, checked in 3 steps)",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "42",
+        "The answer is 42.",
+        "**42**",
+        "6 × 7 = 42",
+        "Answer: 42",
+        "\\boxed{42}",
+        "It takes 42 minutes.",
+        "forty-two... I mean 42",
+        "Answer: 42. (40 + 2, checked in 3 steps)",
+    ],
+)
 def test_numeric_accepts_natural_phrasings(text):
     assert passes("numeric", {"answer": 42}, text)
 
 
-@pytest.mark.parametrize("text", [
-    "43", "The answer is 24.", "I think 42 is wrong; it is 41.", "\\boxed{41} (not 42)",
-    "I'm sorry, but I can't help with that.", "",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "43",
+        "The answer is 24.",
+        "I think 42 is wrong; it is 41.",
+        "\\boxed{41} (not 42)",
+        "I'm sorry, but I can't help with that.",
+        "",
+    ],
+)
 def test_numeric_rejects_near_misses_and_refusals(text):
     assert not passes("numeric", {"answer": 42}, text)
 
 
-@pytest.mark.parametrize("text,answer", [
-    ("It dropped to -5 degrees.", -5),
-    ("It dropped to \u22125 \u00b0C.", -5),  # U+2212 MINUS SIGN
-    ("The balance is -1,250.75 dollars.", -1250.75),
-    ("About 1,234,567 people.", 1234567),
-    ("About 1\u00a0234\u00a0567 people.", 1234567),
-    ("Total: $3,400.", 3400),
-    ("The tank holds 12.5 L.", 12.5),
-    ("It is 45%.", 45),
-    ("3/4", 0.75),
-    ("Answer: seven", 7),
-    ("\uff14\uff12", 42),  # full-width digits
-])
+@pytest.mark.parametrize(
+    "text,answer",
+    [
+        ("It dropped to -5 degrees.", -5),
+        ("It dropped to \u22125 \u00b0C.", -5),  # U+2212 MINUS SIGN
+        ("The balance is -1,250.75 dollars.", -1250.75),
+        ("About 1,234,567 people.", 1234567),
+        ("About 1\u00a0234\u00a0567 people.", 1234567),
+        ("Total: $3,400.", 3400),
+        ("The tank holds 12.5 L.", 12.5),
+        ("It is 45%.", 45),
+        ("3/4", 0.75),
+        ("Answer: seven", 7),
+        ("\uff14\uff12", 42),  # full-width digits
+    ],
+)
 def test_numeric_signs_separators_units(text, answer):
     assert passes("numeric", {"answer": answer}, text)
 
@@ -87,18 +107,39 @@ def test_answer_only_in_reasoning_fails_and_says_why():
 OPTS = {"options": ["Oslo", "Bergen", "Tromso", "Trondheim"], "answer": "A"}
 
 
-@pytest.mark.parametrize("text", [
-    "A", "a", "(A)", "A)", "A.", "**A**", "The answer is A.", "Answer: A) Oslo", "Oslo",
-    "The capital is Oslo.", "I think it's A.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A",
+        "a",
+        "(A)",
+        "A)",
+        "A.",
+        "**A**",
+        "The answer is A.",
+        "Answer: A) Oslo",
+        "Oslo",
+        "The capital is Oslo.",
+        "I think it's A.",
+    ],
+)
 def test_choice_accepts_letter_or_text(text):
     assert passes("choice", OPTS, text)
 
 
-@pytest.mark.parametrize("text", [
-    "B", "(C) Tromso", "Bergen", "The answer is D.", "A or B", "Oslo or Bergen", "I don't know.",
-    "A city on the west coast: Bergen",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "B",
+        "(C) Tromso",
+        "Bergen",
+        "The answer is D.",
+        "A or B",
+        "Oslo or Bergen",
+        "I don't know.",
+        "A city on the west coast: Bergen",
+    ],
+)
 def test_choice_rejects_wrong_or_ambiguous(text):
     assert not passes("choice", OPTS, text)
 
@@ -194,9 +235,15 @@ def call(name, args):
 
 
 def test_tool_call_arguments_normalized():
-    assert grade_spec("tool_call", WEATHER, call("get_weather", '{"city": " paris", "days": "3"}')).passed
-    assert grade_spec("tool_call", WEATHER, call("get_weather", {"city": "Paris", "days": 3.0})).passed
-    assert not grade_spec("tool_call", WEATHER, call("get_weather", {"city": "Lyon", "days": 3})).passed
+    assert grade_spec(
+        "tool_call", WEATHER, call("get_weather", '{"city": " paris", "days": "3"}')
+    ).passed
+    assert grade_spec(
+        "tool_call", WEATHER, call("get_weather", {"city": "Paris", "days": 3.0})
+    ).passed
+    assert not grade_spec(
+        "tool_call", WEATHER, call("get_weather", {"city": "Lyon", "days": 3})
+    ).passed
     assert not grade_spec("tool_call", WEATHER, call("get_time", {"city": "Paris"})).passed
     assert not grade_spec("tool_call", WEATHER, call("get_weather", "{city: Paris")).passed
 
@@ -226,25 +273,32 @@ def test_format_checks():
 
 
 def test_all_and_any():
-    both = {"graders": [{"kind": "format", "max_words": 6}, {"kind": "contains_all", "items": ["owl"]}]}
+    both = {
+        "graders": [{"kind": "format", "max_words": 6}, {"kind": "contains_all", "items": ["owl"]}]
+    }
     assert passes("all", both, "An owl hoots.")
     assert not passes("all", both, "A hawk screams.")
-    either = {"graders": [{"kind": "numeric", "answer": 4}, {"kind": "normalized", "answer": "four"}]}
+    either = {
+        "graders": [{"kind": "numeric", "answer": 4}, {"kind": "normalized", "answer": "four"}]
+    }
     assert passes("any", either, "four")
 
 
 # ---------------------------------------------------------------- registry
 
 
-@pytest.mark.parametrize("kind,params", [
-    ("numeric", {"answer": 1, "tol": 2}),
-    ("numeric", {}),
-    ("format", {}),
-    ("regex", {"pattern": "("}),
-    ("language", {"language": "xx"}),
-    ("all", {"graders": [{"kind": "nope"}]}),
-    ("nope", {}),
-])
+@pytest.mark.parametrize(
+    "kind,params",
+    [
+        ("numeric", {"answer": 1, "tol": 2}),
+        ("numeric", {}),
+        ("format", {}),
+        ("regex", {"pattern": "("}),
+        ("language", {"language": "xx"}),
+        ("all", {"graders": [{"kind": "nope"}]}),
+        ("nope", {}),
+    ],
+)
 def test_bad_params_are_suite_errors(kind, params):
     with pytest.raises(SuiteError):
         validate_params(kind, params)
@@ -256,8 +310,14 @@ def test_third_party_grader_registers_like_builtins():
         return Grade(passed=params["ok"], detail="")
 
     try:
-        item = Item(id="x-1", category="x", messages=[], grader={"kind": "always_test", "ok": True},
-                    accept=["a"], reject=["b"])
+        item = Item(
+            id="x-1",
+            category="x",
+            messages=[],
+            grader={"kind": "always_test", "ok": True},
+            accept=["a"],
+            reject=["b"],
+        )
         assert grade(item, Response(content="hi")).passed
     finally:
         GRADERS.pop("always_test")
@@ -289,8 +349,12 @@ def test_numeric_first_for_rambling_factual_answers_and_output_marker():
 
 
 def test_choice_without_letters_takes_the_first_named_answer():
-    params = {"options": ["Portuguese", "Spanish"], "answer": "A", "letters": False,
-              "when_several": "first"}
+    params = {
+        "options": ["Portuguese", "Spanish"],
+        "answer": "A",
+        "letters": False,
+        "when_several": "first",
+    }
     assert passes("choice", params, "Portuguese. Many neighbours speak Spanish.")
     assert not passes("choice", params, "Spanish, though Portuguese is official.")
     assert not passes("choice", {**params, "options": ["Austen", "Dickens"]}, "(B) Dickens")

@@ -14,10 +14,14 @@ from evalrun.suitecheck import check_suite
 
 def item(ident: str, **over) -> dict:
     base = {
-        "id": ident, "category": ident.rsplit("-", 1)[0],
-        "messages": [{"role": "user", "content": "What is 6 times 7?"}], "max_tokens": 32,
-        "grader": {"kind": "numeric", "answer": 42}, "tags": [],
-        "accept": ["42", "The answer is 42."], "reject": ["41"],
+        "id": ident,
+        "category": ident.rsplit("-", 1)[0],
+        "messages": [{"role": "user", "content": "What is 6 times 7?"}],
+        "max_tokens": 32,
+        "grader": {"kind": "numeric", "answer": 42},
+        "tags": [],
+        "accept": ["42", "The answer is 42."],
+        "reject": ["41"],
     }
     return {**base, **over}
 
@@ -46,19 +50,22 @@ def test_good_suite_passes_and_fix_hash_writes_counts(tmp_path):
     assert load_suite(str(folder)).label == "s-v1"
 
 
-@pytest.mark.parametrize("row,kind", [
-    (item("math-002", accept=["42", "41"]), "accept"),
-    (item("math-002", reject=["It is 42."]), "reject"),
-    (item("math-002", accept=["42"]), "examples"),
-    (item("math-002", reject=[]), "examples"),
-    (item("math-002", grader={"kind": "numeric", "answer": 42, "tol": 1}), "grader"),
-    (item("math-002", grader={"kind": "nonesuch"}), "grader"),
-    (item("math-001"), "duplicate"),
-    (item("math-002", extra_field=1), "schema"),
-    (item("math-002", category="logic"), "schema"),
-    (item("math-2"), "schema"),
-    (item("maths-002", category="math"), "schema"),
-])
+@pytest.mark.parametrize(
+    "row,kind",
+    [
+        (item("math-002", accept=["42", "41"]), "accept"),
+        (item("math-002", reject=["It is 42."]), "reject"),
+        (item("math-002", accept=["42"]), "examples"),
+        (item("math-002", reject=[]), "examples"),
+        (item("math-002", grader={"kind": "numeric", "answer": 42, "tol": 1}), "grader"),
+        (item("math-002", grader={"kind": "nonesuch"}), "grader"),
+        (item("math-001"), "duplicate"),
+        (item("math-002", extra_field=1), "schema"),
+        (item("math-002", category="logic"), "schema"),
+        (item("math-2"), "schema"),
+        (item("maths-002", category="math"), "schema"),
+    ],
+)
 def test_each_problem_is_reported(tmp_path, row, kind):
     folder = write_suite(tmp_path / "s", [item("math-001"), row])
     assert kind in kinds(check_suite(folder))

@@ -14,8 +14,16 @@ from evalrun.suitecheck import check_suite
 
 CORE = SUITES_DIR / "core"
 PLAN = {
-    "canary": 12, "math": 24, "logic": 22, "instruction": 22, "factual": 22,
-    "multilingual": 20, "code": 16, "tool": 16, "long-context": 8, "structured": 22,
+    "canary": 12,
+    "math": 24,
+    "logic": 22,
+    "instruction": 22,
+    "factual": 22,
+    "multilingual": 20,
+    "code": 16,
+    "tool": 16,
+    "long-context": 8,
+    "structured": 22,
 }
 SUITE = load_suite("core")
 

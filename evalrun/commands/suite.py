@@ -8,20 +8,25 @@ import json
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "suite", help="check or describe a suite",
+        "suite",
+        help="check or describe a suite",
         description="Validate a suite (schema, ids, sha256, accept/reject examples) or list it.",
     )
     sub = p.add_subparsers(dest="suite_command", metavar="ACTION", required=True)
     check = sub.add_parser(
-        "check", help="validate a suite folder, name or .jsonl file of items",
+        "check",
+        help="validate a suite folder, name or .jsonl file of items",
         description="Grade every accept (must pass) and reject (must fail) example, check the "
         "schema, unique ids, grader parameters and the manifest's sha256 and counts. Exit 1 on "
         "any problem.",
     )
     check.add_argument("path", nargs="?", default="core", help="suite name or path (core)")
-    check.add_argument("--fix-hash", action="store_true",
-                       help="rewrite manifest.json's sha256 and category counts (bump `version` "
-                       "yourself when items changed)")
+    check.add_argument(
+        "--fix-hash",
+        action="store_true",
+        help="rewrite manifest.json's sha256 and category counts (bump `version` "
+        "yourself when items changed)",
+    )
     check.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     show = sub.add_parser("show", help="categories, counts and probe items of a suite")
     show.add_argument("name", nargs="?", default="core", help="suite name or path (core)")
