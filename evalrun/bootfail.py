@@ -14,7 +14,7 @@ import os
 import re
 import shutil
 import sys
-from collections import deque
+from collections import Counter, deque
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,20 +22,22 @@ if TYPE_CHECKING:
     from evalrun.contract import Contract
 
 HEADER = "# evalrun "
-TRACEBACK = "Traceback (most recent call last)"
-CRASH_LOOP_TRACEBACKS = 3
+CRASH_LOOP_REPEATS = 3  # the same fatal line this often while the process lives
+FATAL_LINE = re.compile(
+    r"^\s*[\w.]*(Error|Exception|Fault)\b.*|^Fatal Python error.*|.*Segmentation fault.*"
+)
 CUDA_DIRS = ("/usr/local/cuda/bin", "/usr/local/cuda-*/bin", "/opt/cuda/bin", "/usr/lib/cuda/bin")
 
 
 class LogWatch:
-    """Follows server.log as it grows: the last lines and how many tracebacks went by."""
+    """Follows server.log as it grows: the last lines and how often each fatal-looking line came."""
 
     def __init__(self, path: Path, keep: int = 300, start: int = 0) -> None:
         self.path = Path(path)
         self.offset = start
         self.partial = ""
         self.lines: deque[str] = deque(maxlen=keep)
-        self.tracebacks = 0
+        self.fatal: Counter[str] = Counter()
 
     def feed(self) -> None:
         """Read what was appended since the last call."""
@@ -51,7 +53,8 @@ class LogWatch:
         for line in complete:
             if line.startswith(HEADER):
                 continue
-            self.tracebacks += TRACEBACK in line
+            if FATAL_LINE.match(line):
+                self.fatal[line.strip()[:200]] += 1
             self.lines.append(line)
 
     def all_lines(self) -> list[str]:
@@ -74,7 +77,13 @@ class LogWatch:
         return self.last_line()
 
     def crash_loop(self) -> bool:
-        return self.tracebacks >= CRASH_LOOP_TRACEBACKS
+        """One fatal error seen again and again: a supervisor restarting a worker that dies.
+
+        A traceback logged once or twice (optional imports, warnings) is not a loop."""
+        return bool(self.fatal) and max(self.fatal.values()) >= CRASH_LOOP_REPEATS
+
+    def repeats(self) -> int:
+        return max(self.fatal.values(), default=0)
 
 
 def _path_dirs(env: dict[str, str]) -> list[str]:

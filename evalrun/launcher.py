@@ -316,7 +316,7 @@ def _wait_ready(
             raise _fail(
                 "crash_loop",
                 f"{contract.name} keeps crashing and restarting during boot "
-                f"({watch.tracebacks} tracebacks, {flaps} health drops): "
+                f"(the same error {watch.repeats()} times, {flaps} health drops): "
                 f"{watch.key_line()}",
                 "fix the first error in server.log; restarting will not help",
                 watch,

@@ -323,3 +323,20 @@ def test_the_reason_line_beats_the_bare_exception() -> None:
     c = Contract(name="r", engine="llama.cpp", command=["python"])
     kind, line, _ = classify(watch, 1, contract=c, env={}, argv=["python"])
     assert kind == "validator_refusal" and "requires flash_attn" in line
+
+
+def test_a_few_logged_tracebacks_are_not_a_crash_loop(tmp_path: Path) -> None:
+    from evalrun.bootfail import LogWatch
+
+    log = tmp_path / "server.log"
+    log.write_text(
+        "Traceback (most recent call last):\nImportError: optional triton kernels\n"
+        "ValueError: x\nINFO loading\nValueError: x\n"
+    )
+    watch = LogWatch(log)
+    watch.feed()
+    assert not watch.crash_loop()
+    with log.open("a") as fh:
+        fh.write("INFO restarting worker\nValueError: x\n")
+    watch.feed()
+    assert watch.crash_loop() and watch.repeats() == 3
