@@ -241,3 +241,12 @@ def mixed_script_words(text: str) -> list[str]:
 def words_of(text: str) -> list[str]:
     """Words as a person counts them: runs of letters/digits, with inner ' and - kept."""
     return re.findall(r"[^\W_]+(?:['’-][^\W_]+)*", nfkc(text))
+
+
+def contains_words(haystack: str, needle: str) -> bool:
+    """`needle` occurs in `haystack` as whole words (no letter or digit glued on either side)."""
+    if not needle:
+        return False
+    left = r"(?<!\w)" if needle[0].isalnum() else ""
+    right = r"(?!\w)" if needle[-1].isalnum() else ""
+    return re.search(left + re.escape(needle) + right, haystack) is not None

@@ -1,0 +1,327 @@
+"""Built-in graders over free text: exact, normalized, fuzzy, regex, contains, language, format."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+from rapidfuzz import fuzz
+
+from evalrun.extract import (
+    contains_words,
+    mixed_script_words,
+    nfkc,
+    normalize,
+    script_counts,
+    words_of,
+)
+from evalrun.graders import Answers, Grade, GraderParams, answer_text, as_list, grader, verdict
+from evalrun.response import Response
+
+# ---------------------------------------------------------------- exact / normalized / fuzzy
+
+
+class ExactParams(GraderParams):
+    answer: Answers = Field(description="The expected text, or a list of acceptable texts.")
+    strip: bool = Field(default=True, description="Ignore leading/trailing whitespace.")
+
+
+@grader("exact", ExactParams)
+def _exact(response: Response, p: ExactParams) -> Grade:
+    got = answer_text(response).strip() if p.strip else answer_text(response)
+    wanted = [a.strip() if p.strip else a for a in as_list(p.answer)]
+    return verdict(got in wanted, f"expected exactly {wanted[0]!r}, got {got[:60]!r}")
+
+
+class NormalizedParams(GraderParams):
+    answer: Answers = Field(description="Expected text(s), compared after normalization.")
+    match: Literal["full", "contains", "starts"] = Field(
+        default="full", description="Whole answer, anywhere as whole words, or at the start."
+    )
+    case_sensitive: bool = Field(default=False, description="Keep case when comparing.")
+    ignore_punct: bool = Field(default=False, description="Drop all punctuation before comparing.")
+
+
+@grader("normalized", NormalizedParams)
+def _normalized(response: Response, p: NormalizedParams) -> Grade:
+    kw = {"case": p.case_sensitive, "punct": p.ignore_punct}
+    got = normalize(answer_text(response), **kw)
+    for want in (normalize(a, **kw) for a in as_list(p.answer)):
+        if p.match == "full" and got == want:
+            return verdict(True, f"matches {want!r}")
+        if p.match == "starts" and (
+            got == want
+            or got.startswith(want + " ")
+            or (got.startswith(want) and not got[len(want)].isalnum())
+        ):
+            return verdict(True, f"starts with {want!r}")
+        if p.match == "contains" and contains_words(got, want):
+            return verdict(True, f"contains {want!r}")
+    return verdict(False, f"expected {p.match} {as_list(p.answer)[0]!r}, got {got[:60]!r}")
+
+
+class FuzzyParams(GraderParams):
+    answer: Answers = Field(description="Expected text(s).")
+    threshold: float = Field(default=85, ge=0, le=100, description="Minimum rapidfuzz score.")
+    scorer: Literal["ratio", "partial_ratio", "token_set_ratio", "token_sort_ratio"] = Field(
+        default="ratio", description="rapidfuzz.fuzz scorer."
+    )
+
+
+@grader("fuzzy", FuzzyParams)
+def _fuzzy(response: Response, p: FuzzyParams) -> Grade:
+    score_fn = getattr(fuzz, p.scorer)
+    got = normalize(answer_text(response))
+    best = max(score_fn(got, normalize(a)) for a in as_list(p.answer))
+    return verdict(best >= p.threshold, f"{p.scorer} {best:.0f} (need {p.threshold:.0f})")
+
+
+# ---------------------------------------------------------------- regex / contains
+
+
+class RegexParams(GraderParams):
+    pattern: str = Field(description="Python regular expression searched in the content.")
+    ignore_case: bool = Field(default=True, description="re.IGNORECASE.")
+    full: bool = Field(default=False, description="The whole stripped content must match.")
+    negate: bool = Field(default=False, description="Pass when the pattern does NOT match.")
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, v: str) -> str:
+        try:
+            re.compile(v)
+        except re.error as exc:
+            raise ValueError(f"not a valid regular expression: {exc}") from exc
+        return v
+
+
+@grader("regex", RegexParams)
+def _regex(response: Response, p: RegexParams) -> Grade:
+    flags = re.IGNORECASE | re.MULTILINE if p.ignore_case else re.MULTILINE
+    text = nfkc(answer_text(response)).strip()
+    hit = (re.fullmatch if p.full else re.search)(p.pattern, text, flags) is not None
+    return verdict(hit != p.negate, f"pattern {'' if hit else 'not '}found")
+
+
+class ContainsParams(GraderParams):
+    items: list[Answers] = Field(
+        description="Texts to look for; an entry that is a list means any one of its synonyms."
+    )
+    case_sensitive: bool = Field(default=False, description="Keep case.")
+    whole_word: bool = Field(default=True, description="Match whole words (off for CJK).")
+
+
+def _present(text: str, entry: Answers, p: ContainsParams) -> bool:
+    for alt in as_list(entry):
+        needle = normalize(alt, case=p.case_sensitive)
+        if contains_words(text, needle) if p.whole_word else needle in text:
+            return True
+    return False
+
+
+@grader("contains_all", ContainsParams)
+def _contains_all(response: Response, p: ContainsParams) -> Grade:
+    text = normalize(answer_text(response), case=p.case_sensitive)
+    missing = [as_list(e)[0] for e in p.items if not _present(text, e, p)]
+    return verdict(not missing, f"missing {missing}" if missing else "all present")
+
+
+@grader("contains_none", ContainsParams)
+def _contains_none(response: Response, p: ContainsParams) -> Grade:
+    text = normalize(answer_text(response), case=p.case_sensitive)
+    found = [as_list(e)[0] for e in p.items if _present(text, e, p)]
+    return verdict(not found, f"contains {found}" if found else "none present")
+
+
+# ---------------------------------------------------------------- language / script
+
+_SCRIPT_OF_LANG = {
+    "ru": {"cyrillic"},
+    "uk": {"cyrillic"},
+    "bg": {"cyrillic"},
+    "sr": {"cyrillic"},
+    "zh": {"han"},
+    "ja": {"han", "kana"},
+    "ko": {"hangul"},
+    "el": {"greek"},
+    "ar": {"arabic"},
+}
+_STOPWORDS = {
+    "en": {"the", "is", "and", "of", "to", "in", "it", "a", "that", "are", "was", "for", "with"},
+    "fr": {
+        "le",
+        "la",
+        "les",
+        "est",
+        "et",
+        "des",
+        "une",
+        "un",
+        "du",
+        "que",
+        "en",
+        "dans",
+        "pour",
+        "je",
+        "vous",
+        "il",
+        "ce",
+        "sont",
+        "pas",
+        "au",
+        "avec",
+    },
+    "de": {
+        "der",
+        "die",
+        "das",
+        "ist",
+        "und",
+        "ein",
+        "eine",
+        "nicht",
+        "zu",
+        "mit",
+        "den",
+        "ich",
+        "sie",
+        "es",
+        "auf",
+        "für",
+        "im",
+        "von",
+        "dem",
+        "sind",
+        "wir",
+    },
+    "es": {
+        "el",
+        "la",
+        "los",
+        "las",
+        "es",
+        "y",
+        "de",
+        "que",
+        "en",
+        "un",
+        "una",
+        "por",
+        "con",
+        "para",
+        "del",
+        "se",
+        "no",
+        "son",
+    },
+}
+
+
+class LanguageParams(GraderParams):
+    language: str = Field(description="Expected language code: en, ru, zh, fr, de, es, ja, ko, ...")
+    min_ratio: float = Field(
+        default=0.8,
+        gt=0,
+        le=1,
+        description="Share of letters that must be in the language's script.",
+    )
+
+    @field_validator("language")
+    @classmethod
+    def _known(cls, v: str) -> str:
+        if v not in _SCRIPT_OF_LANG and v not in _STOPWORDS:
+            known = sorted(set(_SCRIPT_OF_LANG) | set(_STOPWORDS))
+            raise ValueError(f"unknown language {v!r}; use one of {', '.join(known)}")
+        return v
+
+
+@grader("language", LanguageParams)
+def _language(response: Response, p: LanguageParams) -> Grade:
+    text = answer_text(response)
+    counts = script_counts(text)
+    letters = sum(counts.values())
+    if not letters:
+        return verdict(False, "no letters in the answer")
+    mixed = mixed_script_words(text)
+    if mixed:
+        return verdict(False, f"words mixing Latin and Cyrillic look-alikes: {mixed[:3]}")
+    scripts = _SCRIPT_OF_LANG.get(p.language, {"latin"})
+    share = sum(counts.get(s, 0) for s in scripts) / letters
+    if share < p.min_ratio:
+        return verdict(False, f"{share:.0%} of letters in {'/'.join(sorted(scripts))} script")
+    if p.language == "ja" and not counts.get("kana"):
+        return verdict(False, "no kana: reads as Chinese, not Japanese")
+    if p.language in _STOPWORDS:
+        words = [w.casefold() for w in words_of(text)]
+        if len(words) >= 4:
+            hits = {lang: sum(w in sw for w in words) for lang, sw in _STOPWORDS.items()}
+            best = max(hits.values())
+            if hits[p.language] < best or best == 0:
+                top = max(hits, key=lambda k: hits[k])
+                return verdict(False, f"reads as {top}, not {p.language} (function words {hits})")
+    return verdict(True, f"{share:.0%} {'/'.join(sorted(scripts))} letters")
+
+
+# ---------------------------------------------------------------- format checks
+
+_LIST_LINE = re.compile(r"^\s*(?:[-*•+]|\d+[.)])\s+\S")
+
+
+class FormatParams(GraderParams):
+    bullets: int | None = Field(default=None, description="Exact number of list lines (-, *, 1.).")
+    min_bullets: int | None = Field(default=None, description="At least this many list lines.")
+    max_bullets: int | None = Field(default=None, description="At most this many list lines.")
+    min_words: int | None = Field(default=None, description="At least this many words.")
+    max_words: int | None = Field(default=None, description="At most this many words.")
+    lines: int | None = Field(default=None, description="Exact number of non-empty lines.")
+    sentences: int | None = Field(default=None, description="Exact number of sentences.")
+    all_caps: bool = Field(default=False, description="No lowercase letters.")
+    all_lower: bool = Field(default=False, description="No uppercase letters.")
+    starts_with: str | None = Field(default=None, description="Required opening (normalized).")
+    ends_with: str | None = Field(default=None, description="Required closing phrase (normalized).")
+    forbid: list[str] = Field(default_factory=list, description="Characters/strings not allowed.")
+
+    @model_validator(mode="after")
+    def _some_check(self) -> FormatParams:
+        if not any(v not in (None, False, []) for v in self.model_dump().values()):
+            raise ValueError("format grader needs at least one check")
+        return self
+
+
+def _sentence_count(text: str) -> int:
+    parts = re.split(r"(?<=[.!?。！？])\s+", text.strip())
+    return len([s for s in parts if re.search(r"\w", s)])
+
+
+@grader("format", FormatParams)
+def _format(response: Response, p: FormatParams) -> Grade:
+    text = nfkc(answer_text(response)).strip()
+    lines = [ln for ln in text.split("\n") if ln.strip()]
+    n_list = sum(bool(_LIST_LINE.match(ln)) for ln in lines)
+    n_words = len(words_of(text))
+    fails = []
+    if p.bullets is not None and n_list != p.bullets:
+        fails.append(f"{n_list} list lines, need {p.bullets}")
+    if p.min_bullets is not None and n_list < p.min_bullets:
+        fails.append(f"{n_list} list lines, need >= {p.min_bullets}")
+    if p.max_bullets is not None and n_list > p.max_bullets:
+        fails.append(f"{n_list} list lines, need <= {p.max_bullets}")
+    if p.min_words is not None and n_words < p.min_words:
+        fails.append(f"{n_words} words, need >= {p.min_words}")
+    if p.max_words is not None and n_words > p.max_words:
+        fails.append(f"{n_words} words, need <= {p.max_words}")
+    if p.lines is not None and len(lines) != p.lines:
+        fails.append(f"{len(lines)} lines, need {p.lines}")
+    if p.sentences is not None and _sentence_count(text) != p.sentences:
+        fails.append(f"{_sentence_count(text)} sentences, need {p.sentences}")
+    if p.all_caps and (any(c.islower() for c in text) or not any(c.isupper() for c in text)):
+        fails.append("not all caps")
+    if p.all_lower and any(c.isupper() for c in text):
+        fails.append("not all lowercase")
+    if p.starts_with is not None and not normalize(text).startswith(normalize(p.starts_with)):
+        fails.append(f"does not start with {p.starts_with!r}")
+    if p.ends_with is not None and not normalize(text).endswith(normalize(p.ends_with)):
+        fails.append(f"does not end with {p.ends_with!r}")
+    fails += [f"contains {s!r}" for s in p.forbid if s in text]
+    return verdict(not fails, "; ".join(fails) or "format ok")
