@@ -212,6 +212,18 @@ def detokenize(base: str, tokens: list[int]) -> str:
     return post(base, "/extras/detokenize", {"tokens": tokens})["text"]
 
 
+def prefix_text(base: str, text: str, n_tokens: int) -> str | None:
+    """The first n tokens of `text` as text; a cut inside a multi-byte character makes the
+    server fail to detokenize, so back off a token or two."""
+    tokens = tokenize(base, text)
+    for n in range(n_tokens, max(0, n_tokens - 4), -1):
+        try:
+            return detokenize(base, tokens[:n])
+        except urllib.error.HTTPError:
+            continue
+    return None
+
+
 def row(text: str, label: str, expect: list[str], source: str) -> dict:
     return {"text": text, "label": label, "expect": expect, "source": source}
 
@@ -219,10 +231,16 @@ def row(text: str, label: str, expect: list[str], source: str) -> dict:
 class RowWriter:
     """Append rows as they come (a stopped capture keeps what it has), skipping repeats."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, resume: bool = False) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.path, self.seen = path, set()
-        self.fh = path.open("w", encoding="utf-8", newline="\n")
+        self.path, self.seen, self.sources = path, set(), set()
+        if resume and path.exists():  # keep what an interrupted run captured
+            with path.open(encoding="utf-8") as fh:
+                for line in fh:
+                    r = json.loads(line)
+                    self.seen.add(r["text"])
+                    self.sources.add(r["source"])
+        self.fh = path.open("a" if resume else "w", encoding="utf-8", newline="\n")
 
     def add(self, r: dict) -> None:
         if r["text"].strip() and r["text"] not in self.seen:
@@ -275,7 +293,7 @@ def capture_collapse(prompts: list, out: Path, tmpdir: Path) -> None:
             pid, temp = r["source"].split("/")[1:3]
             if temp == "t0.0":
                 answers[pid] = r["text"]
-    rows = RowWriter(out / "garbled_collapse.jsonl")
+    rows = RowWriter(out / "garbled_collapse.jsonl", resume=True)
     for k, (name, pair) in enumerate(PAIRS.items()):
         model = write_mismapped_gguf(reference_gguf(), tmpdir / f"mm-{name}.gguf", pair)
         with serve(model, tmpdir / f"c-{name}.log") as base:
@@ -283,10 +301,14 @@ def capture_collapse(prompts: list, out: Path, tmpdir: Path) -> None:
                 if pid not in answers or (len(prompts) > len(PAIRS) and i % len(PAIRS) != k):
                     continue
                 n_prefix = COLLAPSE_PREFIX_TOKENS[(i // len(PAIRS)) % len(COLLAPSE_PREFIX_TOKENS)]
-                prefix = detokenize(base, tokenize(base, answers[pid])[:n_prefix])
+                source = f"smollm2-ref-prefix{n_prefix}+mismap-{name}/{pid}"
+                if source in rows.sources:
+                    continue
+                prefix = prefix_text(base, answers[pid], n_prefix)
+                if prefix is None:
+                    continue
                 tail = continue_raw(base, prompt, prefix, COLLAPSE_TAIL_TOKENS)
-                rows.add(row(prefix + tail, "garbled", langs,
-                             f"smollm2-ref-prefix{n_prefix}+mismap-{name}/{pid}"))
+                rows.add(row(prefix + tail, "garbled", langs, source))
         model.unlink()
     rows.close()
 

@@ -29,6 +29,11 @@ def family(source: str) -> str:
     head, _, rest = source.partition("/")
     if head in ("synthetic", "written"):
         return f"{head}/{rest.split('/')[0]}"
+    if head.startswith(("file:", "metadata:")):  # file:csv#L81-88 -> file#function
+        kind = head.split("#", 1)[1]
+        return f"{head.split(':')[0]}#{'function' if kind.startswith('L') else kind}"
+    if head.startswith("smollm2-ref-prefix"):  # prefix12+mismap-k-v -> prefix+mismap-k-v
+        return "smollm2-ref-prefix+" + head.split("+", 1)[1]
     return head
 
 
@@ -56,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         detect(r["text"], r["expect"])
     costs: list[float] = []
     verdicts = []
+    cpu0 = time.process_time()
     for r in rows:
         best = float("inf")
         for _ in range(args.repeat):
@@ -64,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
             best = min(best, time.perf_counter() - t0)
         costs.append(best * 1e6)
         verdicts.append(v)
+    cpu_per_text = (time.process_time() - cpu0) / (len(rows) * args.repeat) * 1e6
     called = [v.garbled for v in verdicts]
     confusion(rows, called, "whole corpus")
     held = [i for i, r in enumerate(rows) if holdout(r)]
@@ -82,7 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\ncost per text (best of {args.repeat}): mean {statistics.mean(costs):.0f} µs, "
           f"median {statistics.median(costs):.0f} µs, "
           f"p95 {sorted(costs)[int(0.95 * len(costs))]:.0f} µs, max {max(costs):.0f} µs; "
-          f"texts {statistics.median(lengths):.0f} chars median")
+          f"texts {statistics.median(lengths):.0f} chars median; CPU time {cpu_per_text:.0f} µs "
+          f"per text (wall figures suffer on a busy machine, CPU time less so)")
     for lo, hi in ((0, 200), (200, 600), (600, 1500), (1500, 10**9)):
         sel = [c for c, n in zip(costs, lengths) if lo <= n < hi]
         if sel:

@@ -238,7 +238,8 @@ def _words(t: _Text) -> None:
         for m in _TOKEN.finditer(line):
             tok = m.group()
             core = tok.strip(_PUNCT)
-            if (not code and len(_BRACKETS.findall(tok)) >= 5 and not _MD_LINK.search(tok)
+            if (not code and len(tok) >= 5 and not (core.isalnum() and len(tok) - len(core) < 5)
+                    and len(_BRACKETS.findall(tok)) >= 5 and not _MD_LINK.search(tok)
                     and not any(c in tok for c in "/=:")):
                 junk = _Word(offset + m.start(), _NONE, 0, tok, False, code, "symbol junk")
                 t.words.append(junk)
@@ -247,7 +248,7 @@ def _words(t: _Text) -> None:
             if not core:
                 continue
             if core.isascii():
-                letters = sum(map(str.isalpha, core))
+                letters = len(core) if core.isalpha() else sum(map(str.isalpha, core))
                 scripts = _LATIN if letters else _NONE
             else:
                 found: set[str] = set()
@@ -261,7 +262,7 @@ def _words(t: _Text) -> None:
                         letters += 1
                 scripts = frozenset(found)
             w = _Word(offset + m.start(), scripts, letters, core.lower(), tok.endswith(","), code)
-            if letters:
+            if letters >= 6 or (letters and (len(scripts) > 1 or not core.isalpha())):
                 w.weird = _weird_reason(core, scripts, letters, t, code)
             t.words.append(w)
         offset += len(line) + 1
@@ -461,7 +462,7 @@ def _flood_signal(text: str, structured: bool) -> tuple[float, str]:
     for tm in _TOKEN.finditer(text):
         tok = tm.group()
         toks.append(tok)
-        if len(tok) < 6:
+        if len(tok) < 6 or (len(tok) < 10 and tok.isalpha() and len(set(tok)) > 3):
             continue
         # a cheap filter: most tokens hold neither a cycle nor a run of one character
         finder = _FLOOD if len(set(tok)) * 2.5 <= len(tok) else _CHAR_RUN
@@ -529,7 +530,7 @@ def _glued_score(unit: str, span: int, cover: float, structured: bool, where: st
         return min(1.0, max(0.0, (span - low) / low))
     if reps < 6:
         return 0.0
-    if structured and where != "word":
+    if structured and where != "word" and not (unit == "," and span >= 8):
         return min(1.0, max(0.0, (span - 5) / 15))
     return min(1.0, max(0.0, (span - 3) / 8))  # in prose, or glued inside a word: ab,,,,,,cd
 
