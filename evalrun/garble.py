@@ -356,6 +356,8 @@ def _script_signal(t: _Text, words: list[_Word]) -> tuple[float, str]:
         score = min(score, 0.45)  # a list of words in many languages, each intact: not soup
     names = ", ".join(sorted(unexpected, key=lambda s: -unexpected[s])[:4])
     exp = "/".join(sorted(allowed))
+    if t.expected is None:
+        exp = f"no languages given, so Latin plus the commonest other script: {exp}"
     return score, f"{share:.0%} of letters in unexpected scripts ({names}; expected {exp})"
 
 
