@@ -108,7 +108,7 @@ def contrast(bad: TrialResult | None, good: TrialResult | None) -> str:
         return f"score {bad.score}" + (
             f" -> {good.score}" if good and good.score is not None else ""
         )
-    what = bad.outcome
+    what: str = bad.outcome
     if bad.outcome == "broken":
         what = f"broken ({', '.join(bad.diagnoses) or 'requests failed'})"
     return what + (f" -> {good.outcome}" if good else "")

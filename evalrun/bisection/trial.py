@@ -114,11 +114,11 @@ class Judge(BaseModel):
             return Outcome.UNRESOLVED
         return Outcome.PASS
 
-    def judge(self, cached: CachedTrial) -> tuple[str, Outcome, Measurement | None]:
+    def judge(self, cached: CachedTrial) -> tuple[Kind, Outcome, Measurement | None]:
         """(outcome kind, verdict, the measurement shown) of a trial, applying tries and vote."""
         if cached.boot_error is not None:
             return "boot_fail", self.verdict("boot_fail"), None
-        shown: list[tuple[str, Measurement]] = []
+        shown: list[tuple[Kind, Measurement]] = []
         queue = list(cached.measurements[: self.tries])
 
         def one(_: tuple) -> Outcome:
@@ -336,7 +336,7 @@ class TrialRunner:
 
     def untestable(self, variant: str, reason: str, *, commit: str | None = None) -> TrialResult:
         """A row for a variant that cannot even be booted (no valid contract): never a culprit."""
-        kind = "boot_fail"
+        kind: Kind = "boot_fail"
         row = TrialResult(
             n=len(self.results) + 1,
             variant=variant,
