@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from evalrun.garble import detect  # noqa: E402
-from support.garble_corpus import holdout, load_corpus  # noqa: E402
+from support.garble_corpus import holdout, load_corpus, tuning_half  # noqa: E402
 
 
 def family(source: str) -> str:
@@ -75,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     confusion(rows, called, "whole corpus")
     held = [i for i, r in enumerate(rows) if holdout(r)]
     confusion([rows[i] for i in held], [called[i] for i in held], "holdout quarter (not tuned on)")
+    for want, title in ((True, "tuning half (spelling + tail signals tuned here)"),
+                        (False, "other half (tail rule corrected once after seeing it)")):
+        sel = [i for i, r in enumerate(rows) if tuning_half(r) is want]
+        confusion([rows[i] for i in sel], [called[i] for i in sel], title)
 
     print("\nper source family (texts, called garbled):")
     total, flagged = Counter(), Counter()

@@ -21,10 +21,13 @@ are clean.
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 import zlib
 from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from importlib import resources
 
 from pydantic import BaseModel, Field
 
@@ -117,6 +120,15 @@ def expected_scripts(expect: list[str] | None) -> frozenset[str] | None:
     return frozenset(out)
 
 
+def _english_only(expect: list[str] | None) -> bool:
+    """English is expected and no other Latin-script language is (code, math, ru, zh may be)."""
+    bases = {e.strip().lower().replace("_", "-").split("-")[0] for e in expect or ()}
+    return "en" in bases and not any(LANG_SCRIPTS.get(b) == _LATIN_ONLY for b in bases - {"en"})
+
+
+_LATIN_ONLY = frozenset({"latin"})
+
+
 def is_structured(expect: list[str] | None) -> bool:
     """True when the item expects code-like output (code, json, math, tables, ...)."""
     return bool(expect) and any(e.strip().lower() in STRUCTURED for e in expect or ())
@@ -182,6 +194,7 @@ class _Text:
     expected: frozenset[str] | None
     structured: bool
     compounding: bool = True
+    english: bool = False  # English is the only Latin-script language expected: spelling counts
     words: list[_Word] = field(default_factory=list)
 
 
@@ -264,6 +277,9 @@ def _words(t: _Text) -> None:
             w = _Word(offset + m.start(), scripts, letters, core.lower(), tok.endswith(","), code)
             if letters >= 6 or (letters and (len(scripts) > 1 or not core.isalpha())):
                 w.weird = _weird_reason(core, scripts, letters, t, code)
+                if (not w.weird and t.english and not code and letters >= SPELL_MIN_LETTERS
+                        and core.isascii() and core.isalpha() and core.islower()):
+                    w.weird = _spelling_reason(w.key)
             t.words.append(w)
         offset += len(line) + 1
 
@@ -310,6 +326,100 @@ def _repeats_fragment(low: str) -> bool:
     grams = [low[i:i + 4] for i in range(len(low) - 3)]
     return len(set(grams)) < len(grams) and any(
         g.isalpha() and low.find(g, i + 4) >= 0 for i, g in enumerate(grams))
+
+
+# ---------------------------------------------------------------- spelling plausibility
+# Mis-mapped weights glue BPE fragments of unrelated words (noqarapists, Russianrapistsisbury,
+# isticsplotlib). A character trigram model of English, trained once from a stored sample of clean
+# prose (evalrun/data/garble_english.txt, ~50 KB), scores how English a lower-case word is spelled.
+# No lexicon: real words the sample never saw still score well when their letter sequences are
+# ordinary. Only applied to lower-case words (names are often foreign) when English is the one
+# Latin-script language expected, outside code.
+
+SPELL_MIN_LETTERS = 10
+SPELL_MEAN = -3.8  # mean log-probability per letter below this: not spelled like English
+SPELL_WORST = -99.0  # one transition this unlikely (rapistsisb): not spelled like English
+
+
+@cache
+def _trigram_model() -> tuple[dict[str, int], dict[str, float]]:
+    """Counts of letter bigrams and trigrams (with ^ and $ word edges), of their contexts
+    ("|" + context) and of distinct letters after each context ("#" + context), and unigram
+    probabilities."""
+    text = resources.files("evalrun").joinpath("data/garble_english.txt").read_text("utf-8")
+    counts: dict[str, int] = {}
+    for line in text.split("\n"):
+        if line.startswith("#"):
+            continue
+        for word in re.findall(r"[a-z]+", line.lower()):
+            s = "^^" + word + "$"
+            for i in range(2, len(s)):
+                for gram in (s[i], s[i - 1:i + 1], s[i - 2:i + 1], "|" + s[i - 1], "|" + s[i - 2:i]):
+                    if gram not in counts and len(gram) > 1 and gram[0] != "|":
+                        counts["#" + gram[:-1]] = counts.get("#" + gram[:-1], 0) + 1
+                    counts[gram] = counts.get(gram, 0) + 1
+    total = sum(n for g, n in counts.items() if len(g) == 1)
+    uni = {g: (n + 1) / (total + 28) for g, n in counts.items() if len(g) == 1}
+    uni[""] = 1 / (total + 28)
+    return counts, uni
+
+
+def _witten_bell(counts: dict[str, int], gram: str, lower: float) -> float:
+    """P(last letter | context) interpolated with the lower-order estimate (Witten-Bell)."""
+    ctx = gram[:-1]
+    seen = counts.get("|" + ctx, 0)
+    types = counts.get("#" + ctx, 0)
+    if not seen:
+        return lower
+    return (counts.get(gram, 0) + types * lower) / (seen + types)
+
+
+@lru_cache(maxsize=1 << 16)
+def _spelling(word: str) -> tuple[float, float]:
+    """(mean, worst) log-probability per letter of a lower-case ASCII word under the model."""
+    counts, uni = _trigram_model()
+    s = "^^" + word + "$"
+    total, worst = 0.0, 0.0
+    for i in range(2, len(s)):
+        p2 = _witten_bell(counts, s[i - 1:i + 1], uni.get(s[i], uni[""]))
+        lp = math.log(_witten_bell(counts, s[i - 2:i + 1], p2))
+        total += lp
+        worst = min(worst, lp)
+    return total / (len(s) - 2), worst
+
+
+def _spelling_reason(key: str) -> str:
+    mean, worst = _spelling(key)
+    return "implausible spelling" if mean < SPELL_MEAN or worst < SPELL_WORST else ""
+
+
+def _tail_signal(t: _Text) -> tuple[float, str]:
+    """A fluent answer that ends in a few odd words: generation collapsed and ran to the token
+    limit (`... designed noqarapists`). Odd words at the very end weigh more than anywhere else,
+    because a clean answer cut at the limit ends in a truncated but ordinary word."""
+    prose = [w for w in t.words if w.letters and not w.code]
+    if len(prose) < 4:
+        return 0.0, ""
+    tail = prose[-TAIL_WORDS:]
+    if not (tail[-1].weird in _TAIL_ODD or tail[-2].weird in _TAIL_ODD):
+        return 0.0, ""  # (the very last word may be a fragment cut at the token limit)
+    odd = [w for w in tail if w.weird in _TAIL_ODD]
+    head = prose[:-TAIL_WORDS]
+    if head and _soup_signal(head)[0] >= 0.2:
+        return 0.0, ""  # not a clean start: the soup signal judges the whole
+    score = min(1.0, TAIL_BASE + TAIL_STEP * (len(odd) - 1))
+    kinds = ", ".join(sorted({w.weird for w in odd}))
+    return score, (f"ends in {len(odd)} odd word(s) of the last {len(tail)} ({kinds}) at char "
+                   f"{odd[0].start}")
+
+
+TAIL_WORDS = 4
+# Odd words that a clean answer hardly ever ends in. Case flips (TensorFlow, iPhone) and
+# punctuation inside a word (LaTeX: \\frac{x^3}{3}) are common in clean text: not counted here.
+_TAIL_ODD = frozenset({"implausible spelling", "run-together", "repeated fragment", "mixed scripts",
+                       "no vowels", "consonant run"})
+TAIL_BASE = 0.5
+TAIL_STEP = 0.15
 
 
 def _greek_symbol(core: str) -> bool:
@@ -640,7 +750,8 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         return GarbleVerdict(garbled=False, score=0.0)
     t = _Text(text, expected_scripts(expect), is_structured(expect),
               compounding=not expect or any(e.split("-")[0].lower() in _COMPOUNDING
-                                            for e in expect))
+                                            for e in expect),
+              english=_english_only(expect))
     _words(t)
     _mark_function_words(t)
     signals = _windowed(t)
@@ -648,6 +759,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
     for name, (score, reason) in (("flood", _flood_signal(text, t.structured)),
                                   ("diversity", _diversity_signal(t.words, text)),
                                   ("fragments", _fragment_signal(t)),
+                                  ("tail", _tail_signal(t)),
                                   ("repetition", _repetition_signal(text))):
         signals.append(_Signal(name, score, reason))
     keep = 1.0

@@ -62,14 +62,10 @@ def _rates(rows: list[dict]) -> tuple[float, float, list[str]]:
 
 
 def test_targets_on_the_whole_corpus(corpus):
-    # Issue 5 asks for <= 1% flagged and >= 98% caught. Measured: 0.00% and 97.65%; the misses
-    # are mostly real collapses whose junk tail is 1-4 BPE fragments (`... designed noqarapists`),
-    # which no lexicon-free signal here separates from fluent text yet. Keep this bound where the
-    # detector is, so a regression fails; raise it when a signal closes the gap.
     fp_rate, catch_rate, misses = _rates(corpus)
     print(f"false positives {fp_rate:.2%}, caught {catch_rate:.2%}")
     assert fp_rate <= 0.01, "\n".join(misses)
-    assert catch_rate >= 0.97, "\n".join(misses)
+    assert catch_rate >= 0.98, "\n".join(misses)
 
 
 def test_targets_on_the_holdout_quarter(corpus):
@@ -78,7 +74,7 @@ def test_targets_on_the_holdout_quarter(corpus):
     fp_rate, catch_rate, misses = _rates(rows)
     print(f"holdout: false positives {fp_rate:.2%}, caught {catch_rate:.2%}")
     assert fp_rate <= 0.02, "\n".join(misses)
-    assert catch_rate >= 0.95, "\n".join(misses)  # measured 97.3%, misses never looked at
+    assert catch_rate >= 0.96, "\n".join(misses)  # measured 97.3% (3 misses)
 
 
 
