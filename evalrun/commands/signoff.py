@@ -21,10 +21,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="print the default policy, with comments, and exit",
     )
-    p.add_argument("--slope-baseline", metavar="SLOPE_RUN",
-                   help="baseline slope run for the policy's slope rule (id, latest:<label>)")
-    p.add_argument("--slope-candidate", metavar="SLOPE_RUN",
-                   help="candidate slope run for the policy's slope rule")
+    p.add_argument(
+        "--slope-baseline",
+        metavar="SLOPE_RUN",
+        help="baseline slope run for the policy's slope rule (id, latest:<label>)",
+    )
+    p.add_argument(
+        "--slope-candidate",
+        metavar="SLOPE_RUN",
+        help="candidate slope run for the policy's slope rule",
+    )
     p.add_argument("--results", default="results", metavar="DIR", help="results dir (results)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
     p.add_argument("--json", action="store_true", help="print the verdict object as JSON")
@@ -49,11 +55,15 @@ def run(args: argparse.Namespace) -> int:
         from evalrun.slope_record import SlopeRule, load_slope, slope_checks
 
         if not (args.slope_baseline and args.slope_candidate):
-            raise UsageError("the slope rule needs --slope-baseline and --slope-candidate "
-                             "(slope run ids; see results/slope-*)")
-        extra = slope_checks(load_slope(args.slope_baseline, args.results),
-                             load_slope(args.slope_candidate, args.results),
-                             policy.slope or SlopeRule())
+            raise UsageError(
+                "the slope rule needs --slope-baseline and --slope-candidate "
+                "(slope run ids; see results/slope-*)"
+            )
+        extra = slope_checks(
+            load_slope(args.slope_baseline, args.results),
+            load_slope(args.slope_candidate, args.results),
+            policy.slope or SlopeRule(),
+        )
     result = signoff(
         RunStore(args.results),
         args.candidate,
