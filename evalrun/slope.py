@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from evalrun.client import normalise_endpoint
+from evalrun.client import normalise_endpoint, pick_model
 from evalrun.errors import ConfigError, EndpointError, EvalrunError, Interrupted, UsageError
 from evalrun.results import DEFAULT_RESULTS, new_run_id, now_iso, slug
 from evalrun.slope_record import (
@@ -135,8 +135,10 @@ class _Sweep:
         return chars, probe
 
     async def run(self, on_point: Callable[[SlopePoint], None]) -> Calibration:
-        model, max_context = await self.wire.models()
-        self.wire.model = self.wire.model or model
+        served = await self.wire.models()
+        if served or not self.wire.model:
+            self.wire.model = pick_model(self.wire.model, list(served), self.wire.base_url)
+        max_context = served.get(self.wire.model)
         cal = self.calibration = await self.calibrate(max_context)
         blocked: str | None = None
         for target in self.s.depths:

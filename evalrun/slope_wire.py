@@ -139,8 +139,8 @@ class Wire:
         self.dropped: list[str] = []
 
     # -- discovery ---------------------------------------------------------------------------
-    async def models(self) -> tuple[str | None, int | None]:
-        """(first served model id, its max context when the engine lists it)."""
+    async def models(self) -> dict[str, int | None]:
+        """Served model ids -> max context where the engine lists it ({} if /models is absent)."""
         try:
             resp = await self.client.get(f"{self.base_url}/models")
         except httpx.HTTPError as exc:
@@ -149,15 +149,17 @@ class Wire:
                 hint="is the server up? pass the base URL, e.g. http://127.0.0.1:8000/v1",
             ) from exc
         if resp.status_code != 200:
-            return None, None
+            return {}
         try:
             data = resp.json().get("data") or []
         except (json.JSONDecodeError, AttributeError):
-            return None, None
-        if not data or not isinstance(data[0], dict):
-            return None, None
-        limit = data[0].get("max_model_len") or data[0].get("context_length")
-        return data[0].get("id"), int(limit) if isinstance(limit, int) else None
+            return {}
+        out: dict[str, int | None] = {}
+        for entry in data:
+            if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+                limit = entry.get("max_model_len") or entry.get("context_length")
+                out[entry["id"]] = limit if isinstance(limit, int) else None
+        return out
 
     # -- requests ----------------------------------------------------------------------------
     def _body(self, text: str, *, max_tokens: int, stream: bool) -> dict[str, Any]:

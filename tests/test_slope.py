@@ -315,3 +315,11 @@ def test_slope_rule_fails_where_the_candidate_skipped_a_depth() -> None:
     assert fail.subject == "32K c2" and "beyond max context 16384" in fail.reason
     with pytest.raises(ValueError, match="not a token count"):
         SlopeRule.model_validate({"depths": ["lots"]})
+
+
+def test_two_served_models_need_model(fake: StreamingFake, tmp_path: Path) -> None:
+    fake.models = ["a", "b"]
+    with pytest.raises(UsageError, match="--model"):
+        sweep(fake, tmp_path, depths=[0], concurrency=[1])
+    rec = sweep(fake, tmp_path, depths=[0], concurrency=[1], model="b")
+    assert rec.model_served == "b" and all(r["model"] == "b" for r in fake.requests)
