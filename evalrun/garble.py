@@ -785,6 +785,24 @@ def check_response(response: Response, expect: list[str] | None = None) -> dict 
     return worst
 
 
+# Languages and kinds an answer in each core category may use when the item does not say.
+CATEGORY_EXPECT: dict[str, list[str]] = {
+    "code": ["en", "code"], "structured": ["en", "json"], "math": ["en", "math"],
+    "tool": ["en", "json"],
+}
+
+
+def expected_for(item_languages: list[str] | None, category: str | None) -> list[str] | None:
+    """What `detect` should expect for a suite item: its own `languages` when it states them,
+    else its category's default (English, plus code/json/math where the category implies it).
+    Multilingual items without languages stay lenient (None): any one script plus Latin."""
+    if item_languages:
+        return list(item_languages)
+    if category == "multilingual":
+        return None
+    return list(CATEGORY_EXPECT.get(category or "", ["en"]))
+
+
 def parse_expect(spec: str | None) -> list[str] | None:
     """`en,ru` -> ['en', 'ru']; UsageError on a code the detector does not know."""
     from evalrun.errors import UsageError

@@ -182,7 +182,7 @@ def _check_graders(items: list[Item]) -> None:
 async def _score_item(item: Item, client: openai.AsyncOpenAI, model: str,
                       request_extra: dict | None, retry: RetryPolicy, rng: random.Random,
                       should_stop: Callable[[], bool]) -> tuple[ItemRecord, str | None]:
-    from evalrun.garble import check_response
+    from evalrun.garble import check_response, expected_for
     from evalrun.graders import grade
 
     params = build_params(item, model, request_extra)
@@ -196,7 +196,7 @@ async def _score_item(item: Item, client: openai.AsyncOpenAI, model: str,
                           attempts=exc.attempts, finished_at=now_iso()), None
     resp = got.response
     verdict = grade(item, resp)
-    garble = check_response(resp, item.languages)
+    garble = check_response(resp, expected_for(item.languages, item.category))
     return ItemRecord(
         **base,
         status="passed" if verdict.passed else "failed",

@@ -190,3 +190,21 @@ def test_cli_reads_stdin():
                           input="Москва — столица России.", capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("clean")
+
+
+def test_expected_for_uses_the_items_languages_else_the_category_default():
+    from evalrun.garble import expected_for
+
+    assert expected_for(["ru"], "multilingual") == ["ru"]
+    assert expected_for(["en", "code"], "structured") == ["en", "code"]
+    assert expected_for(None, "code") == ["en", "code"]
+    assert expected_for(None, "structured") == ["en", "json"]
+    assert expected_for(None, "tool") == ["en", "json"]
+    assert expected_for(None, "math") == ["en", "math"]
+    assert expected_for(None, "factual") == ["en"]
+    assert expected_for([], "logic") == ["en"]
+    assert expected_for(None, "multilingual") is None
+    # the defaults make the detector stricter: an English answer may not drift into Cyrillic
+    drift = "The capital of France is Paris, and Париж это столица Франции, конечно."
+    assert not detect(drift, None).garbled
+    assert detect(drift, expected_for(None, "factual")).garbled
