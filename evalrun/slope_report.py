@@ -180,7 +180,10 @@ def render_compare(a: SlopeRecord, b: SlopeRecord) -> str:
                      "-" if r["ratio"] is None else f"{r['ratio']:.2f}"]
         table.append(line)
     headers = ["depth"] + [h for c in levels for h in (f"{la} c{c}", f"{lb} c{c}", "B/A")]
-    out = [f"A = {a.run_id}", f"B = {b.run_id}",
+    def ident(rec: SlopeRecord) -> str:
+        return rec.run_id + ("" if rec.status == "complete" else f" ({rec.status})")
+
+    out = [f"A = {ident(a)}", f"B = {ident(b)}",
            f"decode t/s per stream (A pp{a.settings.pp} tg{a.settings.tg}, "
            f"B pp{b.settings.pp} tg{b.settings.tg})", "", _table(table, headers), ""]
     for c in levels:
