@@ -2,8 +2,10 @@
 
 Every finished item is appended to items.jsonl at once (fsync), so a crash loses only the items in
 flight and `resume=` requests only the items without a final record (errors are retried). An item
-whose request failed is recorded with status `error` and its cause; it is never graded. If the
-endpoint stops answering altogether the run stops early (status `incomplete`) and says so.
+whose request failed is recorded with status `error` and its cause; it is never graded. A prompt
+the endpoint rejects for context length is the one exception: that is the lane's fixed limit, not a
+transient fault, so it is recorded as `failed` (diagnosis `context_length`). If the endpoint stops
+answering altogether the run stops early (status `incomplete`) and says so.
 """
 
 from __future__ import annotations
@@ -179,6 +181,9 @@ def _check_graders(items: list[Item]) -> None:
                          f"{', '.join(sorted(GRADERS))}; fix the suite items")
 
 
+CONTEXT_REJECTED = "prompt rejected: longer than the endpoint's context window"
+
+
 async def _score_item(item: Item, client: openai.AsyncOpenAI, model: str,
                       request_extra: dict | None, retry: RetryPolicy, rng: random.Random,
                       should_stop: Callable[[], bool]) -> tuple[ItemRecord, str | None]:
@@ -192,7 +197,14 @@ async def _score_item(item: Item, client: openai.AsyncOpenAI, model: str,
         got = await chat_attempt(client, params, retry=retry, rng=rng, should_stop=should_stop)
     except RequestFailed as exc:
         error = exc.as_dict()
-        return ItemRecord(**base, status="error", error=error, diagnoses=diagnose_error(error),
+        diagnoses = diagnose_error(error)
+        if "context_length" in diagnoses:
+            # The serving contract cannot take this prompt at all: deterministic, so not an
+            # error to retry but a failure of the lane (a shrunken max-model-len must cost score).
+            return ItemRecord(**base, status="failed", error=error, diagnoses=diagnoses,
+                              grade={"passed": False, "detail": CONTEXT_REJECTED},
+                              attempts=exc.attempts, finished_at=now_iso()), None
+        return ItemRecord(**base, status="error", error=error, diagnoses=diagnoses,
                           attempts=exc.attempts, finished_at=now_iso()), None
     resp = got.response
     verdict = grade(item, resp)

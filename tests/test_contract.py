@@ -282,7 +282,7 @@ def test_reference_contract_loads_and_exposes_its_knobs() -> None:
     c = load_contract(reference_contract_path())
     assert c.engine == "llama.cpp" and c.host == "127.0.0.1"
     assert {"type_k", "type_v", "flash_attn", "draft_model", "n_ctx", "n_threads"} <= set(c.args)
-    assert c.args["n_ctx"] == 32768
+    assert c.args["n_ctx"] == 8192
     argv = render_argv(
         with_overrides(
             c, sets=["draft_model=prompt-lookup-decoding", "type_v=8", "flash_attn=true"]

@@ -173,7 +173,7 @@ RAW_TOOL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}
     (reply(THINK), {}, "think_in_content", "failed"),
     (reply(RAW_TOOL), {"tools": TOOLS}, "raw_tool_call", "failed"),
     (reply("", finish_reason="length"), {}, "length_no_answer", "failed"),
-    (context_length_400(), {}, "context_length", "error"),
+    (context_length_400(), {}, "context_length", "failed"),
     (reply(None), {}, "empty_response", "failed"),
 ], ids=lambda v: v if isinstance(v, str) else None)
 def test_each_diagnosis(fake_server, make_suite, tmp_path, answer, item_extra, kind, status):
@@ -185,6 +185,14 @@ def test_each_diagnosis(fake_server, make_suite, tmp_path, answer, item_extra, k
     diag = {d.kind: d for d in record.summary.diagnoses}
     assert diag[kind].count == 2 and diag[kind].hint
     assert record.summary.passed == 0
+
+
+def test_context_rejection_fails_the_item_without_retry(fake_server, make_suite, tmp_path):
+    fake_server.rule = lambda req: context_length_400()
+    record, recs = run(fake_server, make_suite(n=2), tmp_path)
+    assert record.status == "complete" and record.summary.errors == 0
+    assert all(r.attempts == 1 and "context window" in r.grade["detail"] for r in recs)
+    assert fake_server.chat_requests == 2
 
 
 def test_clean_answers_have_no_diagnosis(fake_server, make_suite, tmp_path):
