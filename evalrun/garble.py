@@ -12,7 +12,10 @@ answer) and explains the verdict with reasons a person can read:
 - floods: one short unit repeated many times (``!!!!``, ``####``, ``<pad><pad>``, ``carecare``);
 - replacement characters (U+FFFD), mojibake (UTF-8 read as Latin-1) and control characters;
 - collapse after a correct prefix: the soup and script signals are also scored on windows, so a
-  junk tail is not diluted by a long clean start.
+  junk tail is not diluted by a long clean start; odd words at the very end weigh more (a clean
+  answer cut at the token limit ends in an ordinary word), and so does a loop running to the end;
+- spelling plausibility (English items only): long lower-case words whose letter sequences a
+  character trigram model of English finds unlikely (glued BPE fragments such as noqarapists).
 
 Sentence-level repetition (small models ramble and loop) only adds a little to the score and never
 flags a text on its own. A correct Russian or Chinese answer, code, JSON, math and markdown tables
@@ -354,7 +357,8 @@ def _trigram_model() -> tuple[dict[str, int], dict[str, float]]:
         for word in re.findall(r"[a-z]+", line.lower()):
             s = "^^" + word + "$"
             for i in range(2, len(s)):
-                for gram in (s[i], s[i - 1:i + 1], s[i - 2:i + 1], "|" + s[i - 1], "|" + s[i - 2:i]):
+                grams = (s[i], s[i - 1:i + 1], s[i - 2:i + 1], "|" + s[i - 1], "|" + s[i - 2:i])
+                for gram in grams:
                     if gram not in counts and len(gram) > 1 and gram[0] != "|":
                         counts["#" + gram[:-1]] = counts.get("#" + gram[:-1], 0) + 1
                     counts[gram] = counts.get(gram, 0) + 1
@@ -600,7 +604,7 @@ def _flood_signal(text: str, structured: bool) -> tuple[float, str]:
                 continue
             if period == 1 and run >= 2:
                 in_runs += run + 1
-            if run + period >= 8:
+            if run + period >= 8 or (i == len(toks) and run // period + 1 >= END_LOOP_REPEATS):
                 best = _token_run(best, toks, i, period, run)
             run = 0
     if in_runs > 10:
@@ -647,17 +651,24 @@ def _glued_score(unit: str, span: int, cover: float, structured: bool, where: st
     return min(1.0, max(0.0, (span - 3) / 8))  # in prose, or glued inside a word: ab,,,,,,cd
 
 
+END_LOOP_REPEATS = 6  # one word or phrase 6 times back to back, up to the very end
+
+
 def _token_run(best: tuple[float, str], toks: list[str], end: int, period: int,
                run: int) -> tuple[float, str]:
-    """Score `run` repeats of a `period`-token unit ending at token `end`."""
+    """Score `run` repeats of a `period`-token unit ending at token `end`. A loop that reaches the
+    end of the answer never stopped (the token limit cut it): fewer repeats suffice there."""
     total = run + period
-    if total < 8:
+    at_end = end == len(toks) and total // period >= END_LOOP_REPEATS
+    if total < 8 and not at_end:
         return best
     unit = toks[end - period:end]
     if total < 40 and all(c in _BENIGN_UNIT for tok in unit for c in tok):
         return best  # | --- | --- | --- |
     wordy = all(_EDGE.sub("", t).isalpha() for t in unit)
     score = min(1.0, max(0.0, (total - 6) / 10)) if wordy else min(1.0, (total - 4) / 8)
+    if at_end:
+        score = max(score, min(1.0, 0.5 + 0.1 * (total // period - END_LOOP_REPEATS)))
     if score > best[0]:
         shown = " ".join(unit)
         shown = shown if len(shown) <= 16 else shown[:16] + "…"

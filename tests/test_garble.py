@@ -208,3 +208,21 @@ def test_expected_for_uses_the_items_languages_else_the_category_default():
     drift = "The capital of France is Paris, and Париж это столица Франции, конечно."
     assert not detect(drift, None).garbled
     assert detect(drift, expected_for(None, "factual")).garbled
+
+
+def test_a_fluent_answer_ending_in_glued_fragments_is_collapse():
+    head = "Photosynthesis is the process by which green plants turn light into sugar, "
+    verdict = detect(head + "storing energy in ploqarisbumentsadays", ["en"])
+    assert verdict.garbled and any(r.startswith("tail") for r in verdict.reasons), verdict
+    # names, product names and a word cut at the token limit are not collapse
+    names = "as Wilhelmina Crabtree explained to the village council"
+    assert not detect(head + names, ["en"]).garbled
+    assert not detect("Popular libraries: scikit-learn, PyTorch and TensorFlow.", ["en"]).garbled
+    assert not detect(head + "storing energy in carbohydr", ["en"]).garbled
+
+
+def test_a_loop_of_one_word_running_to_the_end_is_garble():
+    loop = "The answer is simple: the sky scatters blue light " + "opacity " * 6
+    verdict = detect(loop.strip(), ["en"])
+    assert verdict.garbled and any(r.startswith("flood") for r in verdict.reasons), verdict
+    assert not detect("It was very very very very very very cold, so we stayed in.", ["en"]).garbled

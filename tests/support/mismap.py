@@ -10,8 +10,11 @@ soup. Tests of the garble detector and of bisect serve it with the reference eng
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import shutil
+import tempfile
+from functools import cache
 from pathlib import Path
 
 DEFAULT_PAIR = ("attn_q.weight", "attn_output.weight")
@@ -77,3 +80,12 @@ def write_mismapped_gguf(src: Path | str, dst: Path | str,
             fh.write(data_a)
     tmp.replace(dst)  # atomic: a crash never leaves a half-swapped file under the final name
     return dst
+
+
+@cache
+def shared_mismapped_gguf(pair: tuple[str, str] = DEFAULT_PAIR) -> Path:
+    """One mis-mapped copy of the reference GGUF per test process (a 98 MB copy takes seconds on a
+    busy disk): wrap it in a session-scoped fixture. Removed when the process exits."""
+    tmp = Path(tempfile.mkdtemp(prefix="evalrun-mismap-"))
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+    return write_mismapped_gguf(reference_gguf(), tmp / f"mismapped-{pair[0]}-{pair[1]}.gguf", pair)
