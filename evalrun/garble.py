@@ -334,7 +334,7 @@ def _repeats_fragment(low: str) -> bool:
 # ---------------------------------------------------------------- spelling plausibility
 # Mis-mapped weights glue BPE fragments of unrelated words (noqarapists, Russianrapistsisbury,
 # isticsplotlib). A character trigram model of English, trained once from a stored sample of clean
-# prose (evalrun/data/garble_english.txt, ~50 KB), scores how English a lower-case word is spelled.
+# prose (evalrun/data/garble_english.txt, ~60 KB of project prose), scores how English a lower-case word is spelled.
 # No lexicon: real words the sample never saw still score well when their letter sequences are
 # ordinary. Only applied to lower-case words (names are often foreign) when English is the one
 # Latin-script language expected, outside code.
