@@ -94,7 +94,7 @@ class _Sweep:
         empty = await self.wire.probe(self.text(0, 0))
         if empty.prompt_tokens is None:
             raise EndpointError(f"even an empty prompt does not fit: {empty.message}")
-        chars = 4 * min(max(max(self.s.depths), self.s.pp, 256), 1024)
+        chars = 4 * min(max(max(self.s.depths), self.s.pp, 256), 512)  # each depth is probed
         while True:
             sized = await self.wire.probe(self.text(chars, 0))
             if sized.prompt_tokens is not None:
@@ -147,7 +147,9 @@ class _Sweep:
                 blocked = f"beyond max context {max_context} (needs {need})"
             head = f"{target:012d}" if self.s.warm_cache else None
             probe = Probe()
-            if blocked is None:
+            if blocked is None and target == 0 and head is None:
+                chars, probe = 0, Probe(prompt_tokens=cal.base_tokens)  # calibration measured it
+            elif blocked is None:
                 chars, probe = await self.place(cal, target, head)
                 if probe.context_exceeded:
                     blocked = f"exceeds the context: {probe.message}"

@@ -123,7 +123,7 @@ def test_seed_numbers_give_the_seed_ratios_and_the_c2_cliff() -> None:
 def test_sweep_finds_the_known_cliff(fake: StreamingFake, tmp_path: Path) -> None:
     rec = sweep(fake, tmp_path, runs=3)
     assert rec.status == "complete" and len(rec.points) == 6
-    assert rec.calibration and abs(rec.calibration.pp_tokens - 32) <= 2
+    assert rec.calibration and abs(rec.calibration.pp_tokens - 32) <= 4  # one correction past 4
     for c in (1, 2):
         shallow, deep = rec.point(512, c), rec.point(2048, c)
         assert shallow and deep and shallow.decode_tps and deep.decode_tps
