@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -64,6 +65,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"evalrun {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # `evalrun ... | head`: the reader left; stop quietly, as other Unix tools do.
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        return 141
 
 
 def entry() -> None:
