@@ -13,8 +13,8 @@ What it does, deterministically (temperature-0 requests plus seeded sampled ones
    assistant prefix to a mis-mapped engine (raw /v1/completions with the chat template), so the
    text is a real clean prefix followed by a real broken continuation.
 
-4. (phase harvest, no servers) clean rows from real text already installed: module functions and
-   docstrings, README paragraphs and markdown tables, package metadata as JSON.
+4. (phase harvest, no servers) clean rows from this project's own text: evalrun's functions and
+   docstrings, README paragraphs and markdown tables, and JSON evalrun writes (no third-party text).
 
 Files: clean_reference.jsonl, garbled_mismap.jsonl, garbled_collapse.jsonl, clean_harvested.jsonl
 (phases reference, mismap, collapse, harvest; reference and mismap can run at once in two
@@ -313,63 +313,57 @@ def capture_collapse(prompts: list, out: Path, tmpdir: Path) -> None:
     rows.close()
 
 
-HARVEST_MODULES = ("textwrap", "json.encoder", "csv", "argparse", "pathlib", "shutil", "heapq",
-                   "bisect", "statistics", "fractions", "difflib", "calendar", "string", "base64",
-                   "random", "functools", "tempfile", "gettext", "colorsys", "fnmatch", "glob",
-                   "ipaddress", "locale", "pprint", "shlex", "tabulate", "yaml", "rapidfuzz",
-                   "gguf.gguf_reader", "pydantic.main", "httpx._client", "git.repo.base")
-HARVEST_DISTS = ("charset_normalizer", "contourpy", "fonttools", "llama_cpp_python", "openai",
-                 "pluggy", "puremagic", "pydantic", "tabulate", "rapidfuzz", "httpx", "matplotlib",
-                 "gguf", "pytest", "numpy", "jinja2", "click", "uvicorn", "fastapi")
-
-
 def capture_harvest(prompts: list, out: Path, tmpdir: Path) -> None:
-    """Clean rows from real text already on the machine: functions and docstrings of installed
-    Python modules (code, English prose), README paragraphs and markdown tables of installed
-    packages, and package metadata as JSON. No servers; seeded; depends on installed versions."""
+    """Clean rows from this project's own text: functions and module docstrings of evalrun
+    (code, English prose), paragraphs and markdown tables of its READMEs, and JSON it writes
+    (pydantic schemas of its records, the suite manifest, knob catalog entries). No servers;
+    seeded; no third-party text."""
     import ast
-    import importlib
-    import importlib.metadata
-    import inspect
     import random
 
+    import yaml
+
+    from evalrun import results, suite
+
     rng = random.Random(1130)
+    root = Path(__file__).resolve().parent.parent
     rows = RowWriter(out / "clean_harvested.jsonl")
-    for modname in HARVEST_MODULES:
-        try:
-            mod = importlib.import_module(modname)
-            source = inspect.getsource(mod)
-        except (ImportError, OSError, TypeError):
-            continue
-        doc = inspect.getdoc(mod) or ""
+    for path in sorted((root / "evalrun").rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        source = path.read_text(encoding="utf-8")
+        tree = ast.parse(source)
+        doc = ast.get_docstring(tree) or ""
         if len(doc) > 150:
-            rows.add(row(doc[:1500], "clean", ["en"], f"file:{modname}#docstring"))
-        funcs = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef)
+            rows.add(row(doc[:1500], "clean", ["en"], f"file:{rel}#docstring"))
+        funcs = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
                  and 6 <= (n.end_lineno or 0) - n.lineno <= 40]
         lines = source.split("\n")
-        for node in rng.sample(funcs, min(3, len(funcs))):
+        for node in rng.sample(funcs, min(2, len(funcs))):
             text = "\n".join(lines[node.lineno - 1:node.end_lineno])
-            rows.add(row(text, "clean", ["en", "code"],
-                         f"file:{modname}#L{node.lineno}-{node.end_lineno}"))
-    for dist in HARVEST_DISTS:
-        try:
-            meta = importlib.metadata.metadata(dist)
-        except importlib.metadata.PackageNotFoundError:
+            rows.add(row(text, "clean", ["en", "code"], f"file:{rel}#L{node.lineno}-{node.end_lineno}"))
+    for readme in ("README.md", "suites/core/README.md", "tests/data/garble/README.md"):
+        path = root / readme
+        if not path.exists():
             continue
-        info = {"name": meta["Name"], "version": meta["Version"], "summary": meta["Summary"],
-                "requires_python": meta["Requires-Python"],
-                "requires": (importlib.metadata.requires(dist) or [])[:8]}
-        rows.add(row(json.dumps(info, indent=rng.choice([None, 2])), "clean", ["en", "json"],
-                     f"metadata:{dist}#json"))
-        body = meta.get_payload() or ""
-        blocks = [b.strip() for b in body.split("\n\n") if b.strip()]
+        blocks = [b.strip() for b in path.read_text(encoding="utf-8").split("\n\n") if b.strip()]
         tables = [b for b in blocks if b.startswith("|") and b.count("\n") >= 2]
-        prose = [b for b in blocks if 200 <= len(b) <= 1200 and b[0].isalpha()
-                 and "|" not in b and "<" not in b]
-        for b in tables[:2]:
-            rows.add(row(b, "clean", ["en", "table"], f"metadata:{dist}#table"))
-        for b in rng.sample(prose, min(2, len(prose))):
-            rows.add(row(b, "clean", ["en"], f"metadata:{dist}#readme"))
+        prose = [b for b in blocks if 200 <= len(b) <= 1200 and b[0].isalpha() and "|" not in b]
+        for b in tables:
+            rows.add(row(b, "clean", ["en", "table"], f"readme:{readme}#table"))
+        for b in rng.sample(prose, min(12, len(prose))):
+            rows.add(row(b, "clean", ["en"], f"readme:{readme}#prose"))
+    models = [results.Summary, results.ItemRecord, results.SuiteRef, results.Diagnosis,
+              suite.Manifest, suite.Item]
+    for model in models:
+        schema = model.model_json_schema()
+        rows.add(row(json.dumps(schema, indent=rng.choice([None, 2]))[:3000], "clean",
+                     ["en", "json"], f"schema:{model.__name__}#json"))
+    rows.add(row((root / "suites/core/manifest.json").read_text(encoding="utf-8"), "clean",
+                 ["en", "json"], "file:suites/core/manifest.json#json"))
+    catalog = yaml.safe_load((root / "bisect/knobs.yaml").read_text(encoding="utf-8"))
+    for engine, spec in (catalog.get("engines") or {}).items():
+        rows.add(row(json.dumps({engine: spec}, indent=2)[:2000], "clean", ["en", "json"],
+                     f"file:bisect/knobs.yaml#{engine}"))
     rows.close()
 
 
