@@ -244,12 +244,9 @@ def test_sigterm_ignoring_server_gets_killed(tmp_path: Path, monkeypatch) -> Non
     assert not port_in_use("127.0.0.1", server.port)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_no_process_left_after_ctrl_c_or_sigterm(tmp_path: Path, sig: int) -> None:
-    pidfile = tmp_path / "pids"
-    port = free_port()
-    contract = tmp_path / "c.yaml"
-    contract.write_text(
+def contract_file(tmp_path: Path, port: int, **args: object) -> Path:
+    path = tmp_path / "fake.yaml"
+    path.write_text(
         yaml.safe_dump(
             {
                 "name": "fake",
@@ -258,10 +255,18 @@ def test_no_process_left_after_ctrl_c_or_sigterm(tmp_path: Path, sig: int) -> No
                 "model": "fake-model",
                 "port": port,
                 "boot_timeout": 30,
-                "args": {"pidfile": str(pidfile), "spawn-child": True},
+                "args": dict(args),
             }
         )
     )
+    return path
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_no_process_left_after_ctrl_c_or_sigterm(tmp_path: Path, sig: int) -> None:
+    pidfile = tmp_path / "pids"
+    port = free_port()
+    contract = contract_file(tmp_path, port, pidfile=str(pidfile), **{"spawn-child": True})
     with subprocess.Popen(
         [sys.executable, str(ENGINES / "drive.py"), str(contract), str(tmp_path / "server.log")],
         stdout=subprocess.PIPE,

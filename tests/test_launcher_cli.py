@@ -11,28 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import yaml
-from test_launcher import ENGINE, alive, pids_of
+from test_launcher import alive, contract_file, pids_of
 
 from evalrun.launcher import free_port, port_in_use
-
-
-def contract_file(tmp_path: Path, port: int, **args: object) -> Path:
-    path = tmp_path / "fake.yaml"
-    path.write_text(
-        yaml.safe_dump(
-            {
-                "name": "fake",
-                "engine": "vllm",
-                "command": [sys.executable, str(ENGINE)],
-                "model": "fake-model",
-                "port": port,
-                "boot_timeout": 30,
-                "args": dict(args),
-            }
-        )
-    )
-    return path
 
 
 def score(contract: Path, suite: Path, results: Path, *extra: str) -> subprocess.Popen[str]:
