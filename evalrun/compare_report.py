@@ -1,6 +1,6 @@
 """How a `Comparison` reads: terminal text, markdown (for signoff.md), one self-contained HTML page.
 
-tabulate is imported here and only here for compare and signoff. Model output is untrusted text:
+Tables go through evalrun.report.table. Model output is untrusted text:
 markdown cells and HTML are escaped, so an answer containing `<script>` or `|` renders as text.
 """
 
@@ -16,9 +16,9 @@ ANSWER_CHARS_MD = 400
 
 
 def _table(rows: list[list[Any]], headers: list[str], fmt: str, **kw: Any) -> str:
-    from tabulate import tabulate
+    from evalrun.report import table
 
-    return tabulate(rows, headers=headers, tablefmt=fmt, disable_numparse=True, **kw)
+    return table(rows, headers, fmt=fmt, numparse=False, **kw)
 
 
 def _signed(x: float, unit: str = "") -> str:

@@ -88,18 +88,23 @@ def headline(record: RunRecord) -> str:
     return f"{record.run_id}: {label}: {s.passed}/{s.total} ({s.score}/100)"
 
 
-def category_table(record: RunRecord) -> str:
-    """Per-category passed/total (+ errors, garbled) as a tabulate table."""
+def table(rows: list[list[Any]], headers: list[str], *, fmt: str = "simple",
+          numparse: bool = True, **kw: Any) -> str:
+    """Every table evalrun prints goes through here (tabulate is imported in this module only)."""
     from tabulate import tabulate
 
+    return tabulate(rows, headers=headers, tablefmt=fmt, disable_numparse=not numparse, **kw)
+
+
+def category_table(record: RunRecord) -> str:
+    """Per-category passed/total (+ errors, garbled) as a table."""
     s = record.summary
     if s is None:
         return "(no summary)"
     rows = [[name, f"{t.passed}/{t.total}", round(100 * t.passed / t.total) if t.total else 0,
              t.errors, t.garbled] for name, t in sorted(s.categories.items())]
     rows.append(["all", f"{s.passed}/{s.total}", s.score, s.errors, s.garbled])
-    return tabulate(rows, headers=["category", "passed", "score", "errors", "garbled"],
-                    tablefmt="simple")
+    return table(rows, headers=["category", "passed", "score", "errors", "garbled"])
 
 
 def diagnosis_lines(record: RunRecord) -> list[str]:
@@ -151,8 +156,6 @@ def score_json(record: RunRecord, store: RunStore) -> dict[str, Any]:
 
 def runs_table(records: list[RunRecord]) -> str:
     """`evalrun runs`: id, suite, model, score, errors, garbled, status."""
-    from tabulate import tabulate
-
     rows = []
     for r in records:
         s = r.summary
@@ -161,8 +164,7 @@ def runs_table(records: list[RunRecord]) -> str:
             f"{s.passed}/{s.total} ({s.score})" if s else "-", s.errors if s else "-",
             s.garbled if s else "-", r.status,
         ])
-    return tabulate(rows, headers=["run", "suite", "model", "score", "errors", "garbled",
-                                   "status"], tablefmt="simple")
+    return table(rows, headers=["run", "suite", "model", "score", "errors", "garbled", "status"])
 
 
 def runs_json(records: list[RunRecord]) -> dict[str, Any]:

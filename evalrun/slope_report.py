@@ -1,6 +1,6 @@
 """Slope tables, lane comparisons and plots, in the seeds' style (`depth | c1 | c2`).
 
-tabulate and matplotlib are imported lazily, here only; plots use the Agg backend (no display).
+matplotlib is imported lazily, here only (tables through evalrun.report.table); plots use the Agg backend (no display).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from evalrun.slope_record import SlopePoint, SlopeRecord, depth_label, find_clif
 
 
 def _table(rows: list[list[Any]], headers: list[str]) -> str:
-    from tabulate import tabulate
+    from evalrun.report import table
 
-    return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
+    return table(rows, headers, numparse=False)
 
 
 def _tps(value: float | None) -> str:

@@ -9,7 +9,7 @@ from evalrun.bisection.driver import BisectRecord
 
 def trial_table(record: BisectRecord) -> str:
     """One row per trial: variant (diff against the base), outcome, garble, score, boot, run."""
-    from tabulate import tabulate
+    from evalrun.report import table
 
     rows = []
     for t in record.trials:
@@ -30,7 +30,7 @@ def trial_table(record: BisectRecord) -> str:
                 t.run_ids[0] if t.run_ids else (_clip(t.boot_error or "-", 40)),
             ]
         )
-    return tabulate(rows, headers=["#", "variant", "outcome", "garble", "score", "boot s", "run"])
+    return table(rows, headers=["#", "variant", "outcome", "garble", "score", "boot s", "run"])
 
 
 def bisect_text(record: BisectRecord, path: str) -> str:
