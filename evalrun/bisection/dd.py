@@ -129,22 +129,20 @@ def _isolate(pool: list[int], fixed: frozenset[int], test: _Memo[T]) -> tuple[li
         n = min(n, len(delta))
         parts = _split(delta, n)
         subsets = [sorted(in_pass | set(part)) for part in parts]
-        hit = _first_resolved(subsets, fixed, test)
-        if hit is not None:  # a failing subset shrinks c_fail; a passing one grows c_pass
-            cfg, outcome = hit
-            if outcome is Outcome.FAIL:
-                c_fail, n = cfg, 2
-            else:
-                c_pass, n = cfg, max(n - 1, 2)
-            continue
         complements = [[i for i in c_fail if i not in set(part)] for part in parts]
-        hit = _first_resolved(complements, fixed, test)
-        if hit is not None:  # a passing complement grows c_pass; a failing one shrinks c_fail
-            cfg, outcome = hit
-            if outcome is Outcome.PASS:
-                c_pass, n = cfg, 2
-            else:
-                c_fail, n = cfg, max(n - 1, 2)
+        # A failing subset or a passing complement is the big step (back to n = 2); the other
+        # outcome of each only narrows the interval (n - 1).
+        for candidates, big_step in ((subsets, Outcome.FAIL), (complements, Outcome.PASS)):
+            hit = _first_resolved(candidates, fixed, test)
+            if hit is not None:
+                cfg, outcome = hit
+                if outcome is Outcome.FAIL:
+                    c_fail = cfg
+                else:
+                    c_pass = cfg
+                n = 2 if outcome is big_step else max(n - 1, 2)
+                break
+        if hit is not None:
             continue
         if n >= len(delta):
             return c_pass, c_fail  # every split untestable: ambiguous
