@@ -60,7 +60,12 @@ def collect(path: Path | str = ".") -> dict[str, Any]:
         "platform": platform.platform(terse=True),
         "git": git_facts(path),
     }
-    own = git_facts(Path(__file__).resolve().parent)
-    if own and own.get("root") != out["git"].get("root"):
+    here = Path(__file__).resolve().parent
+    root = out["git"].get("root")
+    nearest = next((p for p in (here, *here.parents) if (p / ".git").exists()), None)
+    if root and nearest == Path(root).resolve():
+        return out  # evalrun runs from the working repo itself: one look is enough
+    own = git_facts(here)
+    if own and own.get("root") != root:
         out["evalrun_git"] = own
     return out
