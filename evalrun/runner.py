@@ -250,7 +250,7 @@ async def _run(state: _State, *, base_url: str, suite: Suite, items: list[Item],
                label: str | None, run_id: str | None, concurrency: int, timeout: float,
                api_key: str | None, request_extra: dict | None, contract: dict | None,
                server: dict | None, selection: dict[str, Any], retry: RetryPolicy,
-               progress: Any) -> None:
+               progress: Any, server_exited: Callable[[], bool] | None) -> None:
     client = make_client(base_url, api_key=api_key, timeout=timeout, concurrency=concurrency)
     task = asyncio.current_task()
     assert task is not None
@@ -283,14 +283,15 @@ async def _run(state: _State, *, base_url: str, suite: Suite, items: list[Item],
             record.status = "running"
             store.write_run(record)
             await _work(state, client, chosen, items, done, store, concurrency, request_extra,
-                        retry, progress)
+                        retry, progress, server_exited)
     finally:
         await client.close()
 
 
 async def _work(state: _State, client: openai.AsyncOpenAI, model: str, items: list[Item],
                 done: dict[str, ItemRecord], store: RunStore, concurrency: int,
-                request_extra: dict | None, retry: RetryPolicy, progress: Any) -> None:
+                request_extra: dict | None, retry: RetryPolicy, progress: Any,
+                server_exited: Callable[[], bool] | None = None) -> None:
     record = state.record
     assert record is not None
     state.records.update(done)
@@ -302,13 +303,15 @@ async def _work(state: _State, client: openai.AsyncOpenAI, model: str, items: li
         progress.start(total=len(items), **counts)
 
     def should_stop() -> bool:
+        if state.stopped is None and server_exited is not None and server_exited():
+            state.stopped = "the server process exited"
         return state.stopped is not None
 
     writer = _ItemWriter(store, record.run_id)
 
     async def worker() -> None:
         for item in todo:
-            if state.stopped:
+            if should_stop():
                 return
             rec, served = await _score_item(item, client, model, request_extra, retry, rng,
                                             should_stop)
@@ -361,13 +364,17 @@ def score_suite(*, endpoint: str, suite: Suite, store: RunStore, model: str | No
                 request_extra: dict | None = None, contract: dict | None = None,
                 server: dict | None = None, resume: str | None = None,
                 progress: bool = True, run_id: str | None = None,
-                retry: RetryPolicy | None = None) -> tuple[RunRecord, list[ItemRecord]]:
+                retry: RetryPolicy | None = None,
+                server_exited: Callable[[], bool] | None = None,
+                ) -> tuple[RunRecord, list[ItemRecord]]:
     """Run (or resume) `suite` against an OpenAI-compatible endpoint; store and return the run.
 
     Raises EndpointError when the endpoint is unreachable, not OpenAI-compatible, or stops
     answering mid-run (the run is then `incomplete` and resumable); Interrupted on Ctrl-C or
     SIGTERM (run.json status `interrupted`, resumable). `run_id` fixes the id of a new run (the
     contract flow needs it before boot, for server.log); `retry` overrides the retry policy.
+    `server_exited` says whether the booted server process has died: the run then stops at once
+    instead of retrying into a dead port.
     """
     if concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, got {concurrency}")
@@ -406,7 +413,8 @@ def score_suite(*, endpoint: str, suite: Suite, store: RunStore, model: str | No
                          store=store, model=model, label=label, run_id=run_id,
                          concurrency=concurrency, timeout=timeout, api_key=api_key,
                          request_extra=request_extra, contract=contract, server=server,
-                         selection=selection, retry=retry or RetryPolicy(), progress=bar))
+                         selection=selection, retry=retry or RetryPolicy(), progress=bar,
+                         server_exited=server_exited))
     except (KeyboardInterrupt, asyncio.CancelledError) as exc:
         if bar is not None:
             bar.finish()
@@ -485,7 +493,8 @@ def score_contract(*, contract_path: str | Path | None, reference: bool = False,
         return score_suite(endpoint=srv.base_url, model=srv.model, suite=suite, store=store,
                            label=label or contract.name, request_extra=contract.request or None,
                            contract=contract_dict, server=server_dict,
-                           run_id=None if resume else run_id, resume=resume, **kw)
+                           run_id=None if resume else run_id, resume=resume,
+                           server_exited=lambda: srv.exit_code() is not None, **kw)
 
 
 def resume_defaults(store: RunStore, ref: str) -> dict[str, Any]:

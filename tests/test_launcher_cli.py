@@ -15,6 +15,8 @@ from test_launcher import alive, contract_file, pids_of
 
 from evalrun.launcher import free_port, port_in_use
 
+pytestmark = pytest.mark.slow  # runs the evalrun CLI and boots fake engines
+
 
 def score(contract: Path, suite: Path, results: Path, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
@@ -89,6 +91,12 @@ def test_server_crash_mid_run_is_explained(tmp_path: Path, make_suite: Callable[
     line = err.strip().splitlines()[-1]
     assert "fake died with code 139 after boot" in line and "Segmentation fault" in line, err
     assert not port_in_use("127.0.0.1", port)
+    # once the process is gone retrying stops: the in-flight items fail on their first try, or
+    # their second when the connection broke a moment before the process was seen to exit
+    (run_dir,) = [p for p in results.iterdir() if p.is_dir()]
+    lines = (run_dir / "items.jsonl").read_text(encoding="utf-8").split("\n")
+    errors = [r for r in map(json.loads, filter(None, lines)) if r["status"] == "error"]
+    assert errors and len(errors) <= 2 and all(r["attempts"] <= 2 for r in errors), errors
 
 
 def test_boot_failure_is_one_line_with_a_hint(
