@@ -13,6 +13,8 @@ from fakeserver import simple_item, write_suite
 
 from evalrun.cli import main
 
+pytestmark = pytest.mark.slow  # runs the evalrun CLI for whole bisections
+
 ENGINE = textwrap.dedent("""
     import argparse, json, sys
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer

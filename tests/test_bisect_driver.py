@@ -17,6 +17,8 @@ from evalrun.errors import BootError, UsageError
 from evalrun.launcher import Server
 from evalrun.results import RunStore
 
+pytestmark = pytest.mark.slow  # dozens of boots and scoring runs per test
+
 SOUP = "carecarecarecarecarecarecarecarecarecare"
 
 

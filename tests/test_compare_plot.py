@@ -33,6 +33,7 @@ def test_history_points_per_label_and_category(store):
     assert panels["tools"]["vllm"][0][1:] == (50.0, 12, 24)
 
 
+@pytest.mark.slow
 def test_runs_plot_writes_a_png(store, tmp_path, capsys):
     out = tmp_path / "history.png"
     assert main(["runs", "--results", str(store.root), "--plot", str(out)]) == 0

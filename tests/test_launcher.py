@@ -19,6 +19,8 @@ from evalrun.contract import Contract
 from evalrun.errors import BootError
 from evalrun.launcher import boot_server, free_port, port_in_use, record_for_run
 
+pytestmark = pytest.mark.slow  # boots fake engine processes
+
 ENGINES = Path(__file__).parent / "fake_engines"
 ENGINE = ENGINES / "engine.py"
 

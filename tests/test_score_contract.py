@@ -23,6 +23,7 @@ def contract_file(tmp_path: Path, **args: object) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_score_a_contract_end_to_end(tmp_path, make_suite, capsys):
     results = tmp_path / "results"
     suite = make_suite([simple_item(i, answer="OK") for i in range(3)])
@@ -47,6 +48,7 @@ def test_score_a_contract_end_to_end(tmp_path, make_suite, capsys):
     assert len(list(folder.glob("server*.log"))) == 2
 
 
+@pytest.mark.slow
 def test_boot_failure_exit_3_or_125(tmp_path, make_suite, capsys):
     contract = contract_file(tmp_path, mode="crash", message="oom")
     base = ["score", "--contract", str(contract), "--suite", str(make_suite(n=1)), "--results",

@@ -46,6 +46,7 @@ def slow_suite(fake_server, make_suite):
     return make_suite([simple_item(i) for i in range(N)])
 
 
+@pytest.mark.slow
 def test_resume_after_kill_9(fake_server, slow_suite, tmp_path, capsys):
     results = tmp_path / "results"
     proc = start_scoring(fake_server.base_url, slow_suite, results)
@@ -74,6 +75,7 @@ def test_resume_after_kill_9(fake_server, slow_suite, tmp_path, capsys):
     assert store.load_run(run_id).status == "complete"
 
 
+@pytest.mark.slow
 def test_ctrl_c_marks_run_and_exits_130(fake_server, slow_suite, tmp_path):
     results = tmp_path / "results"
     proc = start_scoring(fake_server.base_url, slow_suite, results)

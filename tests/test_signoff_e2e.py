@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from fakeserver import http_error, last_user, reply, simple_item
 
 from evalrun.cli import main
@@ -41,6 +42,7 @@ def wrong_for(*needles):
     return lambda req: reply("nope") if any(n in last_user(req) for n in needles) else reply("ok")
 
 
+@pytest.mark.slow
 def test_score_compare_signoff_chain(fake_server, make_suite, tmp_path, capsys):
     suite = make_suite(suite_items())
     results = str(tmp_path / "results")

@@ -120,6 +120,7 @@ def test_seed_numbers_give_the_seed_ratios_and_the_c2_cliff() -> None:
 
 
 # -- against the fake engine ------------------------------------------------------------------
+@pytest.mark.slow
 def test_sweep_finds_the_known_cliff(fake: StreamingFake, tmp_path: Path) -> None:
     rec = sweep(fake, tmp_path, runs=3)
     assert rec.status == "complete" and len(rec.points) == 6
@@ -141,6 +142,7 @@ def test_sweep_finds_the_known_cliff(fake: StreamingFake, tmp_path: Path) -> Non
     assert "CLIFF c1: 512 -> 2K" in text and "2K/d0: c1" in text
 
 
+@pytest.mark.slow
 def test_every_request_is_cold_unless_warm_cache(fake: StreamingFake, tmp_path: Path) -> None:
     sweep(fake, tmp_path, depths=[512], concurrency=[2], runs=2)
     streamed = [r["messages"][0]["content"] for r in fake.requests if r.get("stream")]
@@ -211,6 +213,7 @@ def test_unreachable_endpoint_is_an_endpoint_error(tmp_path: Path) -> None:
     assert json.loads((folder / "slope.json").read_text())["status"] == "incomplete"
 
 
+@pytest.mark.slow
 def test_cli_json_table_and_png(fake: StreamingFake, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     fake.token_latency = 0.002
     code = main(["slope", "--endpoint", fake.host_url, "--depths", "0,512,2k", "--pp", "32",
@@ -238,6 +241,7 @@ def test_cli_json_table_and_png(fake: StreamingFake, tmp_path: Path, capsys) -> 
     assert plot.read_bytes()[:4] == b"\x89PNG"
 
 
+@pytest.mark.slow
 def test_compare_puts_lanes_side_by_side(fake: StreamingFake, tmp_path: Path) -> None:
     cliffy = sweep(fake, tmp_path, concurrency=[1], runs=3, label="cliffy")
     fake.token_latency = FLAT_S  # the same engine with the cliff fixed
