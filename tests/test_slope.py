@@ -206,6 +206,17 @@ def test_streams_cut_off_by_the_server_are_failures(fake: StreamingFake, tmp_pat
     assert "failed streams: d0 c2 2" in text and "interrupt_requests=false" in text
 
 
+def test_cli_exits_4_when_streams_failed(fake: StreamingFake, tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    fake.cut_after = 1
+    code = main(["slope", "--endpoint", fake.base_url, "--depths", "0", "--pp", "32", "--tg",
+                 "6", "--concurrency", "2", "--runs", "1", "--results", str(tmp_path),
+                 "--no-plot", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 4 and json.loads(out)["failed_streams"] == 2
+    assert "2 stream(s) failed at 1 point(s)" in err
+
+
 def test_unreachable_endpoint_is_an_endpoint_error(tmp_path: Path) -> None:
     with pytest.raises(EndpointError, match="cannot reach"):
         run_slope(endpoint="http://127.0.0.1:9/v1", depths=[0], runs=1, results=tmp_path)

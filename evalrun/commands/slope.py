@@ -87,13 +87,19 @@ def run(args: argparse.Namespace) -> int:
     png = None if args.no_plot else _plot([(record.label, record)], folder / "slope.png")
     from evalrun.slope_report import points_json, render_text
 
+    failed = sum(p.errors for p in record.points)
     if args.json:
         print(json.dumps({"run_id": record.run_id, "path": str(folder),
-                          "plot": str(png) if png else None,
+                          "plot": str(png) if png else None, "failed_streams": failed,
                           "points": points_json(record)}, ensure_ascii=False))
     else:
         print(render_text(record))
         print(f"\nwrote {folder / 'slope.json'}" + (f" and {png}" if png else ""))
+    if failed:  # like `score` with items in error: the figures are there, but not all of them
+        points = sum(1 for p in record.points if p.errors)
+        print(f"slope: {failed} stream(s) failed at {points} point(s); their figures are "
+              "missing (see the notes under the table)", file=sys.stderr)
+        return 4
     return 0
 
 
