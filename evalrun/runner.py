@@ -110,7 +110,8 @@ class _State:
     record: RunRecord | None = None
     records: dict[str, ItemRecord] = field(default_factory=dict)
     dead_streak: int = 0
-    stopped: str | None = None  # why the run stopped early
+    stopped: str | None = None  # why the run stopped early: the endpoint failed
+    halted: str | None = None  # why the caller's stop_when ended the run early (not a failure)
     wrong_model: bool = False  # the endpoint said it does not serve the model we send
     served: list[str] = field(default_factory=list)
 
@@ -250,7 +251,8 @@ async def _run(state: _State, *, base_url: str, suite: Suite, items: list[Item],
                label: str | None, run_id: str | None, concurrency: int, timeout: float,
                api_key: str | None, request_extra: dict | None, contract: dict | None,
                server: dict | None, selection: dict[str, Any], retry: RetryPolicy,
-               progress: Any, server_exited: Callable[[], bool] | None) -> None:
+               progress: Any, server_exited: Callable[[], bool] | None,
+               stop_when: Callable[[ItemRecord], str | None] | None) -> None:
     client = make_client(base_url, api_key=api_key, timeout=timeout, concurrency=concurrency)
     task = asyncio.current_task()
     assert task is not None
@@ -283,7 +285,7 @@ async def _run(state: _State, *, base_url: str, suite: Suite, items: list[Item],
             record.status = "running"
             store.write_run(record)
             await _work(state, client, chosen, items, done, store, concurrency, request_extra,
-                        retry, progress, server_exited)
+                        retry, progress, server_exited, stop_when)
     finally:
         await client.close()
 
@@ -291,7 +293,8 @@ async def _run(state: _State, *, base_url: str, suite: Suite, items: list[Item],
 async def _work(state: _State, client: openai.AsyncOpenAI, model: str, items: list[Item],
                 done: dict[str, ItemRecord], store: RunStore, concurrency: int,
                 request_extra: dict | None, retry: RetryPolicy, progress: Any,
-                server_exited: Callable[[], bool] | None = None) -> None:
+                server_exited: Callable[[], bool] | None = None,
+                stop_when: Callable[[ItemRecord], str | None] | None = None) -> None:
     record = state.record
     assert record is not None
     state.records.update(done)
@@ -305,7 +308,7 @@ async def _work(state: _State, client: openai.AsyncOpenAI, model: str, items: li
     def should_stop() -> bool:
         if state.stopped is None and server_exited is not None and server_exited():
             state.stopped = "the server process exited"
-        return state.stopped is not None
+        return state.stopped is not None or state.halted is not None
 
     writer = _ItemWriter(store, record.run_id)
 
@@ -325,6 +328,8 @@ async def _work(state: _State, client: openai.AsyncOpenAI, model: str, items: li
             if "model_not_found" in rec.diagnoses and not state.stopped:  # every item would fail
                 state.stopped = (rec.error or {}).get("message", "model not found")
                 state.wrong_model = True
+            if stop_when is not None and state.halted is None:
+                state.halted = stop_when(rec)
             if progress is not None:
                 progress.advance(rec.status)
 
@@ -366,6 +371,7 @@ def score_suite(*, endpoint: str, suite: Suite, store: RunStore, model: str | No
                 progress: bool = True, run_id: str | None = None,
                 retry: RetryPolicy | None = None,
                 server_exited: Callable[[], bool] | None = None,
+                stop_when: Callable[[ItemRecord], str | None] | None = None,
                 ) -> tuple[RunRecord, list[ItemRecord]]:
     """Run (or resume) `suite` against an OpenAI-compatible endpoint; store and return the run.
 
@@ -374,7 +380,9 @@ def score_suite(*, endpoint: str, suite: Suite, store: RunStore, model: str | No
     SIGTERM (run.json status `interrupted`, resumable). `run_id` fixes the id of a new run (the
     contract flow needs it before boot, for server.log); `retry` overrides the retry policy.
     `server_exited` says whether the booted server process has died: the run then stops at once
-    instead of retrying into a dead port.
+    instead of retrying into a dead port. `stop_when` sees each finished item and may end the run
+    early by returning why (bisect does once garble is certain); the run is then `incomplete`
+    and no error is raised.
     """
     if concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, got {concurrency}")
@@ -414,7 +422,7 @@ def score_suite(*, endpoint: str, suite: Suite, store: RunStore, model: str | No
                          concurrency=concurrency, timeout=timeout, api_key=api_key,
                          request_extra=request_extra, contract=contract, server=server,
                          selection=selection, retry=retry or RetryPolicy(), progress=bar,
-                         server_exited=server_exited))
+                         server_exited=server_exited, stop_when=stop_when))
     except (KeyboardInterrupt, asyncio.CancelledError) as exc:
         if bar is not None:
             bar.finish()
@@ -431,7 +439,7 @@ def score_suite(*, endpoint: str, suite: Suite, store: RunStore, model: str | No
         raise
     record = state.record
     assert record is not None
-    complete = all(i.id in state.records for i in items) and not state.stopped
+    complete = all(i.id in state.records for i in items) and not (state.stopped or state.halted)
     _finish(store, record, items, state, status="complete" if complete else "incomplete")
     if state.wrong_model:
         raise _with_run(UsageError(

@@ -144,8 +144,11 @@ def test_contracts_single_culprit_within_budget(tmp_path, suite_dir):
     store = RunStore(tmp_path / "results")
     for trial in rec.trials:
         assert trial.run_ids
-        for run_id in trial.run_ids:
-            assert store.load_run(run_id).status == "complete"
+        statuses = [store.load_run(run_id).status for run_id in trial.run_ids]
+        if trial.outcome == "garble":  # halted once garble was certain
+            assert statuses[-1] == "incomplete", statuses
+        else:
+            assert set(statuses) == {"complete"}, statuses
     assert [t.variant for t in rec.trials[:2]][1] == "(good)"
     assert rec.trials[0].variant.startswith("(bad)")
 
@@ -299,6 +302,27 @@ def test_probe_sends_burst_and_repeat(tmp_path, suite_dir):
     assert "question 9: reply ok" not in prompts  # only items tagged probe
     assert prompts[-1] == prompts[-2]  # the repeat, sent one after the other
     assert fake.max_in_flight > 1
+
+
+def test_probe_stops_once_garble_is_certain(tmp_path, suite_dir):
+    """13 probe requests, garble at 25%: the 4th garbled answer settles the trial."""
+    contract = _contract(tmp_path / "c.yaml", args={"load-format": "instanttensor"})
+    engine = FakeEngine(lambda c: "garble", latency=0.02)
+    rec = run_bisect(
+        _req(tmp_path, suite_dir, contract=contract, knob="load-format", values=["auto"]),
+        launcher=engine,
+        log=lambda s: None,
+    )
+    assert rec.trials[0].outcome == "garble" and rec.trials[0].garble_rate == 1.0
+    asked = sorted(sum("messages" in r for r in fake.requests) for fake in engine.servers)
+    # the burst's copies in flight finish, the repeat is never sent
+    assert all(4 <= n < 3 + 8 + 2 for n in asked), asked
+    measured = []
+    for path in (tmp_path / "results" / "bisect-cache").glob("*/*.json"):
+        (m,) = json.loads(path.read_text())["measurements"]
+        assert m["stopped"].startswith("garble certain: ")
+        measured.append(m["items"])
+    assert sorted(measured) == asked
 
 
 def test_tries_catch_a_flaky_failure(tmp_path, suite_dir):

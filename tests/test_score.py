@@ -104,6 +104,20 @@ def test_endpoint_that_dies_midway_stops_early(fake_server, make_suite, tmp_path
     assert len(store.load_items(record.run_id)) < 20  # did not burn through all 60 items
 
 
+def test_stop_when_halts_without_an_error(fake_server, make_suite, tmp_path):
+    """A caller's stop rule (bisect: garble certain) ends the run early; it is not a failure."""
+    seen = []
+
+    def stop_when(rec):
+        seen.append(rec.id)
+        return "enough" if len(seen) == 3 else None
+
+    record, recs = run(fake_server, make_suite(n=40), tmp_path, concurrency=2,
+                       stop_when=stop_when)
+    assert record.status == "incomplete" and len(seen) == 3
+    assert len(recs) <= 4 and fake_server.chat_requests == len(recs)  # only the one in flight
+
+
 def test_garble_verdict_recorded_and_counted(fake_server, make_suite, tmp_path, monkeypatch):
     seen = []
 

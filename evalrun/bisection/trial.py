@@ -404,8 +404,20 @@ class TrialRunner:
         run_ids: list[str] = []
         items = 0
         stopped = None
+        total = sum(len(suite.items) for suite, _ in self.passes)
+        seen = garbled = 0
+
+        def garble_certain(rec: ItemRecord) -> str | None:
+            """Stop once so many answers are garbled that the rest of the probe, however clean,
+            cannot bring the rate back under the threshold: the trial's outcome is settled."""
+            nonlocal seen, garbled
+            seen += 1
+            garbled += bool(rec.garble and rec.garble.get("garbled"))
+            if garbled < self.judge.garble_rate * total:
+                return None
+            return "garble certain"
+
         for suite, concurrency in self.passes:
-            items += len(suite.items)
             label = f"bisect-{chash[:8]}-{suite.name.rsplit('-', 1)[-1]}" + (
                 f"-try{k + 1}" if k else ""
             )
@@ -421,13 +433,27 @@ class TrialRunner:
                     contract=contract_doc,
                     server=server_doc,
                     progress=False,
+                    server_exited=_exit_check(server),
+                    stop_when=garble_certain,
                 )
             except EndpointError as exc:
+                items += len(suite.items)
                 stopped = exc.message
                 break
             run_ids.append(record.run_id)
             records += recs
+            if record.status == "incomplete":  # halted by garble_certain: nothing left to learn
+                items += len(recs)
+                stopped = f"garble certain: {garbled} of {seen} answers garbled"
+                break
+            items += len(suite.items)
         return measure(records, run_ids, items, stopped)
+
+
+def _exit_check(server: Any) -> Callable[[], bool] | None:
+    """Whether a booted server's process has died (None when the launcher cannot tell)."""
+    exit_code = getattr(server, "exit_code", None)
+    return None if exit_code is None else (lambda: exit_code() is not None)
 
 
 def _records(contract: Contract, server: Any) -> tuple[dict, dict]:
