@@ -311,13 +311,29 @@ async def _work(state: _State, client: openai.AsyncOpenAI, model: str, items: li
         return state.stopped is not None or state.halted is not None
 
     writer = _ItemWriter(store, record.run_id)
+    workers: list[asyncio.Future[None]] = []
+    dropped: set[asyncio.Future[None]] = set()  # workers whose request a halt dropped
+
+    def halt(why: str) -> None:
+        """The caller has what it needs: stop, and drop the requests still in flight."""
+        state.halted = why
+        me = asyncio.current_task()
+        for task in workers:
+            if task is not me and not task.done():
+                dropped.add(task)
+                task.cancel()
 
     async def worker() -> None:
         for item in todo:
             if should_stop():
                 return
-            rec, served = await _score_item(item, client, model, request_extra, retry, rng,
-                                            should_stop)
+            try:
+                rec, served = await _score_item(item, client, model, request_extra, retry, rng,
+                                                should_stop)
+            except asyncio.CancelledError:
+                if asyncio.current_task() in dropped:
+                    return  # halted: this item is simply not asked (no record)
+                raise
             writer.put(rec)
             state.records[item.id] = rec
             if served and not record.model_served:
@@ -329,12 +345,15 @@ async def _work(state: _State, client: openai.AsyncOpenAI, model: str, items: li
                 state.stopped = (rec.error or {}).get("message", "model not found")
                 state.wrong_model = True
             if stop_when is not None and state.halted is None:
-                state.halted = stop_when(rec)
+                why = stop_when(rec)
+                if why:
+                    halt(why)
             if progress is not None:
                 progress.advance(rec.status)
 
+    workers = [asyncio.ensure_future(worker()) for _ in range(max(1, concurrency))]
     try:
-        await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+        await asyncio.gather(*workers)
     finally:
         writer.close()
     if progress is not None:

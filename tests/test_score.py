@@ -112,10 +112,12 @@ def test_stop_when_halts_without_an_error(fake_server, make_suite, tmp_path):
         seen.append(rec.id)
         return "enough" if len(seen) == 3 else None
 
+    fake_server.latency = lambda req: 0.5 if "question 3" in last_user(req) else 0.02
     record, recs = run(fake_server, make_suite(n=40), tmp_path, concurrency=2,
                        stop_when=stop_when)
-    assert record.status == "incomplete" and len(seen) == 3
-    assert len(recs) <= 4 and fake_server.chat_requests == len(recs)  # only the one in flight
+    assert record.status == "incomplete" and len(seen) == len(recs) == 3
+    # the slow request in flight at the halt was dropped, not waited for
+    assert fake_server.chat_requests == 4 and "basic-003" not in {r.id for r in recs}
 
 
 def test_garble_verdict_recorded_and_counted(fake_server, make_suite, tmp_path, monkeypatch):
