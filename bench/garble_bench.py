@@ -29,9 +29,9 @@ def family(source: str) -> str:
     head, _, rest = source.partition("/")
     if head in ("synthetic", "written"):
         return f"{head}/{rest.split('/')[0]}"
-    if head.startswith(("file:", "metadata:")):  # file:csv#L81-88 -> file#function
-        kind = head.split("#", 1)[1]
-        return f"{head.split(':')[0]}#{'function' if kind.startswith('L') else kind}"
+    if source.startswith(("file:", "metadata:")):  # file:evalrun/dd.py#L81-88 -> file#function
+        kind = source.rpartition("#")[2]
+        return f"{source.split(':')[0]}#{'function' if kind.startswith('L') else kind}"
     if head.startswith("smollm2-ref-prefix"):  # prefix12+mismap-k-v -> prefix+mismap-k-v
         return "smollm2-ref-prefix+" + head.split("+", 1)[1]
     return head

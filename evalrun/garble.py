@@ -408,6 +408,8 @@ def _tail_signal(t: _Text) -> tuple[float, str]:
     if not (tail[-1].weird in _TAIL_ODD or tail[-2].weird in _TAIL_ODD):
         return 0.0, ""  # (the very last word may be a fragment cut at the token limit)
     odd = [w for w in tail if w.weird in _TAIL_ODD]
+    if len(odd) == 1 and _FINISHED.search(t.text):
+        return 0.0, ""  # a finished sentence: one rare word before its full stop is vocabulary
     head = prose[:-TAIL_WORDS]
     if head and _soup_signal(head)[0] >= 0.2:
         return 0.0, ""  # not a clean start: the soup signal judges the whole
@@ -418,6 +420,9 @@ def _tail_signal(t: _Text) -> tuple[float, str]:
 
 
 TAIL_WORDS = 4
+# The answer ends its last sentence (closing quotes and brackets aside): generation stopped by
+# itself, it did not collapse and run to the token limit mid-word.
+_FINISHED = re.compile(r"[.!?。！？]['\"’”»)\]*_]*\s*\Z")
 # Odd words that a clean answer hardly ever ends in. Case flips (TensorFlow, iPhone) and
 # punctuation inside a word (LaTeX: \\frac{x^3}{3}) are common in clean text: not counted here.
 _TAIL_ODD = frozenset({"implausible spelling", "run-together", "repeated fragment", "mixed scripts",

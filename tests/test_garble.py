@@ -221,6 +221,18 @@ def test_a_fluent_answer_ending_in_glued_fragments_is_collapse():
     assert not detect(head + "storing energy in carbohydr", ["en"]).garbled
 
 
+def test_one_rare_word_before_the_final_full_stop_is_vocabulary_not_collapse():
+    """A real SmolLM2 answer (core factual-007) whose last words the spelling model finds odd:
+    the sentence is finished, so generation stopped by itself and did not collapse."""
+    answer = ("The primary gas used by green plants for photosynthesis is carbon dioxide (CO2). "
+              "This process occurs in the chloroplasts of plant cells, where it's converted into "
+              "glucose and oxygen through a complex biochemical pathway")
+    assert not detect(answer + ".", ["en"]).garbled
+    assert not detect(answer + '."', ["en"]).garbled
+    # the same odd word with no full stop is where a collapse runs to the token limit
+    assert detect(answer, ["en"]).garbled
+
+
 def test_a_loop_of_one_word_running_to_the_end_is_garble():
     loop = "The answer is simple: the sky scatters blue light " + "opacity " * 6
     verdict = detect(loop.strip(), ["en"])
