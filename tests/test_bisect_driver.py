@@ -316,7 +316,9 @@ def test_probe_stops_once_garble_is_certain(tmp_path, suite_dir):
     )
     assert rec.trials[0].outcome == "garble" and rec.trials[0].garble_rate == 1.0
     asked = [sum("messages" in r for r in fake.requests) for fake in engine.servers]
-    assert asked == [3 + 8, 3 + 8], asked  # the first pass went out at once; the repeat never did
+    # the first pass goes out at once (what had not reached the server yet is not sent at all);
+    # the repeat pass never does
+    assert all(4 <= n <= 3 + 8 for n in asked), asked
     for path in (tmp_path / "results" / "bisect-cache").glob("*/*.json"):
         (m,) = json.loads(path.read_text())["measurements"]
         # the 4th garbled answer settles it (4 >= 25% of 13); the 7 in flight were dropped
