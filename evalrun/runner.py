@@ -400,8 +400,9 @@ def score_suite(*, endpoint: str, suite: Suite, store: RunStore, model: str | No
     contract flow needs it before boot, for server.log); `retry` overrides the retry policy.
     `server_exited` says whether the booted server process has died: the run then stops at once
     instead of retrying into a dead port. `stop_when` sees each finished item and may end the run
-    early by returning why (bisect does once garble is certain); the run is then `incomplete`
-    and no error is raised.
+    early by returning why (bisect does once garble is certain): the requests in flight are
+    dropped, the run is `incomplete` unless every item had already finished, and no error is
+    raised.
     """
     if concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, got {concurrency}")
@@ -458,7 +459,7 @@ def score_suite(*, endpoint: str, suite: Suite, store: RunStore, model: str | No
         raise
     record = state.record
     assert record is not None
-    complete = all(i.id in state.records for i in items) and not (state.stopped or state.halted)
+    complete = all(i.id in state.records for i in items) and not state.stopped
     _finish(store, record, items, state, status="complete" if complete else "incomplete")
     if state.wrong_model:
         raise _with_run(UsageError(

@@ -407,15 +407,16 @@ class TrialRunner:
         total = sum(len(suite.items) for suite, _ in self.passes)
         seen = garbled = 0
 
+        def settled() -> bool:
+            """So many answers are garbled that the rest of the probe, however clean, could not
+            bring the rate back under the threshold: the trial's outcome cannot change."""
+            return garbled > 0 and garbled >= self.judge.garble_rate * total
+
         def garble_certain(rec: ItemRecord) -> str | None:
-            """Stop once so many answers are garbled that the rest of the probe, however clean,
-            cannot bring the rate back under the threshold: the trial's outcome is settled."""
             nonlocal seen, garbled
             seen += 1
             garbled += bool(rec.garble and rec.garble.get("garbled"))
-            if garbled < self.judge.garble_rate * total:
-                return None
-            return "garble certain"
+            return "garble certain" if settled() else None
 
         for suite, concurrency in self.passes:
             label = f"bisect-{chash[:8]}-{suite.name.rsplit('-', 1)[-1]}" + (
@@ -442,7 +443,7 @@ class TrialRunner:
                 break
             run_ids.append(record.run_id)
             records += recs
-            if record.status == "incomplete":  # halted by garble_certain: nothing left to learn
+            if settled():  # nothing left to learn: the rest of the probe is not sent
                 items += len(recs)
                 stopped = f"garble certain: {garbled} of {seen} answers garbled"
                 break
