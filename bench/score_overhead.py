@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import math
 import os
 import statistics
@@ -87,17 +88,10 @@ def serve() -> None:
 @contextlib.contextmanager
 def default_transport() -> Iterator[None]:
     """Score with the openai client's own transport, for comparison with evalrun's lean one."""
-    import openai
-
     from evalrun import runner
 
-    def make_client(base_url: str, *, api_key: str | None = None, timeout: float = 120.0,
-                    concurrency: int = 16) -> openai.AsyncOpenAI:
-        http_client = openai.DefaultAsyncHttpxClient(verify=False, timeout=timeout)
-        return openai.AsyncOpenAI(base_url=base_url, api_key=api_key or "EMPTY", max_retries=0,
-                                  timeout=timeout, http_client=http_client)
-
-    lean, runner.make_client = runner.make_client, make_client
+    lean = runner.make_client
+    runner.make_client = functools.partial(lean, lean=False)
     try:
         yield
     finally:

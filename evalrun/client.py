@@ -105,23 +105,26 @@ def normalise_endpoint(endpoint: str) -> str:
 
 
 def make_client(base_url: str, *, api_key: str | None = None, timeout: float = 120.0,
-                concurrency: int = 16) -> openai.AsyncOpenAI:
+                concurrency: int = 16, lean: bool = True) -> openai.AsyncOpenAI:
     """An AsyncOpenAI client with our retries (its own are off).
 
     Plain-http endpoints (a local engine, the usual case) get evalrun's lean HTTP/1.1 transport
     under openai's httpx client: the default one costs ~2 ms of CPU per request, which at high
     concurrency made the client, not the server, the bottleneck (evalrun/transport.py). https
-    endpoints keep the default transport. `concurrency` is accepted for callers that size pools;
-    both transports keep as many connections as there are requests in flight.
+    endpoints keep the default transport, and so does `lean=False` (bench/score_overhead.py
+    compares the two). `concurrency` is accepted for callers that size pools; both transports keep
+    as many connections as there are requests in flight.
     """
     import openai
 
     del concurrency
     http_client = None
-    if base_url.startswith("http://"):
+    if base_url.startswith("http://") and lean:
         from evalrun.transport import LeanTransport
 
         http_client = openai.DefaultAsyncHttpxClient(transport=LeanTransport(), timeout=timeout)
+    elif base_url.startswith("http://"):  # plain http needs no CA certificates (~0.14 s a client)
+        http_client = openai.DefaultAsyncHttpxClient(verify=False, timeout=timeout)
     return openai.AsyncOpenAI(base_url=base_url, api_key=api_key or "EMPTY", max_retries=0,
                               timeout=timeout, http_client=http_client)
 

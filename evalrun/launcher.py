@@ -63,9 +63,9 @@ class Server:
     version_source: str | None = None
     process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
-    def exit_code(self) -> int | None:
-        """None while the server runs; its exit code once it has died."""
-        return None if self.process is None else self.process.poll()
+    def exited(self) -> bool:
+        """Whether the server process has died (False when there is no process to watch)."""
+        return self.process is not None and self.process.poll() is not None
 
 
 # Ports --------------------------------------------------------------------------------------------

@@ -293,8 +293,8 @@ async def _run(state: _State, *, base_url: str, suite: Suite, items: list[Item],
 async def _work(state: _State, client: openai.AsyncOpenAI, model: str, items: list[Item],
                 done: dict[str, ItemRecord], store: RunStore, concurrency: int,
                 request_extra: dict | None, retry: RetryPolicy, progress: Any,
-                server_exited: Callable[[], bool] | None = None,
-                stop_when: Callable[[ItemRecord], str | None] | None = None) -> None:
+                server_exited: Callable[[], bool] | None,
+                stop_when: Callable[[ItemRecord], str | None] | None) -> None:
     record = state.record
     assert record is not None
     state.records.update(done)
@@ -351,7 +351,7 @@ async def _work(state: _State, client: openai.AsyncOpenAI, model: str, items: li
             if progress is not None:
                 progress.advance(rec.status)
 
-    workers = [asyncio.ensure_future(worker()) for _ in range(max(1, concurrency))]
+    workers.extend(asyncio.ensure_future(worker()) for _ in range(max(1, concurrency)))
     try:
         await asyncio.gather(*workers)
     finally:
@@ -522,7 +522,7 @@ def score_contract(*, contract_path: str | Path | None, reference: bool = False,
                            label=label or contract.name, request_extra=contract.request or None,
                            contract=contract_dict, server=server_dict,
                            run_id=None if resume else run_id, resume=resume,
-                           server_exited=lambda: srv.exit_code() is not None, **kw)
+                           server_exited=srv.exited, **kw)
 
 
 def resume_defaults(store: RunStore, ref: str) -> dict[str, Any]:

@@ -125,6 +125,8 @@ def test_plain_http_clients_use_the_lean_transport() -> None:
     assert isinstance(client._client._transport, LeanTransport)
     https = make_client("https://example.invalid/v1")
     assert not isinstance(https._client._transport, LeanTransport)
+    default = make_client("http://127.0.0.1:1/v1", lean=False)
+    assert not isinstance(default._client._transport, LeanTransport)
 
 
 def test_keep_alive_reuses_one_connection(raw_server: Callable[..., RawServer]) -> None:

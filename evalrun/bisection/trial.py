@@ -434,7 +434,7 @@ class TrialRunner:
                     contract=contract_doc,
                     server=server_doc,
                     progress=False,
-                    server_exited=_exit_check(server),
+                    server_exited=server.exited,
                     stop_when=garble_certain,
                 )
             except EndpointError as exc:
@@ -449,12 +449,6 @@ class TrialRunner:
                 break
             items += len(suite.items)
         return measure(records, run_ids, items, stopped)
-
-
-def _exit_check(server: Any) -> Callable[[], bool] | None:
-    """Whether a booted server's process has died (None when the launcher cannot tell)."""
-    exit_code = getattr(server, "exit_code", None)
-    return None if exit_code is None else (lambda: exit_code() is not None)
 
 
 def _records(contract: Contract, server: Any) -> tuple[dict, dict]:
