@@ -1,0 +1,28 @@
+"""The labelled grading set (tests/data/grading/answers.jsonl) and its fixed tuning/held-out split.
+
+Each row is {id, answer, passed, style, why}: an answer to one core item in the shape of an item's
+`accept` example, labelled with what a careful human grader would say. The graders were tuned on
+the tuning half only; the held-out half is what tests/test_grading_set.py holds to its budget.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from evalrun.suite import read_jsonl
+
+ANSWERS = Path(__file__).resolve().parent.parent / "data" / "grading" / "answers.jsonl"
+
+
+def load_rows() -> list[dict[str, Any]]:
+    """Every labelled row, in file order."""
+    return read_jsonl(ANSWERS)
+
+
+def held_out(row: dict[str, Any]) -> bool:
+    """A fixed half of the rows, by a hash of the item id and the answer (never of the label)."""
+    key = row["id"] + "\x00" + json.dumps(row["answer"], sort_keys=True, ensure_ascii=False)
+    return int(hashlib.sha256(key.encode("utf-8")).hexdigest()[:8], 16) % 2 == 1
