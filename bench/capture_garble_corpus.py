@@ -323,7 +323,8 @@ def capture_harvest(prompts: list, out: Path, tmpdir: Path) -> None:
 
     import yaml
 
-    from evalrun import results, suite
+    from evalrun import store as results
+    from evalrun.suite import load as suite
 
     rng = random.Random(1130)
     root = Path(__file__).resolve().parent.parent

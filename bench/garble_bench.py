@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from evalrun.garble import detect  # noqa: E402
+from evalrun.grading.garble import detect  # noqa: E402
 from support.garble_corpus import holdout, load_corpus, tuning_half  # noqa: E402
 
 

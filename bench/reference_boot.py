@@ -15,8 +15,8 @@ from pathlib import Path
 
 import httpx
 
-from evalrun.contract import load_contract, reference_contract_path
-from evalrun.launcher import boot_server
+from evalrun.serving.contract import load_contract, reference_contract_path
+from evalrun.serving.launcher import boot_server
 
 
 def main() -> None:

@@ -88,7 +88,7 @@ def serve() -> None:
 @contextlib.contextmanager
 def default_transport() -> Iterator[None]:
     """Score with the openai client's own transport, for comparison with evalrun's lean one."""
-    from evalrun import runner
+    from evalrun.scoring import runner
 
     lean = runner.make_client
     runner.make_client = functools.partial(lean, lean=False)
@@ -117,9 +117,9 @@ def main() -> None:
 
     from fakeserver import simple_item, write_suite
 
-    from evalrun.results import RunStore
-    from evalrun.runner import score_suite
-    from evalrun.suite import load_suite
+    from evalrun.store import RunStore
+    from evalrun.scoring.runner import score_suite
+    from evalrun.suite.load import load_suite
 
     tmp = Path(tempfile.mkdtemp(prefix="evalrun-bench-"))
     suite_dir = write_suite(tmp / "suite", [simple_item(i) for i in range(ITEMS)], name="bench")
@@ -131,8 +131,8 @@ def main() -> None:
         helps = [timed([py, "-m", "evalrun", "--help"]) for _ in range(5)]
         bare = statistics.median(timed([py, "-c", "pass"]) for _ in range(5))
         imports = [py, "-c", (
-            "import evalrun.cli, evalrun.commands.score, evalrun.runner, evalrun.report, "
-            "evalrun.graders, evalrun.garble, evalrun.provenance, evalrun.transport, openai, "
+            "import evalrun.cli, evalrun.commands.score, evalrun.scoring.runner, evalrun.scoring.report, "
+            "evalrun.grading.registry, evalrun.grading.garble, evalrun.provenance, evalrun.endpoint.transport, openai, "
             "tabulate, git")]
         suite = load_suite(str(suite_dir))
 

@@ -14,8 +14,8 @@ from test_bisect_git import _git
 
 from evalrun.bisection.driver import BisectRequest, run_bisect
 from evalrun.errors import BootError, UsageError
-from evalrun.launcher import Server
-from evalrun.results import RunStore
+from evalrun.serving.launcher import Server
+from evalrun.store import RunStore
 
 pytestmark = pytest.mark.slow  # dozens of boots and scoring runs per test
 

@@ -19,7 +19,7 @@ import yaml
 from fakeserver import write_suite
 
 from evalrun.bisection.driver import BisectRequest, run_bisect
-from evalrun.contract import read_contract_data, reference_contract_path
+from evalrun.serving.contract import read_contract_data, reference_contract_path
 
 # Each trial boots the engine and sends 7 short requests (3 probe items, a burst of 2, a repeated
 # prompt): seconds on an idle machine; the timeout leaves room for a loaded CI runner.

@@ -13,7 +13,7 @@ from evalrun.bisection.variants import (
     show_value,
     split_values,
 )
-from evalrun.contract import contract_from_data, contract_hash
+from evalrun.serving.contract import contract_from_data, contract_hash
 from evalrun.errors import UsageError
 
 

@@ -1,4 +1,4 @@
-"""evalrun.client against the fake endpoint: retries and their limits, parsing, preflight."""
+"""evalrun.endpoint.client against the fake endpoint: retries and their limits, parsing, preflight."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from fakeserver import Fault, context_length_400, http_error, rate_limited, reply
 
-from evalrun.client import (
+from evalrun.endpoint.client import (
     RequestFailed,
     RetryPolicy,
     chat_attempt,

@@ -4,10 +4,10 @@ import pytest
 from support.synthruns import CORE_LIKE, OTHER_SHA, items_for, seeds_pair, write_run
 
 from evalrun.cli import main
-from evalrun.compare import compare_runs
-from evalrun.compare_report import render_html, render_markdown, render_text
+from evalrun.compare.pairing import compare_runs
+from evalrun.compare.report import render_html, render_markdown, render_text
 from evalrun.errors import SuiteError
-from evalrun.results import RunStore
+from evalrun.store import RunStore
 
 
 @pytest.fixture

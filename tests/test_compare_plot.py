@@ -4,8 +4,8 @@ import pytest
 from support.synthruns import OTHER_SHA, items_for, write_run
 
 from evalrun.cli import main
-from evalrun.plots import history_points, plot_history
-from evalrun.results import RunStore
+from evalrun.compare.plots import history_points, plot_history
+from evalrun.store import RunStore
 
 
 def png_size(path):

@@ -3,7 +3,7 @@ import json
 from support.synthruns import items_for, write_run
 
 from evalrun.cli import main
-from evalrun.results import RunStore
+from evalrun.store import RunStore
 
 
 def test_tag_names_an_anchor_usable_as_a_run_id(tmp_path, capsys):

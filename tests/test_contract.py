@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evalrun.contract import (
+from evalrun.serving.contract import (
     Contract,
     apply_overrides,
     contract_hash,

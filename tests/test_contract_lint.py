@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from evalrun.cli import main
-from evalrun.lint import lint_contract
+from evalrun.serving.lint import lint_contract
 
 
 def write(tmp_path: Path, **data: object) -> Path:

@@ -10,10 +10,10 @@ import pytest
 
 from evalrun.cli import main
 from evalrun.errors import UsageError
-from evalrun.garble import (
+from evalrun.grading.garble import (
     check_response, detect, expected_scripts, explain_text, parse_expect,
 )
-from evalrun.response import Response
+from evalrun.endpoint.response import Response
 
 # ------------------------------------------------------------------ each signal
 
@@ -193,7 +193,7 @@ def test_cli_reads_stdin():
 
 
 def test_expected_for_uses_the_items_languages_else_the_category_default():
-    from evalrun.garble import expected_for
+    from evalrun.grading.garble import expected_for
 
     assert expected_for(["ru"], "multilingual") == ["ru"]
     assert expected_for(["en", "code"], "structured") == ["en", "code"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evalrun.garble import detect
+from evalrun.grading.garble import detect
 
 sys.path.insert(0, str(Path(__file__).parent))
 from support.garble_corpus import CORPUS, holdout, load_corpus  # noqa: E402
@@ -82,9 +82,9 @@ def test_targets_on_the_holdout_quarter(corpus):
 def test_core_suite_accept_examples_are_never_garble():
     """Every answer the core suite accepts as correct passes the garble detector, judged with the
     languages the runner uses (the item's own, else its category's default)."""
-    from evalrun.garble import check_response, expected_for
-    from evalrun.response import example_to_response
-    from evalrun.suite import load_suite
+    from evalrun.grading.garble import check_response, expected_for
+    from evalrun.endpoint.response import example_to_response
+    from evalrun.suite.load import load_suite
 
     suite = load_suite("core", verify=False)
     flagged = []

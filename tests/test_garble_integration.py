@@ -12,9 +12,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from evalrun.contract import contract_from_data, read_contract_data, reference_contract_path
-from evalrun.garble import check_response, expected_for
-from evalrun.response import Response
+from evalrun.serving.contract import contract_from_data, read_contract_data, reference_contract_path
+from evalrun.grading.garble import check_response, expected_for
+from evalrun.endpoint.response import Response
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -38,7 +38,7 @@ def mismapped_gguf() -> Path:
 
 
 def _answers(model: Path, log: Path) -> list[Response]:
-    from evalrun.launcher import boot_server
+    from evalrun.serving.launcher import boot_server
 
     data = read_contract_data(reference_contract_path())
     data.update(model=str(model), port=0)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from evalrun.errors import SuiteError
-from evalrun.graders import GRADERS, Grade, grade, grade_spec, grader, validate_params
-from evalrun.response import Response, ToolCall
-from evalrun.suite import Item
+from evalrun.grading.registry import GRADERS, Grade, grade, grade_spec, grader, validate_params
+from evalrun.endpoint.response import Response, ToolCall
+from evalrun.suite.load import Item
 
 
 def passes(kind: str, params: dict, content: str | None, **extra) -> bool:

@@ -14,10 +14,10 @@ import httpx
 import pytest
 import yaml
 
-from evalrun import launcher
-from evalrun.contract import Contract
+from evalrun.serving import launcher
+from evalrun.serving.contract import Contract
 from evalrun.errors import BootError
-from evalrun.launcher import boot_server, free_port, port_in_use, record_for_run
+from evalrun.serving.launcher import boot_server, free_port, port_in_use, record_for_run
 
 pytestmark = pytest.mark.slow  # boots fake engine processes
 
@@ -317,7 +317,7 @@ def test_a_reused_log_is_classified_by_this_boot_only(tmp_path: Path) -> None:
 
 
 def test_the_reason_line_beats_the_bare_exception() -> None:
-    from evalrun.bootfail import LogWatch, classify
+    from evalrun.serving.bootfail import LogWatch, classify
 
     watch = LogWatch(Path("/nonexistent"))
     watch.lines.extend(
@@ -333,7 +333,7 @@ def test_the_reason_line_beats_the_bare_exception() -> None:
 
 
 def test_a_few_logged_tracebacks_are_not_a_crash_loop(tmp_path: Path) -> None:
-    from evalrun.bootfail import LogWatch
+    from evalrun.serving.bootfail import LogWatch
 
     log = tmp_path / "server.log"
     log.write_text(

@@ -12,10 +12,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from evalrun.contract import load_contract, reference_contract_path
+from evalrun.serving.contract import load_contract, reference_contract_path
 from evalrun.errors import ConfigError
-from evalrun.launcher import boot_server, port_in_use
-from evalrun.reference import SHIPPED_MODELS, resolve_shipped_model
+from evalrun.serving.launcher import boot_server, port_in_use
+from evalrun.serving.reference import SHIPPED_MODELS, resolve_shipped_model
 
 
 def test_shipped_gguf_is_found_without_download() -> None:

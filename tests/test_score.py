@@ -15,12 +15,14 @@ from fakeserver import (
     tool_choice_400,
 )
 
-from evalrun import garble, graders
-from evalrun.client import RetryPolicy
+from evalrun.grading import garble
+
+from evalrun.grading import registry as graders
+from evalrun.endpoint.client import RetryPolicy
 from evalrun.errors import EndpointError, SuiteError, UsageError
-from evalrun.results import RunStore
-from evalrun.runner import score_suite
-from evalrun.suite import load_suite
+from evalrun.store import RunStore
+from evalrun.scoring.runner import score_suite
+from evalrun.suite.load import load_suite
 
 FAST = RetryPolicy(attempts=2, base_delay=0.01, max_delay=0.02)
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {

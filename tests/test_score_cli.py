@@ -8,7 +8,7 @@ import socket
 import pytest
 from fakeserver import Fault, http_error, last_user, reply, simple_item
 
-from evalrun import garble
+from evalrun.grading import garble
 from evalrun.cli import main
 
 

@@ -14,7 +14,7 @@ import pytest
 from fakeserver import last_user, reply, simple_item
 
 from evalrun.cli import main
-from evalrun.results import RunStore
+from evalrun.store import RunStore
 
 REPO = Path(__file__).resolve().parent.parent
 N = 30
@@ -90,8 +90,8 @@ def test_ctrl_c_marks_run_and_exits_130(fake_server, slow_suite, tmp_path):
 
 def test_sigterm_interrupts_like_ctrl_c(fake_server, slow_suite, tmp_path):
     from evalrun.errors import Interrupted
-    from evalrun.runner import score_suite
-    from evalrun.suite import load_suite
+    from evalrun.scoring.runner import score_suite
+    from evalrun.suite.load import load_suite
 
     store = RunStore(tmp_path / "results")
 

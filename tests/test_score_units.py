@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from evalrun.diagnose import HINTS, diagnose_error, diagnose_response
+from evalrun.endpoint.diagnose import HINTS, diagnose_error, diagnose_response
 from evalrun.provenance import collect, git_facts, strip_credentials
-from evalrun.report import ProgressBar
-from evalrun.response import Response, ToolCall
+from evalrun.scoring.report import ProgressBar
+from evalrun.endpoint.response import Response, ToolCall
 
 
 @pytest.mark.parametrize("url,clean", [

@@ -11,8 +11,8 @@ from slope_fake import StreamingFake
 
 from evalrun.cli import main
 from evalrun.errors import EndpointError, UsageError
-from evalrun.slope import run_slope, summarize
-from evalrun.slope_record import (
+from evalrun.slope.sweep import run_slope, summarize
+from evalrun.slope.record import (
     SlopePoint,
     SlopeRecord,
     SlopeSettings,
@@ -23,8 +23,8 @@ from evalrun.slope_record import (
     parse_depths,
     ratios_to_d0,
 )
-from evalrun.slope_report import compare_rows, headline, render_compare, render_text
-from evalrun.slope_wire import StreamTiming, filler, is_context_error
+from evalrun.slope.report import compare_rows, headline, render_compare, render_text
+from evalrun.slope.wire import StreamTiming, filler, is_context_error
 
 # Decode is 12 ms/token below 1500 prompt tokens and 120 ms/token above: a cliff of 0.1. The tests
 # that assert on it take the median of 3 runs, so one scheduling hiccup cannot fake or hide it.
@@ -268,8 +268,8 @@ def test_contract_lane_is_booted_recorded_and_its_request_extra_sent(fake: Strea
                                                                       tmp_path: Path) -> None:
     from contextlib import contextmanager
 
-    from evalrun.contract import contract_from_data
-    from evalrun.launcher import Server
+    from evalrun.serving.contract import contract_from_data
+    from evalrun.serving.launcher import Server
 
     contract = contract_from_data({"name": "lane-x", "engine": "vllm", "command": ["vllm", "serve"],
                                    "model": "m", "request": {"top_k": 7}})
@@ -299,7 +299,7 @@ def test_set_without_contract_is_a_usage_error(capsys) -> None:  # type: ignore[
 
 # -- sign-off rule ----------------------------------------------------------------------------
 def test_slope_rule_fails_a_candidate_that_lost_decode_where_asked() -> None:
-    from evalrun.slope_record import SlopeRule, slope_checks
+    from evalrun.slope.record import SlopeRule, slope_checks
 
     sglang = _seed_record({0: {1: 77.6}, 8192: {1: 76.2}, 32768: {1: 57.8}, 131072: {1: 33.7},
                            262144: {1: 23.5}})
@@ -319,7 +319,7 @@ def test_slope_rule_fails_a_candidate_that_lost_decode_where_asked() -> None:
 
 
 def test_slope_rule_fails_where_the_candidate_skipped_a_depth() -> None:
-    from evalrun.slope_record import SlopeRule, slope_checks
+    from evalrun.slope.record import SlopeRule, slope_checks
 
     base = _seed_record({0: {2: 30.0}, 32768: {2: 30.3}})
     cand = _seed_record({0: {2: 30.0}, 32768: {2: 30.0}})

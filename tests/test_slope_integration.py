@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from evalrun.cli import main
-from evalrun.reference import llama_cpp_available
-from evalrun.slope_record import load_slope
-from evalrun.slope_report import render_text
+from evalrun.serving.reference import llama_cpp_available
+from evalrun.slope.record import load_slope
+from evalrun.slope.report import render_text
 
 pytestmark = pytest.mark.integration
 

@@ -9,8 +9,8 @@ import pytest
 from support.synthruns import seeds_pair
 
 from evalrun.cli import main
-from evalrun.results import RunStore
-from evalrun.slope_record import SlopePoint, SlopeRecord, SlopeSettings, write_record
+from evalrun.store import RunStore
+from evalrun.slope.record import SlopePoint, SlopeRecord, SlopeSettings, write_record
 
 SGLANG = {0: 77.6, 8192: 76.2, 32768: 57.8, 131072: 33.7, 262144: 23.5}
 VLLM = {0: 51.1, 8192: 54.0, 32768: 53.6, 131072: 33.7, 262144: 37.8}

@@ -3,7 +3,7 @@ import random
 import pytest
 
 from evalrun.errors import UsageError
-from evalrun.stats import (
+from evalrun.compare.stats import (
     mcnemar_exact,
     min_detectable_difference,
     paired_bootstrap_ci,

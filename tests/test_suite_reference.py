@@ -11,11 +11,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from evalrun.client import parse_completion
-from evalrun.contract import load_contract, reference_contract_path
-from evalrun.graders import grade
-from evalrun.launcher import boot_server
-from evalrun.suite import load_suite
+from evalrun.endpoint.client import parse_completion
+from evalrun.serving.contract import load_contract, reference_contract_path
+from evalrun.grading.registry import grade
+from evalrun.serving.launcher import boot_server
+from evalrun.suite.load import load_suite
 
 # Probes a healthy 135M model answers (see suites/core/README.md); the others are beyond it.
 EASY_PROBES = [

@@ -19,8 +19,8 @@ from typing import Any
 import openai
 import pytest
 
-from evalrun.client import make_client
-from evalrun.transport import LeanTransport, httpx
+from evalrun.endpoint.client import make_client
+from evalrun.endpoint.transport import LeanTransport, httpx
 
 ANSWER = {"id": "x", "object": "chat.completion", "model": "m",
           "choices": [{"index": 0, "finish_reason": "stop",

@@ -37,9 +37,9 @@ from evalrun.bisection.variants import (
     set_knob,
     show_value,
 )
-from evalrun.contract import Contract, contract_from_data, load_contract
+from evalrun.serving.contract import Contract, contract_from_data, load_contract
 from evalrun.errors import ConfigError, UsageError
-from evalrun.results import now_iso
+from evalrun.store import now_iso
 
 SCHEMA_VERSION = 1
 Mode = Literal["knob", "contracts", "git"]
@@ -451,10 +451,10 @@ def run_bisect(
     boot_progress: Any = None,
 ) -> BisectRecord:
     """Run a bisect end to end and write bisect.json; the launcher and scorer default to
-    evalrun.launcher.boot_server and evalrun.runner.score_suite."""
+    evalrun.serving.launcher.boot_server and evalrun.scoring.runner.score_suite."""
     from evalrun.bisection.trial import Judge
-    from evalrun.results import RunStore
-    from evalrun.suite import load_suite
+    from evalrun.store import RunStore
+    from evalrun.suite.load import load_suite
 
     mode = req.mode()
     judge = Judge(
@@ -473,9 +473,9 @@ def run_bisect(
         good = load_contract(req.good or "", sets=req.sets, unsets=req.unsets)
         bad = load_contract(req.bad or "", sets=req.sets, unsets=req.unsets)
     if launcher is None:
-        from evalrun.launcher import boot_server as launcher
+        from evalrun.serving.launcher import boot_server as launcher
     if scorer is None:
-        from evalrun.runner import score_suite as scorer
+        from evalrun.scoring.runner import score_suite as scorer
     store = RunStore(req.results)
     store.ensure_writable()
     workdir = new_bisect_dir(store.root)

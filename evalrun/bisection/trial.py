@@ -23,10 +23,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalrun.bisection.dd import Outcome, Vote, with_tries
-from evalrun.contract import Contract, contract_hash
+from evalrun.serving.contract import Contract, contract_hash
 from evalrun.errors import BootError, EndpointError, UsageError
-from evalrun.results import ItemRecord, RunRecord, RunStore
-from evalrun.suite import Item, Suite
+from evalrun.store import ItemRecord, RunRecord, RunStore
+from evalrun.suite.load import Item, Suite
 
 Kind = Literal["ok", "garble", "regressed", "broken", "boot_fail"]
 KINDS: tuple[str, ...] = ("ok", "garble", "regressed", "broken", "boot_fail")
@@ -161,7 +161,7 @@ class TrialResult(BaseModel):
 def probe_suites(suite: Suite, *, full: bool, burst: int = BURST) -> list[tuple[Suite, int]]:
     """(suite, concurrency) passes of a trial: the probe items + a burst of copies at once, then
     one prompt twice in a row; or the whole suite with --full."""
-    from evalrun.graders import GRADERS
+    from evalrun.grading.registry import GRADERS
 
     unknown = sorted({i.grader.kind for i in suite.items} - set(GRADERS))
     if unknown:  # checked before the first boot, not after it
@@ -453,6 +453,6 @@ class TrialRunner:
 
 def _records(contract: Contract, server: Any) -> tuple[dict, dict]:
     """(contract, server) dicts for run.json via the launcher's record_for_run."""
-    from evalrun.launcher import record_for_run
+    from evalrun.serving.launcher import record_for_run
 
     return record_for_run(contract, server)

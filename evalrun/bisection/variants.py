@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evalrun.contract import CONTRACTS_DIR, Contract, contract_from_data
+from evalrun.serving.contract import CONTRACTS_DIR, Contract, contract_from_data
 from evalrun.errors import ConfigError, UsageError
 
 KNOBS_PATH = CONTRACTS_DIR.parent / "knobs.yaml"

@@ -133,8 +133,8 @@ def run(args: argparse.Namespace) -> int:
     from evalrun.bisection.report import bisect_json, bisect_text
     from evalrun.bisection.variants import split_values
     from evalrun.errors import UsageError
-    from evalrun.launcher import stderr_progress
-    from evalrun.results import json_text
+    from evalrun.serving.launcher import stderr_progress
+    from evalrun.store import json_text
 
     if not 0 < args.garble_rate <= 1:
         raise UsageError(f"--garble-rate takes a fraction in (0, 1], got {args.garble_rate}")

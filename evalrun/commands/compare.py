@@ -35,10 +35,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evalrun.compare import compare_runs, to_json
-    from evalrun.compare_report import render_html, render_text
+    from evalrun.compare.pairing import compare_runs, to_json
+    from evalrun.compare.report import render_html, render_text
     from evalrun.errors import ConfigError, UsageError
-    from evalrun.results import RunStore, json_text
+    from evalrun.store import RunStore, json_text
 
     if not 0 < args.alpha < 1:
         raise UsageError(f"--alpha must be between 0 and 1, got {args.alpha}")

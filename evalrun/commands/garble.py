@@ -21,7 +21,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from evalrun.garble import detect, explain_text, parse_expect
+    from evalrun.grading.garble import detect, explain_text, parse_expect
 
     text = sys.stdin.read() if args.text == "-" else args.text
     expect = parse_expect(args.expect)

@@ -16,15 +16,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evalrun.report import runs_json, runs_table
-    from evalrun.results import json_text
-    from evalrun.runner import list_runs
+    from evalrun.scoring.report import runs_json, runs_table
+    from evalrun.store import json_text
+    from evalrun.scoring.runner import list_runs
 
     records = list_runs(args.results, last=args.last)
     if args.plot:
         import sys
 
-        from evalrun.plots import plot_history
+        from evalrun.compare.plots import plot_history
 
         print(f"wrote {plot_history(records, args.plot)}", file=sys.stderr)
     if args.json:

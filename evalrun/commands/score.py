@@ -62,10 +62,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from evalrun.errors import BootError, EndpointError, EvalrunError, UsageError
-    from evalrun.report import score_json, score_text
-    from evalrun.results import RunStore, json_text
-    from evalrun.runner import resume_defaults, score_contract, score_suite
-    from evalrun.suite import load_suite
+    from evalrun.scoring.report import score_json, score_text
+    from evalrun.store import RunStore, json_text
+    from evalrun.scoring.runner import resume_defaults, score_contract, score_suite
+    from evalrun.suite.load import load_suite
 
     gating = args.fail_below is not None or args.fail_on_garble is not None
     if args.fail_on_garble is not None and not 0 <= args.fail_on_garble <= 1:

@@ -16,9 +16,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evalrun.report import show_json, show_text
-    from evalrun.results import RunStore, json_text
-    from evalrun.runner import with_summary
+    from evalrun.scoring.report import show_json, show_text
+    from evalrun.store import RunStore, json_text
+    from evalrun.scoring.runner import with_summary
 
     store = RunStore(args.results)
     record = with_summary(store, store.load_run(args.run))

@@ -38,8 +38,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from evalrun.errors import UsageError
-    from evalrun.results import RunStore, json_text
-    from evalrun.signoff import DEFAULT_POLICY_YAML, load_policy, signoff, to_dict
+    from evalrun.store import RunStore, json_text
+    from evalrun.signoff.gate import DEFAULT_POLICY_YAML, load_policy, signoff, to_dict
 
     if args.print_policy:
         print(DEFAULT_POLICY_YAML, end="")
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     policy = load_policy(args.policy)
     extra = []
     if args.slope_baseline or args.slope_candidate or policy.slope:
-        from evalrun.slope_record import SlopeRule, load_slope, slope_checks
+        from evalrun.slope.record import SlopeRule, load_slope, slope_checks
 
         if not (args.slope_baseline and args.slope_candidate):
             raise UsageError(

@@ -61,8 +61,8 @@ def run(args: argparse.Namespace) -> int:
     if args.slope_command == "compare":
         return _compare(args)
     from evalrun.errors import UsageError
-    from evalrun.slope import run_slope
-    from evalrun.slope_record import parse_depths, parse_levels, slope_dir
+    from evalrun.slope.sweep import run_slope
+    from evalrun.slope.record import parse_depths, parse_levels, slope_dir
 
     depths = parse_depths(args.depths)
     levels = parse_levels(args.concurrency)
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     )
     folder = slope_dir(Path(args.results), record.run_id)
     png = None if args.no_plot else _plot([(record.label, record)], folder / "slope.png")
-    from evalrun.slope_report import points_json, render_text
+    from evalrun.slope.report import points_json, render_text
 
     failed = sum(p.errors for p in record.points)
     if args.json:
@@ -113,8 +113,8 @@ def _contract(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         return None, None
     from functools import partial
 
-    from evalrun.contract import load_contract, reference_contract_path
-    from evalrun.launcher import boot_server, stderr_progress
+    from evalrun.serving.contract import load_contract, reference_contract_path
+    from evalrun.serving.launcher import boot_server, stderr_progress
 
     path = reference_contract_path() if args.reference else args.contract
     contract = load_contract(path, sets=args.set, unsets=args.unset)
@@ -122,7 +122,7 @@ def _contract(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 def _plot(lanes, path: Path) -> Path | None:  # type: ignore[no-untyped-def]
-    from evalrun.slope_report import plot
+    from evalrun.slope.report import plot
 
     if not any(p.decode_tps for _, rec in lanes for p in rec.points):
         return None
@@ -135,8 +135,8 @@ def _plot(lanes, path: Path) -> Path | None:  # type: ignore[no-untyped-def]
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from evalrun.slope_record import load_slope
-    from evalrun.slope_report import compare_rows, render_compare
+    from evalrun.slope.record import load_slope
+    from evalrun.slope.report import compare_rows, render_compare
 
     root = Path(getattr(args, "results", "results"))
     a, b = load_slope(args.a, root), load_slope(args.b, root)

@@ -34,7 +34,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evalrun.suitecheck import check_suite, describe_suite, render_check, render_overview
+    from evalrun.suite.check import check_suite, describe_suite, render_check, render_overview
 
     if args.suite_command == "show":
         view = describe_suite(args.name)

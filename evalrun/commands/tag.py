@@ -23,7 +23,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from evalrun.errors import UsageError
-    from evalrun.results import RunStore, json_text
+    from evalrun.store import RunStore, json_text
 
     store = RunStore(args.results)
     if args.run is None:

@@ -11,8 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from evalrun.contract import load_contract
-from evalrun.launcher import boot_server
+from evalrun.serving.contract import load_contract
+from evalrun.serving.launcher import boot_server
 
 
 def main() -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from evalrun.suite import read_jsonl
+from evalrun.suite.load import read_jsonl
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "garble"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from evalrun.results import (
+from evalrun.store import (
     CategoryTally,
     Diagnosis,
     ItemRecord,

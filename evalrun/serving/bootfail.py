@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalrun.contract import Contract
+    from evalrun.serving.contract import Contract
 
 HEADER = "# evalrun "
 CRASH_LOOP_REPEATS = 3  # the same fatal line this often while the process lives

@@ -1,6 +1,6 @@
 """Slope tables, lane comparisons and plots, in the seeds' style (`depth | c1 | c2`).
 
-matplotlib is imported lazily, here only (tables through evalrun.report.table); plots use the Agg backend (no display).
+matplotlib is imported lazily, here only (tables through evalrun.scoring.report.table); plots use the Agg backend (no display).
 """
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evalrun.slope_record import SlopePoint, SlopeRecord, depth_label, find_cliffs, ratios_to_d0
+from evalrun.slope.record import SlopePoint, SlopeRecord, depth_label, find_cliffs, ratios_to_d0
 
 
 def _table(rows: list[list[Any]], headers: list[str]) -> str:
-    from evalrun.report import table
+    from evalrun.scoring.report import table
 
     return table(rows, headers, numparse=False)
 

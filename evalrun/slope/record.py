@@ -2,7 +2,7 @@
 
 A slope record lives in `results/slope-<run_id>/`: `slope.json` (this module's `SlopeRecord`) and
 `streams.jsonl` (one line per measured stream). Pure and light (pydantic only), so the sign-off
-policy can use `SlopeRule` without pulling in the HTTP side (evalrun.slope).
+policy can use `SlopeRule` without pulling in the HTTP side (evalrun.slope.sweep).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from evalrun import __version__
 from evalrun.errors import ConfigError, RunNotFound, UsageError
-from evalrun.results import DEFAULT_RESULTS, dump_json_line
+from evalrun.store import DEFAULT_RESULTS, dump_json_line
 
 SLOPE_SCHEMA_VERSION = 1
 CLIFF_RATIO = 0.5  # one depth step keeping less than this share of decode t/s is a cliff
@@ -279,8 +279,8 @@ class SlopeRule(BaseModel):
 
 
 def slope_checks(baseline: SlopeRecord, candidate: SlopeRecord, rule: SlopeRule) -> list[Any]:
-    """Sign-off checks (evalrun.signoff.Check) of a candidate slope run against a baseline."""
-    from evalrun.signoff import Check
+    """Sign-off checks (evalrun.signoff.gate.Check) of a candidate slope run against a baseline."""
+    from evalrun.signoff.gate import Check
 
     checks: list[Check] = []
     if (baseline.settings.pp, baseline.settings.tg) != (candidate.settings.pp,

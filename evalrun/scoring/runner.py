@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalrun import __version__
-from evalrun.client import (
+from evalrun.endpoint.client import (
     RequestFailed,
     RetryPolicy,
     chat_attempt,
@@ -31,8 +31,8 @@ from evalrun.client import (
     normalise_endpoint,
     pick_model,
 )
-from evalrun.diagnose import diagnose_error, diagnose_response
-from evalrun.diagnose import summarize as summarize_diagnoses
+from evalrun.endpoint.diagnose import diagnose_error, diagnose_response
+from evalrun.endpoint.diagnose import summarize as summarize_diagnoses
 from evalrun.errors import (
     ConfigError,
     EndpointError,
@@ -41,7 +41,7 @@ from evalrun.errors import (
     SuiteError,
     UsageError,
 )
-from evalrun.results import (
+from evalrun.store import (
     CategoryTally,
     Diagnosis,
     ItemRecord,
@@ -53,7 +53,7 @@ from evalrun.results import (
     now_iso,
     slug,
 )
-from evalrun.suite import Item, Suite
+from evalrun.suite.load import Item, Suite
 
 if TYPE_CHECKING:
     import openai
@@ -174,7 +174,7 @@ def summarize(items: Sequence[Item | ItemRecord],
 
 
 def _check_graders(items: list[Item]) -> None:
-    from evalrun.graders import GRADERS
+    from evalrun.grading.registry import GRADERS
 
     unknown = sorted({i.grader.kind for i in items} - set(GRADERS))
     if unknown:
@@ -188,8 +188,8 @@ CONTEXT_REJECTED = "prompt rejected: longer than the endpoint's context window"
 async def _score_item(item: Item, client: openai.AsyncOpenAI, model: str,
                       request_extra: dict | None, retry: RetryPolicy, rng: random.Random,
                       should_stop: Callable[[], bool]) -> tuple[ItemRecord, str | None]:
-    from evalrun.garble import check_response, expected_for
-    from evalrun.graders import grade
+    from evalrun.grading.garble import check_response, expected_for
+    from evalrun.grading.registry import grade
 
     params = build_params(item, model, request_extra)
     base: dict[str, Any] = {"id": item.id, "category": item.category,
@@ -433,7 +433,7 @@ def score_suite(*, endpoint: str, suite: Suite, store: RunStore, model: str | No
     _check_graders(items)
     bar = None
     if progress:
-        from evalrun.report import ProgressBar
+        from evalrun.scoring.report import ProgressBar
 
         bar = ProgressBar()
     try:
@@ -498,8 +498,8 @@ def score_contract(*, contract_path: str | Path | None, reference: bool = False,
 
     server.log goes into the run's folder. BootError (exit 3) if the server does not come up.
     """
-    from evalrun.contract import load_contract, reference_contract_path
-    from evalrun.launcher import boot_server, record_for_run, stderr_progress
+    from evalrun.serving.contract import load_contract, reference_contract_path
+    from evalrun.serving.launcher import boot_server, record_for_run, stderr_progress
 
     path = reference_contract_path() if reference else contract_path
     if path is None:
@@ -555,7 +555,7 @@ def with_summary(store: RunStore, record: RunRecord) -> RunRecord:
     killed with -9, or still running). Totals come from the suite when it can still be loaded."""
     if record.summary is not None:
         return record
-    from evalrun.suite import load_suite
+    from evalrun.suite.load import load_suite
 
     records = store.load_items(record.run_id)
     selected: Sequence[Item | ItemRecord] = records

@@ -19,8 +19,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evalrun.bootfail import find_elsewhere
-from evalrun.contract import (
+from evalrun.serving.bootfail import find_elsewhere
+from evalrun.serving.contract import (
     Contract,
     apply_overrides,
     describe_schema_error,
@@ -241,7 +241,7 @@ def _environment_findings(c: Contract) -> list[Finding]:
 
 
 def _port_findings(c: Contract) -> list[Finding]:
-    from evalrun.launcher import port_holder, port_in_use
+    from evalrun.serving.launcher import port_holder, port_in_use
 
     port = c.effective_port
     if port and port_in_use(c.host, port):

@@ -34,7 +34,7 @@ from evalrun.errors import ConfigError
 Engine = Literal["vllm", "sglang", "llama.cpp", "other"]
 ENGINES: tuple[str, ...] = ("vllm", "sglang", "llama.cpp", "other")
 
-CONTRACTS_DIR = Path(__file__).resolve().parent.parent / "bisect" / "contracts"
+CONTRACTS_DIR = Path(__file__).resolve().parents[2] / "bisect" / "contracts"
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
 REDACTED = "***"
 PYTHON_NAMES = ("python", "python3")
@@ -302,7 +302,7 @@ def resolve_model(contract: Contract) -> str | None:
     if model is None:
         return None
     if model.startswith("@"):
-        from evalrun.reference import resolve_shipped_model
+        from evalrun.serving.reference import resolve_shipped_model
 
         return str(resolve_shipped_model(model))
     return os.path.expanduser(model) if model.startswith("~") else model

@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from evalrun.client import error_message
+from evalrun.endpoint.client import error_message
 from evalrun.errors import EndpointError
 
 OPTIONAL_EXTRAS = ("ignore_eos", "min_tokens", "stream_options")

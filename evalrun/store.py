@@ -110,7 +110,7 @@ class ItemRecord(BaseModel):
     category: str
     status: ItemStatus
     request: dict[str, Any] = Field(description="Parameters sent (model, max_tokens, tools, ...).")
-    response: dict[str, Any] | None = Field(default=None, description="evalrun.response.Response.")
+    response: dict[str, Any] | None = Field(default=None, description="evalrun.endpoint.response.Response.")
     grade: dict[str, Any] | None = Field(default=None, description="{passed, detail}; None if error.")
     error: dict[str, Any] | None = Field(default=None, description="{kind, message, http_status}.")
     diagnoses: list[str] = Field(default_factory=list, description="Diagnosis kinds on this item.")

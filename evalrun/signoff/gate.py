@@ -1,6 +1,6 @@
 """The release gate: does a candidate run hold up against a baseline run, under a written policy?
 
-`signoff(store, candidate, baseline, policy)` compares the two runs (see evalrun.compare), checks
+`signoff(store, candidate, baseline, policy)` compares the two runs (see evalrun.compare.pairing), checks
 every policy rule, writes `results/<candidate>/signoff.md` and returns a `Signoff` whose verdict is
 pass or fail. Unusable input (unknown run, different suites, bad policy) raises an EvalrunError
 with exit code 2 before any verdict is given.
@@ -36,11 +36,11 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evalrun.compare import Comparison, compare_runs, fmt_p, to_json
+from evalrun.compare.pairing import Comparison, compare_runs, fmt_p, to_json
 from evalrun.errors import ConfigError
-from evalrun.results import RunStore
-from evalrun.slope_record import SlopeRule
-from evalrun.stats import DEFAULT_SEED
+from evalrun.store import RunStore
+from evalrun.slope.record import SlopeRule
+from evalrun.compare.stats import DEFAULT_SEED
 
 SIGNOFF_SCHEMA_VERSION = 1
 REPORT_NAME = "signoff.md"
@@ -84,7 +84,7 @@ class Policy(BaseModel):
     slope: SlopeRule | None = Field(
         default=None,
         description="Decode-slope rule, checked on the slope runs named by --slope-baseline and "
-        "--slope-candidate (evalrun.slope_record.slope_checks).",
+        "--slope-candidate (evalrun.slope.record.slope_checks).",
     )
 
 
@@ -394,7 +394,7 @@ RULES: list[Callable[[Comparison, Policy], list[Check]]] = [
 
 def render_report(result: Signoff) -> str:
     """signoff.md: verdict, every reason, the tables and the flips."""
-    from evalrun.compare_report import render_markdown
+    from evalrun.compare.report import render_markdown
 
     cmp = result.comparison
     out = [

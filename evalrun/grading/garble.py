@@ -34,7 +34,7 @@ from importlib import resources
 
 from pydantic import BaseModel, Field
 
-from evalrun.response import Response
+from evalrun.endpoint.response import Response
 
 THRESHOLD = 0.5  # a score at or above this is garbled
 

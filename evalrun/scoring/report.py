@@ -9,7 +9,7 @@ import sys
 import time
 from typing import IO, Any
 
-from evalrun.results import ItemRecord, RunRecord, RunStore
+from evalrun.store import ItemRecord, RunRecord, RunStore
 
 
 class ProgressBar:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from evalrun.errors import EndpointError, UsageError
-from evalrun.response import Response, ToolCall, Usage
+from evalrun.endpoint.response import Response, ToolCall, Usage
 
 if TYPE_CHECKING:
     import openai
@@ -120,7 +120,7 @@ def make_client(base_url: str, *, api_key: str | None = None, timeout: float = 1
     del concurrency
     http_client = None
     if base_url.startswith("http://") and lean:
-        from evalrun.transport import LeanTransport
+        from evalrun.endpoint.transport import LeanTransport
 
         http_client = openai.DefaultAsyncHttpxClient(transport=LeanTransport(), timeout=timeout)
     elif base_url.startswith("http://"):  # plain http needs no CA certificates (~0.14 s a client)

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 from rapidfuzz import fuzz
 
-from evalrun.extract import (
+from evalrun.grading.extract import (
     contains_words,
     mixed_script_words,
     nfkc,
@@ -16,8 +16,8 @@ from evalrun.extract import (
     script_counts,
     words_of,
 )
-from evalrun.graders import Answers, Grade, GraderParams, answer_text, as_list, grader, verdict
-from evalrun.response import Response
+from evalrun.grading.registry import Answers, Grade, GraderParams, answer_text, as_list, grader, verdict
+from evalrun.endpoint.response import Response
 
 # ---------------------------------------------------------------- exact / normalized / fuzzy
 

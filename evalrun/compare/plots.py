@@ -12,8 +12,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from evalrun.errors import ConfigError
-from evalrun.results import RunRecord
-from evalrun.stats import wilson_interval
+from evalrun.store import RunRecord
+from evalrun.compare.stats import wilson_interval
 
 PANEL_W, PANEL_H, COLUMNS = 4.6, 3.0, 3
 

@@ -1,6 +1,6 @@
 """How a `Comparison` reads: terminal text, markdown (for signoff.md), one self-contained HTML page.
 
-Tables go through evalrun.report.table. Model output is untrusted text:
+Tables go through evalrun.scoring.report.table. Model output is untrusted text:
 markdown cells and HTML are escaped, so an answer containing `<script>` or `|` renders as text.
 """
 
@@ -9,14 +9,14 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from evalrun.compare import Change, Comparison, fmt_p
+from evalrun.compare.pairing import Change, Comparison, fmt_p
 
 ANSWER_CHARS_TEXT = 300
 ANSWER_CHARS_MD = 400
 
 
 def _table(rows: list[list[Any]], headers: list[str], fmt: str, **kw: Any) -> str:
-    from evalrun.report import table
+    from evalrun.scoring.report import table
 
     return table(rows, headers, fmt=fmt, numparse=False, **kw)
 

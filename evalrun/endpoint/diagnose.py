@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from evalrun.response import Response
+from evalrun.endpoint.response import Response
 
 HINTS: dict[str, str] = {
     "reasoning_only": (

@@ -26,8 +26,8 @@ from typing import IO, Any
 
 import httpx
 
-from evalrun.bootfail import LogWatch, classify, find_elsewhere
-from evalrun.contract import (
+from evalrun.serving.bootfail import LogWatch, classify, find_elsewhere
+from evalrun.serving.contract import (
     Contract,
     contract_hash,
     effective_env,

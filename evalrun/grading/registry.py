@@ -27,7 +27,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from evalrun.errors import SuiteError
-from evalrun.response import Response
+from evalrun.endpoint.response import Response
 
 
 class Grade(BaseModel):
@@ -161,6 +161,3 @@ def _any(response: Response, p: CombineParams) -> Grade:
         details.append(f"{sub.kind}: {g.detail}")
     return verdict(False, "; ".join(details))
 
-
-# The built-in graders register on import, through `grader()` like any third-party one.
-from evalrun import graders_answer, graders_text  # noqa: F401

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalrun.errors import SuiteError
 
-SUITES_DIR = Path(__file__).resolve().parent.parent / "suites"
+SUITES_DIR = Path(__file__).resolve().parents[2] / "suites"
 
 
 class GraderSpec(BaseModel):

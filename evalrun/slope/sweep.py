@@ -8,7 +8,7 @@ fresh nonce, so no prefix cache serves a depth unless `warm_cache` asks for it.
 
 Results land in `results/slope-<run_id>/`: `streams.jsonl` (one line per stream, appended and
 fsynced as it finishes) and `slope.json` (the record, rewritten after every point); the models,
-store and analysis are in evalrun.slope_record.
+store and analysis are in evalrun.slope.record.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from typing import Any
 
 import httpx
 
-from evalrun.client import normalise_endpoint, pick_model
+from evalrun.endpoint.client import normalise_endpoint, pick_model
 from evalrun.errors import ConfigError, EndpointError, EvalrunError, Interrupted, UsageError
-from evalrun.results import DEFAULT_RESULTS, new_run_id, now_iso, slug
-from evalrun.slope_record import (
+from evalrun.store import DEFAULT_RESULTS, new_run_id, now_iso, slug
+from evalrun.slope.record import (
     Calibration,
     SlopePoint,
     SlopeRecord,
@@ -37,7 +37,7 @@ from evalrun.slope_record import (
     slope_dir,
     write_record,
 )
-from evalrun.slope_wire import Probe, StreamTiming, Wire, prompt_text
+from evalrun.slope.wire import Probe, StreamTiming, Wire, prompt_text
 
 
 def summarize(target: int, concurrency: int, runs: list[list[StreamTiming]], *, tg: int,
@@ -237,8 +237,8 @@ def run_slope(*, endpoint: str | None = None, contract: Any = None, depths: Sequ
         record.endpoint = normalise_endpoint(endpoint or "")
         return _measure(record, results, api_key, timeout, transport, clock, say)
     if boot is None:
-        from evalrun.launcher import boot_server as boot
-    from evalrun.launcher import record_for_run
+        from evalrun.serving.launcher import boot_server as boot
+    from evalrun.serving.launcher import record_for_run
 
     say(f"booting {getattr(contract, 'name', 'contract')} (log: {folder / 'server.log'})")
     with boot(contract, folder / "server.log") as server:

@@ -18,8 +18,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalrun.errors import ConfigError, SuiteError
-from evalrun.results import ItemRecord, RunRecord, RunStore
-from evalrun.stats import (
+from evalrun.store import ItemRecord, RunRecord, RunStore
+from evalrun.compare.stats import (
     DEFAULT_ALPHA,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,

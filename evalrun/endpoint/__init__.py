@@ -1,0 +1,41 @@
+"""One OpenAI-compatible endpoint, as a client sees it.
+
+client.py sends one chat request with retries and turns the reply (or the failure) into a
+`Response` (response.py); diagnose.py names what a response or an error says about the serving
+side (a reasoning parser leaving `content` empty, a tool_choice 400, ...). Nothing here knows
+about suites, grading or runs.
+"""
+
+from __future__ import annotations
+
+from evalrun.endpoint.client import (
+    RetryPolicy,
+    RequestFailed,
+    Attempt,
+    normalise_endpoint,
+    make_client,
+    chat_attempt,
+    list_models,
+    pick_model,
+    error_message,
+)
+from evalrun.endpoint.response import Response, ToolCall, Usage, example_to_response
+from evalrun.endpoint.diagnose import diagnose_error, diagnose_response
+
+__all__ = [
+    "Attempt",
+    "RequestFailed",
+    "Response",
+    "RetryPolicy",
+    "ToolCall",
+    "Usage",
+    "chat_attempt",
+    "diagnose_error",
+    "diagnose_response",
+    "error_message",
+    "example_to_response",
+    "list_models",
+    "make_client",
+    "normalise_endpoint",
+    "pick_model",
+]

@@ -1,0 +1,38 @@
+"""Judging one answer: graders and the garble detector.
+
+registry.py holds the grader registry, `grade()` and the all/any combinators; the built-in graders
+live in text.py (exact, normalized, fuzzy, regex, contains, language, format) and answer.py
+(numeric, choice, json, tool_call) and register on import here, through `grader()`, exactly as a
+third-party grader would; extract.py pulls answers and numbers out of text; garble.py is the
+garble detector.
+"""
+
+from __future__ import annotations
+
+from evalrun.grading.registry import (
+    Grade,
+    GraderParams,
+    grader,
+    grade,
+    grade_spec,
+    validate_params,
+    GRADERS,
+)
+from evalrun.grading.garble import GarbleVerdict, detect, check_response, expected_for
+
+# The built-in graders register on import, through `grader()` like any third-party one.
+from evalrun.grading import answer, text  # noqa: E402,F401
+
+__all__ = [
+    "GRADERS",
+    "GarbleVerdict",
+    "Grade",
+    "GraderParams",
+    "check_response",
+    "detect",
+    "expected_for",
+    "grade",
+    "grade_spec",
+    "grader",
+    "validate_params",
+]

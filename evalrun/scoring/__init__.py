@@ -1,0 +1,24 @@
+"""Scoring a suite against an endpoint or a booted contract.
+
+runner.py sends every item (concurrency, retries, resume, early stop), grades it and appends it to
+the run store as it finishes; report.py is what a user sees of a run: progress bar, category
+table, headline, --json objects.
+"""
+
+from __future__ import annotations
+
+from evalrun.scoring.runner import (
+    score_suite,
+    score_contract,
+    resume_defaults,
+    list_runs,
+    with_summary,
+)
+
+__all__ = [
+    "list_runs",
+    "resume_defaults",
+    "score_contract",
+    "score_suite",
+    "with_summary",
+]
