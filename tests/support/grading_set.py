@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evalrun.suite import read_jsonl
+from evalrun.suite.load import read_jsonl
 
 ANSWERS = Path(__file__).resolve().parent.parent / "data" / "grading" / "answers.jsonl"
 
