@@ -45,7 +45,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from support.mismap import reference_gguf, write_mismapped_gguf  # noqa: E402
+from support.mismap import reference_gguf, write_mismapped_gguf
 
 OUT = ROOT / "tests" / "data" / "garble"
 PAIRS = {
@@ -81,8 +81,11 @@ PROMPTS: list[tuple[str, list[str], str]] = [
     ("tongue-twister", ["en"], "Write a tongue twister."),
     ("math-add", ["en", "math"], "What is 17 + 25?"),
     ("math-mul", ["en", "math"], "Compute 12 * 13 and show your steps."),
-    ("math-word", ["en", "math"],
-     "A train travels 60 km per hour for 3 hours. How far does it go?"),
+    (
+        "math-word",
+        ["en", "math"],
+        "A train travels 60 km per hour for 3 hours. How far does it go?",
+    ),
     ("math-equation", ["en", "math"], "Solve for x: 2x + 6 = 14."),
     ("math-primes", ["en", "math"], "List the prime numbers below 50."),
     ("math-area", ["en", "math"], "What is the area of a circle with radius 3? Use pi."),
@@ -93,18 +96,35 @@ PROMPTS: list[tuple[str, list[str], str]] = [
     ("code-js-sum", ["en", "code"], "Write a JavaScript function that sums an array."),
     ("code-sql", ["en", "code"], "Write an SQL query that selects all users older than 30."),
     ("code-bash", ["en", "code"], "Write a bash command that counts lines in all .txt files."),
-    ("code-explain", ["en", "code"], "Explain what a Python list comprehension is, with an example."),
-    ("code-class", ["en", "code"], "Write a Python class for a bank account with deposit and withdraw."),
+    (
+        "code-explain",
+        ["en", "code"],
+        "Explain what a Python list comprehension is, with an example.",
+    ),
+    (
+        "code-class",
+        ["en", "code"],
+        "Write a Python class for a bank account with deposit and withdraw.",
+    ),
     ("code-html", ["en", "code"], "Write a simple HTML page with a title and a button."),
     ("code-sort", ["en", "code"], "Implement bubble sort in C."),
-    ("json-person", ["en", "json"],
-     "Return a JSON object describing a person with name, age and city. Only JSON."),
+    (
+        "json-person",
+        ["en", "json"],
+        "Return a JSON object describing a person with name, age and city. Only JSON.",
+    ),
     ("json-list", ["en", "json"], "Give me a JSON array of three colors with their hex codes."),
     ("json-config", ["en", "json"], "Write a JSON config file for a web server."),
-    ("table-planets", ["en", "table"],
-     "Make a markdown table of the first four planets and their diameters."),
-    ("table-langs", ["en", "table"],
-     "Create a markdown table comparing Python, Java and C: typing, speed, use."),
+    (
+        "table-planets",
+        ["en", "table"],
+        "Make a markdown table of the first four planets and their diameters.",
+    ),
+    (
+        "table-langs",
+        ["en", "table"],
+        "Create a markdown table comparing Python, Java and C: typing, speed, use.",
+    ),
     ("table-week", ["en", "table"], "Make a markdown table of a weekly workout plan."),
     ("fr-capital", ["fr"], "Quelle est la capitale de l'Allemagne ?"),
     ("fr-story", ["fr"], "Écris une courte histoire sur un chat."),
@@ -154,8 +174,19 @@ def free_port() -> int:
 def serve(model: Path, log: Path):
     """Boot llama_cpp.server on a free 127.0.0.1 port; yield its base URL; kill its group."""
     port = free_port()
-    argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(model),
-            "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048"]
+    argv = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(model),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        "2048",
+    ]
     with log.open("wb") as fh:
         proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
@@ -183,24 +214,39 @@ def serve(model: Path, log: Path):
 
 
 def post(base: str, path: str, body: dict) -> dict:
-    req = urllib.request.Request(base + path, data=json.dumps(body).encode(),
-                                 headers={"content-type": "application/json"})
+    req = urllib.request.Request(
+        base + path, data=json.dumps(body).encode(), headers={"content-type": "application/json"}
+    )
     with urllib.request.urlopen(req, timeout=300) as resp:
         return json.loads(resp.read())
 
 
 def chat(base: str, prompt: str, temperature: float, seed: int, max_tokens: int) -> tuple[str, str]:
-    out = post(base, "/v1/chat/completions", {
-        "messages": [{"role": "user", "content": prompt}], "temperature": temperature,
-        "seed": seed, "max_tokens": max_tokens})
+    out = post(
+        base,
+        "/v1/chat/completions",
+        {
+            "messages": [{"role": "user", "content": prompt}],
+            "temperature": temperature,
+            "seed": seed,
+            "max_tokens": max_tokens,
+        },
+    )
     choice = out["choices"][0]
     return choice["message"]["content"] or "", choice.get("finish_reason") or ""
 
 
 def continue_raw(base: str, prompt: str, prefix: str, max_tokens: int) -> str:
-    out = post(base, "/v1/completions", {
-        "prompt": CHAT.format(prompt=prompt) + prefix, "temperature": 0.0, "seed": 0,
-        "max_tokens": max_tokens})
+    out = post(
+        base,
+        "/v1/completions",
+        {
+            "prompt": CHAT.format(prompt=prompt) + prefix,
+            "temperature": 0.0,
+            "seed": 0,
+            "max_tokens": max_tokens,
+        },
+    )
     return out["choices"][0]["text"] or ""
 
 
@@ -260,8 +306,14 @@ def capture_reference(prompts: list, out: Path, tmpdir: Path) -> None:
         for i, (pid, langs, prompt) in enumerate(prompts):
             for temp, seed, max_tokens in REF_SETTINGS[: 2 if i % 2 == 0 else 1]:
                 text, finish = chat(base, prompt, temp, seed, max_tokens)
-                rows.add(row(text, "clean", langs, f"smollm2-ref/{pid}/t{temp}/s{seed}/"
-                             f"max{max_tokens}/{finish}"))
+                rows.add(
+                    row(
+                        text,
+                        "clean",
+                        langs,
+                        f"smollm2-ref/{pid}/t{temp}/s{seed}/max{max_tokens}/{finish}",
+                    )
+                )
     rows.close()
 
 
@@ -276,8 +328,14 @@ def capture_mismap(prompts: list, out: Path, tmpdir: Path) -> None:
                     continue
                 for temp, seed, max_tokens in BAD_SETTINGS:
                     text, finish = chat(base, prompt, temp, seed, max_tokens)
-                    rows.add(row(text, "garbled", langs, f"smollm2-mismap-{name}/{pid}/"
-                                 f"t{temp}/s{seed}/max{max_tokens}/{finish}"))
+                    rows.add(
+                        row(
+                            text,
+                            "garbled",
+                            langs,
+                            f"smollm2-mismap-{name}/{pid}/t{temp}/s{seed}/max{max_tokens}/{finish}",
+                        )
+                    )
         model.unlink()
     rows.close()
 
@@ -336,12 +394,18 @@ def capture_harvest(prompts: list, out: Path, tmpdir: Path) -> None:
         doc = ast.get_docstring(tree) or ""
         if len(doc) > 150:
             rows.add(row(doc[:1500], "clean", ["en"], f"file:{rel}#docstring"))
-        funcs = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-                 and 6 <= (n.end_lineno or 0) - n.lineno <= 40]
+        funcs = [
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+            and 6 <= (n.end_lineno or 0) - n.lineno <= 40
+        ]
         lines = source.split("\n")
         for node in rng.sample(funcs, min(2, len(funcs))):
-            text = "\n".join(lines[node.lineno - 1:node.end_lineno])
-            rows.add(row(text, "clean", ["en", "code"], f"file:{rel}#L{node.lineno}-{node.end_lineno}"))
+            text = "\n".join(lines[node.lineno - 1 : node.end_lineno])
+            rows.add(
+                row(text, "clean", ["en", "code"], f"file:{rel}#L{node.lineno}-{node.end_lineno}")
+            )
     for readme in ("README.md", "suites/core/README.md", "tests/data/garble/README.md"):
         path = root / readme
         if not path.exists():
@@ -353,31 +417,63 @@ def capture_harvest(prompts: list, out: Path, tmpdir: Path) -> None:
             rows.add(row(b, "clean", ["en", "table"], f"readme:{readme}#table"))
         for b in rng.sample(prose, min(12, len(prose))):
             rows.add(row(b, "clean", ["en"], f"readme:{readme}#prose"))
-    models = [results.Summary, results.ItemRecord, results.SuiteRef, results.Diagnosis,
-              suite.Manifest, suite.Item]
+    models = [
+        results.Summary,
+        results.ItemRecord,
+        results.SuiteRef,
+        results.Diagnosis,
+        suite.Manifest,
+        suite.Item,
+    ]
     for model in models:
         schema = model.model_json_schema()
-        rows.add(row(json.dumps(schema, indent=rng.choice([None, 2]))[:3000], "clean",
-                     ["en", "json"], f"schema:{model.__name__}#json"))
-    rows.add(row((root / "suites/core/manifest.json").read_text(encoding="utf-8"), "clean",
-                 ["en", "json"], "file:suites/core/manifest.json#json"))
+        rows.add(
+            row(
+                json.dumps(schema, indent=rng.choice([None, 2]))[:3000],
+                "clean",
+                ["en", "json"],
+                f"schema:{model.__name__}#json",
+            )
+        )
+    rows.add(
+        row(
+            (root / "suites/core/manifest.json").read_text(encoding="utf-8"),
+            "clean",
+            ["en", "json"],
+            "file:suites/core/manifest.json#json",
+        )
+    )
     catalog = yaml.safe_load((root / "bisect/knobs.yaml").read_text(encoding="utf-8"))
     for engine, spec in (catalog.get("engines") or {}).items():
-        rows.add(row(json.dumps({engine: spec}, indent=2)[:2000], "clean", ["en", "json"],
-                     f"file:bisect/knobs.yaml#{engine}"))
+        rows.add(
+            row(
+                json.dumps({engine: spec}, indent=2)[:2000],
+                "clean",
+                ["en", "json"],
+                f"file:bisect/knobs.yaml#{engine}",
+            )
+        )
     rows.close()
 
 
-PHASES = {"reference": capture_reference, "mismap": capture_mismap, "collapse": capture_collapse,
-          "harvest": capture_harvest}
+PHASES = {
+    "reference": capture_reference,
+    "mismap": capture_mismap,
+    "collapse": capture_collapse,
+    "harvest": capture_harvest,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--quick", action="store_true", help="four prompts only (smoke test)")
-    ap.add_argument("--phase", choices=[*PHASES, "all"], default="all",
-                    help="reference and mismap can run at once; collapse needs reference's file")
+    ap.add_argument(
+        "--phase",
+        choices=[*PHASES, "all"],
+        default="all",
+        help="reference and mismap can run at once; collapse needs reference's file",
+    )
     args = ap.parse_args(argv)
     prompts = PROMPTS[::18] if args.quick else PROMPTS
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the servers' teardown
@@ -386,6 +482,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.phase in (name, "all"):
                 phase(prompts, args.out, Path(tmp))
     return 0
+
 
 if __name__ == "__main__":
     sys.exit(main())

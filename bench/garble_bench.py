@@ -20,8 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from evalrun.grading.garble import detect  # noqa: E402
-from support.garble_corpus import holdout, load_corpus, tuning_half  # noqa: E402
+from support.garble_corpus import holdout, load_corpus, tuning_half
+
+from evalrun.grading.garble import detect
 
 
 def family(source: str) -> str:
@@ -43,12 +44,14 @@ def confusion(rows: list[dict], verdicts: list[bool], title: str) -> None:
     fp = sum(v for r, v in zip(rows, verdicts) if r["label"] == "clean")
     tn = sum(not v for r, v in zip(rows, verdicts) if r["label"] == "clean")
     print(f"\n{title}: {len(rows)} texts")
-    print(f"                    called garbled   called clean")
+    print("                    called garbled   called clean")
     print(f"  label garbled     {tp:>14}   {fn:>12}")
     print(f"  label clean       {fp:>14}   {tn:>12}")
-    print(f"  false-positive rate on clean: {fp / max(1, fp + tn):.2%}   "
-          f"catch rate on garbled: {tp / max(1, tp + fn):.2%}   "
-          f"precision: {tp / max(1, tp + fp):.2%}")
+    print(
+        f"  false-positive rate on clean: {fp / max(1, fp + tn):.2%}   "
+        f"catch rate on garbled: {tp / max(1, tp + fn):.2%}   "
+        f"precision: {tp / max(1, tp + fp):.2%}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,8 +78,10 @@ def main(argv: list[str] | None = None) -> int:
     confusion(rows, called, "whole corpus")
     held = [i for i, r in enumerate(rows) if holdout(r)]
     confusion([rows[i] for i in held], [called[i] for i in held], "holdout quarter (not tuned on)")
-    for want, title in ((True, "tuning half (spelling + tail signals tuned here)"),
-                        (False, "other half (tail rule corrected once after seeing it)")):
+    for want, title in (
+        (True, "tuning half (spelling + tail signals tuned here)"),
+        (False, "other half (tail rule corrected once after seeing it)"),
+    ):
         sel = [i for i, r in enumerate(rows) if tuning_half(r) is want]
         confusion([rows[i] for i in sel], [called[i] for i in sel], title)
 
@@ -90,22 +95,28 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {key[0]:<8} {key[1]:<36} {total[key]:>4}  {flagged[key]:>4}")
 
     lengths = [len(r["text"]) for r in rows]
-    print(f"\ncost per text (best of {args.repeat}): mean {statistics.mean(costs):.0f} µs, "
-          f"median {statistics.median(costs):.0f} µs, "
-          f"p95 {sorted(costs)[int(0.95 * len(costs))]:.0f} µs, max {max(costs):.0f} µs; "
-          f"texts {statistics.median(lengths):.0f} chars median; CPU time {cpu_per_text:.0f} µs "
-          f"per text (wall figures suffer on a busy machine, CPU time less so)")
+    print(
+        f"\ncost per text (best of {args.repeat}): mean {statistics.mean(costs):.0f} µs, "
+        f"median {statistics.median(costs):.0f} µs, "
+        f"p95 {sorted(costs)[int(0.95 * len(costs))]:.0f} µs, max {max(costs):.0f} µs; "
+        f"texts {statistics.median(lengths):.0f} chars median; CPU time {cpu_per_text:.0f} µs "
+        f"per text (wall figures suffer on a busy machine, CPU time less so)"
+    )
     for lo, hi in ((0, 200), (200, 600), (600, 1500), (1500, 10**9)):
         sel = [c for c, n in zip(costs, lengths) if lo <= n < hi]
         if sel:
-            print(f"  {lo:>5}-{hi if hi < 10**9 else '':<5} chars: {len(sel):>4} texts, "
-                  f"median {statistics.median(sel):.0f} µs")
+            print(
+                f"  {lo:>5}-{hi if hi < 10**9 else '':<5} chars: {len(sel):>4} texts, "
+                f"median {statistics.median(sel):.0f} µs"
+            )
     if args.misses:
         print("\nmisses:")
         for r, v in zip(rows, verdicts):
             if v.garbled != (r["label"] == "garbled"):
-                print(f"  {r['label']:<8} {r['source']}: {v.score:.2f} {v.reasons} "
-                      f"{r['text'][:100]!r}")
+                print(
+                    f"  {r['label']:<8} {r['source']}: {v.score:.2f} {v.reasons} "
+                    f"{r['text'][:100]!r}"
+                )
     return 0
 
 

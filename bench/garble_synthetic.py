@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from support.mismap import reference_gguf  # noqa: E402
+from support.mismap import reference_gguf
 
 DATA = ROOT / "tests" / "data" / "garble"
 SEED = 20261130
@@ -26,8 +26,11 @@ SEED = 20261130
 
 def _byte_decoder() -> dict[str, int]:
     """Inverse of GPT-2's bytes_to_unicode (byte-level BPE token spelling)."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(
-        range(ord("®"), ord("ÿ") + 1))
+    bs = (
+        list(range(ord("!"), ord("~") + 1))
+        + list(range(ord("¡"), ord("¬") + 1))
+        + list(range(ord("®"), ord("ÿ") + 1))
+    )
     cs = bs[:]
     n = 0
     for b in range(256):
@@ -67,14 +70,18 @@ def main() -> int:
     rows: list[dict] = []
 
     def add(kind: str, text: str, expect: list[str] | None, n: int) -> None:
-        rows.append({"text": text, "label": "garbled", "expect": expect,
-                     "source": f"synthetic/{kind}/{n}"})
+        rows.append(
+            {"text": text, "label": "garbled", "expect": expect, "source": f"synthetic/{kind}/{n}"}
+        )
 
     def vocab_soup(n_tokens: int) -> str:
         return b"".join(rng.choice(vocab) for _ in range(n_tokens)).decode("utf-8", "replace")
 
-    multilingual = [r["text"] for r in written if r["source"].split("/")[1] not in
-                    ("code", "json", "math", "table", "short", "markdown")]
+    multilingual = [
+        r["text"]
+        for r in written
+        if r["source"].split("/")[1] not in ("code", "json", "math", "table", "short", "markdown")
+    ]
     words = [w for t in multilingual for w in t.split() if len(w) > 1]
 
     def multi_soup(n_pieces: int) -> str:
@@ -82,24 +89,81 @@ def main() -> int:
         for _ in range(n_pieces):
             w = rng.choice(words)
             i = rng.randrange(len(w))
-            out.append(w[i:i + rng.randint(1, 5)])
+            out.append(w[i : i + rng.randint(1, 5)])
             out.append(rng.choice([" ", "", "", " ", "\n" if rng.random() < 0.05 else ""]))
         return "".join(out)
 
     def prefix_of(text: str, n_words: int) -> str:
         return " ".join(text.split(" ")[:n_words])
 
-    floods = ["!", "#", "?", ",", ".", "0", "*", "ß", "\u3002", "-", "@", "$", "\u2581",
-              "<pad>", "<unk>", "<|endoftext|>", "[PAD]", "</s>", "<0x00>", "!!", "#\n",
-              " !", "<|im_end|>", "\u00a0!", "�"]
-    cycles = ["care", "'t", "gen,", "ing", "the ", "and", "ation", "lancel", "yond", " of the",
-              "aaa", "ers", "ub", "tion", "Ċ", "C# | ", "ly", ".s", "ß,", "ovi", "ии", "的",
-              "ная", "ement", "zz"]
+    floods = [
+        "!",
+        "#",
+        "?",
+        ",",
+        ".",
+        "0",
+        "*",
+        "ß",
+        "\u3002",
+        "-",
+        "@",
+        "$",
+        "\u2581",
+        "<pad>",
+        "<unk>",
+        "<|endoftext|>",
+        "[PAD]",
+        "</s>",
+        "<0x00>",
+        "!!",
+        "#\n",
+        " !",
+        "<|im_end|>",
+        "\u00a0!",
+        "�",
+    ]
+    cycles = [
+        "care",
+        "'t",
+        "gen,",
+        "ing",
+        "the ",
+        "and",
+        "ation",
+        "lancel",
+        "yond",
+        " of the",
+        "aaa",
+        "ers",
+        "ub",
+        "tion",
+        "Ċ",
+        "C# | ",
+        "ly",
+        ".s",
+        "ß,",
+        "ovi",
+        "ии",
+        "的",
+        "ная",
+        "ement",
+        "zz",
+    ]
     for n in range(30):
-        add("vocab-soup", vocab_soup(rng.randint(15, 120)), rng.choice([["en"], None, ["en", "code"]]), n)
+        add(
+            "vocab-soup",
+            vocab_soup(rng.randint(15, 120)),
+            rng.choice([["en"], None, ["en", "code"]]),
+            n,
+        )
     for n in range(30):
-        add("multilingual-soup", multi_soup(rng.randint(12, 90)),
-            rng.choice([["en"], ["ru"], ["zh"], None, ["fr"]]), n)
+        add(
+            "multilingual-soup",
+            multi_soup(rng.randint(12, 90)),
+            rng.choice([["en"], ["ru"], ["zh"], None, ["fr"]]),
+            n,
+        )
     for n, unit in enumerate(floods):
         text = unit * rng.randint(12, 200)
         if n % 3 == 1:
@@ -108,7 +172,9 @@ def main() -> int:
     for n, unit in enumerate(cycles):
         text = unit * rng.randint(8, 80)
         if n % 3 == 2:
-            text = prefix_of(rng.choice(reference + written)["text"], rng.randint(3, 30)) + " " + text
+            text = (
+                prefix_of(rng.choice(reference + written)["text"], rng.randint(3, 30)) + " " + text
+            )
         add("cycle", text, rng.choice([["en"], None, ["ru"], ["zh"]]), n)
     non_ascii = [r for r in written if sum(ord(c) > 127 for c in r["text"]) > 8]
     for n in range(20):
@@ -124,19 +190,26 @@ def main() -> int:
         add("fffd", raw.decode("utf-8", "replace"), r["expect"], n)
     for n in range(15):
         pad = rng.choice(["<pad>", "<pad> ", "[PAD]", "<unk>", "<|endoftext|>", "<s>"])
-        head = prefix_of(rng.choice(reference + written)["text"], rng.randint(0, 25)) if n % 2 else ""
+        head = (
+            prefix_of(rng.choice(reference + written)["text"], rng.randint(0, 25)) if n % 2 else ""
+        )
         add("pad", head + pad * rng.randint(5, 60), ["en"], n)
     for n in range(10):
         r = rng.choice(written + reference)
         chars = list(r["text"])
         for _ in range(rng.randint(3, 20)):
-            chars.insert(rng.randrange(len(chars) + 1), chr(rng.choice(
-                [0, 1, 2, 3, 7, 8, 11, 12, 14, 27, 31, 127, 0x85, 0x9B])))
+            chars.insert(
+                rng.randrange(len(chars) + 1),
+                chr(rng.choice([0, 1, 2, 3, 7, 8, 11, 12, 14, 27, 31, 127, 0x85, 0x9B])),
+            )
         add("control", "".join(chars), r["expect"], n)
     long_ref = [r for r in reference + written if len(r["text"].split()) > 40]
-    tails = [lambda: vocab_soup(rng.randint(20, 80)), lambda: multi_soup(rng.randint(20, 60)),
-             lambda: rng.choice(floods) * rng.randint(15, 80),
-             lambda: rng.choice(cycles) * rng.randint(10, 40)]
+    tails = [
+        lambda: vocab_soup(rng.randint(20, 80)),
+        lambda: multi_soup(rng.randint(20, 60)),
+        lambda: rng.choice(floods) * rng.randint(15, 80),
+        lambda: rng.choice(cycles) * rng.randint(10, 40),
+    ]
     for n in range(40):
         r = rng.choice(long_ref)
         head = prefix_of(r["text"], rng.randint(10, 120))

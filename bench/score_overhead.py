@@ -46,10 +46,21 @@ def serve() -> None:
     async def main() -> None:
         slots = asyncio.Semaphore(CAPACITY)
         models = json.dumps({"object": "list", "data": [{"id": "bench", "object": "model"}]})
-        answer = json.dumps({"id": "x", "object": "chat.completion", "model": "bench",
-                             "choices": [{"index": 0, "finish_reason": "stop",
-                                          "message": {"role": "assistant", "content": "ok"}}],
-                             "usage": {"prompt_tokens": 5, "completion_tokens": 1}})
+        answer = json.dumps(
+            {
+                "id": "x",
+                "object": "chat.completion",
+                "model": "bench",
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": "ok"},
+                    }
+                ],
+                "usage": {"prompt_tokens": 5, "completion_tokens": 1},
+            }
+        )
 
         async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             try:
@@ -69,8 +80,10 @@ def serve() -> None:
                     else:
                         body = models
                     data = body.encode()
-                    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                                 b"Content-Length: %d\r\n\r\n%s" % (len(data), data))
+                    writer.write(
+                        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                        b"Content-Length: %d\r\n\r\n%s" % (len(data), data)
+                    )
                     await writer.drain()
             except (asyncio.IncompleteReadError, ConnectionError):
                 writer.close()
@@ -117,32 +130,48 @@ def main() -> None:
 
     from fakeserver import simple_item, write_suite
 
-    from evalrun.store import RunStore
     from evalrun.scoring.runner import score_suite
+    from evalrun.store import RunStore
     from evalrun.suite.load import load_suite
 
     tmp = Path(tempfile.mkdtemp(prefix="evalrun-bench-"))
     suite_dir = write_suite(tmp / "suite", [simple_item(i) for i in range(ITEMS)], name="bench")
-    server = subprocess.Popen([sys.executable, __file__, "--serve"], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, env=ENV, text=True)
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=ENV,
+        text=True,
+    )
     base_url = server.stdout.readline().strip()
     try:
         py = sys.executable
         helps = [timed([py, "-m", "evalrun", "--help"]) for _ in range(5)]
         bare = statistics.median(timed([py, "-c", "pass"]) for _ in range(5))
-        imports = [py, "-c", (
-            "import evalrun.cli, evalrun.commands.score, evalrun.scoring.runner, evalrun.scoring.report, "
-            "evalrun.grading.registry, evalrun.grading.garble, evalrun.provenance, evalrun.endpoint.transport, openai, "
-            "tabulate, git")]
+        imports = [
+            py,
+            "-c",
+            (
+                "import evalrun.cli, evalrun.commands.score, evalrun.scoring.runner, "
+                "evalrun.scoring.report, evalrun.grading.registry, evalrun.grading.garble, "
+                "evalrun.provenance, evalrun.endpoint.transport, openai, "
+                "tabulate, git"
+            ),
+        ]
         suite = load_suite(str(suite_dir))
 
         def phase_runs(tag: str) -> tuple[list[float], list[float]]:
             phases, cpus = [], []
             for n in range(args.repeat + 1):  # the first run warms imports and connections
                 start, cpu = time.perf_counter(), time.process_time()
-                record, _ = score_suite(endpoint=base_url, suite=suite, concurrency=CONCURRENCY,
-                                        store=RunStore(tmp / "results-inproc"), progress=False,
-                                        label=f"{tag}{n}")
+                record, _ = score_suite(
+                    endpoint=base_url,
+                    suite=suite,
+                    concurrency=CONCURRENCY,
+                    store=RunStore(tmp / "results-inproc"),
+                    progress=False,
+                    label=f"{tag}{n}",
+                )
                 if n:
                     phases.append(time.perf_counter() - start)
                     cpus.append(time.process_time() - cpu)
@@ -156,10 +185,27 @@ def main() -> None:
         startups, wholes = [], []
         for n in range(args.repeat):
             startups.append(timed(imports))
-            wholes.append(timed([
-                py, "-m", "evalrun", "score", "--endpoint", base_url, "--suite", str(suite_dir),
-                "--concurrency", str(CONCURRENCY), "--results", str(tmp / "results-cli"),
-                "--no-progress", "--name", f"cli{n}"]))
+            wholes.append(
+                timed(
+                    [
+                        py,
+                        "-m",
+                        "evalrun",
+                        "score",
+                        "--endpoint",
+                        base_url,
+                        "--suite",
+                        str(suite_dir),
+                        "--concurrency",
+                        str(CONCURRENCY),
+                        "--results",
+                        str(tmp / "results-cli"),
+                        "--no-progress",
+                        "--name",
+                        f"cli{n}",
+                    ]
+                )
+            )
     finally:
         server.stdin.close()
         server_cpu = server.stdout.readline().strip()
@@ -167,23 +213,33 @@ def main() -> None:
     phase = statistics.median(phases)
     load = os.getloadavg()[0]
     print(f"load average (1 min): {load:.2f} on {os.cpu_count()} cores")
-    print(f"evalrun --help: median {statistics.median(helps):.3f}s (min {min(helps):.3f}s), "
-          f"target < 0.3 s (a bare `python -c pass` takes {bare:.3f}s here)")
+    print(
+        f"evalrun --help: median {statistics.median(helps):.3f}s (min {min(helps):.3f}s), "
+        f"target < 0.3 s (a bare `python -c pass` takes {bare:.3f}s here)"
+    )
     startup, whole = statistics.median(startups), statistics.median(wholes)
     print(f"start-up (interpreter + all imports of score): {startup:.3f}s")
-    print(f"request phase: {phase:.3f}s for {ITEMS} items, ideal {IDEAL:.2f}s, "
-          f"ratio {phase / IDEAL:.2f} (target <= 1.3)")
+    print(
+        f"request phase: {phase:.3f}s for {ITEMS} items, ideal {IDEAL:.2f}s, "
+        f"ratio {phase / IDEAL:.2f} (target <= 1.3)"
+    )
     cpu = statistics.median(cpus)
     default = statistics.median(default_phases)
-    print(f"  the same with openai's default httpx transport: {default:.3f}s, "
-          f"ratio {default / IDEAL:.2f} (evalrun/transport.py is {default / phase:.2f}x faster)")
-    print(f"scorer CPU in the request phase: {cpu:.3f}s ({1000 * cpu / ITEMS:.2f} ms/item); "
-          f"on an idle core the phase cannot beat max(ideal, CPU) = {max(IDEAL, cpu):.2f}s")
+    print(
+        f"  the same with openai's default httpx transport: {default:.3f}s, "
+        f"ratio {default / IDEAL:.2f} (evalrun/transport.py is {default / phase:.2f}x faster)"
+    )
+    print(
+        f"scorer CPU in the request phase: {cpu:.3f}s ({1000 * cpu / ITEMS:.2f} ms/item); "
+        f"on an idle core the phase cannot beat max(ideal, CPU) = {max(IDEAL, cpu):.2f}s"
+    )
     print(f"fake server CPU over the whole bench: {server_cpu}s")
     ratios = [w / (IDEAL + s) for w, s in zip(wholes, startups)]
-    print(f"whole command: {whole:.3f}s, ideal + start-up {IDEAL + startup:.3f}s, "
-          f"ratio {statistics.median(ratios):.2f} (median of {len(ratios)} paired runs; "
-          "target <= 1.3)")
+    print(
+        f"whole command: {whole:.3f}s, ideal + start-up {IDEAL + startup:.3f}s, "
+        f"ratio {statistics.median(ratios):.2f} (median of {len(ratios)} paired runs; "
+        "target <= 1.3)"
+    )
 
 
 if __name__ == "__main__":

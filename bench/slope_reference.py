@@ -40,11 +40,32 @@ def main() -> int:
     args = ap.parse_args()
     results = args.results or tempfile.mkdtemp(prefix="slope-bench-")
     start = time.perf_counter()
-    code = evalrun(["slope", "--reference", "--set", "port=0", "--set", f"n_ctx={args.n_ctx}",
-                    "--set", "interrupt_requests=false", "--depths", args.depths,
-                    "--pp", str(args.pp), "--tg", str(args.tg),
-                    "--concurrency", args.concurrency, "--runs", str(args.runs),
-                    "--results", results, "--name", "reference-bench"])
+    code = evalrun(
+        [
+            "slope",
+            "--reference",
+            "--set",
+            "port=0",
+            "--set",
+            f"n_ctx={args.n_ctx}",
+            "--set",
+            "interrupt_requests=false",
+            "--depths",
+            args.depths,
+            "--pp",
+            str(args.pp),
+            "--tg",
+            str(args.tg),
+            "--concurrency",
+            args.concurrency,
+            "--runs",
+            str(args.runs),
+            "--results",
+            results,
+            "--name",
+            "reference-bench",
+        ]
+    )
     print(f"\nwall time {time.perf_counter() - start:.0f} s (boot, calibration, all points)")
     return code
 

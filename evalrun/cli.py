@@ -16,8 +16,17 @@ from evalrun import __version__
 from evalrun.errors import EvalrunError
 
 COMMANDS = [
-    "score", "runs", "show", "suite", "garble", "lint",
-    "bisect", "compare", "signoff", "tag", "slope",
+    "score",
+    "runs",
+    "show",
+    "suite",
+    "garble",
+    "lint",
+    "bisect",
+    "compare",
+    "signoff",
+    "tag",
+    "slope",
 ]
 
 

@@ -64,8 +64,9 @@ class BootError(EvalrunError):
 
     exit_code = 3
 
-    def __init__(self, message: str, *, kind: str = "unknown", hint: str | None = None,
-                 log_tail: str = "") -> None:
+    def __init__(
+        self, message: str, *, kind: str = "unknown", hint: str | None = None, log_tail: str = ""
+    ) -> None:
         super().__init__(message, hint=hint)
         self.kind = kind
         self.log_tail = log_tail

@@ -14,7 +14,7 @@ from typing import Any
 
 from evalrun import __version__
 
-_CRED_RE = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.-]*://)[^/@]*@", re.I)
+_CRED_RE = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.-]*://)[^/@]*@", re.IGNORECASE)
 
 
 def strip_credentials(url: str) -> str:

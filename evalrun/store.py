@@ -86,7 +86,8 @@ class RunRecord(BaseModel):
     model_served: str | None = None
     sampling: dict[str, Any] = Field(default_factory=dict, description="temperature, extras sent.")
     selection: dict[str, Any] = Field(
-        default_factory=dict, description="limit / tags used to pick items, when not the whole suite."
+        default_factory=dict,
+        description="limit / tags used to pick items, when not the whole suite.",
     )
     contract: dict[str, Any] | None = Field(
         default=None, description="The contract as rendered (argv, env redacted), when booted."
@@ -110,8 +111,12 @@ class ItemRecord(BaseModel):
     category: str
     status: ItemStatus
     request: dict[str, Any] = Field(description="Parameters sent (model, max_tokens, tools, ...).")
-    response: dict[str, Any] | None = Field(default=None, description="evalrun.endpoint.response.Response.")
-    grade: dict[str, Any] | None = Field(default=None, description="{passed, detail}; None if error.")
+    response: dict[str, Any] | None = Field(
+        default=None, description="evalrun.endpoint.response.Response."
+    )
+    grade: dict[str, Any] | None = Field(
+        default=None, description="{passed, detail}; None if error."
+    )
     error: dict[str, Any] | None = Field(default=None, description="{kind, message, http_status}.")
     diagnoses: list[str] = Field(default_factory=list, description="Diagnosis kinds on this item.")
     garble: dict[str, Any] | None = Field(default=None, description="{garbled, score, reasons}.")
@@ -231,7 +236,9 @@ class RunStore:
         try:
             return RunRecord.model_validate(data)
         except ValidationError as exc:
-            raise ConfigError(f"{path} is not a valid run record: {exc.errors()[0]['msg']}") from exc
+            raise ConfigError(
+                f"{path} is not a valid run record: {exc.errors()[0]['msg']}"
+            ) from exc
 
     def load_items(self, run_id: str) -> list[ItemRecord]:
         """Final item records of a run, in file order; a later record for an id replaces an earlier."""

@@ -24,8 +24,9 @@ def make_suite(tmp_path: Path) -> Callable[..., Path]:
     """make_suite(items=None, n=4, name='mini') -> folder of a valid suite in tmp_path."""
     counter = iter(range(1000))
 
-    def make(items: list[dict] | None = None, *, n: int = 4, name: str = "mini",
-             version: int = 1) -> Path:
+    def make(
+        items: list[dict] | None = None, *, n: int = 4, name: str = "mini", version: int = 1
+    ) -> Path:
         items = items if items is not None else [simple_item(i) for i in range(n)]
         return write_suite(tmp_path / f"suite-{next(counter)}", items, name=name, version=version)
 

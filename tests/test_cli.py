@@ -22,11 +22,13 @@ def test_no_command_is_usage_error():
 def test_module_entry_point_and_no_heavy_imports_on_help():
     # `evalrun --help` must stay fast: the CLI may not import openai, pydantic models of runs,
     # tabulate or matplotlib before a command runs (bench/score_overhead.py prints the timing).
-    code = ("import sys; from evalrun.cli import main\n"
-            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-            "heavy = [m for m in ('openai', 'tabulate', 'matplotlib', 'git', 'rapidfuzz')"
-            " if m in sys.modules]\n"
-            "print('HEAVY', heavy, file=sys.stderr)")
+    code = (
+        "import sys; from evalrun.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "heavy = [m for m in ('openai', 'tabulate', 'matplotlib', 'git', 'rapidfuzz')"
+        " if m in sys.modules]\n"
+        "print('HEAVY', heavy, file=sys.stderr)"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "HEAVY []" in proc.stderr, proc.stderr

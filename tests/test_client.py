@@ -21,8 +21,12 @@ from evalrun.endpoint.client import (
 from evalrun.errors import EndpointError, UsageError
 
 FAST = RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.02)
-PARAMS = {"model": "fake-model", "messages": [{"role": "user", "content": "hi"}],
-          "temperature": 0, "max_tokens": 8}
+PARAMS = {
+    "model": "fake-model",
+    "messages": [{"role": "user", "content": "hi"}],
+    "temperature": 0,
+    "max_tokens": 8,
+}
 
 
 def send(fake, *, retry=FAST, timeout=5.0, delays=None):
@@ -41,10 +45,17 @@ def send(fake, *, retry=FAST, timeout=5.0, delays=None):
     return asyncio.run(go())
 
 
-@pytest.mark.parametrize("fault", [
-    Fault(500), Fault(502, kind="html", message="Bad Gateway"), Fault(503), http_error(408, "t"),
-    Fault(kind="drop"),
-], ids=["500", "502-html", "503", "408", "drop"])
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault(500),
+        Fault(502, kind="html", message="Bad Gateway"),
+        Fault(503),
+        http_error(408, "t"),
+        Fault(kind="drop"),
+    ],
+    ids=["500", "502-html", "503", "408", "drop"],
+)
 def test_retryable_failure_then_success(fake_server, fault):
     fake_server.script(fault, fault)
     got = send(fake_server)
@@ -61,8 +72,14 @@ def test_retries_are_bounded(fake_server):
     assert "engine core died" in info.value.message
 
 
-@pytest.mark.parametrize("fault", [context_length_400(), http_error(401, "bad key"),
-                                   http_error(404, "The model `x` does not exist.")])
+@pytest.mark.parametrize(
+    "fault",
+    [
+        context_length_400(),
+        http_error(401, "bad key"),
+        http_error(404, "The model `x` does not exist."),
+    ],
+)
 def test_other_4xx_not_retried(fake_server, fault):
     fake_server.rule = lambda req: fault
     with pytest.raises(RequestFailed) as info:
@@ -106,8 +123,13 @@ def test_html_200_is_not_a_completion(fake_server):
 
 def test_full_response_parse(fake_server):
     fake_server.rule = lambda req: reply(
-        "answer", reasoning="because", tool_calls=[{"name": "f", "arguments": {"a": 1}}],
-        finish_reason="tool_calls", prompt_tokens=7, completion_tokens=3)
+        "answer",
+        reasoning="because",
+        tool_calls=[{"name": "f", "arguments": {"a": 1}}],
+        finish_reason="tool_calls",
+        prompt_tokens=7,
+        completion_tokens=3,
+    )
     resp = send(fake_server).response
     assert resp.content == "answer" and resp.reasoning == "because"
     assert resp.tool_calls[0].name == "f" and resp.tool_calls[0].arguments == {"a": 1}
@@ -118,8 +140,10 @@ def test_full_response_parse(fake_server):
 
 def test_reasoning_field_name_variants():
     for key in ("reasoning_content", "reasoning"):
-        body = {"model": "m", "choices": [{"message": {"content": None, key: "think"},
-                                           "finish_reason": "stop"}]}
+        body = {
+            "model": "m",
+            "choices": [{"message": {"content": None, key: "think"}, "finish_reason": "stop"}],
+        }
         resp, model = parse_completion(body)
         assert resp.reasoning == "think" and resp.content is None and model == "m"
     with pytest.raises(ValueError):
@@ -132,13 +156,16 @@ def test_retry_after_forms():
     assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # in the past
 
 
-@pytest.mark.parametrize("given,expected", [
-    ("127.0.0.1:8000", "http://127.0.0.1:8000/v1"),
-    ("http://h:8000/", "http://h:8000/v1"),
-    ("http://h:8000/v1/", "http://h:8000/v1"),
-    ("https://h/v1/chat/completions", "https://h/v1"),
-    ("http://h:30000/proxy/v1", "http://h:30000/proxy/v1"),
-])
+@pytest.mark.parametrize(
+    "given,expected",
+    [
+        ("127.0.0.1:8000", "http://127.0.0.1:8000/v1"),
+        ("http://h:8000/", "http://h:8000/v1"),
+        ("http://h:8000/v1/", "http://h:8000/v1"),
+        ("https://h/v1/chat/completions", "https://h/v1"),
+        ("http://h:30000/proxy/v1", "http://h:30000/proxy/v1"),
+    ],
+)
 def test_normalise_endpoint(given, expected):
     assert normalise_endpoint(given) == expected
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from evalrun.errors import ConfigError
 from evalrun.serving.contract import (
     Contract,
     apply_overrides,
@@ -22,7 +23,6 @@ from evalrun.serving.contract import (
     render_argv,
     with_overrides,
 )
-from evalrun.errors import ConfigError
 
 ISSUE_EXAMPLE = """\
 name: mimo-flash-4x-vllm

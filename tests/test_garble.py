@@ -9,11 +9,15 @@ import sys
 import pytest
 
 from evalrun.cli import main
+from evalrun.endpoint.response import Response
 from evalrun.errors import UsageError
 from evalrun.grading.garble import (
-    check_response, detect, expected_scripts, explain_text, parse_expect,
+    check_response,
+    detect,
+    expected_scripts,
+    explain_text,
+    parse_expect,
 )
-from evalrun.endpoint.response import Response
 
 # ------------------------------------------------------------------ each signal
 
@@ -22,10 +26,19 @@ def _names(text: str, expect=None) -> list[str]:
     return [r.split(" ", 1)[0] for r in detect(text, expect).reasons]
 
 
-@pytest.mark.parametrize("text", [
-    "!" * 60, "#" * 80, "<pad>" * 20, "care" * 25, "'t" * 30, "<pad> " * 20,
-    "The answer is " + "0" * 60, "gen,gen,gen,gen,gen,gen,gen,gen,gen,gen,gen",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "!" * 60,
+        "#" * 80,
+        "<pad>" * 20,
+        "care" * 25,
+        "'t" * 30,
+        "<pad> " * 20,
+        "The answer is " + "0" * 60,
+        "gen,gen,gen,gen,gen,gen,gen,gen,gen,gen,gen",
+    ],
+)
 def test_floods_are_garble(text):
     v = detect(text, ["en"])
     assert v.garbled, v
@@ -53,16 +66,20 @@ def test_the_same_script_is_fine_when_expected():
 
 
 def test_token_soup_of_run_together_fragments():
-    soup = ("Theotene-rapistsadaysisburyplotlib ndarray torchvisionuggageanthaategy ofapagos "
-            "pytestrapistsrapistsQA tenegIncorporating therapists medical actersadaysisbury "
-            "spotategoriesantharapists hovahplotlibrapists itarmaceutical")
+    soup = (
+        "Theotene-rapistsadaysisburyplotlib ndarray torchvisionuggageanthaategy ofapagos "
+        "pytestrapistsrapistsQA tenegIncorporating therapists medical actersadaysisbury "
+        "spotategoriesantharapists hovahplotlibrapists itarmaceutical"
+    )
     v = detect(soup, ["en"])
     assert v.garbled, v
 
 
 def test_no_function_words_in_running_text():
-    soup = ("Attach Graves profits builds agro woods groceries dissatis Ishmael gloves violating "
-            "suspense Ident conciliation mins fitting raz Sunshine vernacular trademarks")
+    soup = (
+        "Attach Graves profits builds agro woods groceries dissatis Ishmael gloves violating "
+        "suspense Ident conciliation mins fitting raz Sunshine vernacular trademarks"
+    )
     assert "function-words" in _names(soup, ["en"])
 
 
@@ -80,12 +97,16 @@ def test_control_characters():
 
 
 def test_collapse_after_a_correct_prefix_is_located():
-    head = ("Photosynthesis is the process by which green plants use sunlight, water and carbon "
-            "dioxide to make glucose and oxygen. It happens in the chloroplasts of the leaves, "
-            "where the green pigment chlorophyll captures the energy of light. ")
-    tail = ("opacityarers transplantsemon oglyph pk subsequ dissemin includerican noqaungen "
-            "ivore removucaly uuidericaninctions pkerican ctypes pathlib emenarersadr suscept "
-            "zzlearers ceptserederican subsequcembererican " * 2)
+    head = (
+        "Photosynthesis is the process by which green plants use sunlight, water and carbon "
+        "dioxide to make glucose and oxygen. It happens in the chloroplasts of the leaves, "
+        "where the green pigment chlorophyll captures the energy of light. "
+    )
+    tail = (
+        "opacityarers transplantsemon oglyph pk subsequ dissemin includerican noqaungen "
+        "ivore removucaly uuidericaninctions pkerican ctypes pathlib emenarersadr suscept "
+        "zzlearers ceptserederican subsequcembererican " * 2
+    )
     v = detect(head + tail, ["en"])
     assert v.garbled, v
     assert any("(clean before)" in r for r in v.reasons), v.reasons
@@ -96,31 +117,55 @@ def test_collapse_after_a_correct_prefix_is_located():
 
 
 NEVER = [
-    ("ru", "Фотосинтез — это процесс, при котором растения превращают углекислый газ и воду в "
-           "глюкозу и кислород, используя энергию солнечного света."),
+    (
+        "ru",
+        "Фотосинтез — это процесс, при котором растения превращают углекислый газ и воду в "
+        "глюкозу и кислород, используя энергию солнечного света.",
+    ),
     ("zh", "中国的首都是北京。北京是中国的政治、文化和国际交往中心，有三千多年的建城史。"),
     ("ja", "日本の首都は東京です。東京は世界でも有数の大都市で、約1400万人が住んでいます。"),
-    ("code", "def fib(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n"
-             "    return a\n\n# ==========================================\nprint(fib(10))"),
-    ("json", '{"city": "Москва", "userName": "jdoe42", "matrix": [[0, 0, 0, 0, 0, 0, 0, 0]], '
-             '"sha": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}'),
-    ("math", "A = πr² = π · 3² ≈ 28.27; Σ_{k=1}^{n} k = n(n+1)/2; 1/3 = 0.3333333333333333; "
-             "α + β + γ = 180°; λ = h / p"),
-    ("table", "| Planet | Diameter (km) |\n|--------|---------------|\n| Mercury | 4,879 |\n"
-              "| Venus | 12,104 |\n| Earth | 12,742 |\n| Mars | 6,779 |"),
+    (
+        "code",
+        "def fib(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n"
+        "    return a\n\n# ==========================================\nprint(fib(10))",
+    ),
+    (
+        "json",
+        '{"city": "Москва", "userName": "jdoe42", "matrix": [[0, 0, 0, 0, 0, 0, 0, 0]], '
+        '"sha": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}',
+    ),
+    (
+        "math",
+        "A = πr² = π · 3² ≈ 28.27; Σ_{k=1}^{n} k = n(n+1)/2; 1/3 = 0.3333333333333333; "
+        "α + β + γ = 180°; λ = h / p",
+    ),
+    (
+        "table",
+        "| Planet | Diameter (km) |\n|--------|---------------|\n| Mercury | 4,879 |\n"
+        "| Venus | 12,104 |\n| Earth | 12,742 |\n| Mars | 6,779 |",
+    ),
     ("en", "Cats are cute. Cats are independent. Cats are clean. " * 8),
     ("en", "The capital of Australia is Sydney, which is also its largest city."),
     ("en", "Yes yes yes yes yes yes yes yes yes yes."),
     ("en", "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20"),
-    ("de", "Die Donaudampfschifffahrtsgesellschaft und die Rechtsschutzversicherungsgesellschaften "
-           "sind bekannte Beispiele für lange deutsche Wörter."),
+    (
+        "de",
+        "Die Donaudampfschifffahrtsgesellschaft und die Rechtsschutzversicherungsgesellschaften "
+        "sind bekannte Beispiele für lange deutsche Wörter.",
+    ),
 ]
 
 
-@pytest.mark.parametrize("lang,text", NEVER, ids=[f"{lang}-{i}" for i, (lang, _) in enumerate(NEVER)])
+@pytest.mark.parametrize(
+    "lang,text", NEVER, ids=[f"{lang}-{i}" for i, (lang, _) in enumerate(NEVER)]
+)
 def test_never_garble(lang, text):
-    expect = {"code": ["en", "code"], "json": ["en", "json"], "math": ["en", "math"],
-              "table": ["en", "table"]}.get(lang, [lang])
+    expect = {
+        "code": ["en", "code"],
+        "json": ["en", "json"],
+        "math": ["en", "math"],
+        "table": ["en", "table"],
+    }.get(lang, [lang])
     v = detect(text, expect)
     assert not v.garbled, v
 
@@ -186,8 +231,12 @@ def test_cli_exit_codes_and_json(capsys):
 
 
 def test_cli_reads_stdin():
-    proc = subprocess.run([sys.executable, "-m", "evalrun", "garble", "-", "--expect", "ru"],
-                          input="Москва — столица России.", capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "evalrun", "garble", "-", "--expect", "ru"],
+        input="Москва — столица России.",
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("clean")
 
@@ -224,9 +273,11 @@ def test_a_fluent_answer_ending_in_glued_fragments_is_collapse():
 def test_one_rare_word_before_the_final_full_stop_is_vocabulary_not_collapse():
     """A real SmolLM2 answer (core factual-007) whose last words the spelling model finds odd:
     the sentence is finished, so generation stopped by itself and did not collapse."""
-    answer = ("The primary gas used by green plants for photosynthesis is carbon dioxide (CO2). "
-              "This process occurs in the chloroplasts of plant cells, where it's converted into "
-              "glucose and oxygen through a complex biochemical pathway")
+    answer = (
+        "The primary gas used by green plants for photosynthesis is carbon dioxide (CO2). "
+        "This process occurs in the chloroplasts of plant cells, where it's converted into "
+        "glucose and oxygen through a complex biochemical pathway"
+    )
     assert not detect(answer + ".", ["en"]).garbled
     assert not detect(answer + '."', ["en"]).garbled
     # the same odd word with no full stop is where a collapse runs to the token limit

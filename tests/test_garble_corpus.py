@@ -10,7 +10,7 @@ import pytest
 from evalrun.grading.garble import detect
 
 sys.path.insert(0, str(Path(__file__).parent))
-from support.garble_corpus import CORPUS, holdout, load_corpus  # noqa: E402
+from support.garble_corpus import CORPUS, holdout, load_corpus
 
 
 @pytest.fixture(scope="module")
@@ -77,21 +77,20 @@ def test_targets_on_the_holdout_quarter(corpus):
     assert catch_rate >= 0.96, "\n".join(misses)  # measured 97.3% (3 misses)
 
 
-
-
 def test_core_suite_accept_examples_are_never_garble():
     """Every answer the core suite accepts as correct passes the garble detector, judged with the
     languages the runner uses (the item's own, else its category's default)."""
-    from evalrun.grading.garble import check_response, expected_for
     from evalrun.endpoint.response import example_to_response
+    from evalrun.grading.garble import check_response, expected_for
     from evalrun.suite.load import load_suite
 
     suite = load_suite("core", verify=False)
     flagged = []
     for item in suite.items:
         for example in item.accept:
-            verdict = check_response(example_to_response(example),
-                                     expected_for(item.languages, item.category))
+            verdict = check_response(
+                example_to_response(example), expected_for(item.languages, item.category)
+            )
             if verdict and verdict["garbled"]:
                 flagged.append(f"{item.id}: {verdict['reasons']}")
     assert not flagged, "\n".join(flagged)

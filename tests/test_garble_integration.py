@@ -12,9 +12,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from evalrun.serving.contract import contract_from_data, read_contract_data, reference_contract_path
-from evalrun.grading.garble import check_response, expected_for
 from evalrun.endpoint.response import Response
+from evalrun.grading.garble import check_response, expected_for
+from evalrun.serving.contract import contract_from_data, read_contract_data, reference_contract_path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -46,8 +46,12 @@ def _answers(model: Path, log: Path) -> list[Response]:
     out = []
     with boot_server(contract_from_data(data), log) as server, httpx.Client(timeout=600) as http:
         for _, _, prompt in PROMPTS:
-            body = {"model": server.model, "max_tokens": MAX_TOKENS, "temperature": 0,
-                    "messages": [{"role": "user", "content": prompt}]}
+            body = {
+                "model": server.model,
+                "max_tokens": MAX_TOKENS,
+                "temperature": 0,
+                "messages": [{"role": "user", "content": prompt}],
+            }
             resp = http.post(f"{server.base_url}/chat/completions", json=body)
             resp.raise_for_status()
             out.append(Response(content=resp.json()["choices"][0]["message"]["content"]))

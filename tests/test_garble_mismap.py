@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from support.mismap import swap_plan, write_mismapped_gguf  # noqa: E402
+from support.mismap import swap_plan, write_mismapped_gguf
 
 gguf = pytest.importorskip("gguf")
 

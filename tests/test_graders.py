@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from evalrun.endpoint.response import Response, ToolCall
 from evalrun.errors import SuiteError
 from evalrun.grading.registry import GRADERS, Grade, grade, grade_spec, grader, validate_params
-from evalrun.endpoint.response import Response, ToolCall
 from evalrun.suite.load import Item
 
 

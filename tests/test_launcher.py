@@ -14,9 +14,9 @@ import httpx
 import pytest
 import yaml
 
+from evalrun.errors import BootError
 from evalrun.serving import launcher
 from evalrun.serving.contract import Contract
-from evalrun.errors import BootError
 from evalrun.serving.launcher import boot_server, free_port, port_in_use, record_for_run
 
 pytestmark = pytest.mark.slow  # boots fake engine processes

@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from evalrun.serving.contract import load_contract, reference_contract_path
 from evalrun.errors import ConfigError
+from evalrun.serving.contract import load_contract, reference_contract_path
 from evalrun.serving.launcher import boot_server, port_in_use
 from evalrun.serving.reference import SHIPPED_MODELS, resolve_shipped_model
 

@@ -15,25 +15,35 @@ from fakeserver import (
     tool_choice_400,
 )
 
-from evalrun.grading import garble
-
-from evalrun.grading import registry as graders
 from evalrun.endpoint.client import RetryPolicy
 from evalrun.errors import EndpointError, SuiteError, UsageError
-from evalrun.store import RunStore
+from evalrun.grading import garble
+from evalrun.grading import registry as graders
 from evalrun.scoring.runner import score_suite
+from evalrun.store import RunStore
 from evalrun.suite.load import load_suite
 
 FAST = RetryPolicy(attempts=2, base_delay=0.01, max_delay=0.02)
-TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
-    "type": "object", "properties": {"city": {"type": "string"}}}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    }
+]
 
 
 def run(fake, suite_dir, tmp_path, **kw):
     kw.setdefault("retry", FAST)
     kw.setdefault("progress", False)
-    return score_suite(endpoint=fake.host_url, suite=load_suite(str(suite_dir)),
-                       store=RunStore(tmp_path / "results"), **kw)
+    return score_suite(
+        endpoint=fake.host_url,
+        suite=load_suite(str(suite_dir)),
+        store=RunStore(tmp_path / "results"),
+        **kw,
+    )
 
 
 def test_run_writes_record_and_items(fake_server, make_suite, tmp_path):
@@ -66,8 +76,12 @@ def test_default_label_is_model_slug(fake_server, make_suite, tmp_path):
 
 def test_tools_and_extra_body_are_sent(fake_server, make_suite, tmp_path):
     item = simple_item(0, tools=TOOLS, tool_choice="auto")
-    run(fake_server, make_suite([item]), tmp_path,
-        request_extra={"chat_template_kwargs": {"enable_thinking": False}})
+    run(
+        fake_server,
+        make_suite([item]),
+        tmp_path,
+        request_extra={"chat_template_kwargs": {"enable_thinking": False}},
+    )
     sent = fake_server.requests[0]
     assert sent["tools"] == TOOLS and sent["tool_choice"] == "auto"
     assert sent["chat_template_kwargs"] == {"enable_thinking": False}
@@ -76,8 +90,9 @@ def test_tools_and_extra_body_are_sent(fake_server, make_suite, tmp_path):
 def test_errors_are_never_graded(fake_server, make_suite, tmp_path, monkeypatch):
     graded = []
     real = graders.grade
-    monkeypatch.setattr(graders, "grade",
-                        lambda item, resp: graded.append(item.id) or real(item, resp))
+    monkeypatch.setattr(
+        graders, "grade", lambda item, resp: graded.append(item.id) or real(item, resp)
+    )
     fake_server.rule = lambda req: Fault(500) if "question 1:" in last_user(req) else reply("ok")
     record, recs = run(fake_server, make_suite(n=3), tmp_path)
     bad = [r for r in recs if r.status == "error"]
@@ -98,8 +113,14 @@ def test_endpoint_that_dies_midway_stops_early(fake_server, make_suite, tmp_path
     fake_server.rule = rule
     store = RunStore(tmp_path / "results")
     with pytest.raises(EndpointError, match="stopped answering.*--resume"):
-        score_suite(endpoint=fake_server.base_url, suite=load_suite(str(make_suite(n=60))),
-                    store=store, concurrency=2, retry=FAST, progress=False)
+        score_suite(
+            endpoint=fake_server.base_url,
+            suite=load_suite(str(make_suite(n=60))),
+            store=store,
+            concurrency=2,
+            retry=FAST,
+            progress=False,
+        )
     record = store.load_run("latest")
     assert record.status == "incomplete"
     assert record.summary.total == 60 and record.summary.passed < 10
@@ -115,8 +136,7 @@ def test_stop_when_halts_without_an_error(fake_server, make_suite, tmp_path):
         return "enough" if len(seen) == 3 else None
 
     fake_server.latency = lambda req: 0.5 if "question 3" in last_user(req) else 0.02
-    record, recs = run(fake_server, make_suite(n=40), tmp_path, concurrency=2,
-                       stop_when=stop_when)
+    record, recs = run(fake_server, make_suite(n=40), tmp_path, concurrency=2, stop_when=stop_when)
     assert record.status == "incomplete" and len(seen) == len(recs) == 3
     # the slow request in flight at the halt was dropped, not waited for
     assert fake_server.chat_requests == 4 and "basic-003" not in {r.id for r in recs}
@@ -128,8 +148,12 @@ def test_garble_verdict_recorded_and_counted(fake_server, make_suite, tmp_path, 
     def check(response, expect=None):
         seen.append(expect)
         bad = "soup" in (response.content or "")
-        return {"garbled": bad, "score": 1.0 if bad else 0.0, "reasons": ["soup"] if bad else [],
-                "channel": "content"}
+        return {
+            "garbled": bad,
+            "score": 1.0 if bad else 0.0,
+            "reasons": ["soup"] if bad else [],
+            "channel": "content",
+        }
 
     monkeypatch.setattr(garble, "check_response", check)
     fake_server.rule = lambda req: reply("token soup" if "question 0:" in last_user(req) else "ok")
@@ -183,21 +207,32 @@ THINK = "<think>Let me think about it.</think>ok"
 RAW_TOOL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
 
 
-@pytest.mark.parametrize("answer,item_extra,kind,status", [
-    (reply(None, reasoning="the answer is ok"), {}, "reasoning_only", "failed"),
-    (reply("", reasoning="hmm " * 20, reasoning_key="reasoning", finish_reason="length"), {},
-     "reasoning_exhausted_tokens", "failed"),
-    (tool_choice_400(), {"tools": TOOLS, "tool_choice": "auto"}, "tool_choice_400", "error"),
-    (reply(THINK), {}, "think_in_content", "failed"),
-    (reply(RAW_TOOL), {"tools": TOOLS}, "raw_tool_call", "failed"),
-    (reply("", finish_reason="length"), {}, "length_no_answer", "failed"),
-    (context_length_400(), {}, "context_length", "failed"),
-    (reply(None), {}, "empty_response", "failed"),
-], ids=lambda v: v if isinstance(v, str) else None)
+@pytest.mark.parametrize(
+    "answer,item_extra,kind,status",
+    [
+        (reply(None, reasoning="the answer is ok"), {}, "reasoning_only", "failed"),
+        (
+            reply("", reasoning="hmm " * 20, reasoning_key="reasoning", finish_reason="length"),
+            {},
+            "reasoning_exhausted_tokens",
+            "failed",
+        ),
+        (tool_choice_400(), {"tools": TOOLS, "tool_choice": "auto"}, "tool_choice_400", "error"),
+        (reply(THINK), {}, "think_in_content", "failed"),
+        (reply(RAW_TOOL), {"tools": TOOLS}, "raw_tool_call", "failed"),
+        (reply("", finish_reason="length"), {}, "length_no_answer", "failed"),
+        (context_length_400(), {}, "context_length", "failed"),
+        (reply(None), {}, "empty_response", "failed"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else None,
+)
 def test_each_diagnosis(fake_server, make_suite, tmp_path, answer, item_extra, kind, status):
     fake_server.rule = lambda req: answer
-    record, recs = run(fake_server, make_suite([simple_item(0, **item_extra),
-                                                simple_item(1, **item_extra)]), tmp_path)
+    record, recs = run(
+        fake_server,
+        make_suite([simple_item(0, **item_extra), simple_item(1, **item_extra)]),
+        tmp_path,
+    )
     assert {r.status for r in recs} == {status}
     assert all(kind in r.diagnoses for r in recs)
     diag = {d.kind: d for d in record.summary.diagnoses}

@@ -17,9 +17,19 @@ ENGINE = Path(__file__).parent / "fake_engines" / "engine.py"
 
 def contract_file(tmp_path: Path, **args: object) -> Path:
     path = tmp_path / "contract.yaml"
-    path.write_text(yaml.safe_dump({
-        "name": "fake-engine", "engine": "vllm", "command": [sys.executable, str(ENGINE)],
-        "model": "fake-model", "port": 0, "boot_timeout": 30, "args": args}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "name": "fake-engine",
+                "engine": "vllm",
+                "command": [sys.executable, str(ENGINE)],
+                "model": "fake-model",
+                "port": 0,
+                "boot_timeout": 30,
+                "args": args,
+            }
+        )
+    )
     return path
 
 
@@ -27,9 +37,21 @@ def contract_file(tmp_path: Path, **args: object) -> Path:
 def test_score_a_contract_end_to_end(tmp_path, make_suite, capsys):
     results = tmp_path / "results"
     suite = make_suite([simple_item(i, answer="OK") for i in range(3)])
-    code = main(["score", "--contract", str(contract_file(tmp_path, **{"boot-delay": 0.0})),
-                 "--set", "args.boot-delay=0.2", "--suite", str(suite), "--results", str(results),
-                 "--json", "--no-progress"])
+    code = main(
+        [
+            "score",
+            "--contract",
+            str(contract_file(tmp_path, **{"boot-delay": 0.0})),
+            "--set",
+            "args.boot-delay=0.2",
+            "--suite",
+            str(suite),
+            "--results",
+            str(results),
+            "--json",
+            "--no-progress",
+        ]
+    )
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["passed"] == 3 and data["model"] == "fake-model"
     folder = Path(data["path"])
@@ -42,8 +64,18 @@ def test_score_a_contract_end_to_end(tmp_path, make_suite, capsys):
     # resuming needs the contract again: the booted server is gone
     assert main(["score", "--resume", data["run_id"], "--results", str(results)]) == 2
     assert "resume with --contract FILE" in capsys.readouterr().err
-    code = main(["score", "--contract", str(tmp_path / "contract.yaml"), "--resume",
-                 data["run_id"], "--results", str(results), "--no-progress"])
+    code = main(
+        [
+            "score",
+            "--contract",
+            str(tmp_path / "contract.yaml"),
+            "--resume",
+            data["run_id"],
+            "--results",
+            str(results),
+            "--no-progress",
+        ]
+    )
     assert code == 0 and f"{data['run_id']}: mini-v1: 3/3" in capsys.readouterr().out
     assert len(list(folder.glob("server*.log"))) == 2
 
@@ -51,16 +83,35 @@ def test_score_a_contract_end_to_end(tmp_path, make_suite, capsys):
 @pytest.mark.slow
 def test_boot_failure_exit_3_or_125(tmp_path, make_suite, capsys):
     contract = contract_file(tmp_path, mode="crash", message="oom")
-    base = ["score", "--contract", str(contract), "--suite", str(make_suite(n=1)), "--results",
-            str(tmp_path / "results"), "--no-progress"]
+    base = [
+        "score",
+        "--contract",
+        str(contract),
+        "--suite",
+        str(make_suite(n=1)),
+        "--results",
+        str(tmp_path / "results"),
+        "--no-progress",
+    ]
     assert main(base) == 3
     assert "out of memory" in capsys.readouterr().err.lower()
     assert main([*base, "--fail-below", "50"]) == 125
 
 
 def test_unset_unknown_knob_exit_2(tmp_path, make_suite, capsys):
-    code = main(["score", "--contract", str(contract_file(tmp_path)), "--unset", "args.nope",
-                 "--suite", str(make_suite(n=1)), "--results", str(tmp_path / "r")])
+    code = main(
+        [
+            "score",
+            "--contract",
+            str(contract_file(tmp_path)),
+            "--unset",
+            "args.nope",
+            "--suite",
+            str(make_suite(n=1)),
+            "--results",
+            str(tmp_path / "r"),
+        ]
+    )
     assert code == 2 and "no such knob" in capsys.readouterr().err
 
 
@@ -68,8 +119,20 @@ def test_unset_unknown_knob_exit_2(tmp_path, make_suite, capsys):
 def test_score_reference_endpoint(tmp_path, make_suite, capsys):
     pytest.importorskip("llama_cpp")
     suite = make_suite([simple_item(i) for i in range(3)])
-    code = main(["score", "--reference", "--set", "port=0", "--suite", str(suite),
-                 "--results", str(tmp_path / "results"), "--json", "--no-progress"])
+    code = main(
+        [
+            "score",
+            "--reference",
+            "--set",
+            "port=0",
+            "--suite",
+            str(suite),
+            "--results",
+            str(tmp_path / "results"),
+            "--json",
+            "--no-progress",
+        ]
+    )
     data = json.loads(capsys.readouterr().out)
     assert code in (0, 4) and data["total"] == 3 and data["errors"] == 0
     record = json.loads((Path(data["path"]) / "run.json").read_text())

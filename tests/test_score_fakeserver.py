@@ -13,8 +13,11 @@ from fakeserver import FakeServer, Fault, per_prompt_token, reply, tool_choice_4
 
 
 def post(url: str, body: dict) -> tuple[int, dict | str]:
-    req = urllib.request.Request(url + "/chat/completions", data=json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        url + "/chat/completions",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
     try:
         with urllib.request.urlopen(req, timeout=5) as resp:
             return resp.status, json.loads(resp.read())
@@ -63,8 +66,10 @@ def test_script_then_rule_and_reasoning(fake_server):
 
 
 def test_tool_calls_and_html_fault(fake_server):
-    fake_server.script(reply(None, tool_calls=[{"name": "f", "arguments": {"x": 1}}]),
-                       Fault(502, kind="html", message="Bad Gateway"))
+    fake_server.script(
+        reply(None, tool_calls=[{"name": "f", "arguments": {"x": 1}}]),
+        Fault(502, kind="html", message="Bad Gateway"),
+    )
     _, body = post(fake_server.base_url, chat("a"))
     call = body["choices"][0]["message"]["tool_calls"][0]["function"]
     assert call == {"name": "f", "arguments": '{"x": 1}'}

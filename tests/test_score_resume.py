@@ -23,9 +23,27 @@ N = 30
 def start_scoring(endpoint: str, suite: Path, results: Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     return subprocess.Popen(
-        [sys.executable, "-m", "evalrun", "score", "--endpoint", endpoint, "--suite", str(suite),
-         "--results", str(results), "--concurrency", "2", "--name", "killed"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=str(REPO))
+        [
+            sys.executable,
+            "-m",
+            "evalrun",
+            "score",
+            "--endpoint",
+            endpoint,
+            "--suite",
+            str(suite),
+            "--results",
+            str(results),
+            "--concurrency",
+            "2",
+            "--name",
+            "killed",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=str(REPO),
+    )
 
 
 def wait_for_items(results: Path, n: int, proc: subprocess.Popen, timeout: float = 30) -> Path:
@@ -102,8 +120,13 @@ def test_sigterm_interrupts_like_ctrl_c(fake_server, slow_suite, tmp_path):
 
     fake_server.rule = rule
     with pytest.raises(Interrupted, match="resume with --resume"):
-        score_suite(endpoint=fake_server.base_url, suite=load_suite(str(slow_suite)), store=store,
-                    concurrency=1, progress=False)
+        score_suite(
+            endpoint=fake_server.base_url,
+            suite=load_suite(str(slow_suite)),
+            store=store,
+            concurrency=1,
+            progress=False,
+        )
     record = store.load_run("latest")
     assert record.status == "interrupted" and 0 < len(store.load_items(record.run_id)) < N
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # handler restored
@@ -114,10 +137,24 @@ def test_resume_retries_items_in_error(fake_server, make_suite, tmp_path, capsys
 
     results = tmp_path / "results"
     suite = make_suite(n=3)
-    fake_server.rule = lambda req: http_error(400, "nope") if "question 2:" in last_user(req) \
-        else reply("ok")
-    assert main(["score", "--endpoint", fake_server.base_url, "--suite", str(suite), "--results",
-                 str(results), "--no-progress"]) == 4
+    fake_server.rule = lambda req: (
+        http_error(400, "nope") if "question 2:" in last_user(req) else reply("ok")
+    )
+    assert (
+        main(
+            [
+                "score",
+                "--endpoint",
+                fake_server.base_url,
+                "--suite",
+                str(suite),
+                "--results",
+                str(results),
+                "--no-progress",
+            ]
+        )
+        == 4
+    )
     fake_server.rule = lambda req: reply("ok")
     before = fake_server.chat_requests
     run_id = RunStore(results).resolve("latest")
@@ -129,8 +166,18 @@ def test_resume_retries_items_in_error(fake_server, make_suite, tmp_path, capsys
 
 def test_resume_refuses_a_changed_suite(fake_server, make_suite, tmp_path, capsys):
     results = tmp_path / "results"
-    main(["score", "--endpoint", fake_server.base_url, "--suite", str(make_suite(n=2)),
-          "--results", str(results), "--no-progress"])
+    main(
+        [
+            "score",
+            "--endpoint",
+            fake_server.base_url,
+            "--suite",
+            str(make_suite(n=2)),
+            "--results",
+            str(results),
+            "--no-progress",
+        ]
+    )
     run_id = RunStore(results).resolve("latest")
     other = make_suite(n=3)
     code = main(["score", "--resume", run_id, "--suite", str(other), "--results", str(results)])

@@ -10,17 +10,20 @@ from pathlib import Path
 import pytest
 
 from evalrun.endpoint.diagnose import HINTS, diagnose_error, diagnose_response
+from evalrun.endpoint.response import Response, ToolCall
 from evalrun.provenance import collect, git_facts, strip_credentials
 from evalrun.scoring.report import ProgressBar
-from evalrun.endpoint.response import Response, ToolCall
 
 
-@pytest.mark.parametrize("url,clean", [
-    ("https://user:ghp_token@github.com/o/r.git", "https://github.com/o/r.git"),
-    ("https://oauth2:glpat-x@gitlab.example/o/r", "https://gitlab.example/o/r"),
-    ("git@github.com:o/r.git", "git@github.com:o/r.git"),
-    ("https://github.com/o/r", "https://github.com/o/r"),
-])
+@pytest.mark.parametrize(
+    "url,clean",
+    [
+        ("https://user:ghp_token@github.com/o/r.git", "https://github.com/o/r.git"),
+        ("https://oauth2:glpat-x@gitlab.example/o/r", "https://gitlab.example/o/r"),
+        ("git@github.com:o/r.git", "git@github.com:o/r.git"),
+        ("https://github.com/o/r", "https://github.com/o/r"),
+    ],
+)
 def test_strip_credentials(url, clean):
     assert strip_credentials(url) == clean
 
@@ -48,35 +51,60 @@ def test_git_facts_outside_a_repo(tmp_path):
     assert git_facts(tmp_path) == {} and git_facts(tmp_path / "missing") == {}
 
 
-@pytest.mark.parametrize("status,message,kind", [
-    (400, '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
-     "tool_choice_400"),
-    (400, "This model's maximum context length is 4096 tokens. However, you requested 5000 "
-          "tokens (4900 in the messages, 100 in the completion).", "context_length"),
-    (400, "The input (40000 tokens) is longer than the model's context length (32768 tokens).",
-     "context_length"),  # sglang
-    (400, "Requested tokens (40000) exceed context window of 32768",
-     "context_length"),  # llama-cpp-python
-    (400, "the request exceeds the available context size, try increasing it", "context_length"),
-    (404, "The model `qwen` does not exist.", "model_not_found"),
-])
+@pytest.mark.parametrize(
+    "status,message,kind",
+    [
+        (
+            400,
+            '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+            "tool_choice_400",
+        ),
+        (
+            400,
+            "This model's maximum context length is 4096 tokens. However, you requested 5000 "
+            "tokens (4900 in the messages, 100 in the completion).",
+            "context_length",
+        ),
+        (
+            400,
+            "The input (40000 tokens) is longer than the model's context length (32768 tokens).",
+            "context_length",
+        ),  # sglang
+        (
+            400,
+            "Requested tokens (40000) exceed context window of 32768",
+            "context_length",
+        ),  # llama-cpp-python
+        (
+            400,
+            "the request exceeds the available context size, try increasing it",
+            "context_length",
+        ),
+        (404, "The model `qwen` does not exist.", "model_not_found"),
+    ],
+)
 def test_error_texts_of_each_engine(status, message, kind):
     assert diagnose_error({"kind": "http", "message": message, "http_status": status}) == [kind]
 
 
 def test_unrelated_400_is_not_diagnosed():
-    assert diagnose_error({"kind": "http", "message": "temperature must be >= 0",
-                           "http_status": 400}) == []
+    assert (
+        diagnose_error({"kind": "http", "message": "temperature must be >= 0", "http_status": 400})
+        == []
+    )
     assert diagnose_error(None) == []
 
 
-@pytest.mark.parametrize("content", [
-    '<tool_call>{"name": "f", "arguments": {}}</tool_call>',
-    '[TOOL_CALLS][{"name": "f", "arguments": {}}]',
-    '<|python_tag|>{"name": "f", "parameters": {}}',
-    'Sure! {"name": "get_weather", "arguments": {"city": "Paris"}}',
-    "<function=get_weather>{\"city\": \"Paris\"}</function>",
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        '<tool_call>{"name": "f", "arguments": {}}</tool_call>',
+        '[TOOL_CALLS][{"name": "f", "arguments": {}}]',
+        '<|python_tag|>{"name": "f", "parameters": {}}',
+        'Sure! {"name": "get_weather", "arguments": {"city": "Paris"}}',
+        '<function=get_weather>{"city": "Paris"}</function>',
+    ],
+)
 def test_raw_tool_call_shapes(content):
     resp = Response(content=content, finish_reason="stop")
     assert "raw_tool_call" in diagnose_response(resp, tools_offered=True)
@@ -84,8 +112,9 @@ def test_raw_tool_call_shapes(content):
 
 
 def test_parsed_tool_call_is_clean():
-    resp = Response(content=None, tool_calls=[ToolCall(name="f", arguments={})],
-                    finish_reason="tool_calls")
+    resp = Response(
+        content=None, tool_calls=[ToolCall(name="f", arguments={})], finish_reason="tool_calls"
+    )
     assert diagnose_response(resp, tools_offered=True) == []
 
 

@@ -6,8 +6,9 @@ from support.synthruns import OTHER_SHA, ids_of, items_for, seeds_pair, write_ru
 
 from evalrun.cli import main
 from evalrun.errors import ConfigError
+from evalrun.signoff.gate import signoff
+from evalrun.signoff.policy import DEFAULT_POLICY_YAML, Policy, load_policy
 from evalrun.store import RunStore
-from evalrun.signoff.gate import DEFAULT_POLICY_YAML, Policy, load_policy, signoff
 
 BASE = "2026-01-01_000000_base"
 CAND = "2026-01-02_000000_cand"
@@ -249,7 +250,7 @@ def test_cli_corrupt_item_record_is_exit_2(store, capsys):
 
 
 def test_extra_checks_count_like_rules(store):
-    from evalrun.signoff.gate import Check
+    from evalrun.signoff.policy import Check
 
     base, cand = seeds_pair(store)
     slope = Check(

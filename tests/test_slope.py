@@ -11,7 +11,6 @@ from slope_fake import StreamingFake
 
 from evalrun.cli import main
 from evalrun.errors import EndpointError, UsageError
-from evalrun.slope.sweep import run_slope, summarize
 from evalrun.slope.record import (
     SlopePoint,
     SlopeRecord,
@@ -24,6 +23,7 @@ from evalrun.slope.record import (
     ratios_to_d0,
 )
 from evalrun.slope.report import compare_rows, headline, render_compare, render_text
+from evalrun.slope.sweep import run_slope, summarize
 from evalrun.slope.wire import StreamTiming, filler, is_context_error
 
 # Decode is 12 ms/token below 1500 prompt tokens and 120 ms/token above: a cliff of 0.1. The tests
@@ -46,15 +46,32 @@ def fake() -> Iterator[StreamingFake]:
 
 
 def sweep(fake: StreamingFake, tmp_path: Path, **kw) -> SlopeRecord:  # type: ignore[no-untyped-def]
-    args = dict(endpoint=fake.base_url, depths=[0, 512, 2048], pp=32, tg=6, concurrency=[1, 2],
-                runs=1, results=tmp_path)
+    args = dict(
+        endpoint=fake.base_url,
+        depths=[0, 512, 2048],
+        pp=32,
+        tg=6,
+        concurrency=[1, 2],
+        runs=1,
+        results=tmp_path,
+    )
     args.update(kw)
     return run_slope(**args)
 
 
 # -- pure parts -------------------------------------------------------------------------------
-@pytest.mark.parametrize("text,tokens", [("8k", 8192), ("128K", 131072), ("131072", 131072),
-                                         ("0", 0), ("d0", 0), ("1.5k", 1536), ("1M", 1048576)])
+@pytest.mark.parametrize(
+    "text,tokens",
+    [
+        ("8k", 8192),
+        ("128K", 131072),
+        ("131072", 131072),
+        ("0", 0),
+        ("d0", 0),
+        ("1.5k", 1536),
+        ("1M", 1048576),
+    ],
+)
 def test_parse_depth(text: str, tokens: int) -> None:
     assert parse_depth(text) == tokens
 
@@ -82,10 +99,14 @@ def test_context_errors_are_recognised() -> None:
 
 def test_summarize_per_stream_and_aggregate() -> None:
     # Two streams of 11 tokens, each 1 s from first to last token: 10 t/s each.
-    together = [StreamTiming(sent=0.0, first=1.0, last=2.0, chunks=11),
-                StreamTiming(sent=0.0, first=1.0, last=2.0, chunks=11)]
-    serial = [StreamTiming(sent=0.0, first=1.0, last=2.0, chunks=11),
-              StreamTiming(sent=0.0, first=2.5, last=3.5, chunks=11, usage_prompt=1100)]
+    together = [
+        StreamTiming(sent=0.0, first=1.0, last=2.0, chunks=11),
+        StreamTiming(sent=0.0, first=1.0, last=2.0, chunks=11),
+    ]
+    serial = [
+        StreamTiming(sent=0.0, first=1.0, last=2.0, chunks=11),
+        StreamTiming(sent=0.0, first=2.5, last=3.5, chunks=11, usage_prompt=1100),
+    ]
     p = summarize(8192, 2, [together], tg=11, base_tokens=100, probed_depth=8190)
     assert p.decode_tps == 10.0 and p.aggregate_tps == 20.0 and p.ttft_s == 1.0
     assert p.depth == 8190 and p.short == 0
@@ -97,24 +118,40 @@ def test_summarize_per_stream_and_aggregate() -> None:
 def _seed_record(values: dict[int, dict[int, float]]) -> SlopeRecord:
     depths = sorted(values)
     levels = sorted({c for row in values.values() for c in row})
-    points = [SlopePoint(depth_target=d, depth=d, concurrency=c, decode_tps=v)
-              for d, row in values.items() for c, v in row.items()]
-    return SlopeRecord(run_id="x", label="x", endpoint="http://h/v1", started_at="t",
-                       status="complete",
-                       settings=SlopeSettings(depths=depths, pp=2048, tg=128, concurrency=levels,
-                                              runs=2), points=points)
+    points = [
+        SlopePoint(depth_target=d, depth=d, concurrency=c, decode_tps=v)
+        for d, row in values.items()
+        for c, v in row.items()
+    ]
+    return SlopeRecord(
+        run_id="x",
+        label="x",
+        endpoint="http://h/v1",
+        started_at="t",
+        status="complete",
+        settings=SlopeSettings(depths=depths, pp=2048, tg=128, concurrency=levels, runs=2),
+        points=points,
+    )
 
 
 def test_seed_numbers_give_the_seed_ratios_and_the_c2_cliff() -> None:
     # The seeds: sglang c1 77.6 -> 23.5 (0.30, no single step halves); vLLM c2 30.3 @32K -> 5.6.
-    rec = _seed_record({0: {1: 77.6, 2: 50.0}, 8192: {1: 76.2, 2: 45.0},
-                        32768: {1: 57.8, 2: 30.3}, 131072: {1: 33.7, 2: 5.6},
-                        262144: {1: 23.5, 2: 2.1}})
+    rec = _seed_record(
+        {
+            0: {1: 77.6, 2: 50.0},
+            8192: {1: 76.2, 2: 45.0},
+            32768: {1: 57.8, 2: 30.3},
+            131072: {1: 33.7, 2: 5.6},
+            262144: {1: 23.5, 2: 2.1},
+        }
+    )
     assert round(ratios_to_d0(rec, 1)[262144], 2) == 0.30
     assert "256K/d0: c1 0.30" in headline(rec)
     cliffs = find_cliffs(rec)
     assert [(c.concurrency, c.from_depth, c.to_depth) for c in cliffs] == [
-        (2, 32768, 131072), (2, 131072, 262144)]
+        (2, 32768, 131072),
+        (2, 131072, 262144),
+    ]
     text = render_text(rec)
     assert "5.6 (0.11) CLIFF" in text and "33.7 (0.43)" in text
 
@@ -182,8 +219,9 @@ def test_depths_beyond_the_context_are_skipped(fake: StreamingFake, tmp_path: Pa
     assert "skipped" in render_text(rec)
 
 
-def test_depths_beyond_the_listed_max_model_len_are_not_sent(fake: StreamingFake,
-                                                             tmp_path: Path) -> None:
+def test_depths_beyond_the_listed_max_model_len_are_not_sent(
+    fake: StreamingFake, tmp_path: Path
+) -> None:
     rec = sweep(fake, tmp_path, depths=[0, 8192], concurrency=[1])  # /v1/models lists 4096
     assert not rec.points[0].skipped and rec.points[1].skipped
     assert "beyond max context 4096" in (rec.points[1].skip_reason or "")
@@ -206,12 +244,31 @@ def test_streams_cut_off_by_the_server_are_failures(fake: StreamingFake, tmp_pat
     assert "failed streams: d0 c2 2" in text and "interrupt_requests=false" in text
 
 
-def test_cli_exits_4_when_streams_failed(fake: StreamingFake, tmp_path: Path,
-                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_exits_4_when_streams_failed(
+    fake: StreamingFake, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     fake.cut_after = 1
-    code = main(["slope", "--endpoint", fake.base_url, "--depths", "0", "--pp", "32", "--tg",
-                 "6", "--concurrency", "2", "--runs", "1", "--results", str(tmp_path),
-                 "--no-plot", "--json"])
+    code = main(
+        [
+            "slope",
+            "--endpoint",
+            fake.base_url,
+            "--depths",
+            "0",
+            "--pp",
+            "32",
+            "--tg",
+            "6",
+            "--concurrency",
+            "2",
+            "--runs",
+            "1",
+            "--results",
+            str(tmp_path),
+            "--no-plot",
+            "--json",
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 4 and json.loads(out)["failed_streams"] == 2
     assert "2 stream(s) failed at 1 point(s)" in err
@@ -227,9 +284,28 @@ def test_unreachable_endpoint_is_an_endpoint_error(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_cli_json_table_and_png(fake: StreamingFake, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     fake.token_latency = 0.002
-    code = main(["slope", "--endpoint", fake.host_url, "--depths", "0,512,2k", "--pp", "32",
-                 "--tg", "8", "--concurrency", "1,2", "--runs", "1", "--results", str(tmp_path),
-                 "--name", "lane-a", "--json"])
+    code = main(
+        [
+            "slope",
+            "--endpoint",
+            fake.host_url,
+            "--depths",
+            "0,512,2k",
+            "--pp",
+            "32",
+            "--tg",
+            "8",
+            "--concurrency",
+            "1,2",
+            "--runs",
+            "1",
+            "--results",
+            str(tmp_path),
+            "--name",
+            "lane-a",
+            "--json",
+        ]
+    )
     assert code == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) >= {"run_id", "path", "points"} and out["run_id"].endswith("_lane-a")
@@ -238,15 +314,47 @@ def test_cli_json_table_and_png(fake: StreamingFake, tmp_path: Path, capsys) -> 
     png = Path(out["path"]) / "slope.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
-    code = main(["slope", "--endpoint", fake.base_url, "--depths", "0,512", "--pp", "32",
-                 "--tg", "8", "--concurrency", "1", "--runs", "1", "--results", str(tmp_path),
-                 "--name", "lane-b", "--no-plot"])
+    code = main(
+        [
+            "slope",
+            "--endpoint",
+            fake.base_url,
+            "--depths",
+            "0,512",
+            "--pp",
+            "32",
+            "--tg",
+            "8",
+            "--concurrency",
+            "1",
+            "--runs",
+            "1",
+            "--results",
+            str(tmp_path),
+            "--name",
+            "lane-b",
+            "--no-plot",
+        ]
+    )
     text = capsys.readouterr().out
     assert code == 0 and "depth" in text and "c1" in text and "512" in text
 
     plot = tmp_path / "both.png"
-    assert main(["slope", "compare", "latest:lane-a", "latest:lane-b", "--results",
-                 str(tmp_path), "--plot", str(plot)]) == 0
+    assert (
+        main(
+            [
+                "slope",
+                "compare",
+                "latest:lane-a",
+                "latest:lane-b",
+                "--results",
+                str(tmp_path),
+                "--plot",
+                str(plot),
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "lane-a c1" in text and "lane-b c1" in text and "B/A" in text
     assert plot.read_bytes()[:4] == b"\x89PNG"
@@ -264,26 +372,51 @@ def test_compare_puts_lanes_side_by_side(fake: StreamingFake, tmp_path: Path) ->
     assert "CLIFF in cliffy c1" in text and "CLIFF in flat" not in text
 
 
-def test_contract_lane_is_booted_recorded_and_its_request_extra_sent(fake: StreamingFake,
-                                                                      tmp_path: Path) -> None:
+def test_contract_lane_is_booted_recorded_and_its_request_extra_sent(
+    fake: StreamingFake, tmp_path: Path
+) -> None:
     from contextlib import contextmanager
 
     from evalrun.serving.contract import contract_from_data
     from evalrun.serving.launcher import Server
 
-    contract = contract_from_data({"name": "lane-x", "engine": "vllm", "command": ["vllm", "serve"],
-                                   "model": "m", "request": {"top_k": 7}})
+    contract = contract_from_data(
+        {
+            "name": "lane-x",
+            "engine": "vllm",
+            "command": ["vllm", "serve"],
+            "model": "m",
+            "request": {"top_k": 7},
+        }
+    )
     logs = []
 
     @contextmanager
     def boot(c, log_path):  # type: ignore[no-untyped-def]
         logs.append(log_path)
-        yield Server(base_url=fake.base_url, model="fake-model", boot_seconds=1.5,
-                     engine_version="0.0-fake", argv=["vllm", "serve", "m"], env_redacted={},
-                     log_path=log_path, host="127.0.0.1", port=fake.port, pid=1)
+        yield Server(
+            base_url=fake.base_url,
+            model="fake-model",
+            boot_seconds=1.5,
+            engine_version="0.0-fake",
+            argv=["vllm", "serve", "m"],
+            env_redacted={},
+            log_path=log_path,
+            host="127.0.0.1",
+            port=fake.port,
+            pid=1,
+        )
 
-    rec = run_slope(contract=contract, boot=boot, depths=[0], pp=16, tg=4, concurrency=[1],
-                    runs=1, results=tmp_path)
+    rec = run_slope(
+        contract=contract,
+        boot=boot,
+        depths=[0],
+        pp=16,
+        tg=4,
+        concurrency=[1],
+        runs=1,
+        results=tmp_path,
+    )
     assert rec.label == "lane-x" and rec.run_id.endswith("_lane-x")
     assert logs == [tmp_path / f"slope-{rec.run_id}" / "server.log"]
     assert rec.contract and rec.contract["name"] == "lane-x" and rec.contract["hash"]
@@ -299,12 +432,15 @@ def test_set_without_contract_is_a_usage_error(capsys) -> None:  # type: ignore[
 
 # -- sign-off rule ----------------------------------------------------------------------------
 def test_slope_rule_fails_a_candidate_that_lost_decode_where_asked() -> None:
-    from evalrun.slope.record import SlopeRule, slope_checks
+    from evalrun.signoff.policy import SlopeRule
+    from evalrun.signoff.slope_checks import slope_checks
 
-    sglang = _seed_record({0: {1: 77.6}, 8192: {1: 76.2}, 32768: {1: 57.8}, 131072: {1: 33.7},
-                           262144: {1: 23.5}})
-    vllm = _seed_record({0: {1: 51.1}, 8192: {1: 54.0}, 32768: {1: 53.6}, 131072: {1: 33.7},
-                         262144: {1: 37.8}})
+    sglang = _seed_record(
+        {0: {1: 77.6}, 8192: {1: 76.2}, 32768: {1: 57.8}, 131072: {1: 33.7}, 262144: {1: 23.5}}
+    )
+    vllm = _seed_record(
+        {0: {1: 51.1}, 8192: {1: 54.0}, 32768: {1: 53.6}, 131072: {1: 33.7}, 262144: {1: 37.8}}
+    )
     # Judged only at long context, vLLM passes; at d0 it lost 34%.
     long_only = SlopeRule.model_validate({"max_decode_drop": 0.1, "depths": ["128K", "256K"]})
     checks = slope_checks(sglang, vllm, long_only)
@@ -319,12 +455,18 @@ def test_slope_rule_fails_a_candidate_that_lost_decode_where_asked() -> None:
 
 
 def test_slope_rule_fails_where_the_candidate_skipped_a_depth() -> None:
-    from evalrun.slope.record import SlopeRule, slope_checks
+    from evalrun.signoff.policy import SlopeRule
+    from evalrun.signoff.slope_checks import slope_checks
 
     base = _seed_record({0: {2: 30.0}, 32768: {2: 30.3}})
     cand = _seed_record({0: {2: 30.0}, 32768: {2: 30.0}})
-    cand.points[-1] = SlopePoint(depth_target=32768, depth=None, concurrency=2, skipped=True,
-                                 skip_reason="beyond max context 16384")
+    cand.points[-1] = SlopePoint(
+        depth_target=32768,
+        depth=None,
+        concurrency=2,
+        skipped=True,
+        skip_reason="beyond max context 16384",
+    )
     checks = slope_checks(base, cand, SlopeRule(concurrency=[2]))
     (fail,) = [c for c in checks if c.outcome == "fail"]
     assert fail.subject == "32K c2" and "beyond max context 16384" in fail.reason

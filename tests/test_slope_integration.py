@@ -20,10 +20,31 @@ def test_reference_slope_table_and_png(tmp_path: Path, capsys) -> None:  # type:
     # Prefill of this llama.cpp build on 2 cores is ~50-100 tokens/s, so n_ctx is 1024: 800 + pp 32
     # + template + tg 16 still fits, 2K does not. llama-cpp-python ends a running stream when
     # another request arrives, unless told not to.
-    code = main(["slope", "--reference", "--set", "port=0", "--set", "n_ctx=1024",
-                 "--set", "interrupt_requests=false", "--depths", "0,800,2k", "--pp", "32",
-                 "--tg", "16", "--concurrency", "1,2", "--runs", "1",
-                 "--results", str(tmp_path), "--json"])
+    code = main(
+        [
+            "slope",
+            "--reference",
+            "--set",
+            "port=0",
+            "--set",
+            "n_ctx=1024",
+            "--set",
+            "interrupt_requests=false",
+            "--depths",
+            "0,800,2k",
+            "--pp",
+            "32",
+            "--tg",
+            "16",
+            "--concurrency",
+            "1,2",
+            "--runs",
+            "1",
+            "--results",
+            str(tmp_path),
+            "--json",
+        ]
+    )
     assert code == 0
     out = json.loads(capsys.readouterr().out)
     points = {(p["depth_target"], p["concurrency"]): p for p in out["points"]}

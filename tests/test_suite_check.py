@@ -8,8 +8,8 @@ import pytest
 
 from evalrun.cli import main
 from evalrun.errors import SuiteError
-from evalrun.suite.load import load_suite
 from evalrun.suite.check import check_suite
+from evalrun.suite.load import load_suite
 
 
 def item(ident: str, **over) -> dict:

@@ -7,10 +7,10 @@ from collections import Counter
 
 import pytest
 
-from evalrun.grading.registry import grade
 from evalrun.endpoint.response import example_to_response
-from evalrun.suite.load import SUITES_DIR, file_sha256, load_suite
+from evalrun.grading.registry import grade
 from evalrun.suite.check import check_suite
+from evalrun.suite.load import SUITES_DIR, file_sha256, load_suite
 
 CORE = SUITES_DIR / "core"
 PLAN = {

@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from evalrun.endpoint.client import parse_completion
-from evalrun.serving.contract import load_contract, reference_contract_path
 from evalrun.grading.registry import grade
+from evalrun.serving.contract import load_contract, reference_contract_path
 from evalrun.serving.launcher import boot_server
 from evalrun.suite.load import load_suite
 

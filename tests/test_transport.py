@@ -22,9 +22,14 @@ import pytest
 from evalrun.endpoint.client import make_client
 from evalrun.endpoint.transport import LeanTransport, httpx
 
-ANSWER = {"id": "x", "object": "chat.completion", "model": "m",
-          "choices": [{"index": 0, "finish_reason": "stop",
-                       "message": {"role": "assistant", "content": "ok"}}]}
+ANSWER = {
+    "id": "x",
+    "object": "chat.completion",
+    "model": "m",
+    "choices": [
+        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "ok"}}
+    ],
+}
 BODY = json.dumps(ANSWER).encode()
 
 Script = Callable[[socket.socket], None]
@@ -39,16 +44,30 @@ def read_request(sock: socket.socket) -> bytes:
             return b""
         data += part
     head, _, body = data.partition(b"\r\n\r\n")
-    length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                   if line.lower().startswith(b"content-length:")), 0)
+    length = next(
+        (
+            int(line.split(b":")[1])
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length:")
+        ),
+        0,
+    )
     while len(body) < length:
         body += sock.recv(65536)
     return head
 
 
 def ok(body: bytes = BODY, *extra: bytes) -> bytes:
-    return b"\r\n".join([b"HTTP/1.1 200 OK", b"Content-Type: application/json",
-                         b"Content-Length: %d" % len(body), *extra, b"", body])
+    return b"\r\n".join(
+        [
+            b"HTTP/1.1 200 OK",
+            b"Content-Type: application/json",
+            b"Content-Length: %d" % len(body),
+            *extra,
+            b"",
+            body,
+        ]
+    )
 
 
 class RawServer:
@@ -99,12 +118,18 @@ def raw_server() -> Iterator[Callable[..., RawServer]]:
 
 def post(url: str, n: int = 1, *, timeout: float = 5.0) -> list[Any]:
     """n sequential chat posts through make_client (the lean transport); the parsed bodies."""
+
     async def run() -> list[Any]:
         client = make_client(url, timeout=timeout)
         try:
-            return [json.loads(await client.post("/chat/completions", cast_to=bytes,
-                                                 body={"model": "m", "messages": []}))
-                    for _ in range(n)]
+            return [
+                json.loads(
+                    await client.post(
+                        "/chat/completions", cast_to=bytes, body={"model": "m", "messages": []}
+                    )
+                )
+                for _ in range(n)
+            ]
         finally:
             await client.close()
 
@@ -117,6 +142,7 @@ def keep_alive(n: int) -> Script:
             if not read_request(sock):
                 return
             sock.sendall(ok())
+
     return script
 
 
@@ -139,6 +165,7 @@ def test_connection_close_is_honoured(raw_server: Callable[..., RawServer]) -> N
     def close_after_one(sock: socket.socket) -> None:
         read_request(sock)
         sock.sendall(ok(BODY, b"Connection: close"))
+
     server = raw_server(close_after_one)
     assert post(server.url, 3) == [ANSWER] * 3
     assert server.connections == 3
@@ -148,12 +175,15 @@ def test_chunked_body_with_extensions_and_trailers(raw_server: Callable[..., Raw
     def chunked(sock: socket.socket) -> None:
         read_request(sock)
         half = BODY.index(b"completion") + 3  # the split falls inside a JSON string
-        sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                     b"Transfer-Encoding: chunked\r\n\r\n"
-                     + b"%x;name=val\r\n%s\r\n" % (half, BODY[:half])
-                     + b"%X\r\n%s\r\n" % (len(BODY) - half, BODY[half:])
-                     + b"0\r\nX-Trailer: 1\r\n\r\n")
+        sock.sendall(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n"
+            + b"%x;name=val\r\n%s\r\n" % (half, BODY[:half])
+            + b"%X\r\n%s\r\n" % (len(BODY) - half, BODY[half:])
+            + b"0\r\nX-Trailer: 1\r\n\r\n"
+        )
         keep_alive(1)(sock)  # the connection stays usable after the chunked body
+
     server = raw_server(chunked)
     assert post(server.url, 2) == [ANSWER] * 2
     assert server.connections == 1
@@ -163,6 +193,7 @@ def test_http10_body_delimited_by_close(raw_server: Callable[..., RawServer]) ->
     def http10(sock: socket.socket) -> None:
         read_request(sock)
         sock.sendall(b"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n" + BODY)
+
     server = raw_server(http10)
     assert post(server.url, 2) == [ANSWER] * 2
     assert server.connections == 2
@@ -172,6 +203,7 @@ def test_gzip_body_is_decoded(raw_server: Callable[..., RawServer]) -> None:
     def gzipped(sock: socket.socket) -> None:
         read_request(sock)
         sock.sendall(ok(gzip.compress(BODY), b"Content-Encoding: gzip"))
+
     assert post(raw_server(gzipped).url) == [ANSWER]
 
 
@@ -180,15 +212,18 @@ def test_stale_keep_alive_connection_is_retried_once(raw_server: Callable[..., R
         read_request(sock)
         sock.sendall(ok())
         read_request(sock)  # the second request arrives; hang up without a byte of answer
+
     server = raw_server(answer_then_drop_next, keep_alive(5))
     assert post(server.url, 3) == [ANSWER] * 3
     assert server.connections == 2
 
 
 def test_fresh_connection_dropped_is_a_connection_error(
-        raw_server: Callable[..., RawServer]) -> None:
+    raw_server: Callable[..., RawServer],
+) -> None:
     def drop(sock: socket.socket) -> None:
         read_request(sock)
+
     server = raw_server(drop)
     with pytest.raises(openai.APIConnectionError) as info:
         post(server.url)
@@ -200,6 +235,7 @@ def test_body_cut_short_is_a_protocol_error(raw_server: Callable[..., RawServer]
     def short(sock: socket.socket) -> None:
         read_request(sock)
         sock.sendall(ok()[:-10])
+
     with pytest.raises(openai.APIConnectionError) as info:
         post(raw_server(short).url)
     assert isinstance(info.value.__cause__, httpx.RemoteProtocolError)
@@ -209,6 +245,7 @@ def test_malformed_head_is_a_protocol_error(raw_server: Callable[..., RawServer]
     def garbage(sock: socket.socket) -> None:
         read_request(sock)
         sock.sendall(b"SSH-2.0-OpenSSH_9.6\r\n\r\n")
+
     with pytest.raises(openai.APIConnectionError) as info:
         post(raw_server(garbage).url)
     assert "malformed response head" in str(info.value.__cause__)
@@ -220,6 +257,7 @@ def test_read_timeout_is_an_openai_timeout(raw_server: Callable[..., RawServer])
     def hang(sock: socket.socket) -> None:
         read_request(sock)
         release.wait(10)
+
     started = time.perf_counter()
     try:
         with pytest.raises(openai.APITimeoutError):
@@ -242,6 +280,7 @@ def test_interim_100_continue_is_skipped(raw_server: Callable[..., RawServer]) -
     def interim(sock: socket.socket) -> None:
         read_request(sock)
         sock.sendall(b"HTTP/1.1 100 Continue\r\n\r\n" + ok())
+
     assert post(raw_server(interim).url) == [ANSWER]
 
 
@@ -251,8 +290,10 @@ def test_streamed_body_arrives_as_it_is_sent(raw_server: Callable[..., RawServer
 
     def sse(sock: socket.socket) -> None:
         read_request(sock)
-        sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                     b"Transfer-Encoding: chunked\r\n\r\n")
+        sock.sendall(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n"
+        )
         for event in (b"data: one\n\n", b"data: two\n\n"):
             sock.sendall(b"%x\r\n%s\r\n" % (len(event), event))
             if event.endswith(b"one\n\n"):
@@ -299,8 +340,10 @@ def test_cancelled_request_closes_its_socket(raw_server: Callable[..., RawServer
 
 
 def test_pool_keeps_one_connection_per_concurrent_request(
-        raw_server: Callable[..., RawServer]) -> None:
+    raw_server: Callable[..., RawServer],
+) -> None:
     """At concurrency 4 over 40 requests, 4 connections carry everything."""
+
     def slow_keep_alive(sock: socket.socket) -> None:
         while read_request(sock):
             time.sleep(0.02)
@@ -313,8 +356,14 @@ def test_pool_keeps_one_connection_per_concurrent_request(
         todo = iter(range(40))
 
         async def worker() -> int:
-            return sum([json.loads(await client.post("/chat/completions", cast_to=bytes,
-                                                     body={})) == ANSWER for _ in todo])
+            return sum(
+                [
+                    json.loads(await client.post("/chat/completions", cast_to=bytes, body={}))
+                    == ANSWER
+                    for _ in todo
+                ]
+            )
+
         try:
             return sum(await asyncio.gather(*(worker() for _ in range(4))))
         finally:

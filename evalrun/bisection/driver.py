@@ -37,8 +37,8 @@ from evalrun.bisection.variants import (
     set_knob,
     show_value,
 )
-from evalrun.serving.contract import Contract, contract_from_data, load_contract
 from evalrun.errors import ConfigError, UsageError
+from evalrun.serving.contract import Contract, contract_from_data, load_contract
 from evalrun.store import now_iso
 
 SCHEMA_VERSION = 1
@@ -239,7 +239,10 @@ def bisect_knob(
     fails = [(v, r) for v, r in rows if r.verdict == "fail"]
     passes = [(v, r) for v, r in rows if r.verdict == "pass"]
     skips = [(v, r) for v, r in rows if r.verdict == "unresolved"]
-    names = lambda group: ", ".join(show_value(v) for v, _ in group)  # noqa: E731
+
+    def names(group: list[Any]) -> str:
+        return ", ".join(show_value(v) for v, _ in group)
+
     skipped = f"; untestable: {names(skips)}" if skips else ""
     if fails and passes:
         record.found = True

@@ -9,7 +9,7 @@ from evalrun.bisection.driver import BisectRecord
 
 def trial_table(record: BisectRecord) -> str:
     """One row per trial: variant (diff against the base), outcome, garble, score, boot, run."""
-    from evalrun.scoring.report import table
+    from evalrun.tables import table
 
     rows = []
     for t in record.trials:

@@ -23,8 +23,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalrun.bisection.dd import Outcome, Vote, with_tries
-from evalrun.serving.contract import Contract, contract_hash
 from evalrun.errors import BootError, EndpointError, UsageError
+from evalrun.serving.contract import Contract, contract_hash
 from evalrun.store import ItemRecord, RunRecord, RunStore
 from evalrun.suite.load import Item, Suite
 

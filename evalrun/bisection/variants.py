@@ -15,8 +15,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evalrun.serving.contract import CONTRACTS_DIR, Contract, contract_from_data
 from evalrun.errors import ConfigError, UsageError
+from evalrun.serving.contract import CONTRACTS_DIR, Contract, contract_from_data
 
 KNOBS_PATH = CONTRACTS_DIR.parent / "knobs.yaml"
 NONE = "none"  # the value that removes a knob

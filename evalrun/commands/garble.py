@@ -8,13 +8,18 @@ import sys
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "garble", help="explain why a response is (or is not) garble", description=__doc__,
+        "garble",
+        help="explain why a response is (or is not) garble",
+        description=__doc__,
         epilog="example: evalrun garble 'yondyondyondyond Mut' --expect en",
     )
     p.add_argument("text", metavar="TEXT|-", help="the response text, or - to read stdin")
-    p.add_argument("--expect", metavar="LANG,...",
-                   help="languages/scripts the answer may use: en, ru, zh, ja, fr, de, code, json, "
-                        "math, table, ... (default: any one script plus Latin)")
+    p.add_argument(
+        "--expect",
+        metavar="LANG,...",
+        help="languages/scripts the answer may use: en, ru, zh, ja, fr, de, code, json, "
+        "math, table, ... (default: any one script plus Latin)",
+    )
     p.add_argument("--json", action="store_true", help="print {garbled, score, reasons} as JSON")
 
 

@@ -34,8 +34,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from evalrun.serving.contract import reference_contract_path
     from evalrun.errors import UsageError
+    from evalrun.serving.contract import reference_contract_path
     from evalrun.serving.lint import lint_contract, lint_json, lint_text
 
     if bool(args.file) == bool(args.reference):

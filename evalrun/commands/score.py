@@ -18,103 +18,175 @@ REFERENCE_TIMEOUT_S = 600.0  # CPU inference; a long-context item can take minut
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("score", help="score an OpenAI-compatible endpoint on a suite",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "score",
+        help="score an OpenAI-compatible endpoint on a suite",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     target = p.add_argument_group("what to score")
-    target.add_argument("--endpoint", metavar="URL",
-                        help="base URL, e.g. http://127.0.0.1:8000/v1 (the /v1 is optional)")
+    target.add_argument(
+        "--endpoint",
+        metavar="URL",
+        help="base URL, e.g. http://127.0.0.1:8000/v1 (the /v1 is optional)",
+    )
     target.add_argument("--model", help="model name to send (default: the one /v1/models lists)")
-    target.add_argument("--contract", metavar="FILE", help="boot the server this contract "
-                        "describes, score it, tear it down")
-    target.add_argument("--reference", action="store_true",
-                        help="boot the embedded reference endpoint (llama.cpp + SmolLM2-135M)")
-    target.add_argument("--set", dest="sets", action="append", default=[], metavar="K=V",
-                        help="override a contract key, e.g. args.load-format=safetensors")
-    target.add_argument("--unset", dest="unsets", action="append", default=[], metavar="K",
-                        help="remove a contract key, e.g. args.speculative-config")
-    target.add_argument("--api-key-env", metavar="VAR",
-                        help="environment variable with the API key")
+    target.add_argument(
+        "--contract",
+        metavar="FILE",
+        help="boot the server this contract describes, score it, tear it down",
+    )
+    target.add_argument(
+        "--reference",
+        action="store_true",
+        help="boot the embedded reference endpoint (llama.cpp + SmolLM2-135M)",
+    )
+    target.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="override a contract key, e.g. args.load-format=safetensors",
+    )
+    target.add_argument(
+        "--unset",
+        dest="unsets",
+        action="append",
+        default=[],
+        metavar="K",
+        help="remove a contract key, e.g. args.speculative-config",
+    )
+    target.add_argument(
+        "--api-key-env", metavar="VAR", help="environment variable with the API key"
+    )
     run = p.add_argument_group("the run")
     run.add_argument("--suite", default=None, help="suite name or folder (default: core)")
-    run.add_argument("--concurrency", type=int, metavar="N",
-                     help="requests in flight (default 16; 2 with --reference, whose llama.cpp "
-                     "server answers one request at a time)")
+    run.add_argument(
+        "--concurrency",
+        type=int,
+        metavar="N",
+        help="requests in flight (default 16; 2 with --reference, whose llama.cpp "
+        "server answers one request at a time)",
+    )
     run.add_argument("--name", metavar="LABEL", help="run label (default: a slug of the model)")
-    run.add_argument("--results", default="results", metavar="DIR",
-                     help="run store (default: results)")
+    run.add_argument(
+        "--results", default="results", metavar="DIR", help="run store (default: results)"
+    )
     run.add_argument("--limit", type=int, metavar="N", help="score only the first N items")
     run.add_argument("--tags", metavar="T1,T2", help="score only items with one of these tags")
-    run.add_argument("--resume", metavar="RUN_ID",
-                     help="finish a run: request only items without a final record")
-    run.add_argument("--timeout", type=float, metavar="S",
-                     help="per request, queueing included (default 120; 600 with --reference, "
-                     "which runs on the CPU)")
+    run.add_argument(
+        "--resume", metavar="RUN_ID", help="finish a run: request only items without a final record"
+    )
+    run.add_argument(
+        "--timeout",
+        type=float,
+        metavar="S",
+        help="per request, queueing included (default 120; 600 with --reference, "
+        "which runs on the CPU)",
+    )
     run.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     gate = p.add_argument_group(
         "exit code for scripts (git bisect run): 0 good, 1 bad (below the bar, too much garble, "
-        "or items in error), 125 untestable (boot failure, endpoint unreachable)")
-    gate.add_argument("--fail-below", type=float, metavar="N",
-                      help="bad if the score (0-100) is below N")
-    gate.add_argument("--fail-on-garble", type=float, metavar="RATE",
-                      help="bad if the garble rate (0-1) is at or above RATE")
+        "or items in error), 125 untestable (boot failure, endpoint unreachable)"
+    )
+    gate.add_argument(
+        "--fail-below", type=float, metavar="N", help="bad if the score (0-100) is below N"
+    )
+    gate.add_argument(
+        "--fail-on-garble",
+        type=float,
+        metavar="RATE",
+        help="bad if the garble rate (0-1) is at or above RATE",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
 
 def run(args: argparse.Namespace) -> int:
     from evalrun.errors import BootError, EndpointError, EvalrunError, UsageError
     from evalrun.scoring.report import score_json, score_text
-    from evalrun.store import RunStore, json_text
     from evalrun.scoring.runner import resume_defaults, score_contract, score_suite
+    from evalrun.store import RunStore, json_text
     from evalrun.suite.load import load_suite
 
     gating = args.fail_below is not None or args.fail_on_garble is not None
     if args.fail_on_garble is not None and not 0 <= args.fail_on_garble <= 1:
-        raise UsageError("--fail-on-garble takes a rate between 0 and 1, "
-                         f"got {args.fail_on_garble}")
+        raise UsageError(
+            f"--fail-on-garble takes a rate between 0 and 1, got {args.fail_on_garble}"
+        )
     booted = bool(args.contract or args.reference)
     if args.contract and args.reference:
         raise UsageError("pass either --contract FILE or --reference, not both")
     if (args.sets or args.unsets) and not booted:
         raise UsageError("--set/--unset change a contract; add --contract FILE or --reference")
     if booted and args.endpoint:
-        raise UsageError("--endpoint and --contract/--reference exclude each other: "
-                         "a contract boots its own endpoint")
+        raise UsageError(
+            "--endpoint and --contract/--reference exclude each other: "
+            "a contract boots its own endpoint"
+        )
     if booted and args.model:
-        raise UsageError("a contract names its model; use --set served_model_name=NAME "
-                         "instead of --model")
+        raise UsageError(
+            "a contract names its model; use --set served_model_name=NAME instead of --model"
+        )
     store = RunStore(args.results)
     defaults = resume_defaults(store, args.resume) if args.resume else {}
     if defaults.get("contract") and not booted and not args.endpoint:
-        raise UsageError(f"run {args.resume} was scored on a server booted from contract "
-                         f"{defaults['contract']!r}; resume with --contract FILE (or --reference) "
-                         f"--resume {args.resume}")
+        raise UsageError(
+            f"run {args.resume} was scored on a server booted from contract "
+            f"{defaults['contract']!r}; resume with --contract FILE (or --reference) "
+            f"--resume {args.resume}"
+        )
     endpoint = args.endpoint or defaults.get("endpoint")
     if not endpoint and not booted:
-        raise UsageError("pass --endpoint URL (e.g. http://127.0.0.1:8000/v1), "
-                         "or --contract FILE / --reference to boot a server")
+        raise UsageError(
+            "pass --endpoint URL (e.g. http://127.0.0.1:8000/v1), "
+            "or --contract FILE / --reference to boot a server"
+        )
     api_key = None
     if args.api_key_env:
         api_key = os.environ.get(args.api_key_env)
         if not api_key:
-            raise UsageError(f"environment variable {args.api_key_env} is empty or unset; "
-                             "export the API key there or drop --api-key-env")
+            raise UsageError(
+                f"environment variable {args.api_key_env} is empty or unset; "
+                "export the API key there or drop --api-key-env"
+            )
     suite = load_suite(args.suite or defaults.get("suite") or "core")
-    concurrency = args.concurrency if args.concurrency is not None else \
-        (REFERENCE_CONCURRENCY if args.reference else 16)
-    timeout = args.timeout if args.timeout is not None else \
-        (REFERENCE_TIMEOUT_S if args.reference else 120.0)
-    common = dict(suite=suite, store=store, label=args.name, concurrency=concurrency,
-                  limit=args.limit, timeout=timeout, api_key=api_key, resume=args.resume,
-                  tags={t for t in (args.tags or "").split(",") if t} or None,
-                  progress=not args.no_progress)
+    concurrency = (
+        args.concurrency
+        if args.concurrency is not None
+        else (REFERENCE_CONCURRENCY if args.reference else 16)
+    )
+    timeout = (
+        args.timeout
+        if args.timeout is not None
+        else (REFERENCE_TIMEOUT_S if args.reference else 120.0)
+    )
+    common = dict(
+        suite=suite,
+        store=store,
+        label=args.name,
+        concurrency=concurrency,
+        limit=args.limit,
+        timeout=timeout,
+        api_key=api_key,
+        resume=args.resume,
+        tags={t for t in (args.tags or "").split(",") if t} or None,
+        progress=not args.no_progress,
+    )
     try:
         if booted:
-            record, _ = score_contract(contract_path=args.contract, reference=args.reference,
-                                       sets=args.sets, unsets=args.unsets, **common)
+            record, _ = score_contract(
+                contract_path=args.contract,
+                reference=args.reference,
+                sets=args.sets,
+                unsets=args.unsets,
+                **common,
+            )
         else:
             assert endpoint is not None
-            record, _ = score_suite(endpoint=endpoint, model=args.model or defaults.get("model"),
-                                    **common)
+            record, _ = score_suite(
+                endpoint=endpoint, model=args.model or defaults.get("model"), **common
+            )
     except EvalrunError as exc:
         stored = getattr(exc, "run_id", None)  # set when the run stopped early
         if args.json and stored:
@@ -130,9 +202,10 @@ def run(args: argparse.Namespace) -> int:
     s = record.summary
     assert s is not None
     if gating:
-        bad = (args.fail_below is not None and s.score < args.fail_below) or \
-              (args.fail_on_garble is not None and s.garble_rate >= args.fail_on_garble) or \
-              s.errors > 0  # items the endpoint refused even after retries: a broken contract
+        bad = (
+            (args.fail_below is not None and s.score < args.fail_below)
+            or (args.fail_on_garble is not None and s.garble_rate >= args.fail_on_garble)
+            or s.errors > 0
+        )  # items the endpoint refused even after retries: a broken contract
         return 1 if bad else 0
     return 4 if s.errors else 0
-

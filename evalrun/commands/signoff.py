@@ -38,8 +38,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from evalrun.errors import UsageError
+    from evalrun.signoff.gate import signoff, to_dict
+    from evalrun.signoff.policy import DEFAULT_POLICY_YAML, load_policy
     from evalrun.store import RunStore, json_text
-    from evalrun.signoff.gate import DEFAULT_POLICY_YAML, load_policy, signoff, to_dict
 
     if args.print_policy:
         print(DEFAULT_POLICY_YAML, end="")
@@ -52,7 +53,9 @@ def run(args: argparse.Namespace) -> int:
     policy = load_policy(args.policy)
     extra = []
     if args.slope_baseline or args.slope_candidate or policy.slope:
-        from evalrun.slope.record import SlopeRule, load_slope, slope_checks
+        from evalrun.signoff.policy import SlopeRule
+        from evalrun.signoff.slope_checks import slope_checks
+        from evalrun.slope.record import load_slope
 
         if not (args.slope_baseline and args.slope_candidate):
             raise UsageError(

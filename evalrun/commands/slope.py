@@ -21,23 +21,47 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     target = p.add_mutually_exclusive_group()
     target.add_argument("--endpoint", metavar="URL", help="a running OpenAI-compatible server")
     target.add_argument("--contract", metavar="FILE", type=Path, help="boot this contract first")
-    target.add_argument("--reference", action="store_true",
-                        help="boot the embedded reference engine (llama.cpp, SmolLM2-135M)")
-    p.add_argument("--set", action="append", default=[], metavar="K=V",
-                   help="override a contract field or knob (repeatable)")
-    p.add_argument("--unset", action="append", default=[], metavar="K",
-                   help="remove a contract knob (repeatable)")
-    p.add_argument("--depths", default="0,8192,32768,131072", metavar="LIST",
-                   help="context depths in tokens: 0,8k,32K,131072 (0,8192,32768,131072)")
+    target.add_argument(
+        "--reference",
+        action="store_true",
+        help="boot the embedded reference engine (llama.cpp, SmolLM2-135M)",
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="override a contract field or knob (repeatable)",
+    )
+    p.add_argument(
+        "--unset",
+        action="append",
+        default=[],
+        metavar="K",
+        help="remove a contract knob (repeatable)",
+    )
+    p.add_argument(
+        "--depths",
+        default="0,8192,32768,131072",
+        metavar="LIST",
+        help="context depths in tokens: 0,8k,32K,131072 (0,8192,32768,131072)",
+    )
     p.add_argument("--pp", type=int, default=2048, help="prompt tokens after the context (2048)")
     p.add_argument("--tg", type=int, default=128, help="tokens generated per stream (128)")
-    p.add_argument("--concurrency", default="1,2", metavar="LIST",
-                   help="streams sent together, per level (1,2)")
+    p.add_argument(
+        "--concurrency",
+        default="1,2",
+        metavar="LIST",
+        help="streams sent together, per level (1,2)",
+    )
     p.add_argument("--runs", type=int, default=2, help="repetitions; medians are reported (2)")
     p.add_argument("--name", metavar="LABEL", help="label of the run id (default: model/contract)")
     p.add_argument("--model", help="model name to send (default: the one the server lists)")
-    p.add_argument("--warm-cache", action="store_true",
-                   help="share each depth's context across requests so prefix caches may serve it")
+    p.add_argument(
+        "--warm-cache",
+        action="store_true",
+        help="share each depth's context across requests so prefix caches may serve it",
+    )
     p.add_argument("--api-key-env", metavar="VAR", help="environment variable with the API key")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per request (600)")
     p.add_argument("--results", default="results", metavar="DIR", help="results dir (results)")
@@ -45,24 +69,32 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
     sub = p.add_subparsers(dest="slope_command", metavar="compare")
-    c = sub.add_parser("compare", help="two slope runs side by side per depth",
-                       description="Put slope run B beside slope run A (ids, folders or "
-                       "`latest[:label]`), per depth and concurrency, with B/A and ratios to d0.")
+    c = sub.add_parser(
+        "compare",
+        help="two slope runs side by side per depth",
+        description="Put slope run B beside slope run A (ids, folders or "
+        "`latest[:label]`), per depth and concurrency, with B/A and ratios to d0.",
+    )
     c.add_argument("a", metavar="A", help="the reference lane")
     c.add_argument("b", metavar="B", help="the lane judged against A")
     c.add_argument("--plot", metavar="FILE.png", type=Path, help="overlay both slopes in a PNG")
-    c.add_argument("--results", default=argparse.SUPPRESS, metavar="DIR",
-                   help="results dir (results)")
-    c.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
-                   help="print one JSON object on stdout")
+    c.add_argument(
+        "--results", default=argparse.SUPPRESS, metavar="DIR", help="results dir (results)"
+    )
+    c.add_argument(
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="print one JSON object on stdout",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     if args.slope_command == "compare":
         return _compare(args)
     from evalrun.errors import UsageError
-    from evalrun.slope.sweep import run_slope
     from evalrun.slope.record import parse_depths, parse_levels, slope_dir
+    from evalrun.slope.sweep import run_slope
 
     depths = parse_depths(args.depths)
     levels = parse_levels(args.concurrency)
@@ -71,17 +103,30 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("pass --endpoint URL, --contract FILE or --reference")
     api_key = os.environ.get(args.api_key_env) if args.api_key_env else None
     if args.api_key_env and not api_key:
-        raise UsageError(f"environment variable {args.api_key_env} is empty or unset; "
-                         "export the API key there or drop --api-key-env")
+        raise UsageError(
+            f"environment variable {args.api_key_env} is empty or unset; "
+            "export the API key there or drop --api-key-env"
+        )
 
     def progress(msg: str) -> None:
         print(f"slope: {msg}", file=sys.stderr, flush=True)
 
     record = run_slope(
-        endpoint=args.endpoint, contract=contract, boot=boot, depths=depths, pp=args.pp,
-        tg=args.tg, concurrency=levels, runs=args.runs, model=args.model, label=args.name,
-        warm_cache=args.warm_cache, api_key=api_key,
-        timeout=args.timeout, results=Path(args.results), progress=progress,
+        endpoint=args.endpoint,
+        contract=contract,
+        boot=boot,
+        depths=depths,
+        pp=args.pp,
+        tg=args.tg,
+        concurrency=levels,
+        runs=args.runs,
+        model=args.model,
+        label=args.name,
+        warm_cache=args.warm_cache,
+        api_key=api_key,
+        timeout=args.timeout,
+        results=Path(args.results),
+        progress=progress,
     )
     folder = slope_dir(Path(args.results), record.run_id)
     png = None if args.no_plot else _plot([(record.label, record)], folder / "slope.png")
@@ -89,16 +134,28 @@ def run(args: argparse.Namespace) -> int:
 
     failed = sum(p.errors for p in record.points)
     if args.json:
-        print(json.dumps({"run_id": record.run_id, "path": str(folder),
-                          "plot": str(png) if png else None, "failed_streams": failed,
-                          "points": points_json(record)}, ensure_ascii=False))
+        print(
+            json.dumps(
+                {
+                    "run_id": record.run_id,
+                    "path": str(folder),
+                    "plot": str(png) if png else None,
+                    "failed_streams": failed,
+                    "points": points_json(record),
+                },
+                ensure_ascii=False,
+            )
+        )
     else:
         print(render_text(record))
         print(f"\nwrote {folder / 'slope.json'}" + (f" and {png}" if png else ""))
     if failed:  # like `score` with items in error: the figures are there, but not all of them
         points = sum(1 for p in record.points if p.errors)
-        print(f"slope: {failed} stream(s) failed at {points} point(s); their figures are "
-              "missing (see the notes under the table)", file=sys.stderr)
+        print(
+            f"slope: {failed} stream(s) failed at {points} point(s); their figures are "
+            "missing (see the notes under the table)",
+            file=sys.stderr,
+        )
         return 4
     return 0
 
@@ -129,8 +186,10 @@ def _plot(lanes, path: Path) -> Path | None:  # type: ignore[no-untyped-def]
     try:
         return plot(lanes, path)
     except ImportError:
-        print("slope: matplotlib is not installed; no plot (pip install 'evalrun[plot]')",
-              file=sys.stderr)
+        print(
+            "slope: matplotlib is not installed; no plot (pip install 'evalrun[plot]')",
+            file=sys.stderr,
+        )
         return None
 
 
@@ -140,11 +199,29 @@ def _compare(args: argparse.Namespace) -> int:
 
     root = Path(getattr(args, "results", "results"))
     a, b = load_slope(args.a, root), load_slope(args.b, root)
-    png = _plot([(a.label if a.label != b.label else "A", a),
-                 (b.label if a.label != b.label else "B", b)], args.plot) if args.plot else None
+    png = (
+        _plot(
+            [
+                (a.label if a.label != b.label else "A", a),
+                (b.label if a.label != b.label else "B", b),
+            ],
+            args.plot,
+        )
+        if args.plot
+        else None
+    )
     if getattr(args, "json", False):
-        print(json.dumps({"a": a.run_id, "b": b.run_id, "plot": str(png) if png else None,
-                          "rows": compare_rows(a, b)}, ensure_ascii=False))
+        print(
+            json.dumps(
+                {
+                    "a": a.run_id,
+                    "b": b.run_id,
+                    "plot": str(png) if png else None,
+                    "rows": compare_rows(a, b),
+                },
+                ensure_ascii=False,
+            )
+        )
     else:
         print(render_compare(a, b))
         if png:

@@ -7,8 +7,8 @@ draws a label's score history.
 
 from __future__ import annotations
 
-from evalrun.compare.pairing import Comparison, compare_runs, compare_records, to_json
-from evalrun.compare.stats import mcnemar_exact, wilson_interval, paired_bootstrap_ci
+from evalrun.compare.pairing import Comparison, compare_records, compare_runs, to_json
+from evalrun.compare.stats import mcnemar_exact, paired_bootstrap_ci, wilson_interval
 
 __all__ = [
     "Comparison",

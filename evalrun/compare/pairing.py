@@ -17,8 +17,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evalrun.errors import ConfigError, SuiteError
-from evalrun.store import ItemRecord, RunRecord, RunStore
 from evalrun.compare.stats import (
     DEFAULT_ALPHA,
     DEFAULT_RESAMPLES,
@@ -28,6 +26,8 @@ from evalrun.compare.stats import (
     paired_bootstrap_ci,
     wilson_interval,
 )
+from evalrun.errors import ConfigError, SuiteError
+from evalrun.store import ItemRecord, RunRecord, RunStore
 
 COMPARE_SCHEMA_VERSION = 1
 Outcome = Literal["passed", "failed", "error", "missing"]

@@ -11,9 +11,9 @@ from collections import defaultdict
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from evalrun.compare.stats import wilson_interval
 from evalrun.errors import ConfigError
 from evalrun.store import RunRecord
-from evalrun.compare.stats import wilson_interval
 
 PANEL_W, PANEL_H, COLUMNS = 4.6, 3.0, 3
 

@@ -16,7 +16,7 @@ ANSWER_CHARS_MD = 400
 
 
 def _table(rows: list[list[Any]], headers: list[str], fmt: str, **kw: Any) -> str:
-    from evalrun.scoring.report import table
+    from evalrun.tables import table
 
     return table(rows, headers, fmt=fmt, numparse=False, **kw)
 

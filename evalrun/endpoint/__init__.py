@@ -9,18 +9,18 @@ about suites, grading or runs.
 from __future__ import annotations
 
 from evalrun.endpoint.client import (
-    RetryPolicy,
-    RequestFailed,
     Attempt,
-    normalise_endpoint,
-    make_client,
+    RequestFailed,
+    RetryPolicy,
     chat_attempt,
-    list_models,
-    pick_model,
     error_message,
+    list_models,
+    make_client,
+    normalise_endpoint,
+    pick_model,
 )
-from evalrun.endpoint.response import Response, ToolCall, Usage, example_to_response
 from evalrun.endpoint.diagnose import diagnose_error, diagnose_response
+from evalrun.endpoint.response import Response, ToolCall, Usage, example_to_response
 
 __all__ = [
     "Attempt",

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from evalrun.errors import EndpointError, UsageError
 from evalrun.endpoint.response import Response, ToolCall, Usage
+from evalrun.errors import EndpointError, UsageError
 
 if TYPE_CHECKING:
     import openai
@@ -53,8 +53,15 @@ class RetryPolicy:
 class RequestFailed(EndpointError):
     """One request failed for good (after retries, or at once for a non-retryable error)."""
 
-    def __init__(self, message: str, *, kind: str, http_status: int | None = None,
-                 attempts: int = 1, body: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str,
+        http_status: int | None = None,
+        attempts: int = 1,
+        body: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.kind = kind  # connect | timeout | http | bad_response
         self.http_status = http_status
@@ -93,19 +100,25 @@ def normalise_endpoint(endpoint: str) -> str:
         text = "http://" + text
     parts = urlsplit(text)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise UsageError(f"--endpoint {endpoint!r} is not an http(s) URL; "
-                         "pass e.g. http://127.0.0.1:8000/v1")
+        raise UsageError(
+            f"--endpoint {endpoint!r} is not an http(s) URL; pass e.g. http://127.0.0.1:8000/v1"
+        )
     path = parts.path.rstrip("/")
     for suffix in ("/chat/completions", "/completions", "/models"):
-        if path.endswith(suffix):
-            path = path[: -len(suffix)]
+        path = path.removesuffix(suffix)
     if not path.endswith("/v1"):
         path = path + "/v1"
     return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 
-def make_client(base_url: str, *, api_key: str | None = None, timeout: float = 120.0,
-                concurrency: int = 16, lean: bool = True) -> openai.AsyncOpenAI:
+def make_client(
+    base_url: str,
+    *,
+    api_key: str | None = None,
+    timeout: float = 120.0,
+    concurrency: int = 16,
+    lean: bool = True,
+) -> openai.AsyncOpenAI:
     """An AsyncOpenAI client with our retries (its own are off).
 
     Plain-http endpoints (a local engine, the usual case) get evalrun's lean HTTP/1.1 transport
@@ -125,8 +138,13 @@ def make_client(base_url: str, *, api_key: str | None = None, timeout: float = 1
         http_client = openai.DefaultAsyncHttpxClient(transport=LeanTransport(), timeout=timeout)
     elif base_url.startswith("http://"):  # plain http needs no CA certificates (~0.14 s a client)
         http_client = openai.DefaultAsyncHttpxClient(verify=False, timeout=timeout)
-    return openai.AsyncOpenAI(base_url=base_url, api_key=api_key or "EMPTY", max_retries=0,
-                              timeout=timeout, http_client=http_client)
+    return openai.AsyncOpenAI(
+        base_url=base_url,
+        api_key=api_key or "EMPTY",
+        max_retries=0,
+        timeout=timeout,
+        http_client=http_client,
+    )
 
 
 def parse_completion(data: Any) -> tuple[Response, str | None]:
@@ -154,8 +172,12 @@ def parse_completion(data: Any) -> tuple[Response, str | None]:
         reasoning=reasoning if isinstance(reasoning, str) else None,
         tool_calls=calls,
         finish_reason=choice.get("finish_reason"),
-        usage=Usage(prompt_tokens=usage.get("prompt_tokens"),
-                    completion_tokens=usage.get("completion_tokens")) if usage else None,
+        usage=Usage(
+            prompt_tokens=usage.get("prompt_tokens"),
+            completion_tokens=usage.get("completion_tokens"),
+        )
+        if usage
+        else None,
     )
     model = data.get("model")
     return resp, model if isinstance(model, str) else None
@@ -209,8 +231,7 @@ async def _once(client: openai.AsyncOpenAI, params: dict[str, Any]) -> tuple[Res
     try:
         # client.post with the JSON body as is: chat.completions.create() would walk every
         # message and tool through its type-driven transform (~5 ms per request of pure CPU).
-        content = await client.post("/chat/completions", cast_to=bytes, body=body,
-                                    options=options)  # type: ignore[call-overload]
+        content = await client.post("/chat/completions", cast_to=bytes, body=body, options=options)  # type: ignore[call-overload]
     except openai.APITimeoutError as exc:
         raise _Retryable(RequestFailed(f"timed out ({exc})", kind="timeout")) from exc
     except openai.APIConnectionError as exc:
@@ -220,8 +241,12 @@ async def _once(client: openai.AsyncOpenAI, params: dict[str, Any]) -> tuple[Res
     except openai.APIStatusError as exc:
         status = exc.status_code
         text = exc.response.text
-        failure = RequestFailed(f"HTTP {status}: {error_message(text)}", kind="http",
-                                http_status=status, body=text[:2000])
+        failure = RequestFailed(
+            f"HTTP {status}: {error_message(text)}",
+            kind="http",
+            http_status=status,
+            body=text[:2000],
+        )
         if status in RETRY_STATUSES or status >= 500:
             retry_after = parse_retry_after(exc.response.headers.get("retry-after"))
             raise _Retryable(failure, retry_after if status in (429, 503) else None) from exc
@@ -235,7 +260,8 @@ async def _once(client: openai.AsyncOpenAI, params: dict[str, Any]) -> tuple[Res
         raise RequestFailed(
             f"HTTP 200 with {kind} ({exc}); the endpoint does not speak the OpenAI chat API: "
             "point --endpoint at its /v1 base URL",
-            kind="bad_response", http_status=200,
+            kind="bad_response",
+            http_status=200,
             body=content[:2000].decode("utf-8", "replace"),
         ) from exc
     response.latency_s = round(latency, 4)
@@ -316,11 +342,14 @@ def pick_model(requested: str | None, served: list[str], base_url: str) -> str:
     if requested:
         return requested
     if not served:
-        raise EndpointError(f"{base_url}/models lists no model; is the server still loading? "
-                            "retry when it is ready, or pass --model")
+        raise EndpointError(
+            f"{base_url}/models lists no model; is the server still loading? "
+            "retry when it is ready, or pass --model"
+        )
     if len(served) > 1:
-        raise UsageError(f"{base_url} serves {len(served)} models ({', '.join(served)}); "
-                         "pick one with --model")
+        raise UsageError(
+            f"{base_url} serves {len(served)} models ({', '.join(served)}); pick one with --model"
+        )
     return served[0]
 
 

@@ -54,16 +54,23 @@ HINTS: dict[str, str] = {
     ),
 }
 
-_TOOL_CHOICE_RE = re.compile(r"enable-auto-tool-choice|tool.choice.*(auto|requires|not supported)",
-                             re.I)
+_TOOL_CHOICE_RE = re.compile(
+    r"enable-auto-tool-choice|tool.choice.*(auto|requires|not supported)", re.IGNORECASE
+)
 _CONTEXT_RE = re.compile(
     r"context length|context window|context size|max_model_len|maximum context|"
-    r"too long and exceeds|longer than the model|exceeds? the (available )?context", re.I)
-_MODEL_RE = re.compile(r"model .*(does not exist|not found)|no such model|unknown model", re.I)
-_THINK_RE = re.compile(r"</?think>", re.I)
+    r"too long and exceeds|longer than the model|exceeds? the (available )?context",
+    re.IGNORECASE,
+)
+_MODEL_RE = re.compile(
+    r"model .*(does not exist|not found)|no such model|unknown model", re.IGNORECASE
+)
+_THINK_RE = re.compile(r"</?think>", re.IGNORECASE)
 _RAW_TOOL_RE = re.compile(
     r"<tool_call>|\[TOOL_CALLS\]|<\|python_tag\|>|<function[=>]|<\|tool_call|"
-    r"\{\s*\"(name|function)\"\s*:\s*\"[^\"]+\"\s*,\s*\"(arguments|parameters)\"\s*:", re.S)
+    r"\{\s*\"(name|function)\"\s*:\s*\"[^\"]+\"\s*,\s*\"(arguments|parameters)\"\s*:",
+    re.DOTALL,
+)
 
 
 def diagnose_error(error: dict[str, Any] | None) -> list[str]:
@@ -106,5 +113,7 @@ def diagnose_response(response: Response, *, tools_offered: bool = False) -> lis
 def summarize(kinds: Iterable[str]) -> list[dict[str, Any]]:
     """[{kind, count, hint}] over all items, most frequent first."""
     counts = Counter(kinds)
-    return [{"kind": k, "count": n, "hint": HINTS.get(k, "")}
-            for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return [
+        {"kind": k, "count": n, "hint": HINTS.get(k, "")}
+        for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    ]

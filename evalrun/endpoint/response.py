@@ -58,7 +58,9 @@ def example_to_response(example: str | dict[str, Any]) -> Response:
     """Turn a suite `accept`/`reject` example (a string or an object) into a Response."""
     if isinstance(example, str):
         return Response(content=example, finish_reason="stop")
-    calls = [ToolCall.from_raw(c["name"], c.get("arguments")) for c in example.get("tool_calls", [])]
+    calls = [
+        ToolCall.from_raw(c["name"], c.get("arguments")) for c in example.get("tool_calls", [])
+    ]
     return Response(
         content=example.get("content"),
         reasoning=example.get("reasoning_content"),

@@ -112,10 +112,15 @@ class LeanTransport(httpx.AsyncBaseTransport):  # type: ignore[misc]
         except BaseException:
             conn.close()
             raise
-        body = _Body(self, conn, key, request.method, status, version, headers,
-                     timeouts.get("read"))
-        return httpx.Response(status, headers=headers, stream=body,
-                              extensions={"http_version": version, "reason_phrase": reason})
+        body = _Body(
+            self, conn, key, request.method, status, version, headers, timeouts.get("read")
+        )
+        return httpx.Response(
+            status,
+            headers=headers,
+            stream=body,
+            extensions={"http_version": version, "reason_phrase": reason},
+        )
 
     async def aclose(self) -> None:
         for pool in self._idle.values():
@@ -134,8 +139,9 @@ class LeanTransport(httpx.AsyncBaseTransport):  # type: ignore[misc]
             async with _deadline(timeout, httpx.ConnectTimeout):
                 reader, writer = await asyncio.open_connection(*key, limit=_HEAD_LIMIT)
         except OSError as exc:
-            raise httpx.ConnectError(f"cannot connect to {key[0]}:{key[1]}: "
-                                     f"{exc.strerror or exc}") from exc
+            raise httpx.ConnectError(
+                f"cannot connect to {key[0]}:{key[1]}: {exc.strerror or exc}"
+            ) from exc
         return _Conn(reader, writer), False
 
     def _release(self, key: tuple[str, int], conn: _Conn) -> None:
@@ -150,9 +156,17 @@ class _Body(httpx.AsyncByteStream):  # type: ignore[misc]
     """A response body read from the connection as it is iterated; the connection goes back to
     the pool once the body is read in full and both sides allow keep-alive."""
 
-    def __init__(self, transport: LeanTransport, conn: _Conn, key: tuple[str, int], method: str,
-                 status: int, version: bytes, headers: list[tuple[bytes, bytes]],
-                 timeout: float | None) -> None:
+    def __init__(
+        self,
+        transport: LeanTransport,
+        conn: _Conn,
+        key: tuple[str, int],
+        method: str,
+        status: int,
+        version: bytes,
+        headers: list[tuple[bytes, bytes]],
+        timeout: float | None,
+    ) -> None:
         self._transport, self._conn, self._key, self._timeout = transport, conn, key, timeout
         fields = {name.lower(): value for name, value in headers}
         self._length: int | None = None
@@ -167,7 +181,8 @@ class _Body(httpx.AsyncByteStream):  # type: ignore[misc]
         connection = fields.get(b"connection", b"").lower()
         delimited = self._chunked or self._length is not None
         self._keep_alive = delimited and (
-            b"keep-alive" in connection if version == b"HTTP/1.0" else b"close" not in connection)
+            b"keep-alive" in connection if version == b"HTTP/1.0" else b"close" not in connection
+        )
         self._done = False
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
@@ -185,8 +200,9 @@ class _Body(httpx.AsyncByteStream):  # type: ignore[misc]
                 while chunk := await self._read(reader.read(65536)):
                     yield chunk
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError) as exc:
-            raise httpx.RemoteProtocolError(f"server closed the connection mid-body: "
-                                             f"{exc or type(exc).__name__}") from exc
+            raise httpx.RemoteProtocolError(
+                f"server closed the connection mid-body: {exc or type(exc).__name__}"
+            ) from exc
         self._done = True
 
     async def _read(self, step: Awaitable[T]) -> T:

@@ -9,19 +9,18 @@ garble detector.
 
 from __future__ import annotations
 
+# The built-in graders register on import, through `grader()` like any third-party one.
+from evalrun.grading import answer, text  # noqa: F401
+from evalrun.grading.garble import GarbleVerdict, check_response, detect, expected_for
 from evalrun.grading.registry import (
+    GRADERS,
     Grade,
     GraderParams,
-    grader,
     grade,
     grade_spec,
+    grader,
     validate_params,
-    GRADERS,
 )
-from evalrun.grading.garble import GarbleVerdict, detect, check_response, expected_for
-
-# The built-in graders register on import, through `grader()` like any third-party one.
-from evalrun.grading import answer, text  # noqa: E402,F401
 
 __all__ = [
     "GRADERS",

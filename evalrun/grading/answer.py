@@ -9,9 +9,9 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from evalrun.endpoint.response import Response
 from evalrun.grading.extract import extract_answer_number, extract_json, nfkc, normalize
 from evalrun.grading.registry import Grade, GraderParams, answer_text, grader, verdict
-from evalrun.endpoint.response import Response
 
 # ---------------------------------------------------------------- numeric / choice
 

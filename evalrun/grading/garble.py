@@ -40,67 +40,539 @@ THRESHOLD = 0.5  # a score at or above this is garbled
 
 # ---------------------------------------------------------------- expected scripts
 
-_LATIN_LANGS = (
-    "en fr de es it pt nl sv no da fi is pl cs sk sl hr bs ro hu tr az vi id ms tl sw ca eu gl "
-    "et lv lt sq mt ga cy af uz"
-).split()
+_LATIN_LANGS = [
+    "en",
+    "fr",
+    "de",
+    "es",
+    "it",
+    "pt",
+    "nl",
+    "sv",
+    "no",
+    "da",
+    "fi",
+    "is",
+    "pl",
+    "cs",
+    "sk",
+    "sl",
+    "hr",
+    "bs",
+    "ro",
+    "hu",
+    "tr",
+    "az",
+    "vi",
+    "id",
+    "ms",
+    "tl",
+    "sw",
+    "ca",
+    "eu",
+    "gl",
+    "et",
+    "lv",
+    "lt",
+    "sq",
+    "mt",
+    "ga",
+    "cy",
+    "af",
+    "uz",
+]
 LANG_SCRIPTS: dict[str, frozenset[str]] = {lang: frozenset({"latin"}) for lang in _LATIN_LANGS}
-LANG_SCRIPTS.update({
-    "ru": frozenset({"cyrillic"}), "uk": frozenset({"cyrillic"}), "bg": frozenset({"cyrillic"}),
-    "sr": frozenset({"cyrillic"}), "be": frozenset({"cyrillic"}), "kk": frozenset({"cyrillic"}),
-    "mk": frozenset({"cyrillic"}), "mn": frozenset({"cyrillic"}),
-    "zh": frozenset({"han"}), "ja": frozenset({"han", "hiragana", "katakana"}),
-    "ko": frozenset({"hangul", "han"}), "el": frozenset({"greek"}), "ar": frozenset({"arabic"}),
-    "fa": frozenset({"arabic"}), "ur": frozenset({"arabic"}), "he": frozenset({"hebrew"}),
-    "hi": frozenset({"devanagari"}), "mr": frozenset({"devanagari"}), "ne": frozenset({"devanagari"}),
-    "bn": frozenset({"bengali"}), "ta": frozenset({"tamil"}), "te": frozenset({"telugu"}),
-    "th": frozenset({"thai"}), "ka": frozenset({"georgian"}), "hy": frozenset({"armenian"}),
-    "am": frozenset({"ethiopic"}),
-})
+LANG_SCRIPTS.update(
+    {
+        "ru": frozenset({"cyrillic"}),
+        "uk": frozenset({"cyrillic"}),
+        "bg": frozenset({"cyrillic"}),
+        "sr": frozenset({"cyrillic"}),
+        "be": frozenset({"cyrillic"}),
+        "kk": frozenset({"cyrillic"}),
+        "mk": frozenset({"cyrillic"}),
+        "mn": frozenset({"cyrillic"}),
+        "zh": frozenset({"han"}),
+        "ja": frozenset({"han", "hiragana", "katakana"}),
+        "ko": frozenset({"hangul", "han"}),
+        "el": frozenset({"greek"}),
+        "ar": frozenset({"arabic"}),
+        "fa": frozenset({"arabic"}),
+        "ur": frozenset({"arabic"}),
+        "he": frozenset({"hebrew"}),
+        "hi": frozenset({"devanagari"}),
+        "mr": frozenset({"devanagari"}),
+        "ne": frozenset({"devanagari"}),
+        "bn": frozenset({"bengali"}),
+        "ta": frozenset({"tamil"}),
+        "te": frozenset({"telugu"}),
+        "th": frozenset({"thai"}),
+        "ka": frozenset({"georgian"}),
+        "hy": frozenset({"armenian"}),
+        "am": frozenset({"ethiopic"}),
+    }
+)
 # Structured answers: Latin identifiers plus anything inside strings; judged with code rules.
 STRUCTURED = frozenset({"code", "json", "yaml", "sql", "table", "markdown", "csv", "regex"})
 # Math answers are prose with formulas: judged as prose (Greek letters count as symbols).
 OTHER_KINDS = frozenset({"math"})
 # Short function words of the Latin- and Cyrillic-script languages above: running text in any of
 # them is full of these (30-50% of words); token soup almost never is.
-FUNCTION_WORDS = frozenset("""
-a an the of and or but to in on at by for with from as is are was were be been it its this that
-these those there here not no do does did have has had will would can could should may i you he
-she we they me my your his her our their them what which who when where how if then than so
-all any some one two also just only very about into over after before up out more most such
-le la les de des du un une et ou est sont dans pour par sur avec ce cette qui que ne pas il elle
-nous vous ils au aux en se sa son ses leur plus mais comme
-der die das den dem des ein eine einen einem und oder ist sind war nicht zu im mit von auf für
-es ich du er sie wir ihr auch als wie aus bei nach noch nur so dass wird werden hat haben
-el los las del y o es son una uno por para con lo al pero su sus más muy como está
-il lo gli di da che non per una sono è con
-o os as do da dos das em um uma com não para que é se
-het een en van op te dat niet zijn voor met ook er
-och att det som är på för inte med jag ett av
-i w z na się nie do że jest od po
-ve bir bu da de için ile çok olan
-và là của có được những một các cho trong không này người với
-yang dan di ini itu dengan untuk dari ke tidak ada
-je v se na to že s z do
-и в не на что с по это как а к но из у о за от для то же ты я он она мы вы они его ее её их
-без при через под над про который которые которая которое также может этот эта эти этого
-ней него нему ним них нам нас вам вас мне меня себя свой своей там тут здесь где чем очень можно
-нужно будет быть до после между перед всех всего
-был была было были есть бы ли или так все всё уже только еще ещё когда если
-і та що як від це
-""".split())
+FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "and",
+        "or",
+        "but",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "from",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "here",
+        "not",
+        "no",
+        "do",
+        "does",
+        "did",
+        "have",
+        "has",
+        "had",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "may",
+        "i",
+        "you",
+        "he",
+        "she",
+        "we",
+        "they",
+        "me",
+        "my",
+        "your",
+        "his",
+        "her",
+        "our",
+        "their",
+        "them",
+        "what",
+        "which",
+        "who",
+        "when",
+        "where",
+        "how",
+        "if",
+        "then",
+        "than",
+        "so",
+        "all",
+        "any",
+        "some",
+        "one",
+        "two",
+        "also",
+        "just",
+        "only",
+        "very",
+        "about",
+        "into",
+        "over",
+        "after",
+        "before",
+        "up",
+        "out",
+        "more",
+        "most",
+        "such",
+        "le",
+        "la",
+        "les",
+        "de",
+        "des",
+        "du",
+        "un",
+        "une",
+        "et",
+        "ou",
+        "est",
+        "sont",
+        "dans",
+        "pour",
+        "par",
+        "sur",
+        "avec",
+        "ce",
+        "cette",
+        "qui",
+        "que",
+        "ne",
+        "pas",
+        "il",
+        "elle",
+        "nous",
+        "vous",
+        "ils",
+        "au",
+        "aux",
+        "en",
+        "se",
+        "sa",
+        "son",
+        "ses",
+        "leur",
+        "plus",
+        "mais",
+        "comme",
+        "der",
+        "die",
+        "das",
+        "den",
+        "dem",
+        "des",
+        "ein",
+        "eine",
+        "einen",
+        "einem",
+        "und",
+        "oder",
+        "ist",
+        "sind",
+        "war",
+        "nicht",
+        "zu",
+        "im",
+        "mit",
+        "von",
+        "auf",
+        "für",
+        "es",
+        "ich",
+        "du",
+        "er",
+        "sie",
+        "wir",
+        "ihr",
+        "auch",
+        "als",
+        "wie",
+        "aus",
+        "bei",
+        "nach",
+        "noch",
+        "nur",
+        "so",
+        "dass",
+        "wird",
+        "werden",
+        "hat",
+        "haben",
+        "el",
+        "los",
+        "las",
+        "del",
+        "y",
+        "o",
+        "es",
+        "son",
+        "una",
+        "uno",
+        "por",
+        "para",
+        "con",
+        "lo",
+        "al",
+        "pero",
+        "su",
+        "sus",
+        "más",
+        "muy",
+        "como",
+        "está",
+        "il",
+        "lo",
+        "gli",
+        "di",
+        "da",
+        "che",
+        "non",
+        "per",
+        "una",
+        "sono",
+        "è",
+        "con",
+        "o",
+        "os",
+        "as",
+        "do",
+        "da",
+        "dos",
+        "das",
+        "em",
+        "um",
+        "uma",
+        "com",
+        "não",
+        "para",
+        "que",
+        "é",
+        "se",
+        "het",
+        "een",
+        "en",
+        "van",
+        "op",
+        "te",
+        "dat",
+        "niet",
+        "zijn",
+        "voor",
+        "met",
+        "ook",
+        "er",
+        "och",
+        "att",
+        "det",
+        "som",
+        "är",
+        "på",
+        "för",
+        "inte",
+        "med",
+        "jag",
+        "ett",
+        "av",
+        "i",
+        "w",
+        "z",
+        "na",
+        "się",
+        "nie",
+        "do",
+        "że",
+        "jest",
+        "od",
+        "po",
+        "ve",
+        "bir",
+        "bu",
+        "da",
+        "de",
+        "için",
+        "ile",
+        "çok",
+        "olan",
+        "và",
+        "là",
+        "của",
+        "có",
+        "được",
+        "những",
+        "một",
+        "các",
+        "cho",
+        "trong",
+        "không",
+        "này",
+        "người",
+        "với",
+        "yang",
+        "dan",
+        "di",
+        "ini",
+        "itu",
+        "dengan",
+        "untuk",
+        "dari",
+        "ke",
+        "tidak",
+        "ada",
+        "je",
+        "v",
+        "se",
+        "na",
+        "to",
+        "že",
+        "s",
+        "z",
+        "do",
+        "и",
+        "в",
+        "не",
+        "на",
+        "что",
+        "с",
+        "по",
+        "это",
+        "как",
+        "а",
+        "к",
+        "но",
+        "из",
+        "у",
+        "о",
+        "за",
+        "от",
+        "для",
+        "то",
+        "же",
+        "ты",
+        "я",
+        "он",
+        "она",
+        "мы",
+        "вы",
+        "они",
+        "его",
+        "ее",
+        "её",
+        "их",
+        "без",
+        "при",
+        "через",
+        "под",
+        "над",
+        "про",
+        "который",
+        "которые",
+        "которая",
+        "которое",
+        "также",
+        "может",
+        "этот",
+        "эта",
+        "эти",
+        "этого",
+        "ней",
+        "него",
+        "нему",
+        "ним",
+        "них",
+        "нам",
+        "нас",
+        "вам",
+        "вас",
+        "мне",
+        "меня",
+        "себя",
+        "свой",
+        "своей",
+        "там",
+        "тут",
+        "здесь",
+        "где",
+        "чем",
+        "очень",
+        "можно",
+        "нужно",
+        "будет",
+        "быть",
+        "до",
+        "после",
+        "между",
+        "перед",
+        "всех",
+        "всего",
+        "был",
+        "была",
+        "было",
+        "были",
+        "есть",
+        "бы",
+        "ли",
+        "или",
+        "так",
+        "все",
+        "всё",
+        "уже",
+        "только",
+        "еще",
+        "ещё",
+        "когда",
+        "если",
+        "і",
+        "та",
+        "що",
+        "як",
+        "від",
+        "це",
+    ]
+)
 _SCRIPT_NAMES = frozenset(s for v in LANG_SCRIPTS.values() for s in v) | {
-    "syriac", "thaana", "gurmukhi", "gujarati", "oriya", "kannada", "malayalam", "sinhala",
-    "lao", "tibetan", "myanmar", "khmer", "mongolian", "bopomofo", "cherokee", "yi",
+    "syriac",
+    "thaana",
+    "gurmukhi",
+    "gujarati",
+    "oriya",
+    "kannada",
+    "malayalam",
+    "sinhala",
+    "lao",
+    "tibetan",
+    "myanmar",
+    "khmer",
+    "mongolian",
+    "bopomofo",
+    "cherokee",
+    "yi",
 }
 _CJK = frozenset({"han", "hiragana", "katakana", "hangul", "bopomofo"})
-_COMPANIONS = {"han": {"hiragana", "katakana", "bopomofo"}, "hiragana": {"han", "katakana"},
-               "katakana": {"han", "hiragana"}, "hangul": {"han"}}
+_COMPANIONS = {
+    "han": {"hiragana", "katakana", "bopomofo"},
+    "hiragana": {"han", "katakana"},
+    "katakana": {"han", "hiragana"},
+    "hangul": {"han"},
+}
 # First words of Unicode names that are typography, not a writing system.
 _NOT_A_SCRIPT = frozenset(
-    "combining modifier micro fullwidth halfwidth superscript subscript mathematical script "
-    "double-struck black-letter planck ohm kelvin angstrom feminine masculine circled "
-    "parenthesized negative squared roman small variation".split()
+    [
+        "combining",
+        "modifier",
+        "micro",
+        "fullwidth",
+        "halfwidth",
+        "superscript",
+        "subscript",
+        "mathematical",
+        "script",
+        "double-struck",
+        "black-letter",
+        "planck",
+        "ohm",
+        "kelvin",
+        "angstrom",
+        "feminine",
+        "masculine",
+        "circled",
+        "parenthesized",
+        "negative",
+        "squared",
+        "roman",
+        "small",
+        "variation",
+    ]
 )
 
 
@@ -139,10 +611,22 @@ def is_structured(expect: list[str] | None) -> bool:
 
 _script_cache: dict[str, str] = {chr(c): "latin" if chr(c).isalpha() else "" for c in range(128)}
 # Stripped from both ends of a whitespace-separated token to get the word.
-_PUNCT = "".join(chr(c) for c in range(33, 128) if not chr(c).isalnum()) + "".join(
-    chr(c) for lo, hi in ((0xA0, 0xBF), (0x2010, 0x2027), (0x2030, 0x205E), (0x3000, 0x3011),
-                          (0xFF01, 0xFF0F), (0xFF1A, 0xFF20)) for c in range(lo, hi + 1)
-) + "\u00d7\u00f7\u061f\u060c\u0964"
+_PUNCT = (
+    "".join(chr(c) for c in range(33, 128) if not chr(c).isalnum())
+    + "".join(
+        chr(c)
+        for lo, hi in (
+            (0xA0, 0xBF),
+            (0x2010, 0x2027),
+            (0x2030, 0x205E),
+            (0x3000, 0x3011),
+            (0xFF01, 0xFF0F),
+            (0xFF1A, 0xFF20),
+        )
+        for c in range(lo, hi + 1)
+    )
+    + "\u00d7\u00f7\u061f\u060c\u0964"
+)
 
 
 def char_script(ch: str) -> str:
@@ -203,7 +687,7 @@ class _Text:
 
 # ---------------------------------------------------------------- signals
 
-_FENCE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]{1,40}`", re.S)
+_FENCE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]{1,40}`", re.DOTALL)
 _TOKEN = re.compile(r"\S+")
 _EDGE = re.compile(r"^[\W_]+|[\W_]+$")
 _VOWELS = frozenset("aeiouyàáâãäåæèéêëìíîïòóôõöøùúûüýÿœāēīōūăęąěůőű")
@@ -222,7 +706,9 @@ _NONE: frozenset[str] = frozenset()
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff]")
 # Languages that glue words into long compounds with long consonant runs.
 _COMPOUNDING = frozenset({"de", "nl", "sv", "da", "no", "fi", "is", "pl", "cs", "hu", "et"})
-_CASE_FLIP_INNER = re.compile(r"^[a-zà-ÿ]*[a-zà-ÿ]{3}[A-ZÀ-Þ]|[a-zà-ÿ]{4}[A-ZÀ-Þ][a-zà-ÿ]|[A-Z]{2}[a-z]{3,}[A-Z]")
+_CASE_FLIP_INNER = re.compile(
+    r"^[a-zà-ÿ]*[a-zà-ÿ]{3}[A-ZÀ-Þ]|[a-zà-ÿ]{4}[A-ZÀ-Þ][a-zà-ÿ]|[A-Z]{2}[a-z]{3,}[A-Z]"
+)
 _INNER_PUNCT = re.compile(r"[^\w.,'’\-:&+]")
 # UTF-8 read as Latin-1/cp1252: a lead byte shown as Ã Â Ð Ñ Ø Ù â ã-é, then a continuation byte
 # (U+0080-U+00BF, or the cp1252 punctuation those bytes become).
@@ -231,8 +717,8 @@ _MOJIBAKE = re.compile(
     "\u0178\u017d\u017e\u0192\u02c6\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030"
     "\u2039\u203a\u20ac\u2122]|[\u00e3-\u00e9][\u0080-\u00bf]"
 )
-_FLOOD = re.compile(r"(.{1,12}?)\1{3,}", re.S)
-_CHAR_RUN = re.compile(r"(.)\1{3,}", re.S)
+_FLOOD = re.compile(r"(.{1,12}?)\1{3,}", re.DOTALL)
+_CHAR_RUN = re.compile(r"(.)\1{3,}", re.DOTALL)
 _BENIGN_UNIT = frozenset("-=_*~.|:+<>/\\ \t\n─━│┃═")
 _SPECIAL = re.compile(
     r"<(?:pad|unk|mask|eos|bos|/?s|0x[0-9A-Fa-f]{2})>|<\|[A-Za-z_]{2,20}\|>|\[(?:PAD|UNK|CLS|SEP|MASK)\]"
@@ -249,14 +735,20 @@ def _words(t: _Text) -> None:
     for line in prose.split("\n"):
         # In a structured answer, symbol-dense lines are code/JSON/table rows: identifiers there
         # follow code rules. Lines of plain words (comments, explanations, soup) are prose.
-        code = t.structured and (line.startswith(("  ", "\t")) or _CODE_CHARS.search(line)
-                                 is not None)
+        code = t.structured and (
+            line.startswith(("  ", "\t")) or _CODE_CHARS.search(line) is not None
+        )
         for m in _TOKEN.finditer(line):
             tok = m.group()
             core = tok.strip(_PUNCT)
-            if (not code and len(tok) >= 5 and not (core.isalnum() and len(tok) - len(core) < 5)
-                    and len(_BRACKETS.findall(tok)) >= 5 and not _MD_LINK.search(tok)
-                    and not any(c in tok for c in "/=:")):
+            if (
+                not code
+                and len(tok) >= 5
+                and not (core.isalnum() and len(tok) - len(core) < 5)
+                and len(_BRACKETS.findall(tok)) >= 5
+                and not _MD_LINK.search(tok)
+                and not any(c in tok for c in "/=:")
+            ):
                 junk = _Word(offset + m.start(), _NONE, 0, tok, False, code, "symbol junk")
                 t.words.append(junk)
                 if not core:
@@ -280,8 +772,15 @@ def _words(t: _Text) -> None:
             w = _Word(offset + m.start(), scripts, letters, core.lower(), tok.endswith(","), code)
             if letters >= 6 or (letters and (len(scripts) > 1 or not core.isalpha())):
                 w.weird = _weird_reason(core, scripts, letters, t, code)
-                if (not w.weird and t.english and not code and letters >= SPELL_MIN_LETTERS
-                        and core.isascii() and core.isalpha() and core.islower()):
+                if (
+                    not w.weird
+                    and t.english
+                    and not code
+                    and letters >= SPELL_MIN_LETTERS
+                    and core.isascii()
+                    and core.isalpha()
+                    and core.islower()
+                ):
                     w.weird = _spelling_reason(w.key)
             t.words.append(w)
         offset += len(line) + 1
@@ -311,8 +810,11 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: _Text, co
             return "consonant run"
         if not code and _CASE_FLIP_INNER.search(core):
             return "case flip inside"  # camelCase is normal in code, JSON and tables
-        if (letters >= (28 if t.compounding else 18) and "-" not in core
-                and not _CAMEL.fullmatch(core)):
+        if (
+            letters >= (28 if t.compounding else 18)
+            and "-" not in core
+            and not _CAMEL.fullmatch(core)
+        ):
             return "run-together"  # CamelCase names (PermissionDeniedError) are not
         if len(_INNER_PUNCT.findall(core)) >= 2:
             return "punctuation inside"
@@ -326,9 +828,10 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: _Text, co
 
 def _repeats_fragment(low: str) -> bool:
     """A word that holds the same four letters twice: yondmutyond, Mutyondyond (not banana)."""
-    grams = [low[i:i + 4] for i in range(len(low) - 3)]
+    grams = [low[i : i + 4] for i in range(len(low) - 3)]
     return len(set(grams)) < len(grams) and any(
-        g.isalpha() and low.find(g, i + 4) >= 0 for i, g in enumerate(grams))
+        g.isalpha() and low.find(g, i + 4) >= 0 for i, g in enumerate(grams)
+    )
 
 
 # ---------------------------------------------------------------- spelling plausibility
@@ -357,7 +860,13 @@ def _trigram_model() -> tuple[dict[str, int], dict[str, float]]:
         for word in re.findall(r"[a-z]+", line.lower()):
             s = "^^" + word + "$"
             for i in range(2, len(s)):
-                grams = (s[i], s[i - 1:i + 1], s[i - 2:i + 1], "|" + s[i - 1], "|" + s[i - 2:i])
+                grams = (
+                    s[i],
+                    s[i - 1 : i + 1],
+                    s[i - 2 : i + 1],
+                    "|" + s[i - 1],
+                    "|" + s[i - 2 : i],
+                )
                 for gram in grams:
                     if gram not in counts and len(gram) > 1 and gram[0] != "|":
                         counts["#" + gram[:-1]] = counts.get("#" + gram[:-1], 0) + 1
@@ -385,8 +894,8 @@ def _spelling(word: str) -> tuple[float, float]:
     s = "^^" + word + "$"
     total, worst = 0.0, 0.0
     for i in range(2, len(s)):
-        p2 = _witten_bell(counts, s[i - 1:i + 1], uni.get(s[i], uni[""]))
-        lp = math.log(_witten_bell(counts, s[i - 2:i + 1], p2))
+        p2 = _witten_bell(counts, s[i - 1 : i + 1], uni.get(s[i], uni[""]))
+        lp = math.log(_witten_bell(counts, s[i - 2 : i + 1], p2))
         total += lp
         worst = min(worst, lp)
     return total / (len(s) - 2), worst
@@ -415,8 +924,9 @@ def _tail_signal(t: _Text) -> tuple[float, str]:
         return 0.0, ""  # not a clean start: the soup signal judges the whole
     score = min(1.0, TAIL_BASE + TAIL_STEP * (len(odd) - 1))
     kinds = ", ".join(sorted({w.weird for w in odd}))
-    return score, (f"ends in {len(odd)} odd word(s) of the last {len(tail)} ({kinds}) at char "
-                   f"{odd[0].start}")
+    return score, (
+        f"ends in {len(odd)} odd word(s) of the last {len(tail)} ({kinds}) at char {odd[0].start}"
+    )
 
 
 TAIL_WORDS = 4
@@ -425,8 +935,16 @@ TAIL_WORDS = 4
 _FINISHED = re.compile(r"[.!?。！？]['\"’”»)\]*_]*\s*\Z")
 # Odd words that a clean answer hardly ever ends in. Case flips (TensorFlow, iPhone) and
 # punctuation inside a word (LaTeX: \\frac{x^3}{3}) are common in clean text: not counted here.
-_TAIL_ODD = frozenset({"implausible spelling", "run-together", "repeated fragment", "mixed scripts",
-                       "no vowels", "consonant run"})
+_TAIL_ODD = frozenset(
+    {
+        "implausible spelling",
+        "run-together",
+        "repeated fragment",
+        "mixed scripts",
+        "no vowels",
+        "consonant run",
+    }
+)
 TAIL_BASE = 0.5
 TAIL_STEP = 0.15
 
@@ -511,11 +1029,14 @@ def _mark_function_words(t: _Text) -> None:
             line_end += 1
         line = words[line_start:line_end]
         line_start = line_end
-        lettered = [w for w in line if w.scripts and w.scripts <= _LATIN_CYR
-                    and (w.letters >= 2 or w.key in FUNCTION_WORDS)]
+        lettered = [
+            w
+            for w in line
+            if w.scripts and w.scripts <= _LATIN_CYR and (w.letters >= 2 or w.key in FUNCTION_WORDS)
+        ]
         if len(lettered) < 8:
             continue  # headings, list items, table rows
-        span = text[line[0].start:end]
+        span = text[line[0].start : end]
         if sum(map(str.isalpha, span)) + span.count(" ") < 0.8 * len(span):
             continue  # code, JSON, tables: symbols everywhere
         if sum(w.comma for w in lettered) >= 0.4 * len(lettered):
@@ -529,10 +1050,12 @@ def _function_word_signal(words: list[_Word]) -> tuple[float, str]:
     marked = [w for w in words if w.fw is not None]
     if len(marked) < 10 or len({w.key for w in marked}) < 8:
         return 0.0, ""  # too little text, or one phrase repeated (the flood signal's business)
-    rate = sum(w.fw for w in marked) / len(marked)
+    rate = sum(bool(w.fw) for w in marked) / len(marked)
     score = min(1.0, max(0.0, (0.07 - rate) / 0.05))
-    return score, (f"only {rate:.0%} function words (the, of, и, der, ...) in {len(marked)} "
-                   "words of running text")
+    return score, (
+        f"only {rate:.0%} function words (the, of, и, der, ...) in {len(marked)} "
+        "words of running text"
+    )
 
 
 def _windowed(t: _Text) -> list[_Signal]:
@@ -562,16 +1085,22 @@ def _windowed(t: _Text) -> list[_Signal]:
     for name, (score, reason, lo) in best.items():
         if lo > 0 and ws:
             start = ws[lo].start
-            reason = f"{reason}, from char {start} on (clean before)" if _clean_head(t, lo) else (
-                f"{reason} (around char {start})")
+            reason = (
+                f"{reason}, from char {start} on (clean before)"
+                if _clean_head(t, lo)
+                else (f"{reason} (around char {start})")
+            )
         out.append(_Signal(name, score, reason))
     return out
 
 
 def _clean_head(t: _Text, lo: int) -> bool:
     head = t.words[:lo]
-    return (_soup_signal(head)[0] < 0.2 and _script_signal(t, head)[0] < 0.2
-            and _function_word_signal(head)[0] < 0.2)
+    return (
+        _soup_signal(head)[0] < 0.2
+        and _script_signal(t, head)[0] < 0.2
+        and _function_word_signal(head)[0] < 0.2
+    )
 
 
 def _flood_signal(text: str, structured: bool) -> tuple[float, str]:
@@ -590,15 +1119,27 @@ def _flood_signal(text: str, structured: bool) -> tuple[float, str]:
         pos = tm.start()
         for m in finder.finditer(tok):
             unit, span = m.group(1), m.end() - m.start()
-            where = "end" if pos + m.end() == n else (
-                "line" if _rule_line(text, tm) else
-                "word" if 0 < m.start() and m.end() < len(tok) and tok[m.start() - 1].isalpha()
-                and tok[m.end()].isalpha() else "inline")
+            where = (
+                "end"
+                if pos + m.end() == n
+                else (
+                    "line"
+                    if _rule_line(text, tm)
+                    else "word"
+                    if 0 < m.start()
+                    and m.end() < len(tok)
+                    and tok[m.start() - 1].isalpha()
+                    and tok[m.end()].isalpha()
+                    else "inline"
+                )
+            )
             score = _glued_score(unit, span, span / n, structured, where)
             if score > best[0]:
                 shown = unit if len(unit) <= 8 else unit[:8] + "…"
-                best = (score, f"{shown!r} repeated {span // len(unit)} times at char "
-                               f"{pos + m.start()}")
+                best = (
+                    score,
+                    f"{shown!r} repeated {span // len(unit)} times at char {pos + m.start()}",
+                )
     # the same token (or pair, or triple) over and over: opacity opacity ..., <pad> <pad>
     in_runs = 0  # tokens in runs of 3+ of one token, all runs together
     for period in (1, 2, 3):
@@ -623,7 +1164,7 @@ def _rule_line(text: str, tm: re.Match) -> bool:
     """The token sits on a line of rule characters only (a rule, underline or table border)."""
     before = text.rfind("\n", 0, tm.start())
     after = text.find("\n", tm.end())
-    line = text[before + 1:len(text) if after < 0 else after]
+    line = text[before + 1 : len(text) if after < 0 else after]
     return all(c in _BENIGN_UNIT for c in line)
 
 
@@ -659,15 +1200,16 @@ def _glued_score(unit: str, span: int, cover: float, structured: bool, where: st
 END_LOOP_REPEATS = 6  # one word or phrase 6 times back to back, up to the very end
 
 
-def _token_run(best: tuple[float, str], toks: list[str], end: int, period: int,
-               run: int) -> tuple[float, str]:
+def _token_run(
+    best: tuple[float, str], toks: list[str], end: int, period: int, run: int
+) -> tuple[float, str]:
     """Score `run` repeats of a `period`-token unit ending at token `end`. A loop that reaches the
     end of the answer never stopped (the token limit cut it): fewer repeats suffice there."""
     total = run + period
     at_end = end == len(toks) and total // period >= END_LOOP_REPEATS
     if total < 8 and not at_end:
         return best
-    unit = toks[end - period:end]
+    unit = toks[end - period : end]
     if total < 40 and all(c in _BENIGN_UNIT for tok in unit for c in tok):
         return best  # | --- | --- | --- |
     wordy = all(_EDGE.sub("", t).isalpha() for t in unit)
@@ -687,14 +1229,35 @@ def _diversity_signal(words: list[_Word], text: str) -> tuple[float, str]:
     if len(toks) < 30:
         return 0.0, ""
     for i in range(0, len(toks) - 29, 10):
-        window = toks[i:i + 30]
+        window = toks[i : i + 30]
         distinct = len(set(window))
         if distinct <= 3 and not all(all(c in _BENIGN_UNIT for c in w) for w in window):
             return 0.8, f"{distinct} distinct tokens in 30 (token {i} on)"
     return 0.0, ""
 
 
-_SUFFIXES = frozenset("s es ed d ing er ers ly al ally ness ment ments ion ions able ful less".split())
+_SUFFIXES = frozenset(
+    [
+        "s",
+        "es",
+        "ed",
+        "d",
+        "ing",
+        "er",
+        "ers",
+        "ly",
+        "al",
+        "ally",
+        "ness",
+        "ment",
+        "ments",
+        "ion",
+        "ions",
+        "able",
+        "ful",
+        "less",
+    ]
+)
 
 
 def _fragment_signal(t: _Text) -> tuple[float, str]:
@@ -702,8 +1265,11 @@ def _fragment_signal(t: _Text) -> tuple[float, str]:
     (Mut, Mutmutyond, MutLeave, Ledmut). A fluent loop repeats whole words, not this."""
     # identifiers embed each other (request, send_request, RequestError): code lines stay out
     # identifiers embed each other (request, send_request, RequestError): code lines stay out
-    keys = [w.key for w in t.words
-            if w.letters >= 2 and not w.code and "_" not in w.key and "." not in w.key]
+    keys = [
+        w.key
+        for w in t.words
+        if w.letters >= 2 and not w.code and "_" not in w.key and "." not in w.key
+    ]
     if len(keys) < 12:
         return 0.0, ""
     counts: dict[str, int] = {}
@@ -715,13 +1281,19 @@ def _fragment_signal(t: _Text) -> tuple[float, str]:
     top = max(counts, key=lambda k: counts[k])
     if counts[top] < 4 or counts[top] < 0.12 * len(keys) or len(top) < 2:
         return 0.0, ""
-    glued = sum(1 for k in keys if k != top and top in k
-                and not (k.startswith(top) and k[len(top):].lstrip("'’") in _SUFFIXES))
+    glued = sum(
+        1
+        for k in keys
+        if k != top
+        and top in k
+        and not (k.startswith(top) and k[len(top) :].lstrip("'’") in _SUFFIXES)
+    )
     if glued < 3 or glued < 0.1 * len(keys):
         return 0.0, ""
     score = min(1.0, 0.3 + glued / len(keys) * 2)
-    return score, (f"{top!r} appears {counts[top]} times alone and {glued} times glued inside "
-                   "other words")
+    return score, (
+        f"{top!r} appears {counts[top]} times alone and {glued} times glued inside other words"
+    )
 
 
 def _chars_signal(text: str) -> list[_Signal]:
@@ -737,12 +1309,22 @@ def _chars_signal(text: str) -> list[_Signal]:
         out.append(_Signal("control", min(1.0, 0.3 * ctrl), f"{ctrl} control or private-use chars"))
     moji = len(_MOJIBAKE.findall(text))
     if moji >= 2:
-        out.append(_Signal("mojibake", min(1.0, 0.25 * moji),
-                           f"{moji} mojibake sequences (UTF-8 read as Latin-1, e.g. 'Ã©')"))
+        out.append(
+            _Signal(
+                "mojibake",
+                min(1.0, 0.25 * moji),
+                f"{moji} mojibake sequences (UTF-8 read as Latin-1, e.g. 'Ã©')",
+            )
+        )
     specials = len(_SPECIAL.findall(text))
     if specials >= 3:
-        out.append(_Signal("special", min(1.0, 0.2 * specials),
-                           f"{specials} special-token markers such as <pad> or <|endoftext|>"))
+        out.append(
+            _Signal(
+                "special",
+                min(1.0, 0.2 * specials),
+                f"{specials} special-token markers such as <pad> or <|endoftext|>",
+            )
+        )
     return out
 
 
@@ -764,19 +1346,24 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
     """Judge one text; `expect` lists languages/scripts the answer may use."""
     if not text or not text.strip():
         return GarbleVerdict(garbled=False, score=0.0)
-    t = _Text(text, expected_scripts(expect), is_structured(expect),
-              compounding=not expect or any(e.split("-")[0].lower() in _COMPOUNDING
-                                            for e in expect),
-              english=_english_only(expect))
+    t = _Text(
+        text,
+        expected_scripts(expect),
+        is_structured(expect),
+        compounding=not expect or any(e.split("-")[0].lower() in _COMPOUNDING for e in expect),
+        english=_english_only(expect),
+    )
     _words(t)
     _mark_function_words(t)
     signals = _windowed(t)
     signals += _chars_signal(text)
-    for name, (score, reason) in (("flood", _flood_signal(text, t.structured)),
-                                  ("diversity", _diversity_signal(t.words, text)),
-                                  ("fragments", _fragment_signal(t)),
-                                  ("tail", _tail_signal(t)),
-                                  ("repetition", _repetition_signal(text))):
+    for name, (score, reason) in (
+        ("flood", _flood_signal(text, t.structured)),
+        ("diversity", _diversity_signal(t.words, text)),
+        ("fragments", _fragment_signal(t)),
+        ("tail", _tail_signal(t)),
+        ("repetition", _repetition_signal(text)),
+    ):
         signals.append(_Signal(name, score, reason))
     keep = 1.0
     for s in signals:
@@ -796,14 +1383,20 @@ def check_response(response: Response, expect: list[str] | None = None) -> dict 
             continue
         v = detect(text, expect)
         if worst is None or v.score > worst["score"]:
-            worst = {"garbled": v.garbled, "score": v.score, "reasons": v.reasons,
-                     "channel": channel}
+            worst = {
+                "garbled": v.garbled,
+                "score": v.score,
+                "reasons": v.reasons,
+                "channel": channel,
+            }
     return worst
 
 
 # Languages and kinds an answer in each core category may use when the item does not say.
 CATEGORY_EXPECT: dict[str, list[str]] = {
-    "code": ["en", "code"], "structured": ["en", "json"], "math": ["en", "math"],
+    "code": ["en", "code"],
+    "structured": ["en", "json"],
+    "math": ["en", "math"],
     "tool": ["en", "json"],
 }
 
@@ -826,12 +1419,19 @@ def parse_expect(spec: str | None) -> list[str] | None:
     if spec is None or not spec.strip():
         return None
     codes = [c.strip().lower() for c in spec.split(",") if c.strip()]
-    unknown = [c for c in codes if c.split("-")[0] not in LANG_SCRIPTS
-               and c not in STRUCTURED | OTHER_KINDS and c not in _SCRIPT_NAMES]
+    unknown = [
+        c
+        for c in codes
+        if c.split("-")[0] not in LANG_SCRIPTS
+        and c not in STRUCTURED | OTHER_KINDS
+        and c not in _SCRIPT_NAMES
+    ]
     if unknown:
-        raise UsageError(f"--expect: unknown language or script {', '.join(unknown)}; use codes "
-                         "such as en, ru, zh, ja, fr, de, code, json, math, table, or a script "
-                         "name such as cyrillic")
+        raise UsageError(
+            f"--expect: unknown language or script {', '.join(unknown)}; use codes "
+            "such as en, ru, zh, ja, fr, de, code, json, math, table, or a script "
+            "name such as cyrillic"
+        )
     return codes
 
 
@@ -840,8 +1440,10 @@ def explain_text(text: str, verdict: GarbleVerdict, expect: list[str] | None) ->
     scripts = expected_scripts(expect)
     where = ", ".join(sorted(scripts)) if scripts else "any one script plus Latin"
     call = "GARBLED" if verdict.garbled else "clean"
-    lines = [f"{call}: score {verdict.score:.2f} (garbled at >= {THRESHOLD:.2f}); "
-             f"{len(text)} chars; expected scripts: {where}"]
+    lines = [
+        f"{call}: score {verdict.score:.2f} (garbled at >= {THRESHOLD:.2f}); "
+        f"{len(text)} chars; expected scripts: {where}"
+    ]
     if not text.strip():
         lines.append("  (empty text: nothing to judge)")
     lines += [f"  - {r}" for r in verdict.reasons] or ["  (no signal fired)"]

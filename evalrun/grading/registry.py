@@ -26,8 +26,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from evalrun.errors import SuiteError
 from evalrun.endpoint.response import Response
+from evalrun.errors import SuiteError
 
 
 class Grade(BaseModel):
@@ -160,4 +160,3 @@ def _any(response: Response, p: CombineParams) -> Grade:
             return verdict(True, f"{sub.kind}: {g.detail}")
         details.append(f"{sub.kind}: {g.detail}")
     return verdict(False, "; ".join(details))
-

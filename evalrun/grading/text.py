@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 from rapidfuzz import fuzz
 
+from evalrun.endpoint.response import Response
 from evalrun.grading.extract import (
     contains_words,
     mixed_script_words,
@@ -16,8 +17,15 @@ from evalrun.grading.extract import (
     script_counts,
     words_of,
 )
-from evalrun.grading.registry import Answers, Grade, GraderParams, answer_text, as_list, grader, verdict
-from evalrun.endpoint.response import Response
+from evalrun.grading.registry import (
+    Answers,
+    Grade,
+    GraderParams,
+    answer_text,
+    as_list,
+    grader,
+    verdict,
+)
 
 # ---------------------------------------------------------------- exact / normalized / fuzzy
 

@@ -8,10 +8,10 @@ table, headline, --json objects.
 from __future__ import annotations
 
 from evalrun.scoring.runner import (
-    score_suite,
-    score_contract,
-    resume_defaults,
     list_runs,
+    resume_defaults,
+    score_contract,
+    score_suite,
     with_summary,
 )
 

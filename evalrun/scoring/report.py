@@ -1,7 +1,5 @@
-"""What a user sees: the progress bar (stderr), category tables, headlines and --json objects.
-
-tabulate is imported here only.
-"""
+"""What a user sees of a run: the progress bar (stderr), category tables, headlines and --json
+objects."""
 
 from __future__ import annotations
 
@@ -10,14 +8,16 @@ import time
 from typing import IO, Any
 
 from evalrun.store import ItemRecord, RunRecord, RunStore
+from evalrun.tables import table
 
 
 class ProgressBar:
     """done/total, passed so far, errors, rate and ETA on stderr; redrawn in place on a tty,
     a plain line every few seconds otherwise."""
 
-    def __init__(self, stream: IO[str] | None = None, *, width: int = 24,
-                 interval: float | None = None) -> None:
+    def __init__(
+        self, stream: IO[str] | None = None, *, width: int = 24, interval: float | None = None
+    ) -> None:
         self.stream = stream or sys.stderr
         self.width = width
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
@@ -54,8 +54,10 @@ class ProgressBar:
         speed = f"{rate:.1f} it/s" if rate >= 1 or rate == 0 else f"{rate * 60:.1f} it/min"
         filled = int(self.width * self.done / self.total) if self.total else 0
         bar = "#" * filled + "." * (self.width - filled)
-        return (f"[{bar}] {self.done}/{self.total}  passed {self.passed}  errors {self.errors}  "
-                f"{speed}  ETA {eta}")
+        return (
+            f"[{bar}] {self.done}/{self.total}  passed {self.passed}  errors {self.errors}  "
+            f"{speed}  ETA {eta}"
+        )
 
     def _draw(self, *, final: bool) -> None:
         text = self.line()
@@ -88,21 +90,21 @@ def headline(record: RunRecord) -> str:
     return f"{record.run_id}: {label}: {s.passed}/{s.total} ({s.score}/100)"
 
 
-def table(rows: list[list[Any]], headers: list[str], *, fmt: str = "simple",
-          numparse: bool = True, **kw: Any) -> str:
-    """Every table evalrun prints goes through here (tabulate is imported in this module only)."""
-    from tabulate import tabulate
-
-    return tabulate(rows, headers=headers, tablefmt=fmt, disable_numparse=not numparse, **kw)
-
-
 def category_table(record: RunRecord) -> str:
     """Per-category passed/total (+ errors, garbled) as a table."""
     s = record.summary
     if s is None:
         return "(no summary)"
-    rows = [[name, f"{t.passed}/{t.total}", round(100 * t.passed / t.total) if t.total else 0,
-             t.errors, t.garbled] for name, t in sorted(s.categories.items())]
+    rows = [
+        [
+            name,
+            f"{t.passed}/{t.total}",
+            round(100 * t.passed / t.total) if t.total else 0,
+            t.errors,
+            t.garbled,
+        ]
+        for name, t in sorted(s.categories.items())
+    ]
     rows.append(["all", f"{s.passed}/{s.total}", s.score, s.errors, s.garbled])
     return table(rows, headers=["category", "passed", "score", "errors", "garbled"])
 
@@ -110,8 +112,10 @@ def category_table(record: RunRecord) -> str:
 def diagnosis_lines(record: RunRecord) -> list[str]:
     """One line per diagnosis: `! reasoning_only (12 items): <hint>`."""
     s = record.summary
-    return [f"! {d.kind} ({d.count} item{'s' if d.count != 1 else ''}): {d.hint}"
-            for d in (s.diagnoses if s else [])]
+    return [
+        f"! {d.kind} ({d.count} item{'s' if d.count != 1 else ''}): {d.hint}"
+        for d in (s.diagnoses if s else [])
+    ]
 
 
 def score_text(record: RunRecord) -> str:
@@ -120,8 +124,9 @@ def score_text(record: RunRecord) -> str:
     parts.extend(diagnosis_lines(record))
     s = record.summary
     if s and s.errors:
-        parts.append(f"{s.errors} item(s) in error (not graded); "
-                     f"retry them with --resume {record.run_id}")
+        parts.append(
+            f"{s.errors} item(s) in error (not graded); retry them with --resume {record.run_id}"
+        )
     if s and s.garbled:
         parts.append(f"garbled: {s.garbled} item(s), rate {s.garble_rate:.0%}")
     if record.status != "complete":
@@ -149,8 +154,10 @@ def score_json(record: RunRecord, store: RunStore) -> dict[str, Any]:
         "garbled": s.garbled if s else 0,
         "garble_rate": s.garble_rate if s else 0.0,
         "diagnoses": [d.model_dump() for d in s.diagnoses] if s else [],
-        "categories": {k: {"passed": v.passed, "total": v.total, "errors": v.errors,
-                           "garbled": v.garbled} for k, v in (s.categories if s else {}).items()},
+        "categories": {
+            k: {"passed": v.passed, "total": v.total, "errors": v.errors, "garbled": v.garbled}
+            for k, v in (s.categories if s else {}).items()
+        },
     }
 
 
@@ -159,11 +166,17 @@ def runs_table(records: list[RunRecord]) -> str:
     rows = []
     for r in records:
         s = r.summary
-        rows.append([
-            r.run_id, f"{r.suite.name}-v{r.suite.version}", r.model_served or r.model_requested,
-            f"{s.passed}/{s.total} ({s.score})" if s else "-", s.errors if s else "-",
-            s.garbled if s else "-", r.status,
-        ])
+        rows.append(
+            [
+                r.run_id,
+                f"{r.suite.name}-v{r.suite.version}",
+                r.model_served or r.model_requested,
+                f"{s.passed}/{s.total} ({s.score})" if s else "-",
+                s.errors if s else "-",
+                s.garbled if s else "-",
+                r.status,
+            ]
+        )
     return table(rows, headers=["run", "suite", "model", "score", "errors", "garbled", "status"])
 
 
@@ -172,11 +185,21 @@ def runs_json(records: list[RunRecord]) -> dict[str, Any]:
     out = []
     for r in records:
         s = r.summary
-        out.append({"run_id": r.run_id, "suite": r.suite.name, "suite_version": r.suite.version,
-                    "model": r.model_served or r.model_requested, "status": r.status,
-                    "passed": s.passed if s else None, "total": s.total if s else None,
-                    "score": s.score if s else None, "errors": s.errors if s else None,
-                    "garbled": s.garbled if s else None, "started_at": r.started_at})
+        out.append(
+            {
+                "run_id": r.run_id,
+                "suite": r.suite.name,
+                "suite_version": r.suite.version,
+                "model": r.model_served or r.model_requested,
+                "status": r.status,
+                "passed": s.passed if s else None,
+                "total": s.total if s else None,
+                "score": s.score if s else None,
+                "errors": s.errors if s else None,
+                "garbled": s.garbled if s else None,
+                "started_at": r.started_at,
+            }
+        )
     return {"runs": out}
 
 
@@ -215,8 +238,14 @@ def failed_items_text(items: list[ItemRecord]) -> str:
 
 def show_text(record: RunRecord, items: list[ItemRecord]) -> str:
     """`evalrun show RUN_ID`: category table, diagnoses, failed items, headline."""
-    parts = [category_table(record), *diagnosis_lines(record), "", failed_items_text(items), "",
-             headline(record) + ("" if record.status == "complete" else f" [{record.status}]")]
+    parts = [
+        category_table(record),
+        *diagnosis_lines(record),
+        "",
+        failed_items_text(items),
+        "",
+        headline(record) + ("" if record.status == "complete" else f" [{record.status}]"),
+    ]
     return "\n".join(parts)
 
 

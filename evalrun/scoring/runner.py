@@ -86,9 +86,11 @@ class _ItemWriter:
         self._queue.put(None)
         self._thread.join()
         if self.error is not None:
-            raise ConfigError(f"cannot append to {self.store.run_dir(self.run_id)}/items.jsonl "
-                              f"({self.error.strerror}); free disk space or pass --results DIR, "
-                              f"then --resume {self.run_id}") from self.error
+            raise ConfigError(
+                f"cannot append to {self.store.run_dir(self.run_id)}/items.jsonl "
+                f"({self.error.strerror}); free disk space or pass --results DIR, "
+                f"then --resume {self.run_id}"
+            ) from self.error
 
     def _loop(self) -> None:
         while True:
@@ -119,8 +121,12 @@ class _State:
 def build_params(item: Item, model: str, request_extra: dict | None) -> dict[str, Any]:
     """Keyword arguments of chat.completions.create for one item: temperature 0, its max_tokens,
     its tools/tool_choice, plus the contract's extra body."""
-    params: dict[str, Any] = {"model": model, "messages": item.messages, "temperature": 0,
-                              "max_tokens": item.max_tokens}
+    params: dict[str, Any] = {
+        "model": model,
+        "messages": item.messages,
+        "temperature": 0,
+        "max_tokens": item.max_tokens,
+    }
     if item.tools is not None:
         params["tools"] = item.tools
     if item.tool_choice is not None:
@@ -138,8 +144,9 @@ def _request_record(params: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def summarize(items: Sequence[Item | ItemRecord],
-              records: list[ItemRecord] | dict[str, ItemRecord]) -> Summary:
+def summarize(
+    items: Sequence[Item | ItemRecord], records: list[ItemRecord] | dict[str, ItemRecord]
+) -> Summary:
     """Counts over the selected items; an item without a record counts in total, not in passed."""
     by_id = records if isinstance(records, dict) else {r.id: r for r in records}
     cats: dict[str, CategoryTally] = {}
@@ -165,8 +172,11 @@ def summarize(items: Sequence[Item | ItemRecord],
             tally.garbled += 1
     total = len(items)
     return Summary(
-        passed=passed, total=total, score=round(100 * passed / total) if total else 0,
-        errors=errors, garbled=garbled,
+        passed=passed,
+        total=total,
+        score=round(100 * passed / total) if total else 0,
+        errors=errors,
+        garbled=garbled,
         garble_rate=round(garbled / answered, 4) if answered else 0.0,
         diagnoses=[Diagnosis(**d) for d in summarize_diagnoses(kinds)],
         categories=cats,
@@ -178,22 +188,33 @@ def _check_graders(items: list[Item]) -> None:
 
     unknown = sorted({i.grader.kind for i in items} - set(GRADERS))
     if unknown:
-        raise SuiteError(f"unknown grader kind(s) {', '.join(unknown)}; known: "
-                         f"{', '.join(sorted(GRADERS))}; fix the suite items")
+        raise SuiteError(
+            f"unknown grader kind(s) {', '.join(unknown)}; known: "
+            f"{', '.join(sorted(GRADERS))}; fix the suite items"
+        )
 
 
 CONTEXT_REJECTED = "prompt rejected: longer than the endpoint's context window"
 
 
-async def _score_item(item: Item, client: openai.AsyncOpenAI, model: str,
-                      request_extra: dict | None, retry: RetryPolicy, rng: random.Random,
-                      should_stop: Callable[[], bool]) -> tuple[ItemRecord, str | None]:
+async def _score_item(
+    item: Item,
+    client: openai.AsyncOpenAI,
+    model: str,
+    request_extra: dict | None,
+    retry: RetryPolicy,
+    rng: random.Random,
+    should_stop: Callable[[], bool],
+) -> tuple[ItemRecord, str | None]:
     from evalrun.grading.garble import check_response, expected_for
     from evalrun.grading.registry import grade
 
     params = build_params(item, model, request_extra)
-    base: dict[str, Any] = {"id": item.id, "category": item.category,
-                            "request": _request_record(params)}
+    base: dict[str, Any] = {
+        "id": item.id,
+        "category": item.category,
+        "request": _request_record(params),
+    }
     try:
         got = await chat_attempt(client, params, retry=retry, rng=rng, should_stop=should_stop)
     except RequestFailed as exc:
@@ -202,11 +223,23 @@ async def _score_item(item: Item, client: openai.AsyncOpenAI, model: str,
         if "context_length" in diagnoses:
             # The serving contract cannot take this prompt at all: deterministic, so not an
             # error to retry but a failure of the lane (a shrunken max-model-len must cost score).
-            return ItemRecord(**base, status="failed", error=error, diagnoses=diagnoses,
-                              grade={"passed": False, "detail": CONTEXT_REJECTED},
-                              attempts=exc.attempts, finished_at=now_iso()), None
-        return ItemRecord(**base, status="error", error=error, diagnoses=diagnoses,
-                          attempts=exc.attempts, finished_at=now_iso()), None
+            return ItemRecord(
+                **base,
+                status="failed",
+                error=error,
+                diagnoses=diagnoses,
+                grade={"passed": False, "detail": CONTEXT_REJECTED},
+                attempts=exc.attempts,
+                finished_at=now_iso(),
+            ), None
+        return ItemRecord(
+            **base,
+            status="error",
+            error=error,
+            diagnoses=diagnoses,
+            attempts=exc.attempts,
+            finished_at=now_iso(),
+        ), None
     resp = got.response
     verdict = grade(item, resp)
     garble = check_response(resp, expected_for(item.languages, item.category))
@@ -246,13 +279,29 @@ def _sigterm_cancels(task: asyncio.Task) -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)  # e.g. the launcher's own handler
 
 
-async def _run(state: _State, *, base_url: str, suite: Suite, items: list[Item],
-               done: dict[str, ItemRecord], store: RunStore, model: str | None,
-               label: str | None, run_id: str | None, concurrency: int, timeout: float,
-               api_key: str | None, request_extra: dict | None, contract: dict | None,
-               server: dict | None, selection: dict[str, Any], retry: RetryPolicy,
-               progress: Any, server_exited: Callable[[], bool] | None,
-               stop_when: Callable[[ItemRecord], str | None] | None) -> None:
+async def _run(
+    state: _State,
+    *,
+    base_url: str,
+    suite: Suite,
+    items: list[Item],
+    done: dict[str, ItemRecord],
+    store: RunStore,
+    model: str | None,
+    label: str | None,
+    run_id: str | None,
+    concurrency: int,
+    timeout: float,
+    api_key: str | None,
+    request_extra: dict | None,
+    contract: dict | None,
+    server: dict | None,
+    selection: dict[str, Any],
+    retry: RetryPolicy,
+    progress: Any,
+    server_exited: Callable[[], bool] | None,
+    stop_when: Callable[[ItemRecord], str | None] | None,
+) -> None:
     client = make_client(base_url, api_key=api_key, timeout=timeout, concurrency=concurrency)
     task = asyncio.current_task()
     assert task is not None
@@ -268,33 +317,66 @@ async def _run(state: _State, *, base_url: str, suite: Suite, items: list[Item],
                 chosen = pick_model(model, served, base_url)
                 label = label or slug(chosen)
                 state.record = RunRecord(
-                    run_id=run_id or unique_run_id(store, label), label=slug(label),
+                    run_id=run_id or unique_run_id(store, label),
+                    label=slug(label),
                     evalrun_version=__version__,
-                    suite=SuiteRef(name=suite.name, version=suite.version, sha256=suite.sha256,
-                                   path=suite.path),
-                    endpoint=base_url, model_requested=model,
-                    sampling={"temperature": 0,
-                              **({"extra": request_extra} if request_extra else {})},
-                    selection=selection, contract=contract, server=server,
-                    provenance=provenance, started_at=now_iso(),
+                    suite=SuiteRef(
+                        name=suite.name, version=suite.version, sha256=suite.sha256, path=suite.path
+                    ),
+                    endpoint=base_url,
+                    model_requested=model,
+                    sampling={
+                        "temperature": 0,
+                        **({"extra": request_extra} if request_extra else {}),
+                    },
+                    selection=selection,
+                    contract=contract,
+                    server=server,
+                    provenance=provenance,
+                    started_at=now_iso(),
                 )
             else:
-                chosen = model or state.record.model_requested or state.record.model_served \
+                chosen = (
+                    model
+                    or state.record.model_requested
+                    or state.record.model_served
                     or pick_model(None, served, base_url)
+                )
             record = state.record
             record.status = "running"
             store.write_run(record)
-            await _work(state, client, chosen, items, done, store, concurrency, request_extra,
-                        retry, progress, server_exited, stop_when)
+            await _work(
+                state,
+                client,
+                chosen,
+                items,
+                done,
+                store,
+                concurrency,
+                request_extra,
+                retry,
+                progress,
+                server_exited,
+                stop_when,
+            )
     finally:
         await client.close()
 
 
-async def _work(state: _State, client: openai.AsyncOpenAI, model: str, items: list[Item],
-                done: dict[str, ItemRecord], store: RunStore, concurrency: int,
-                request_extra: dict | None, retry: RetryPolicy, progress: Any,
-                server_exited: Callable[[], bool] | None,
-                stop_when: Callable[[ItemRecord], str | None] | None) -> None:
+async def _work(
+    state: _State,
+    client: openai.AsyncOpenAI,
+    model: str,
+    items: list[Item],
+    done: dict[str, ItemRecord],
+    store: RunStore,
+    concurrency: int,
+    request_extra: dict | None,
+    retry: RetryPolicy,
+    progress: Any,
+    server_exited: Callable[[], bool] | None,
+    stop_when: Callable[[ItemRecord], str | None] | None,
+) -> None:
     record = state.record
     assert record is not None
     state.records.update(done)
@@ -328,8 +410,9 @@ async def _work(state: _State, client: openai.AsyncOpenAI, model: str, items: li
             if should_stop():
                 return
             try:
-                rec, served = await _score_item(item, client, model, request_extra, retry, rng,
-                                                should_stop)
+                rec, served = await _score_item(
+                    item, client, model, request_extra, retry, rng, should_stop
+                )
             except asyncio.CancelledError:
                 if asyncio.current_task() in dropped:
                     return  # halted: this item is simply not asked (no record)
@@ -372,8 +455,11 @@ def unique_run_id(store: RunStore, label: str) -> str:
 
 def _counts(records: Any) -> dict[str, int]:
     recs = list(records)
-    return {"done": len(recs), "passed": sum(r.status == "passed" for r in recs),
-            "errors": sum(r.status == "error" for r in recs)}
+    return {
+        "done": len(recs),
+        "passed": sum(r.status == "passed" for r in recs),
+        "errors": sum(r.status == "error" for r in recs),
+    }
 
 
 def _provenance() -> dict[str, Any]:
@@ -382,16 +468,28 @@ def _provenance() -> dict[str, Any]:
     return collect(Path.cwd())
 
 
-def score_suite(*, endpoint: str, suite: Suite, store: RunStore, model: str | None = None,
-                label: str | None = None, concurrency: int = 16, limit: int | None = None,
-                tags: set[str] | None = None, timeout: float = 120.0, api_key: str | None = None,
-                request_extra: dict | None = None, contract: dict | None = None,
-                server: dict | None = None, resume: str | None = None,
-                progress: bool = True, run_id: str | None = None,
-                retry: RetryPolicy | None = None,
-                server_exited: Callable[[], bool] | None = None,
-                stop_when: Callable[[ItemRecord], str | None] | None = None,
-                ) -> tuple[RunRecord, list[ItemRecord]]:
+def score_suite(
+    *,
+    endpoint: str,
+    suite: Suite,
+    store: RunStore,
+    model: str | None = None,
+    label: str | None = None,
+    concurrency: int = 16,
+    limit: int | None = None,
+    tags: set[str] | None = None,
+    timeout: float = 120.0,
+    api_key: str | None = None,
+    request_extra: dict | None = None,
+    contract: dict | None = None,
+    server: dict | None = None,
+    resume: str | None = None,
+    progress: bool = True,
+    run_id: str | None = None,
+    retry: RetryPolicy | None = None,
+    server_exited: Callable[[], bool] | None = None,
+    stop_when: Callable[[ItemRecord], str | None] | None = None,
+) -> tuple[RunRecord, list[ItemRecord]]:
     """Run (or resume) `suite` against an OpenAI-compatible endpoint; store and return the run.
 
     Raises EndpointError when the endpoint is unreachable, not OpenAI-compatible, or stops
@@ -418,18 +516,19 @@ def score_suite(*, endpoint: str, suite: Suite, store: RunStore, model: str | No
             raise SuiteError(
                 f"run {state.record.run_id} used {state.record.suite.name}-v"
                 f"{state.record.suite.version} ({state.record.suite.sha256[:12]}), not this suite "
-                f"({suite.sha256[:12]}); resume needs the same suite, or start a new run")
+                f"({suite.sha256[:12]}); resume needs the same suite, or start a new run"
+            )
         sel = state.record.selection
-        items = suite.select(tags=set(sel["tags"]) if sel.get("tags") else None,
-                             limit=sel.get("limit"))
+        items = suite.select(
+            tags=set(sel["tags"]) if sel.get("tags") else None, limit=sel.get("limit")
+        )
         done = {r.id: r for r in store.load_items(state.record.run_id) if r.status != "error"}
         selection = sel
     else:
         items = suite.select(tags=tags, limit=limit)
         selection = {k: v for k, v in (("limit", limit), ("tags", sorted(tags or []))) if v}
     if not items:
-        raise UsageError(f"no items of {suite.label} match tags {sorted(tags or [])}; "
-                         "check --tags")
+        raise UsageError(f"no items of {suite.label} match tags {sorted(tags or [])}; check --tags")
     _check_graders(items)
     bar = None
     if progress:
@@ -437,12 +536,30 @@ def score_suite(*, endpoint: str, suite: Suite, store: RunStore, model: str | No
 
         bar = ProgressBar()
     try:
-        asyncio.run(_run(state, base_url=base_url, suite=suite, items=items, done=done,
-                         store=store, model=model, label=label, run_id=run_id,
-                         concurrency=concurrency, timeout=timeout, api_key=api_key,
-                         request_extra=request_extra, contract=contract, server=server,
-                         selection=selection, retry=retry or RetryPolicy(), progress=bar,
-                         server_exited=server_exited, stop_when=stop_when))
+        asyncio.run(
+            _run(
+                state,
+                base_url=base_url,
+                suite=suite,
+                items=items,
+                done=done,
+                store=store,
+                model=model,
+                label=label,
+                run_id=run_id,
+                concurrency=concurrency,
+                timeout=timeout,
+                api_key=api_key,
+                request_extra=request_extra,
+                contract=contract,
+                server=server,
+                selection=selection,
+                retry=retry or RetryPolicy(),
+                progress=bar,
+                server_exited=server_exited,
+                stop_when=stop_when,
+            )
+        )
     except (KeyboardInterrupt, asyncio.CancelledError) as exc:
         if bar is not None:
             bar.finish()
@@ -452,7 +569,8 @@ def score_suite(*, endpoint: str, suite: Suite, store: RunStore, model: str | No
         _finish(store, rec, items, state, status="interrupted")
         raise Interrupted(
             f"interrupted after {len(state.records)}/{len(items)} items; results are saved in "
-            f"{store.run_dir(rec.run_id)}; resume with --resume {rec.run_id}") from exc
+            f"{store.run_dir(rec.run_id)}; resume with --resume {rec.run_id}"
+        ) from exc
     except BaseException:
         if state.record is not None and state.record.status == "running":
             _finish(store, state.record, items, state, status="incomplete")
@@ -462,15 +580,22 @@ def score_suite(*, endpoint: str, suite: Suite, store: RunStore, model: str | No
     complete = all(i.id in state.records for i in items) and not state.stopped
     _finish(store, record, items, state, status="complete" if complete else "incomplete")
     if state.wrong_model:
-        raise _with_run(UsageError(
-            f"the endpoint does not serve model {record.model_requested!r} ({state.stopped}); "
-            f"it lists {', '.join(state.served) or 'none'}: pass --model with one of those"),
-            record)
+        raise _with_run(
+            UsageError(
+                f"the endpoint does not serve model {record.model_requested!r} ({state.stopped}); "
+                f"it lists {', '.join(state.served) or 'none'}: pass --model with one of those"
+            ),
+            record,
+        )
     if state.stopped:
-        raise _with_run(EndpointError(
-            f"the endpoint stopped answering ({state.stopped}); stopped after "
-            f"{len(state.records)}/{len(items)} items; fix the server, then "
-            f"`evalrun score --resume {record.run_id}`"), record)
+        raise _with_run(
+            EndpointError(
+                f"the endpoint stopped answering ({state.stopped}); stopped after "
+                f"{len(state.records)}/{len(items)} items; fix the server, then "
+                f"`evalrun score --resume {record.run_id}`"
+            ),
+            record,
+        )
     ordered = [state.records[i.id] for i in items if i.id in state.records]
     return record, ordered
 
@@ -481,19 +606,28 @@ def _with_run(exc: EvalrunError, record: RunRecord) -> EvalrunError:
     return exc
 
 
-def _finish(store: RunStore, record: RunRecord, items: list[Item], state: _State,
-            status: str) -> None:
+def _finish(
+    store: RunStore, record: RunRecord, items: list[Item], state: _State, status: str
+) -> None:
     record.status = status  # type: ignore[assignment]
     record.ended_at = now_iso()
     record.summary = summarize(items, state.records)
     store.write_run(record)
 
 
-def score_contract(*, contract_path: str | Path | None, reference: bool = False,
-                   sets: Sequence[str] = (), unsets: Sequence[str] = (), suite: Suite,
-                   store: RunStore,
-                   label: str | None = None, on_boot_progress: Callable[..., None] | None = None,
-                   resume: str | None = None, **kw: Any) -> tuple[RunRecord, list[ItemRecord]]:
+def score_contract(
+    *,
+    contract_path: str | Path | None,
+    reference: bool = False,
+    sets: Sequence[str] = (),
+    unsets: Sequence[str] = (),
+    suite: Suite,
+    store: RunStore,
+    label: str | None = None,
+    on_boot_progress: Callable[..., None] | None = None,
+    resume: str | None = None,
+    **kw: Any,
+) -> tuple[RunRecord, list[ItemRecord]]:
     """Boot the server a contract describes, score the suite against it, tear it down.
 
     server.log goes into the run's folder. BootError (exit 3) if the server does not come up.
@@ -518,19 +652,31 @@ def score_contract(*, contract_path: str | Path | None, reference: bool = False,
         on_boot_progress = stderr_progress(contract.name)
     with boot_server(contract, log_path, on_progress=on_boot_progress) as srv:
         contract_dict, server_dict = record_for_run(contract, srv)
-        return score_suite(endpoint=srv.base_url, model=srv.model, suite=suite, store=store,
-                           label=label or contract.name, request_extra=contract.request or None,
-                           contract=contract_dict, server=server_dict,
-                           run_id=None if resume else run_id, resume=resume,
-                           server_exited=srv.exited, **kw)
+        return score_suite(
+            endpoint=srv.base_url,
+            model=srv.model,
+            suite=suite,
+            store=store,
+            label=label or contract.name,
+            request_extra=contract.request or None,
+            contract=contract_dict,
+            server=server_dict,
+            run_id=None if resume else run_id,
+            resume=resume,
+            server_exited=srv.exited,
+            **kw,
+        )
 
 
 def resume_defaults(store: RunStore, ref: str) -> dict[str, Any]:
     """Endpoint, suite and model of a stored run, so `--resume RUN_ID` alone is enough."""
     record = store.load_run(ref)
-    return {"endpoint": record.endpoint, "suite": record.suite.path or record.suite.name,
-            "model": record.model_requested or record.model_served,
-            "contract": (record.contract or {}).get("name")}
+    return {
+        "endpoint": record.endpoint,
+        "suite": record.suite.path or record.suite.name,
+        "model": record.model_requested or record.model_served,
+        "contract": (record.contract or {}).get("name"),
+    }
 
 
 def list_runs(root: str | Path, *, last: int | None = None) -> list[RunRecord]:
@@ -565,6 +711,7 @@ def with_summary(store: RunStore, record: RunRecord) -> RunRecord:
         suite = None
     if suite is not None and suite.sha256 == record.suite.sha256:
         sel = record.selection
-        selected = suite.select(tags=set(sel["tags"]) if sel.get("tags") else None,
-                                limit=sel.get("limit"))
+        selected = suite.select(
+            tags=set(sel["tags"]) if sel.get("tags") else None, limit=sel.get("limit")
+        )
     return record.model_copy(update={"summary": summarize(selected, records)})

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from evalrun.serving.contract import (
     Contract,
-    load_contract,
     contract_from_data,
     contract_hash,
+    load_contract,
     reference_contract_path,
 )
-from evalrun.serving.launcher import Server, boot_server, teardown, stderr_progress
+from evalrun.serving.launcher import Server, boot_server, stderr_progress, teardown
 from evalrun.serving.lint import lint_contract
 
 __all__ = [

@@ -26,6 +26,7 @@ from typing import IO, Any
 
 import httpx
 
+from evalrun.errors import BootError, Interrupted
 from evalrun.serving.bootfail import LogWatch, classify, find_elsewhere
 from evalrun.serving.contract import (
     Contract,
@@ -35,7 +36,6 @@ from evalrun.serving.contract import (
     redact_env,
     render_argv,
 )
-from evalrun.errors import BootError, Interrupted
 
 # (seconds since start, phase): starting | loading (health not 200 yet) | warming (waiting for the
 # one-token completion) | ready (called once, at the end)

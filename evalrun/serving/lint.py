@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from evalrun.errors import ConfigError
 from evalrun.serving.bootfail import find_elsewhere
 from evalrun.serving.contract import (
     Contract,
@@ -29,7 +30,6 @@ from evalrun.serving.contract import (
     render_argv,
     resolve_executable,
 )
-from evalrun.errors import ConfigError
 
 # Executables an engine needs at run time beyond its own command (FlashInfer JIT builds call ninja).
 RUNTIME_TOOLS = {"vllm": ["ninja"], "sglang": ["ninja"]}

@@ -30,97 +30,19 @@ checked on the candidate alone, against absolute limits, with no test.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from evalrun.compare.pairing import Comparison, compare_runs, fmt_p, to_json
-from evalrun.errors import ConfigError
-from evalrun.store import RunStore
-from evalrun.slope.record import SlopeRule
 from evalrun.compare.stats import DEFAULT_SEED
+from evalrun.errors import ConfigError
+from evalrun.signoff.policy import Check, Policy
+from evalrun.store import RunStore
 
 SIGNOFF_SCHEMA_VERSION = 1
 REPORT_NAME = "signoff.md"
-
-
-class Policy(BaseModel):
-    """A sign-off policy (YAML). Every field has a default; an unknown key is an error."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    max_total_drop: float = Field(
-        default=2.0, ge=0, description="Score points the candidate may lose on the whole suite."
-    )
-    max_category_drop: float = Field(
-        default=10.0, ge=0, description="Score points the candidate may lose in any one category."
-    )
-    alpha: float = Field(
-        default=0.05,
-        gt=0,
-        le=1,
-        description="A drop beyond a limit blocks only if one-sided McNemar p < alpha.",
-    )
-    max_garble_rate: float = Field(
-        default=0.02, ge=0, le=1, description="Largest share of answered items flagged as garbled."
-    )
-    max_errors: int = Field(default=0, ge=0, description="Most items whose request may fail.")
-    fatal_diagnoses: list[str] = Field(
-        default_factory=lambda: [
-            "reasoning_only",
-            "tool_choice_400",
-            "think_in_content",
-            "empty_response",
-            "model_not_found",
-        ],
-        description="Diagnosis kinds that fail the candidate if any item shows them.",
-    )
-    allow_incomplete: bool = Field(
-        default=False,
-        description="Let a candidate with errored or unrun items (or not status complete) pass.",
-    )
-    slope: SlopeRule | None = Field(
-        default=None,
-        description="Decode-slope rule, checked on the slope runs named by --slope-baseline and "
-        "--slope-candidate (evalrun.slope.record.slope_checks).",
-    )
-
-
-DEFAULT_POLICY_YAML = """\
-# evalrun signoff policy. Every key is optional; these are the defaults.
-# A drop blocks only when it exceeds its limit AND one-sided exact McNemar p < alpha
-# (so noise never blocks). Set alpha: 1 to let the limits alone decide.
-max_total_drop: 2.0        # score points the candidate may lose on the whole suite
-max_category_drop: 10.0    # score points it may lose in any one category
-alpha: 0.05                # significance level for "the drop is real"
-max_garble_rate: 0.02      # share of answered items the garble detector may flag
-max_errors: 0              # items whose request may fail (timeouts, 5xx, ...)
-fatal_diagnoses:           # any item showing one of these fails the candidate
-  - reasoning_only
-  - tool_choice_400
-  - think_in_content
-  - empty_response
-  - model_not_found
-allow_incomplete: false    # a candidate with errored / unrun items, or not complete, fails
-# slope:                   # optional, on the slope runs named by --slope-baseline/--slope-candidate
-#   max_decode_drop: 0.10  # share of the baseline's decode t/s the candidate may lose per point
-#   depths: [0, 32k, 128K] # default: every depth the baseline measured
-#   concurrency: [1, 2]    # default: every level the baseline measured
-#   min_ratio_to_d0: 0.5   # also fail below this share of the candidate's own d0 (a cliff)
-"""
-
-
-class Check(BaseModel):
-    """One rule applied to the pair of runs."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    rule: str = Field(description="total_drop, category_drop, garble_rate, errors, ...")
-    subject: str = Field(default="", description="The category, diagnosis kind, ... if any.")
-    outcome: Literal["pass", "fail", "warn"]
-    reason: str = Field(description="One line in words: measured value against the limit.")
 
 
 class Signoff(BaseModel):
@@ -140,33 +62,6 @@ class Signoff(BaseModel):
     headline: str = Field(description="The comparison's verdict line.")
     report: str | None = Field(default=None, description="Path of signoff.md.")
     comparison: Comparison
-
-
-def load_policy(path: Path | str | None) -> Policy:
-    """The policy from a YAML file, or the documented default when `path` is None."""
-    if path is None:
-        return Policy()
-    path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read policy {path} ({exc.strerror}); check the path") from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"policy {path} is not valid YAML ({exc}); fix the file") from exc
-    if data is None:
-        return Policy()
-    if not isinstance(data, dict):
-        raise ConfigError(
-            f"policy {path} must be a mapping of keys; see `evalrun signoff --print-policy`"
-        )
-    try:
-        return Policy.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "(root)"
-        raise ConfigError(
-            f"policy {path}: {where}: {err['msg']}; see `evalrun signoff --print-policy`"
-        ) from exc
 
 
 def signoff(

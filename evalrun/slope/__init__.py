@@ -7,8 +7,8 @@ wire.py is the streaming HTTP side; record.py the slope.json models, store and a
 
 from __future__ import annotations
 
+from evalrun.slope.record import SlopePoint, SlopeRecord, load_slope, resolve_slope
 from evalrun.slope.sweep import run_slope
-from evalrun.slope.record import SlopeRecord, SlopePoint, load_slope, resolve_slope
 
 __all__ = [
     "SlopePoint",

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalrun import __version__
 from evalrun.errors import ConfigError, RunNotFound, UsageError
@@ -101,8 +101,10 @@ class SlopePoint(BaseModel):
     concurrency: int
     ttft_s: float | None = Field(default=None, description="Median time to first token (prefill).")
     decode_tps: float | None = Field(default=None, description="Median per-stream decode t/s.")
-    aggregate_tps: float | None = Field(default=None, description="Median over runs of all "
-                                        "streams' tokens / first-to-last-token window.")
+    aggregate_tps: float | None = Field(
+        default=None,
+        description="Median over runs of all streams' tokens / first-to-last-token window.",
+    )
     tokens: int | None = Field(default=None, description="Median tokens generated per stream.")
     streams: int = Field(default=0, description="Streams measured.")
     short: int = Field(default=0, description="Streams that stopped before tg tokens.")
@@ -128,8 +130,9 @@ class SlopeRecord(BaseModel):
     settings: SlopeSettings
     calibration: Calibration | None = None
     request_extra: dict[str, Any] = Field(default_factory=dict, description="Extra body sent.")
-    extras_dropped: list[str] = Field(default_factory=list,
-                                      description="ignore_eos/min_tokens/... the engine 400'd.")
+    extras_dropped: list[str] = Field(
+        default_factory=list, description="ignore_eos/min_tokens/... the engine 400'd."
+    )
     contract: dict[str, Any] | None = None
     server: dict[str, Any] | None = None
     provenance: dict[str, Any] = Field(default_factory=dict)
@@ -176,8 +179,9 @@ def resolve_slope(ref: str, root: Path = DEFAULT_RESULTS) -> Path:
     if (path / "slope.json").is_file():
         return path / "slope.json"
     root = Path(root)
-    ids = sorted(p.name.removeprefix("slope-") for p in root.glob("slope-*")
-                 if (p / "slope.json").exists())
+    ids = sorted(
+        p.name.removeprefix("slope-") for p in root.glob("slope-*") if (p / "slope.json").exists()
+    )
     if ref == "latest" or ref.startswith("latest:"):
         label = ref.partition(":")[2]
         ids = [i for i in ids if not label or i.split("_", 2)[-1] == label]
@@ -198,8 +202,10 @@ def load_slope(ref: str, root: Path = DEFAULT_RESULTS) -> SlopeRecord:
     except (OSError, json.JSONDecodeError) as exc:
         raise RunNotFound(f"cannot read {path}; is it a finished slope run?") from exc
     if data.get("schema_version") != SLOPE_SCHEMA_VERSION or data.get("kind") != "slope":
-        raise ConfigError(f"{path} is not a slope record of schema {SLOPE_SCHEMA_VERSION}; "
-                          "use a matching evalrun version")
+        raise ConfigError(
+            f"{path} is not a slope record of schema {SLOPE_SCHEMA_VERSION}; "
+            "use a matching evalrun version"
+        )
     try:
         return SlopeRecord.model_validate(data)
     except ValidationError as exc:
@@ -236,101 +242,19 @@ def find_cliffs(record: SlopeRecord, ratio: float = CLIFF_RATIO) -> list[Cliff]:
     """Consecutive measured depths where decode t/s falls below `ratio` of the step before."""
     cliffs = []
     for c in record.settings.concurrency:
-        pts = sorted((p for p in record.points if p.concurrency == c and p.decode_tps),
-                     key=lambda p: p.depth_target)
+        pts = sorted(
+            (p for p in record.points if p.concurrency == c and p.decode_tps),
+            key=lambda p: p.depth_target,
+        )
         for a, b in zip(pts, pts[1:]):
             if a.decode_tps and b.decode_tps and b.decode_tps < ratio * a.decode_tps:
-                cliffs.append(Cliff(concurrency=c, from_depth=a.depth_target,
-                                    to_depth=b.depth_target, from_tps=a.decode_tps,
-                                    to_tps=b.decode_tps))
+                cliffs.append(
+                    Cliff(
+                        concurrency=c,
+                        from_depth=a.depth_target,
+                        to_depth=b.depth_target,
+                        from_tps=a.decode_tps,
+                        to_tps=b.decode_tps,
+                    )
+                )
     return cliffs
-
-
-# -- sign-off -------------------------------------------------------------------------------
-class SlopeRule(BaseModel):
-    """The sign-off policy's optional `slope:` rule, checked on a slope run pair."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    max_decode_drop: float = Field(
-        default=0.10, ge=0, le=1,
-        description="Share of the baseline's per-stream decode t/s the candidate may lose at a "
-        "checked point (0.10 = 10%).")
-    depths: list[int] | None = Field(
-        default=None, description="Depths to check (0, 8k, 128K, 131072); default: every depth "
-        "the baseline measured.")
-    concurrency: list[int] | None = Field(
-        default=None, description="Concurrency levels to check; default: every level the "
-        "baseline measured.")
-    min_ratio_to_d0: float | None = Field(
-        default=None, ge=0, le=1,
-        description="Also fail where the candidate's decode falls below this share of its own "
-        "d0 (the long-context cliff), whatever the baseline did.")
-
-    @field_validator("depths", mode="before")
-    @classmethod
-    def _parse_depths(cls, value: Any) -> Any:
-        if not isinstance(value, list):
-            return value
-        try:
-            return [parse_depth(str(v)) for v in value]
-        except UsageError as exc:
-            raise ValueError(exc.message) from exc
-
-
-def slope_checks(baseline: SlopeRecord, candidate: SlopeRecord, rule: SlopeRule) -> list[Any]:
-    """Sign-off checks (evalrun.signoff.gate.Check) of a candidate slope run against a baseline."""
-    from evalrun.signoff.gate import Check
-
-    checks: list[Check] = []
-    if (baseline.settings.pp, baseline.settings.tg) != (candidate.settings.pp,
-                                                        candidate.settings.tg):
-        checks.append(Check(rule="slope", outcome="warn",
-                            reason=f"slope runs differ in pp/tg (baseline pp{baseline.settings.pp} "
-                            f"tg{baseline.settings.tg}, candidate pp{candidate.settings.pp} "
-                            f"tg{candidate.settings.tg}): decode figures are not like for like"))
-    if candidate.status != "complete":
-        checks.append(Check(rule="slope", outcome="warn",
-                            reason=f"candidate slope run {candidate.run_id} is {candidate.status}"))
-    levels = rule.concurrency or baseline.settings.concurrency
-    depths = rule.depths or baseline.settings.depths
-    passed = []
-    for c in levels:
-        own = ratios_to_d0(candidate, c)
-        for d in depths:
-            subject = f"{depth_label(d)} c{c}"
-            base, cand = baseline.point(d, c), candidate.point(d, c)
-            if base is None or not base.decode_tps:
-                if rule.depths or rule.concurrency:
-                    checks.append(Check(rule="slope_decode_drop", subject=subject, outcome="warn",
-                                        reason=f"baseline slope has no decode figure at {subject}"))
-                continue
-            if cand is None or not cand.decode_tps:
-                why = (cand.skip_reason or cand.error) if cand else "not measured"
-                checks.append(Check(
-                    rule="slope_decode_drop", subject=subject, outcome="fail",
-                    reason=f"candidate has no decode figure at {subject} ({why}) where the "
-                    f"baseline made {base.decode_tps:.1f} t/s"))
-                continue
-            drop = 1 - cand.decode_tps / base.decode_tps
-            moved = (f"decode at {subject} {'fell' if drop > 0 else 'rose'} {abs(drop):.0%} "
-                     f"({base.decode_tps:.1f} -> {cand.decode_tps:.1f} t/s)")
-            if drop > rule.max_decode_drop:
-                checks.append(Check(rule="slope_decode_drop", subject=subject, outcome="fail",
-                                    reason=f"{moved}, more than the {rule.max_decode_drop:.0%} "
-                                    "limit"))
-            else:
-                passed.append((drop, subject))
-            ratio = own.get(d)
-            if rule.min_ratio_to_d0 is not None and ratio is not None and \
-                    ratio < rule.min_ratio_to_d0:
-                checks.append(Check(rule="slope_ratio_to_d0", subject=subject, outcome="fail",
-                                    reason=f"candidate decode at {subject} is {ratio:.2f} of its "
-                                    f"d0, below the {rule.min_ratio_to_d0:g} floor (a cliff)"))
-    if passed:
-        worst_drop, worst = max(passed)
-        checks.append(Check(rule="slope_decode_drop", outcome="pass",
-                            reason=f"decode within {rule.max_decode_drop:.0%} of the baseline at "
-                            f"{len(passed)} points (largest drop {max(worst_drop, 0):.0%} at "
-                            f"{worst})"))
-    return checks

@@ -1,6 +1,7 @@
 """Slope tables, lane comparisons and plots, in the seeds' style (`depth | c1 | c2`).
 
-matplotlib is imported lazily, here only (tables through evalrun.scoring.report.table); plots use the Agg backend (no display).
+matplotlib is imported lazily, here only (tables through evalrun.tables); plots use the Agg
+backend (no display).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from evalrun.slope.record import SlopePoint, SlopeRecord, depth_label, find_clif
 
 
 def _table(rows: list[list[Any]], headers: list[str]) -> str:
-    from evalrun.scoring.report import table
+    from evalrun.tables import table
 
     return table(rows, headers, numparse=False)
 
@@ -66,8 +67,10 @@ def render_text(record: SlopeRecord) -> str:
     for d in s.depths:
         pts = [record.point(d, c) for c in levels]
         reached = next((p.depth for p in pts if p is not None and p.depth is not None), None)
-        rows.append([depth_label(d), "-" if reached is None else str(reached)]
-                    + [_cell(p, ratios[c].get(d), (c, d) in cliffs) for p, c in zip(pts, levels)])
+        rows.append(
+            [depth_label(d), "-" if reached is None else str(reached)]
+            + [_cell(p, ratios[c].get(d), (c, d) in cliffs) for p, c in zip(pts, levels)]
+        )
     out = [
         f"slope {record.run_id}  ({record.status})",
         f"endpoint {record.endpoint}  model {record.model_served or record.model_requested or '?'}",
@@ -80,9 +83,11 @@ def render_text(record: SlopeRecord) -> str:
     if headline(record):
         out.append(headline(record))
     for cliff in find_cliffs(record):
-        out.append(f"CLIFF c{cliff.concurrency}: {depth_label(cliff.from_depth)} -> "
-                   f"{depth_label(cliff.to_depth)} {cliff.from_tps:.1f} -> {cliff.to_tps:.1f} t/s "
-                   f"(keeps {cliff.kept:.2f})")
+        out.append(
+            f"CLIFF c{cliff.concurrency}: {depth_label(cliff.from_depth)} -> "
+            f"{depth_label(cliff.to_depth)} {cliff.from_tps:.1f} -> {cliff.to_tps:.1f} t/s "
+            f"(keeps {cliff.kept:.2f})"
+        )
     out.extend(_notes(record))
     out += ["", "prefill (TTFT s) and aggregate t/s across streams:", _secondary(record)]
     return "\n".join(out)
@@ -92,8 +97,11 @@ def _notes(record: SlopeRecord) -> list[str]:
     notes = []
     shorts = [p for p in record.points if p.short]
     if shorts:
-        cells = ", ".join(f"{depth_label(p.depth_target)} c{p.concurrency} {p.short}/{p.streams} "
-                          f"(median {p.tokens} tokens)" for p in shorts)
+        cells = ", ".join(
+            f"{depth_label(p.depth_target)} c{p.concurrency} {p.short}/{p.streams} "
+            f"(median {p.tokens} tokens)"
+            for p in shorts
+        )
         notes.append(f"* stopped short of tg={record.settings.tg}: {cells}")
     if record.extras_dropped:
         notes.append(f"engine rejected {', '.join(record.extras_dropped)}: sent without them")
@@ -101,9 +109,13 @@ def _notes(record: SlopeRecord) -> list[str]:
     notes.extend(f"skipped: {r}" for r in reasons)
     errors = [p for p in record.points if p.errors]
     if errors:
-        notes.append("failed streams: " + ", ".join(
-            f"{depth_label(p.depth_target)} c{p.concurrency} {p.errors}" for p in errors)
-            + f" (first: {errors[0].error}; all in streams.jsonl)")
+        notes.append(
+            "failed streams: "
+            + ", ".join(
+                f"{depth_label(p.depth_target)} c{p.concurrency} {p.errors}" for p in errors
+            )
+            + f" (first: {errors[0].error}; all in streams.jsonl)"
+        )
     if record.error:
         notes.append(f"error: {record.error}")
     return notes
@@ -116,9 +128,10 @@ def _secondary(record: SlopeRecord) -> str:
         row = [depth_label(d)]
         for c in levels:
             p = record.point(d, c)
-            ok = p is not None and not p.skipped
-            row += [f"{p.ttft_s:.2f}" if ok and p.ttft_s is not None else "-",  # type: ignore[union-attr]
-                    _tps(p.aggregate_tps) if ok else "-"]  # type: ignore[union-attr]
+            if p is None or p.skipped:
+                row += ["-", "-"]
+                continue
+            row += [f"{p.ttft_s:.2f}" if p.ttft_s is not None else "-", _tps(p.aggregate_tps)]
         rows.append(row)
     headers = ["depth"] + [h for c in levels for h in (f"c{c} ttft", f"c{c} agg")]
     return _table(rows, headers)
@@ -127,9 +140,16 @@ def _secondary(record: SlopeRecord) -> str:
 def points_json(record: SlopeRecord) -> list[dict[str, Any]]:
     """The `points` of `--json`: depth is the depth reached."""
     return [
-        {"depth": p.depth, "depth_target": p.depth_target, "concurrency": p.concurrency,
-         "ttft_s": p.ttft_s, "decode_tps": p.decode_tps, "aggregate_tps": p.aggregate_tps,
-         "skipped": p.skipped, "stopped_short": p.short}
+        {
+            "depth": p.depth,
+            "depth_target": p.depth_target,
+            "concurrency": p.concurrency,
+            "ttft_s": p.ttft_s,
+            "decode_tps": p.decode_tps,
+            "aggregate_tps": p.aggregate_tps,
+            "skipped": p.skipped,
+            "stopped_short": p.short,
+        }
         for p in record.points
     ]
 
@@ -149,11 +169,19 @@ def compare_rows(a: SlopeRecord, b: SlopeRecord) -> list[dict[str, Any]]:
                 continue
             ta = pa.decode_tps if pa else None
             tb = pb.decode_tps if pb else None
-            rows.append({"depth": d, "concurrency": c, "a_decode_tps": ta, "b_decode_tps": tb,
-                         "ratio": round(tb / ta, 4) if ta and tb else None,
-                         "a_ratio_d0": _r(ra[c].get(d)), "b_ratio_d0": _r(rb[c].get(d)),
-                         "a_skipped": bool(pa and pa.skipped),
-                         "b_skipped": bool(pb and pb.skipped)})
+            rows.append(
+                {
+                    "depth": d,
+                    "concurrency": c,
+                    "a_decode_tps": ta,
+                    "b_decode_tps": tb,
+                    "ratio": round(tb / ta, 4) if ta and tb else None,
+                    "a_ratio_d0": _r(ra[c].get(d)),
+                    "b_ratio_d0": _r(rb[c].get(d)),
+                    "a_skipped": bool(pa and pa.skipped),
+                    "b_skipped": bool(pb and pb.skipped),
+                }
+            )
     return rows
 
 
@@ -175,27 +203,43 @@ def render_compare(a: SlopeRecord, b: SlopeRecord) -> str:
             if r is None:
                 line += ["", "", ""]
                 continue
-            line += ["skipped" if r["a_skipped"] else _tps(r["a_decode_tps"]),
-                     "skipped" if r["b_skipped"] else _tps(r["b_decode_tps"]),
-                     "-" if r["ratio"] is None else f"{r['ratio']:.2f}"]
+            line += [
+                "skipped" if r["a_skipped"] else _tps(r["a_decode_tps"]),
+                "skipped" if r["b_skipped"] else _tps(r["b_decode_tps"]),
+                "-" if r["ratio"] is None else f"{r['ratio']:.2f}",
+            ]
         table.append(line)
     headers = ["depth"] + [h for c in levels for h in (f"{la} c{c}", f"{lb} c{c}", "B/A")]
+
     def ident(rec: SlopeRecord) -> str:
         return rec.run_id + ("" if rec.status == "complete" else f" ({rec.status})")
 
-    out = [f"A = {ident(a)}", f"B = {ident(b)}",
-           f"decode t/s per stream (A pp{a.settings.pp} tg{a.settings.tg}, "
-           f"B pp{b.settings.pp} tg{b.settings.tg})", "", _table(table, headers), ""]
+    out = [
+        f"A = {ident(a)}",
+        f"B = {ident(b)}",
+        f"decode t/s per stream (A pp{a.settings.pp} tg{a.settings.tg}, "
+        f"B pp{b.settings.pp} tg{b.settings.tg})",
+        "",
+        _table(table, headers),
+        "",
+    ]
     for c in levels:
         fa, fb = _deepest_ratio(a, c), _deepest_ratio(b, c)
         if fa or fb:
-            out.append(f"c{c}: " + ", ".join(
-                f"{name} {depth_label(f[0])}/d0 {f[1]:.2f}" for name, f in ((la, fa), (lb, fb))
-                if f))
+            out.append(
+                f"c{c}: "
+                + ", ".join(
+                    f"{name} {depth_label(f[0])}/d0 {f[1]:.2f}"
+                    for name, f in ((la, fa), (lb, fb))
+                    if f
+                )
+            )
     for name, rec in ((la, a), (lb, b)):
         for cliff in find_cliffs(rec):
-            out.append(f"CLIFF in {name} c{cliff.concurrency}: {depth_label(cliff.from_depth)} -> "
-                       f"{depth_label(cliff.to_depth)} keeps {cliff.kept:.2f}")
+            out.append(
+                f"CLIFF in {name} c{cliff.concurrency}: {depth_label(cliff.from_depth)} -> "
+                f"{depth_label(cliff.to_depth)} keeps {cliff.kept:.2f}"
+            )
     if (a.settings.pp, a.settings.tg) != (b.settings.pp, b.settings.tg):
         out.append("warning: the runs used different pp/tg; decode figures are not like for like")
     return "\n".join(out)
@@ -225,21 +269,35 @@ def plot(lanes: list[tuple[str, SlopeRecord]], path: Path | str) -> Path:
         for i, (name, rec) in enumerate(lanes):
             cliff_ends = {(c.concurrency, c.to_depth) for c in find_cliffs(rec)}
             for c in rec.settings.concurrency:
-                pts = sorted((p for p in rec.points if p.concurrency == c and p.decode_tps),
-                             key=lambda p: p.depth_target)
+                pts = sorted(
+                    (p for p in rec.points if p.concurrency == c and p.decode_tps),
+                    key=lambda p: p.depth_target,
+                )
                 if not pts:
                     continue
                 xs = [p.depth if p.depth is not None else p.depth_target for p in pts]
-                ys = [p.decode_tps for p in pts]
+                ys = [p.decode_tps or 0.0 for p in pts]
                 ticks.update({x: p.depth_target for x, p in zip(xs, pts)})
                 label = f"{name} c{c}" if len(lanes) > 1 else f"c{c}"
-                ax.plot(xs, ys, styles[i % len(styles)], marker="o", label=label,
-                        color=colours[levels.index(c) % len(colours)])
+                ax.plot(
+                    xs,
+                    ys,
+                    styles[i % len(styles)],
+                    marker="o",
+                    label=label,
+                    color=colours[levels.index(c) % len(colours)],
+                )
                 for x, y, p in zip(xs, ys, pts):
                     if (c, p.depth_target) in cliff_ends:
                         ax.plot([x], [y], "x", color="red", markersize=11, markeredgewidth=2)
-                        ax.annotate("cliff", (x, y), textcoords="offset points", xytext=(5, 6),
-                                    color="red", fontsize=8)
+                        ax.annotate(
+                            "cliff",
+                            (x, y),
+                            textcoords="offset points",
+                            xytext=(5, 6),
+                            color="red",
+                            fontsize=8,
+                        )
         positive = [x for x in ticks if x > 0]
         ax.set_xscale("symlog", linthresh=min(positive) if positive else 1, linscale=0.5)
         shown = _spread(sorted(ticks))
@@ -249,8 +307,10 @@ def plot(lanes: list[tuple[str, SlopeRecord]], path: Path | str) -> Path:
         ax.set_ylabel("decode t/s per stream")
         ax.set_ylim(bottom=0)
         first = lanes[0][1]
-        ax.set_title(f"decode vs depth — pp{first.settings.pp} tg{first.settings.tg}"
-                     + ("" if len(lanes) > 1 else f" — {first.label}"))
+        ax.set_title(
+            f"decode vs depth — pp{first.settings.pp} tg{first.settings.tg}"
+            + ("" if len(lanes) > 1 else f" — {first.label}")
+        )
         ax.grid(True, alpha=0.3)
         ax.legend()
         fig.tight_layout()

@@ -26,7 +26,6 @@ import httpx
 
 from evalrun.endpoint.client import normalise_endpoint, pick_model
 from evalrun.errors import ConfigError, EndpointError, EvalrunError, Interrupted, UsageError
-from evalrun.store import DEFAULT_RESULTS, new_run_id, now_iso, slug
 from evalrun.slope.record import (
     Calibration,
     SlopePoint,
@@ -38,29 +37,43 @@ from evalrun.slope.record import (
     write_record,
 )
 from evalrun.slope.wire import Probe, StreamTiming, Wire, prompt_text
+from evalrun.store import DEFAULT_RESULTS, new_run_id, now_iso, slug
 
 
-def summarize(target: int, concurrency: int, runs: list[list[StreamTiming]], *, tg: int,
-              base_tokens: int, probed_depth: int | None) -> SlopePoint:
+def summarize(
+    target: int,
+    concurrency: int,
+    runs: list[list[StreamTiming]],
+    *,
+    tg: int,
+    base_tokens: int,
+    probed_depth: int | None,
+) -> SlopePoint:
     """Medians over runs of one (depth, concurrency) cell."""
     ok = [t for run in runs for t in run if t.error is None]
     ttfts = [t.ttft_s for t in ok if t.ttft_s is not None]
     decodes = [t.decode_tps for t in ok if t.decode_tps is not None]
     aggregates = []
     for run in runs:
-        good = [t for t in run if t.error is None and t.first is not None and t.last is not None]
+        spans = [(t.first, t.last, t) for t in run if t.error is None]
+        good = [(first, last, t) for first, last, t in spans if first is not None and last is not None]
         if good:
-            window = max(t.last for t in good) - min(t.first for t in good)  # type: ignore[type-var]
-            tokens = sum(max(t.tokens - 1, 0) for t in good)
+            window = max(last for _, last, _ in good) - min(first for first, _, _ in good)
+            tokens = sum(max(t.tokens - 1, 0) for _, _, t in good)
             if window > 0 and tokens:
                 aggregates.append(tokens / window)
     reached = [t.usage_prompt - base_tokens for t in ok if t.usage_prompt is not None]
     depth = int(statistics.median(reached)) if reached else probed_depth
     return SlopePoint(
-        depth_target=target, depth=depth, concurrency=concurrency,
-        ttft_s=_median(ttfts), decode_tps=_median(decodes), aggregate_tps=_median(aggregates),
+        depth_target=target,
+        depth=depth,
+        concurrency=concurrency,
+        ttft_s=_median(ttfts),
+        decode_tps=_median(decodes),
+        aggregate_tps=_median(aggregates),
         tokens=int(statistics.median([t.tokens for t in ok])) if ok else None,
-        streams=len(ok), short=sum(t.tokens < tg for t in ok),
+        streams=len(ok),
+        short=sum(t.tokens < tg for t in ok),
         errors=sum(len(run) for run in runs) - len(ok),
         error=next((t.error for run in runs for t in run if t.error), None),
     )
@@ -74,8 +87,15 @@ def _median(values: Sequence[float]) -> float | None:
 class _Sweep:
     """One measurement sweep over an endpoint; writes streams.jsonl as it goes."""
 
-    def __init__(self, wire: Wire, settings: SlopeSettings, folder: Path, *, seed: str,
-                 progress: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        wire: Wire,
+        settings: SlopeSettings,
+        folder: Path,
+        *,
+        seed: str,
+        progress: Callable[[str], None],
+    ) -> None:
         self.wire = wire
         self.s = settings
         self.folder = folder
@@ -87,8 +107,9 @@ class _Sweep:
         return f"{self.rng.randrange(10**12):012d}"
 
     def text(self, depth_chars: int, pp_chars: int, head: str | None = None) -> str:
-        return prompt_text(head=head or self.nonce(), depth_chars=depth_chars, tail=self.nonce(),
-                           pp_chars=pp_chars)
+        return prompt_text(
+            head=head or self.nonce(), depth_chars=depth_chars, tail=self.nonce(), pp_chars=pp_chars
+        )
 
     async def calibrate(self, max_context: int | None) -> Calibration:
         empty = await self.wire.probe(self.text(0, 0))
@@ -104,23 +125,36 @@ class _Sweep:
                 raise EndpointError(f"the endpoint rejects any filler: {sized.message}")
         per_char = (sized.prompt_tokens - empty.prompt_tokens) / chars
         if per_char <= 0:
-            raise EndpointError("usage.prompt_tokens does not grow with the prompt",
-                                hint="the endpoint's usage counts are unusable for calibration")
+            raise EndpointError(
+                "usage.prompt_tokens does not grow with the prompt",
+                hint="the endpoint's usage counts are unusable for calibration",
+            )
         pp_chars = round(self.s.pp / per_char)
         base = await self.wire.probe(self.text(0, pp_chars))
         got = (base.prompt_tokens or 0) - empty.prompt_tokens
-        if base.prompt_tokens is not None and got > 0 and \
-                abs(got - self.s.pp) > max(0.05 * self.s.pp, 4):
+        if (
+            base.prompt_tokens is not None
+            and got > 0
+            and abs(got - self.s.pp) > max(0.05 * self.s.pp, 4)
+        ):
             pp_chars = round(pp_chars * self.s.pp / got)  # one correction, as for depths
             base = await self.wire.probe(self.text(0, pp_chars))
         if base.prompt_tokens is None:
-            raise UsageError(f"--pp {self.s.pp} alone exceeds the context ({base.message}); "
-                             "lower --pp")
-        cal = Calibration(overhead_tokens=empty.prompt_tokens, tokens_per_char=round(per_char, 6),
-                          pp_chars=pp_chars, pp_tokens=base.prompt_tokens - empty.prompt_tokens,
-                          base_tokens=base.prompt_tokens, max_context=max_context)
-        self.say(f"calibrated: {1 / per_char:.2f} chars/token, pp {cal.pp_tokens} tokens, "
-                 f"overhead {cal.overhead_tokens}")
+            raise UsageError(
+                f"--pp {self.s.pp} alone exceeds the context ({base.message}); lower --pp"
+            )
+        cal = Calibration(
+            overhead_tokens=empty.prompt_tokens,
+            tokens_per_char=round(per_char, 6),
+            pp_chars=pp_chars,
+            pp_tokens=base.prompt_tokens - empty.prompt_tokens,
+            base_tokens=base.prompt_tokens,
+            max_context=max_context,
+        )
+        self.say(
+            f"calibrated: {1 / per_char:.2f} chars/token, pp {cal.pp_tokens} tokens, "
+            f"overhead {cal.overhead_tokens}"
+        )
         return cal
 
     async def place(self, cal: Calibration, target: int, head: str | None) -> tuple[int, Probe]:
@@ -128,8 +162,12 @@ class _Sweep:
         chars = round(target / cal.tokens_per_char)
         probe = await self.wire.probe(self.text(chars, cal.pp_chars, head))
         reached = (probe.prompt_tokens or 0) - cal.base_tokens
-        if probe.prompt_tokens is not None and target and reached > 0 and \
-                abs(reached - target) > max(0.02 * target, 32):
+        if (
+            probe.prompt_tokens is not None
+            and target
+            and reached > 0
+            and abs(reached - target) > max(0.02 * target, 32)
+        ):
             chars = round(chars * target / reached)
             probe = await self.wire.probe(self.text(chars, cal.pp_chars, head))
         return chars, probe
@@ -156,8 +194,15 @@ class _Sweep:
             if blocked is not None:
                 self.say(f"{depth_label(target)}: skipped ({blocked})")
                 for c in self.s.concurrency:
-                    on_point(SlopePoint(depth_target=target, depth=None, concurrency=c,
-                                        skipped=True, skip_reason=blocked))
+                    on_point(
+                        SlopePoint(
+                            depth_target=target,
+                            depth=None,
+                            concurrency=c,
+                            skipped=True,
+                            skip_reason=blocked,
+                        )
+                    )
                 continue
             reached = max((probe.prompt_tokens or 0) - cal.base_tokens, 0) if target else 0
             for c in self.s.concurrency:
@@ -167,36 +212,53 @@ class _Sweep:
                 on_point(point)
         return cal
 
-    async def measure(self, cal: Calibration, target: int, c: int, chars: int,
-                      head: str | None, reached: int) -> SlopePoint:
+    async def measure(
+        self, cal: Calibration, target: int, c: int, chars: int, head: str | None, reached: int
+    ) -> SlopePoint:
         runs: list[list[StreamTiming]] = []
         for r in range(self.s.runs):
             texts = [self.text(chars, cal.pp_chars, head) for _ in range(c)]
             timings = await asyncio.gather(
-                *(self.wire.stream(t, max_tokens=self.s.tg) for t in texts))
+                *(self.wire.stream(t, max_tokens=self.s.tg) for t in texts)
+            )
             for i, t in enumerate(timings):
                 append_stream(self.folder, _stream_row(target, c, r, i, t, cal, reached))
             if any(t.context_exceeded for t in timings):
                 reason = next(t.error for t in timings if t.context_exceeded)
                 self.say(f"{depth_label(target)} c{c}: skipped (prompt + tg exceed the context)")
-                return SlopePoint(depth_target=target, depth=reached, concurrency=c, skipped=True,
-                                  skip_reason=f"prompt + tg exceed the context: {reason}")
+                return SlopePoint(
+                    depth_target=target,
+                    depth=reached,
+                    concurrency=c,
+                    skipped=True,
+                    skip_reason=f"prompt + tg exceed the context: {reason}",
+                )
             runs.append(list(timings))
             decodes = [f"{t.decode_tps:.1f}" for t in timings if t.decode_tps]
-            self.say(f"{depth_label(target)} c{c} run {r + 1}/{self.s.runs}: decode "
-                     f"{'/'.join(decodes) or '-'} t/s, ttft "
-                     f"{max((t.ttft_s or 0) for t in timings):.2f}s")
-        return summarize(target, c, runs, tg=self.s.tg, base_tokens=cal.base_tokens,
-                         probed_depth=reached)
+            self.say(
+                f"{depth_label(target)} c{c} run {r + 1}/{self.s.runs}: decode "
+                f"{'/'.join(decodes) or '-'} t/s, ttft "
+                f"{max((t.ttft_s or 0) for t in timings):.2f}s"
+            )
+        return summarize(
+            target, c, runs, tg=self.s.tg, base_tokens=cal.base_tokens, probed_depth=reached
+        )
 
 
-def _stream_row(target: int, c: int, run: int, stream: int, t: StreamTiming,
-                cal: Calibration, reached: int) -> dict[str, Any]:
+def _stream_row(
+    target: int, c: int, run: int, stream: int, t: StreamTiming, cal: Calibration, reached: int
+) -> dict[str, Any]:
     return {
-        "depth_target": target, "concurrency": c, "run": run, "stream": stream,
+        "depth_target": target,
+        "concurrency": c,
+        "run": run,
+        "stream": stream,
         "depth": t.usage_prompt - cal.base_tokens if t.usage_prompt is not None else reached,
-        "ttft_s": t.ttft_s, "decode_tps": t.decode_tps, "tokens": t.tokens,
-        "finish_reason": t.finish_reason, "error": t.error,
+        "ttft_s": t.ttft_s,
+        "decode_tps": t.decode_tps,
+        "tokens": t.tokens,
+        "finish_reason": t.finish_reason,
+        "error": t.error,
         "context_exceeded": t.context_exceeded,
     }
 
@@ -204,15 +266,27 @@ def _stream_row(target: int, c: int, run: int, stream: int, t: StreamTiming,
 BootFn = Callable[[Any, Path], AbstractContextManager[Any]]
 
 
-def run_slope(*, endpoint: str | None = None, contract: Any = None, depths: Sequence[int],
-              pp: int = 2048, tg: int = 128, concurrency: Sequence[int] = (1, 2), runs: int = 2,
-              model: str | None = None, label: str | None = None, warm_cache: bool = False,
-              request_extra: dict[str, Any] | None = None, api_key: str | None = None,
-              timeout: float = 600.0, results: Path = DEFAULT_RESULTS,
-              progress: Callable[[str], None] | None = None,
-              transport: httpx.AsyncBaseTransport | None = None,
-              boot: BootFn | None = None,
-              clock: Callable[[], float] = time.perf_counter) -> SlopeRecord:
+def run_slope(
+    *,
+    endpoint: str | None = None,
+    contract: Any = None,
+    depths: Sequence[int],
+    pp: int = 2048,
+    tg: int = 128,
+    concurrency: Sequence[int] = (1, 2),
+    runs: int = 2,
+    model: str | None = None,
+    label: str | None = None,
+    warm_cache: bool = False,
+    request_extra: dict[str, Any] | None = None,
+    api_key: str | None = None,
+    timeout: float = 600.0,
+    results: Path = DEFAULT_RESULTS,
+    progress: Callable[[str], None] | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+    boot: BootFn | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> SlopeRecord:
     """Measure a slope against `endpoint`, or against a server booted from `contract`.
 
     Writes results/slope-<run_id>/ as it goes and returns the final record. Raises EndpointError
@@ -223,22 +297,35 @@ def run_slope(*, endpoint: str | None = None, contract: Any = None, depths: Sequ
         raise UsageError("pass exactly one of --endpoint, --contract or --reference")
     if pp < 1 or tg < 2 or runs < 1:
         raise UsageError("--pp needs 1 or more tokens, --tg 2 or more, --runs 1 or more")
-    settings = SlopeSettings(depths=sorted(set(depths)), pp=pp, tg=tg,
-                             concurrency=sorted(set(concurrency)), runs=runs,
-                             warm_cache=warm_cache)
-    label = slug(label or (getattr(contract, "name", None) if contract else None) or model
-                 or "slope")
+    settings = SlopeSettings(
+        depths=sorted(set(depths)),
+        pp=pp,
+        tg=tg,
+        concurrency=sorted(set(concurrency)),
+        runs=runs,
+        warm_cache=warm_cache,
+    )
+    label = slug(
+        label or (getattr(contract, "name", None) if contract else None) or model or "slope"
+    )
     run_id, folder = _claim_folder(Path(results), label)
     say = progress or (lambda _msg: None)
-    record = SlopeRecord(run_id=run_id, label=label, endpoint=endpoint or "", settings=settings,
-                         model_requested=model, request_extra=dict(request_extra or {}),
-                         provenance=_provenance(), started_at=now_iso())
+    record = SlopeRecord(
+        run_id=run_id,
+        label=label,
+        endpoint=endpoint or "",
+        settings=settings,
+        model_requested=model,
+        request_extra=dict(request_extra or {}),
+        provenance=_provenance(),
+        started_at=now_iso(),
+    )
     if contract is None:
         record.endpoint = normalise_endpoint(endpoint or "")
         return _measure(record, results, api_key, timeout, transport, clock, say)
-    if boot is None:
-        from evalrun.serving.launcher import boot_server as boot
-    from evalrun.serving.launcher import record_for_run
+    from evalrun.serving.launcher import boot_server, record_for_run
+
+    boot = boot or boot_server
 
     say(f"booting {getattr(contract, 'name', 'contract')} (log: {folder / 'server.log'})")
     with boot(contract, folder / "server.log") as server:
@@ -261,23 +348,40 @@ def _claim_folder(results: Path, label: str) -> tuple[str, Path]:
         except FileExistsError:
             time.sleep(0.1)
         except OSError as exc:
-            raise ConfigError(f"cannot create {folder} ({exc.strerror}); "
-                              "pass --results DIR with a writable folder") from exc
+            raise ConfigError(
+                f"cannot create {folder} ({exc.strerror}); "
+                "pass --results DIR with a writable folder"
+            ) from exc
     raise ConfigError(f"{folder} keeps existing; is another slope run writing there?")
 
 
-def _measure(record: SlopeRecord, results: Path, api_key: str | None, timeout: float,
-             transport: httpx.AsyncBaseTransport | None, clock: Callable[[], float],
-             say: Callable[[str], None]) -> SlopeRecord:
+def _measure(
+    record: SlopeRecord,
+    results: Path,
+    api_key: str | None,
+    timeout: float,
+    transport: httpx.AsyncBaseTransport | None,
+    clock: Callable[[], float],
+    say: Callable[[str], None],
+) -> SlopeRecord:
     folder = write_record(results, record)
 
     async def go() -> None:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         limits = httpx.Limits(max_connections=max(record.settings.concurrency) + 2)
-        async with httpx.AsyncClient(transport=transport, headers=headers, limits=limits,
-                                     timeout=httpx.Timeout(timeout, connect=10.0)) as client:
-            wire = Wire(client, record.endpoint, record.model_requested,
-                        request_extra=record.request_extra, clock=clock)
+        async with httpx.AsyncClient(
+            transport=transport,
+            headers=headers,
+            limits=limits,
+            timeout=httpx.Timeout(timeout, connect=10.0),
+        ) as client:
+            wire = Wire(
+                client,
+                record.endpoint,
+                record.model_requested,
+                request_extra=record.request_extra,
+                clock=clock,
+            )
             sweep = _Sweep(wire, record.settings, folder, seed=record.run_id, progress=say)
 
             def sync() -> None:

@@ -28,8 +28,10 @@ INSTRUCTION = (
     "Continue the account of the valley above with new paragraphs in the same plain style. "
     "Keep writing until you are stopped."
 )
-CUT_OFF_HINT = ("llama-cpp-python ends a running stream when another request arrives: "
-                "--set interrupt_requests=false")
+CUT_OFF_HINT = (
+    "llama-cpp-python ends a running stream when another request arrives: "
+    "--set interrupt_requests=false"
+)
 # Context-length rejections as vLLM, sglang, llama.cpp (both servers) and TGI word them.
 _CONTEXT_RE = re.compile(
     r"context[ _]length|context window|maximum context|max_model_len|prompt is too long|"
@@ -128,9 +130,15 @@ class StreamTiming:
 class Wire:
     """Requests to one OpenAI-compatible endpoint, with per-engine extras negotiated once."""
 
-    def __init__(self, client: httpx.AsyncClient, base_url: str, model: str | None, *,
-                 request_extra: dict[str, Any] | None = None,
-                 clock: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        base_url: str,
+        model: str | None,
+        *,
+        request_extra: dict[str, Any] | None = None,
+        clock: Callable[[], float],
+    ) -> None:
         self.client = client
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -209,14 +217,16 @@ class Wire:
         try:
             usage = resp.json().get("usage") or {}
         except (json.JSONDecodeError, AttributeError) as exc:
-            raise EndpointError(f"{self.base_url} did not answer JSON",
-                                hint="is this an OpenAI-compatible /v1 base URL?") from exc
+            raise EndpointError(
+                f"{self.base_url} did not answer JSON",
+                hint="is this an OpenAI-compatible /v1 base URL?",
+            ) from exc
         tokens = usage.get("prompt_tokens")
         if not isinstance(tokens, int):
             raise EndpointError(
                 f"{self.base_url} reports no usage.prompt_tokens",
                 hint="slope calibrates depth from the server's own token count; use an engine "
-                     "that returns usage",
+                "that returns usage",
             )
         return Probe(prompt_tokens=tokens)
 
@@ -227,8 +237,9 @@ class Wire:
             body = self._body(text, max_tokens=max_tokens, stream=True)
             timing = StreamTiming(sent=self.clock())
             try:
-                async with self.client.stream("POST", f"{self.base_url}/chat/completions",
-                                              json=body) as resp:
+                async with self.client.stream(
+                    "POST", f"{self.base_url}/chat/completions", json=body
+                ) as resp:
                     if resp.status_code != 200:
                         raw = (await resp.aread()).decode("utf-8", "replace")
                         if is_context_error(resp.status_code, raw):
@@ -243,12 +254,16 @@ class Wire:
                         return timing
                     await self._read_events(resp, timing)
                     if timing.error is None and timing.finish_reason is None:
-                        timing.error = (f"cut off after {timing.tokens} tokens, no finish_reason "
-                                        f"({CUT_OFF_HINT})")
+                        timing.error = (
+                            f"cut off after {timing.tokens} tokens, no finish_reason "
+                            f"({CUT_OFF_HINT})"
+                        )
                     return timing
             except httpx.ConnectError as exc:
-                raise EndpointError(f"lost {self.base_url} ({exc})",
-                                    hint="the server went away mid-sweep; see its log") from exc
+                raise EndpointError(
+                    f"lost {self.base_url} ({exc})",
+                    hint="the server went away mid-sweep; see its log",
+                ) from exc
             except httpx.RemoteProtocolError as exc:
                 if reconnects and timing.first is None:
                     reconnects -= 1
@@ -284,8 +299,10 @@ class Wire:
                 timing.usage_prompt = usage.get("prompt_tokens", timing.usage_prompt)
             for choice in event.get("choices") or []:
                 delta = choice.get("delta") or {}
-                if any(delta.get(k) for k in ("content", "reasoning_content", "reasoning",
-                                              "tool_calls")):
+                if any(
+                    delta.get(k)
+                    for k in ("content", "reasoning_content", "reasoning", "tool_calls")
+                ):
                     timing.chunks += 1
                     timing.first = now if timing.first is None else timing.first
                     timing.last = now

@@ -6,8 +6,8 @@ load.py reads a suite folder (items.jsonl + manifest.json) and verifies its sha2
 
 from __future__ import annotations
 
-from evalrun.suite.load import Item, Manifest, Suite, load_suite, resolve_suite_dir
 from evalrun.suite.check import check_suite, describe_suite
+from evalrun.suite.load import Item, Manifest, Suite, load_suite, resolve_suite_dir
 
 __all__ = [
     "Item",

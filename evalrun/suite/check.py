@@ -15,10 +15,17 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from evalrun.endpoint.response import example_to_response
 from evalrun.errors import SuiteError
 from evalrun.grading.registry import grade, validate_params
-from evalrun.endpoint.response import example_to_response
-from evalrun.suite.load import Item, Manifest, file_sha256, load_suite, read_jsonl, resolve_suite_dir
+from evalrun.suite.load import (
+    Item,
+    Manifest,
+    file_sha256,
+    load_suite,
+    read_jsonl,
+    resolve_suite_dir,
+)
 
 MIN_ACCEPT = 2
 MIN_REJECT = 1

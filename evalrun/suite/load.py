@@ -133,7 +133,9 @@ def load_suite(name_or_path: str = "core", *, verify: bool = True) -> Suite:
     items_path = folder / "items.jsonl"
     manifest_path = folder / "manifest.json"
     if not manifest_path.exists():
-        raise SuiteError(f"{folder} has no manifest.json; run `evalrun suite check {folder} --fix-hash`")
+        raise SuiteError(
+            f"{folder} has no manifest.json; run `evalrun suite check {folder} --fix-hash`"
+        )
     try:
         manifest = Manifest.model_validate_json(manifest_path.read_bytes())
     except ValidationError as exc:

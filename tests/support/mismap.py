@@ -60,8 +60,9 @@ def swap_plan(src: Path, pair: tuple[str, str] = DEFAULT_PAIR) -> list[tuple[int
     return plan
 
 
-def write_mismapped_gguf(src: Path | str, dst: Path | str,
-                         pair: tuple[str, str] = DEFAULT_PAIR) -> Path:
+def write_mismapped_gguf(
+    src: Path | str, dst: Path | str, pair: tuple[str, str] = DEFAULT_PAIR
+) -> Path:
     """Copy `src` to `dst`, then swap the bytes of the two tensors of `pair` in every layer."""
     src, dst = Path(src), Path(dst)
     plan = swap_plan(src, pair)
