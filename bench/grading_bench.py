@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from support.grading_set import held_out, load_rows
 
-from evalrun.grading.registry import grade
 from evalrun.endpoint.response import Response, ToolCall
+from evalrun.grading.registry import grade
 from evalrun.suite.load import Item, load_suite
 
 CONSTANTS = ["Yes", "No", "A", "B", "C", "D", "0", "1", "OK", "True"]

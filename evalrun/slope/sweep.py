@@ -56,7 +56,9 @@ def summarize(
     aggregates = []
     for run in runs:
         spans = [(t.first, t.last, t) for t in run if t.error is None]
-        good = [(first, last, t) for first, last, t in spans if first is not None and last is not None]
+        good = [
+            (first, last, t) for first, last, t in spans if first is not None and last is not None
+        ]
         if good:
             window = max(last for _, last, _ in good) - min(first for first, _, _ in good)
             tokens = sum(max(t.tokens - 1, 0) for _, _, t in good)
