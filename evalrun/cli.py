@@ -27,6 +27,7 @@ COMMANDS = [
     "signoff",
     "tag",
     "slope",
+    "lane",
 ]
 
 

