@@ -45,7 +45,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from support.mismap import reference_gguf, write_mismapped_gguf
+from support.mismap import (  # noqa: E402
+    reference_gguf,
+    write_mismapped_gguf,
+    write_zeroed_gguf,
+)
 
 OUT = ROOT / "tests" / "data" / "garble"
 PAIRS = {
@@ -171,7 +175,7 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(model: Path, log: Path):
+def serve(model: Path, log: Path, extra: tuple[str, ...] = ()):
     """Boot llama_cpp.server on a free 127.0.0.1 port; yield its base URL; kill its group."""
     port = free_port()
     argv = [
@@ -186,6 +190,7 @@ def serve(model: Path, log: Path):
         str(port),
         "--n_ctx",
         "2048",
+        *extra,
     ]
     with log.open("wb") as fh:
         proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
@@ -456,11 +461,51 @@ def capture_harvest(prompts: list, out: Path, tmpdir: Path) -> None:
     rows.close()
 
 
+# Other faults of the real engine: (name, server options, zeroed tensor suffixes). Their answers
+# are candidates only: `--phase faults` writes results/garble-fault-candidates.jsonl, and a person
+# labels each row (garbled_faults.jsonl, or dropped when the fault left the text fluent).
+FAULTS: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
+    ("rope-base-10", ("--rope_freq_base", "10"), ()),
+    ("rope-base-1e9", ("--rope_freq_base", "1000000000"), ()),
+    ("kv-q4_0-k-no-fa", ("--type_k", "2"), ()),
+    ("zeroed-ffn-down", (), ("ffn_down.weight",)),
+    ("zeroed-attn-norm", (), ("attn_norm.weight",)),
+]
+
+
+def capture_faults(prompts: list, out: Path, tmpdir: Path) -> None:
+    """Candidate rows from the reference engine under other faults: a wrong rope base, a q4_0 K
+    cache without flash attention, zeroed tensors in every layer."""
+    rows = RowWriter(ROOT / "results" / "garble-fault-candidates.jsonl", resume=True)
+    for k, (name, extra, zeroed) in enumerate(FAULTS):
+        model = reference_gguf()
+        if zeroed:
+            model = write_zeroed_gguf(model, tmpdir / f"{name}.gguf", zeroed)
+        with serve(model, tmpdir / f"{name}.log", extra) as base:
+            for i, (pid, langs, prompt) in enumerate(prompts):
+                if len(prompts) > BAD_EVERY and i % BAD_EVERY != k % BAD_EVERY:
+                    continue
+                temp, seed, max_tokens = BAD_SETTINGS[0]
+                text, finish = chat(base, prompt, temp, seed, max_tokens)
+                rows.add(
+                    row(
+                        text,
+                        "garbled",
+                        langs,
+                        f"smollm2-fault-{name}/{pid}/t{temp}/s{seed}/max{max_tokens}/{finish}",
+                    )
+                )
+        if zeroed:
+            model.unlink()
+    rows.close()
+
+
 PHASES = {
     "reference": capture_reference,
     "mismap": capture_mismap,
     "collapse": capture_collapse,
     "harvest": capture_harvest,
+    "faults": capture_faults,
 }
 
 
@@ -479,7 +524,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the servers' teardown
     with tempfile.TemporaryDirectory(prefix="garble-capture-") as tmp:
         for name, phase in PHASES.items():
-            if args.phase in (name, "all"):
+            if args.phase == name or (args.phase == "all" and name != "faults"):
                 phase(prompts, args.out, Path(tmp))
     return 0
 

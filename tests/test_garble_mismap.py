@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from support.mismap import swap_plan, write_mismapped_gguf
+from support.mismap import swap_plan, write_mismapped_gguf  # noqa: E402
 
 gguf = pytest.importorskip("gguf")
 
@@ -53,3 +53,20 @@ def test_refuses_a_pair_of_different_shapes(tmp_path):
         swap_plan(src, ("attn_q.weight", "attn_v.weight"))
     with pytest.raises(ValueError, match="no tensor named"):
         swap_plan(src, ("ffn_up.weight", "ffn_gate.weight"))
+
+
+def test_zeroes_the_named_tensors_of_every_layer(tmp_path):
+    from support.mismap import write_zeroed_gguf
+
+    src = tmp_path / "tiny.gguf"
+    orig = _tiny_gguf(src)
+    dst = write_zeroed_gguf(src, tmp_path / "zeroed.gguf", ("attn_output.weight",))
+    got = _read(dst)
+    for n in range(3):
+        assert (got[f"blk.{n}.attn_output.weight"] == 0).all()
+        assert (got[f"blk.{n}.attn_q.weight"] == orig[f"blk.{n}.attn_q.weight"]).all()
+    one = write_zeroed_gguf(src, tmp_path / "one.gguf", ("attn_q.weight",), layers=range(2, 3))
+    assert (_read(one)["blk.1.attn_q.weight"] == orig["blk.1.attn_q.weight"]).all()
+    assert (_read(one)["blk.2.attn_q.weight"] == 0).all()
+    with pytest.raises(ValueError, match="no tensor"):
+        write_zeroed_gguf(src, tmp_path / "none.gguf", ("ffn_up.weight",))

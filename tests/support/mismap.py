@@ -83,6 +83,35 @@ def write_mismapped_gguf(
     return dst
 
 
+def write_zeroed_gguf(
+    src: Path | str, dst: Path | str, suffixes: tuple[str, ...], layers: range | None = None
+) -> Path:
+    """Copy `src` to `dst` with the data of every tensor `blk.<layer>.<suffix>` zeroed (all layers
+    unless `layers` is given): a zeroed layer, another weights fault an engine loads happily."""
+    from gguf import GGUFReader
+
+    src, dst = Path(src), Path(dst)
+    reader = GGUFReader(str(src))
+    spans = [
+        (int(t.data_offset), int(t.n_bytes))
+        for t in reader.tensors
+        if t.name.startswith("blk.")
+        and t.name.split(".", 2)[2] in suffixes
+        and (layers is None or int(t.name.split(".")[1]) in layers)
+    ]
+    if not spans:
+        raise ValueError(f"no tensor blk.*.{{{','.join(suffixes)}}} in {src}")
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dst.with_name(dst.name + ".partial")
+    shutil.copyfile(src, tmp)
+    with tmp.open("r+b") as fh:
+        for offset, size in spans:
+            fh.seek(offset)
+            fh.write(bytes(size))
+    tmp.replace(dst)
+    return dst
+
+
 @cache
 def shared_mismapped_gguf(pair: tuple[str, str] = DEFAULT_PAIR) -> Path:
     """One mis-mapped copy of the reference GGUF per test process (a 98 MB copy takes seconds on a
