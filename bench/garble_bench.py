@@ -1,10 +1,12 @@
-"""Garble detector figures on the labeled corpus: confusion matrix, rates per source, cost per text.
+"""Garble detector figures on the labeled corpus: per family, per half, per source, cost per text.
 
-    /work/venv/bin/python bench/garble_bench.py            # whole corpus + holdout quarter
-    /work/venv/bin/python bench/garble_bench.py --misses   # also list every miss
+    python bench/garble_bench.py            # held-out half first (the figures issue 15 reports)
+    python bench/garble_bench.py --misses   # also list every miss of the tuning half
 
-Prints figures only; the targets (<= 1% of clean flagged, >= 98% of garbled caught) are enforced
-by tests/test_garble.py.
+Prints figures only. The corpus is split in a fixed tuning half and a held-out half
+(tests/support/garble_corpus.py: held_out); the detector is tuned on the first and reported on the
+second. Labels: clean (must not be flagged), garbled (caught when called garbled; counted per
+family) and loop (a healthy model's own loop: right when reported as kind "loop").
 """
 
 from __future__ import annotations
@@ -20,83 +22,88 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from support.garble_corpus import holdout, load_corpus, tuning_half
+from support.garble_corpus import FAMILIES, held_out, load_corpus  # noqa: E402
 
-from evalrun.grading.garble import detect
+from evalrun.grading.garble import GarbleVerdict, detect  # noqa: E402
 
 
-def family(source: str) -> str:
-    """smollm2-ref/capital-fr/... -> smollm2-ref; synthetic/flood/3 -> synthetic/flood."""
-    head, _, rest = source.partition("/")
-    if head in ("synthetic", "written"):
+def origin(source: str) -> str:
+    """smollm2-ref/capital-fr/... -> smollm2-ref; field/short-mixed/3 <url> -> field/short-mixed."""
+    head, _, rest = source.split(" ")[0].partition("/")
+    if head in ("synthetic", "written", "hard", "field", "issue-15"):
         return f"{head}/{rest.split('/')[0]}"
-    if source.startswith(("file:", "metadata:")):  # file:evalrun/dd.py#L81-88 -> file#function
-        kind = source.rpartition("#")[2]
-        return f"{source.split(':')[0]}#{'function' if kind.startswith('L') else kind}"
-    if head.startswith("smollm2-ref-prefix"):  # prefix12+mismap-k-v -> prefix+mismap-k-v
+    if source.startswith(("file:", "readme:", "schema:")):
+        return source.split(":")[0]
+    if head.startswith("smollm2-ref-prefix"):
         return "smollm2-ref-prefix+" + head.split("+", 1)[1]
     return head
 
 
-def confusion(rows: list[dict], verdicts: list[bool], title: str) -> None:
-    tp = sum(v for r, v in zip(rows, verdicts) if r["label"] == "garbled")
-    fn = sum(not v for r, v in zip(rows, verdicts) if r["label"] == "garbled")
-    fp = sum(v for r, v in zip(rows, verdicts) if r["label"] == "clean")
-    tn = sum(not v for r, v in zip(rows, verdicts) if r["label"] == "clean")
+def report(rows: list[dict], verdicts: list[GarbleVerdict], title: str) -> None:
+    clean = [v.garbled for r, v in zip(rows, verdicts) if r["label"] == "clean"]
+    garbled = [v.garbled for r, v in zip(rows, verdicts) if r["label"] == "garbled"]
+    loops = [v.kind for r, v in zip(rows, verdicts) if r["label"] == "loop"]
+    ref = [v for r, v in zip(rows, verdicts) if r["source"].startswith("smollm2-ref/")]
     print(f"\n{title}: {len(rows)} texts")
-    print("                    called garbled   called clean")
-    print(f"  label garbled     {tp:>14}   {fn:>12}")
-    print(f"  label clean       {fp:>14}   {tn:>12}")
     print(
-        f"  false-positive rate on clean: {fp / max(1, fp + tn):.2%}   "
-        f"catch rate on garbled: {tp / max(1, tp + fn):.2%}   "
-        f"precision: {tp / max(1, tp + fp):.2%}"
+        f"  clean flagged    {sum(clean):>4} of {len(clean):<4} {sum(clean) / max(1, len(clean)):7.2%}"
+        f"   (real SmolLM2 answers flagged as soup: "
+        f"{sum(v.garbled and v.kind != 'loop' for v in ref)} of {len(ref)})"
     )
+    print(
+        f"  garbled caught   {sum(garbled):>4} of {len(garbled):<4} "
+        f"{sum(garbled) / max(1, len(garbled)):7.2%}"
+    )
+    for family in FAMILIES:
+        got = [
+            v.garbled
+            for r, v in zip(rows, verdicts)
+            if r["label"] == "garbled" and r["family"] == family
+        ]
+        print(f"    {family:<14} {sum(got):>4} of {len(got):<4} {sum(got) / max(1, len(got)):7.2%}")
+    kinds = Counter(k or "clean" for k in loops)
+    print(f"  loops reported as kind loop: {kinds['loop']} of {len(loops)} ({dict(kinds)})")
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--misses", action="store_true", help="list every misclassified text")
+    ap.add_argument("--misses", action="store_true", help="list the tuning half's misses")
     ap.add_argument("--repeat", type=int, default=5, help="timing passes (default 5)")
     args = ap.parse_args(argv)
     rows = load_corpus()
-    for r in rows:  # warm caches (script lookups) once, as a long-running scorer would
+    t0 = time.perf_counter()
+    for r in rows:  # warm caches (word lists, script lookups) once, as a long-running scorer would
         detect(r["text"], r["expect"])
+    warm = time.perf_counter() - t0
     costs: list[float] = []
     verdicts = []
     cpu0 = time.process_time()
     for r in rows:
         best = float("inf")
         for _ in range(args.repeat):
-            t0 = time.perf_counter()
+            t1 = time.perf_counter()
             v = detect(r["text"], r["expect"])
-            best = min(best, time.perf_counter() - t0)
+            best = min(best, time.perf_counter() - t1)
         costs.append(best * 1e6)
         verdicts.append(v)
     cpu_per_text = (time.process_time() - cpu0) / (len(rows) * args.repeat) * 1e6
-    called = [v.garbled for v in verdicts]
-    confusion(rows, called, "whole corpus")
-    held = [i for i, r in enumerate(rows) if holdout(r)]
-    confusion([rows[i] for i in held], [called[i] for i in held], "holdout quarter (not tuned on)")
-    for want, title in (
-        (True, "tuning half (spelling + tail signals tuned here)"),
-        (False, "other half (tail rule corrected once after seeing it)"),
-    ):
-        sel = [i for i, r in enumerate(rows) if tuning_half(r) is want]
-        confusion([rows[i] for i in sel], [called[i] for i in sel], title)
+    for want, title in ((True, "held-out half (not tuned on)"), (False, "tuning half")):
+        sel = [i for i, r in enumerate(rows) if held_out(r) is want]
+        report([rows[i] for i in sel], [verdicts[i] for i in sel], title)
 
-    print("\nper source family (texts, called garbled):")
+    print("\nper origin (label, texts, called garbled):")
     total, flagged = Counter(), Counter()
-    for r, c in zip(rows, called):
-        key = (r["label"], family(r["source"]))
+    for r, v in zip(rows, verdicts):
+        key = (r["label"], origin(r["source"]))
         total[key] += 1
-        flagged[key] += c
+        flagged[key] += v.garbled
     for key in sorted(total):
-        print(f"  {key[0]:<8} {key[1]:<36} {total[key]:>4}  {flagged[key]:>4}")
+        print(f"  {key[0]:<8} {key[1]:<40} {total[key]:>4}  {flagged[key]:>4}")
 
     lengths = [len(r["text"]) for r in rows]
+    print(f"\nfirst pass (loads the word lists): {warm:.1f} s for {len(rows)} texts")
     print(
-        f"\ncost per text (best of {args.repeat}): mean {statistics.mean(costs):.0f} µs, "
+        f"cost per text (best of {args.repeat}): mean {statistics.mean(costs):.0f} µs, "
         f"median {statistics.median(costs):.0f} µs, "
         f"p95 {sorted(costs)[int(0.95 * len(costs))]:.0f} µs, max {max(costs):.0f} µs; "
         f"texts {statistics.median(lengths):.0f} chars median; CPU time {cpu_per_text:.0f} µs "
@@ -110,11 +117,16 @@ def main(argv: list[str] | None = None) -> int:
                 f"median {statistics.median(sel):.0f} µs"
             )
     if args.misses:
-        print("\nmisses:")
+        print("\nmisses of the tuning half:")
         for r, v in zip(rows, verdicts):
-            if v.garbled != (r["label"] == "garbled"):
+            wrong = (
+                (v.kind != "loop")
+                if r["label"] == "loop"
+                else (v.garbled != (r["label"] == "garbled"))
+            )
+            if wrong and not held_out(r):
                 print(
-                    f"  {r['label']:<8} {r['source']}: {v.score:.2f} {v.reasons} "
+                    f"  {r['label']:<8} {r['source']}: {v.score:.2f} {v.kind} {v.reasons} "
                     f"{r['text'][:100]!r}"
                 )
     return 0

@@ -204,7 +204,7 @@ def test_check_response_reports_the_worse_channel():
     resp = Response(content="The answer is 42.", reasoning="yond" * 40)
     got = check_response(resp, ["en"])
     assert got["channel"] == "reasoning" and got["garbled"] is True
-    assert set(got) == {"garbled", "score", "reasons", "channel"}
+    assert set(got) == {"garbled", "score", "kind", "reasons", "channel"}
     clean = check_response(Response(content="The answer is 42."), ["en"])
     assert clean["channel"] == "content" and clean["garbled"] is False
     assert check_response(Response(content=None, reasoning="  "), ["en"]) is None
@@ -224,7 +224,7 @@ def test_explain_text_is_readable():
 def test_cli_exit_codes_and_json(capsys):
     assert main(["garble", "!" * 40, "--expect", "en", "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"garbled", "score", "reasons"} and out["garbled"] is True
+    assert set(out) == {"garbled", "score", "kind", "reasons"} and out["garbled"] is True
     assert main(["garble", "The capital of France is Paris."]) == 0
     assert capsys.readouterr().out.startswith("clean: score")
     assert main(["garble", "x", "--expect", "xx"]) == 2
@@ -270,9 +270,9 @@ def test_a_fluent_answer_ending_in_glued_fragments_is_collapse():
     assert not detect(head + "storing energy in carbohydr", ["en"]).garbled
 
 
-def test_one_rare_word_before_the_final_full_stop_is_vocabulary_not_collapse():
-    """A real SmolLM2 answer (core factual-007) whose last words the spelling model finds odd:
-    the sentence is finished, so generation stopped by itself and did not collapse."""
+def test_rare_real_words_are_words():
+    """A real SmolLM2 answer (core factual-007) ending in words the old spelling model found odd
+    (issue 15: "enzymes", "bandwidth", "pathway"): they are in the word lists, finished or cut."""
     answer = (
         "The primary gas used by green plants for photosynthesis is carbon dioxide (CO2). "
         "This process occurs in the chloroplasts of plant cells, where it's converted into "
@@ -280,12 +280,19 @@ def test_one_rare_word_before_the_final_full_stop_is_vocabulary_not_collapse():
     )
     assert not detect(answer + ".", ["en"]).garbled
     assert not detect(answer + '."', ["en"]).garbled
-    # the same odd word with no full stop is where a collapse runs to the token limit
-    assert detect(answer, ["en"]).garbled
+    assert not detect(answer, ["en"]).garbled
+    rare = (
+        "Enzymes speed up each step of a metabolic pathway, and network bandwidth limits how "
+        "fast the otorhinolaryngologist's scans arrive"
+    )
+    assert not detect(rare, ["en"]).garbled
+    # glued fragments at the end still are a collapse
+    assert detect(answer + " noqarapistsisbury", ["en"]).garbled
 
 
 def test_a_loop_of_one_word_running_to_the_end_is_garble():
     loop = "The answer is simple: the sky scatters blue light " + "opacity " * 6
     verdict = detect(loop.strip(), ["en"])
-    assert verdict.garbled and any(r.startswith("flood") for r in verdict.reasons), verdict
+    assert verdict.garbled and verdict.kind == "loop", verdict
+    assert any(r.startswith("loop") for r in verdict.reasons), verdict
     assert not detect("It was very very very very very very cold, so we stayed in.", ["en"]).garbled

@@ -24,17 +24,26 @@ are clean.
 
 from __future__ import annotations
 
-import math
+import json
 import re
 import unicodedata
 import zlib
+from collections import Counter
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
-from importlib import resources
 
 from pydantic import BaseModel, Field
 
 from evalrun.endpoint.response import Response
+from evalrun.grading import garble_structure as structure
+from evalrun.grading.garble_lexicon import (
+    LATIN_DEFAULT,
+    SCRIPT_LANGS,
+    guess_languages,
+    known,
+    starts_a_word,
+    wordfreq_code,
+    zipf,
+)
 
 THRESHOLD = 0.5  # a score at or above this is garbled
 
@@ -595,13 +604,22 @@ def expected_scripts(expect: list[str] | None) -> frozenset[str] | None:
     return frozenset(out)
 
 
-def _english_only(expect: list[str] | None) -> bool:
-    """English is expected and no other Latin-script language is (code, math, ru, zh may be)."""
-    bases = {e.strip().lower().replace("_", "-").split("-")[0] for e in expect or ()}
-    return "en" in bases and not any(LANG_SCRIPTS.get(b) == _LATIN_ONLY for b in bases - {"en"})
-
-
 _LATIN_ONLY = frozenset({"latin"})
+
+
+# Signs of code, JSON, YAML or a table: a line opening with a keyword, ending in ; { }, assigning
+# or keying a value, a table row, a fence, a call. Soup answered to a code item has none of them
+# and is judged as prose.
+_LOOKS_STRUCTURED = re.compile(
+    r"^\s*(?:def|class|import|from|return|if|elif|else|for|while|try|except|with|function|const|"
+    r"let|var|public|private|static|fn|func|package|#include|select|insert|update|create)\b"
+    r"|[;{}]\s*$|^\s*[-\w.\[\]\"'$]+\s*[:=]\s*\S|^\s*\|.*\|\s*$|```|\w\(.*\)|\A\s*[{\[<]",
+    re.MULTILINE | re.IGNORECASE,
+)
+
+
+def _looks_structured(text: str) -> bool:
+    return _LOOKS_STRUCTURED.search(text) is not None
 
 
 def is_structured(expect: list[str] | None) -> bool:
@@ -650,10 +668,28 @@ def char_script(ch: str) -> str:
 # ---------------------------------------------------------------- results
 
 
+KINDS = ("multi-script", "non-words", "salad", "loop", "flood", "collapse", "mojibake")
+
+
 class GarbleVerdict(BaseModel):
-    garbled: bool
+    """The detector's call on one text."""
+
+    garbled: bool = Field(description="The text is degenerate: token soup, a flood or a loop.")
     score: float = Field(description="0 clean .. 1 certainly garbled")
+    kind: str = Field(
+        default="",
+        description=(
+            "What the strongest signal says it is: multi-script, non-words, salad, flood, collapse, "
+            "mojibake (engine damage) or loop (whole words or lines repeated: small healthy models do "
+            "this too, so sign-off may count it apart); '' when clean."
+        ),
+    )
     reasons: list[str] = Field(default_factory=list)
+
+    @property
+    def loop(self) -> bool:
+        """Garbled only as a repetition loop of real words, the way a healthy small model loops."""
+        return self.garbled and self.kind == "loop"
 
 
 @dataclass
@@ -672,6 +708,8 @@ class _Word:
     comma: bool = False  # followed by a comma (enumerations)
     code: bool = False  # on a code-like line of a structured answer
     weird: str = ""  # why this word does not look like a word ('' when it does)
+    listed: bool | None = None  # in a candidate language's word list? None when not looked up
+    per_script: dict[str, int] | None = None  # letters per script, for words of several
     fw: bool | None = None  # a function word? None outside running text
 
 
@@ -681,7 +719,8 @@ class _Text:
     expected: frozenset[str] | None
     structured: bool
     compounding: bool = True
-    english: bool = False  # English is the only Latin-script language expected: spelling counts
+    langs: tuple[str, ...] = ()  # wordfreq codes Latin words are checked against; () = no lexicon
+    english_text: bool = False  # English expected, or no language given and the text reads English
     words: list[_Word] = field(default_factory=list)
 
 
@@ -759,29 +798,25 @@ def _words(t: _Text) -> None:
                 letters = len(core) if core.isalpha() else sum(map(str.isalpha, core))
                 scripts = _LATIN if letters else _NONE
             else:
-                found: set[str] = set()
+                found: dict[str, int] = {}
                 letters = 0
                 for ch in core:
                     s = cache.get(ch)
                     if s is None:
                         s = char_script(ch)
                     if s:
-                        found.add(s)
+                        found[s] = found.get(s, 0) + 1
                         letters += 1
                 scripts = frozenset(found)
             w = _Word(offset + m.start(), scripts, letters, core.lower(), tok.endswith(","), code)
+            if len(scripts) > 1:
+                w.per_script = found
             if letters >= 6 or (letters and (len(scripts) > 1 or not core.isalpha())):
                 w.weird = _weird_reason(core, scripts, letters, t, code)
-                if (
-                    not w.weird
-                    and t.english
-                    and not code
-                    and letters >= SPELL_MIN_LETTERS
-                    and core.isascii()
-                    and core.isalpha()
-                    and core.islower()
-                ):
-                    w.weird = _spelling_reason(w.key)
+            if not w.weird and t.english_text and not code and core.isalpha() and core.islower():
+                w.listed = _listed(w.key, scripts, letters, t.langs)
+                if w.listed is False:
+                    w.weird = NOT_A_WORD
             t.words.append(w)
         offset += len(line) + 1
 
@@ -790,12 +825,8 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: _Text, co
     """Why a word is not word-like, or ''."""
     if letters < 6 and len(scripts) == 1 and core.isalpha():
         return ""  # short plain words: the checks below need six letters or mixed content
-    if len(scripts) > 1:
-        non_cjk = scripts - _CJK
-        # CJK runs carry no spaces, so Latin words glued to Han are normal; anything else is not.
-        if len(non_cjk) > 1 or (non_cjk and non_cjk != {"latin"}):
-            if not (scripts <= {"greek", "latin"} and _greek_symbol(core)):
-                return "mixed scripts"
+    if len(scripts) > 1 and _glued_scripts(core, scripts):
+        return "mixed scripts"
     if code and not _PROSE_LIKE.fullmatch(core):
         return ""  # identifiers, paths, literals
     if scripts == _LATIN and letters >= 4:
@@ -820,10 +851,42 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: _Text, co
             return "punctuation inside"
         if letters >= 8 and not code and _repeats_fragment(low):
             return "repeated fragment"
-    elif scripts == {"cyrillic"} and letters >= 6:
-        if not any(c in _CYR_VOWELS for c in core.lower()):
-            return "no vowels"
+    elif (
+        scripts == {"cyrillic"} and letters >= 6 and not any(c in _CYR_VOWELS for c in core.lower())
+    ):
+        return "no vowels"
     return ""
+
+
+def _glued_scripts(core: str, scripts: frozenset[str]) -> bool:
+    """Letters of two writing systems glued into one word. CJK runs carry no spaces, so Latin
+    words glued to Han are normal; so are Greek math symbols (Δx, sinθ) and hyphenated
+    compounds with one script each side (API-ключ, JSON/данные)."""
+    non_cjk = scripts - _CJK
+    if not (len(non_cjk) > 1 or (non_cjk and non_cjk != _LATIN)):
+        return False
+    per = Counter(char_script(c) for c in core if c.isalpha()).most_common()
+    if len(per) < 2 or (per[1][1] < 2 and per[0][0] != "latin"):
+        return False  # one stray letter in a Russian word (праכмных): a small model's odd token
+    if scripts <= {"greek", "latin"} and _greek_symbol(core):
+        return False
+    return not all(
+        len({char_script(c) for c in part if c.isalpha()} - _CJK) <= 1
+        for part in re.split(r"[-/]", core)
+    )
+
+
+NOT_A_WORD = "not a word"
+LEXICON_LOW = 0.35  # share of listed-word misses that starts to count
+LEXICON_SPAN = 0.2  # ... and how much more makes it certain (55%: "mostly non-words")
+LEXICON_MIN = 5  # unlisted words needed before that share counts (a line of transliteration)
+
+
+def _listed(key: str, scripts: frozenset[str], letters: int, langs: tuple[str, ...]) -> bool | None:
+    """Is this lower-case word in a candidate language's word list? None when not looked up."""
+    if scripts != _LATIN or letters < (3 if key.isascii() else 2):
+        return None  # a small model's Russian or Spanish is full of made-up words: no say there
+    return known(key, langs)
 
 
 def _repeats_fragment(low: str) -> bool:
@@ -832,78 +895,6 @@ def _repeats_fragment(low: str) -> bool:
     return len(set(grams)) < len(grams) and any(
         g.isalpha() and low.find(g, i + 4) >= 0 for i, g in enumerate(grams)
     )
-
-
-# ---------------------------------------------------------------- spelling plausibility
-# Mis-mapped weights glue BPE fragments of unrelated words (noqarapists, Russianrapistsisbury,
-# isticsplotlib). A character trigram model of English, trained once from a stored sample of clean
-# prose (evalrun/data/garble_english.txt, ~60 KB of project prose), scores how English a lower-case word is spelled.
-# No lexicon: real words the sample never saw still score well when their letter sequences are
-# ordinary. Only applied to lower-case words (names are often foreign) when English is the one
-# Latin-script language expected, outside code.
-
-SPELL_MIN_LETTERS = 10
-SPELL_MEAN = -3.8  # mean log-probability per letter below this: not spelled like English
-SPELL_WORST = -99.0  # one transition this unlikely (rapistsisb): not spelled like English
-
-
-@cache
-def _trigram_model() -> tuple[dict[str, int], dict[str, float]]:
-    """Counts of letter bigrams and trigrams (with ^ and $ word edges), of their contexts
-    ("|" + context) and of distinct letters after each context ("#" + context), and unigram
-    probabilities."""
-    text = resources.files("evalrun").joinpath("data/garble_english.txt").read_text("utf-8")
-    counts: dict[str, int] = {}
-    for line in text.split("\n"):
-        if line.startswith("#"):
-            continue
-        for word in re.findall(r"[a-z]+", line.lower()):
-            s = "^^" + word + "$"
-            for i in range(2, len(s)):
-                grams = (
-                    s[i],
-                    s[i - 1 : i + 1],
-                    s[i - 2 : i + 1],
-                    "|" + s[i - 1],
-                    "|" + s[i - 2 : i],
-                )
-                for gram in grams:
-                    if gram not in counts and len(gram) > 1 and gram[0] != "|":
-                        counts["#" + gram[:-1]] = counts.get("#" + gram[:-1], 0) + 1
-                    counts[gram] = counts.get(gram, 0) + 1
-    total = sum(n for g, n in counts.items() if len(g) == 1)
-    uni = {g: (n + 1) / (total + 28) for g, n in counts.items() if len(g) == 1}
-    uni[""] = 1 / (total + 28)
-    return counts, uni
-
-
-def _witten_bell(counts: dict[str, int], gram: str, lower: float) -> float:
-    """P(last letter | context) interpolated with the lower-order estimate (Witten-Bell)."""
-    ctx = gram[:-1]
-    seen = counts.get("|" + ctx, 0)
-    types = counts.get("#" + ctx, 0)
-    if not seen:
-        return lower
-    return (counts.get(gram, 0) + types * lower) / (seen + types)
-
-
-@lru_cache(maxsize=1 << 16)
-def _spelling(word: str) -> tuple[float, float]:
-    """(mean, worst) log-probability per letter of a lower-case ASCII word under the model."""
-    counts, uni = _trigram_model()
-    s = "^^" + word + "$"
-    total, worst = 0.0, 0.0
-    for i in range(2, len(s)):
-        p2 = _witten_bell(counts, s[i - 1 : i + 1], uni.get(s[i], uni[""]))
-        lp = math.log(_witten_bell(counts, s[i - 2 : i + 1], p2))
-        total += lp
-        worst = min(worst, lp)
-    return total / (len(s) - 2), worst
-
-
-def _spelling_reason(key: str) -> str:
-    mean, worst = _spelling(key)
-    return "implausible spelling" if mean < SPELL_MEAN or worst < SPELL_WORST else ""
 
 
 def _tail_signal(t: _Text) -> tuple[float, str]:
@@ -917,6 +908,14 @@ def _tail_signal(t: _Text) -> tuple[float, str]:
     if not (tail[-1].weird in _TAIL_ODD or tail[-2].weird in _TAIL_ODD):
         return 0.0, ""  # (the very last word may be a fragment cut at the token limit)
     odd = [w for w in tail if w.weird in _TAIL_ODD]
+    if _FINISHED.search(t.text):  # words no list holds, ending a sentence: rare words, not junk
+        odd = [w for w in odd if w.weird != NOT_A_WORD]
+    elif tail[-1].weird == NOT_A_WORD and starts_a_word(tail[-1].key):
+        odd = odd[:-1]  # a word cut at the token limit (carbohydr) is in no word list
+    elif tail[-1].weird == NOT_A_WORD and len(tail[-1].key) >= 12:
+        odd.append(tail[-1])  # ... but no word starts like noqarapistsisbury
+    if not odd or all(w.weird == NOT_A_WORD for w in odd) and len(odd) < 2:
+        return 0.0, ""  # one word no list holds is a rare word or a small model's misspelling
     if len(odd) == 1 and _FINISHED.search(t.text):
         return 0.0, ""  # a finished sentence: one rare word before its full stop is vocabulary
     head = prose[:-TAIL_WORDS]
@@ -936,23 +935,67 @@ _FINISHED = re.compile(r"[.!?。！？]['\"’”»)\]*_]*\s*\Z")
 # Odd words that a clean answer hardly ever ends in. Case flips (TensorFlow, iPhone) and
 # punctuation inside a word (LaTeX: \\frac{x^3}{3}) are common in clean text: not counted here.
 _TAIL_ODD = frozenset(
-    {
-        "implausible spelling",
-        "run-together",
-        "repeated fragment",
-        "mixed scripts",
-        "no vowels",
-        "consonant run",
-    }
+    {"run-together", "repeated fragment", "mixed scripts", "no vowels", "consonant run", NOT_A_WORD}
 )
 TAIL_BASE = 0.5
 TAIL_STEP = 0.15
 
 
+COLLAPSE_TAIL = 12  # words at the end compared with the rest
+
+
+def _junk(w: _Word, english: bool) -> bool:
+    """Odd in any way: not word-like, unlisted, or (English) a short fragment (ov, ith, ek)."""
+    if w.weird or w.listed is False:
+        return True
+    return (
+        english
+        and 2 <= len(w.key) <= 3
+        and w.key.isascii()
+        and w.key.isalpha()
+        and w.key not in FUNCTION_WORDS
+        and not _common_english(w.key)
+    )
+
+
+def _collapse_signal(t: _Text) -> tuple[float, str]:
+    """Readable words, then a tail of odd ones: the answer collapsed and ran on to the limit."""
+    prose = [w for w in t.words if w.letters and not w.code]
+    if len(prose) < COLLAPSE_TAIL + 6:
+        return 0.0, ""
+    head, tail = prose[:-COLLAPSE_TAIL], prose[-COLLAPSE_TAIL:]
+    tail_junk = sum(_junk(w, t.english_text) for w in tail) / len(tail)
+    head_junk = sum(_junk(w, t.english_text) for w in head) / len(head)
+    if tail_junk < 0.45 or head_junk > 0.12:
+        return 0.0, ""
+    return min(1.0, 0.5 + (tail_junk - 0.45)), (
+        f"{tail_junk:.0%} of the last {len(tail)} words are odd after {len(head)} readable ones "
+        f"(from char {tail[0].start} on)"
+    )
+
+
+def _prefix_signal(t: _Text) -> tuple[float, str]:
+    """One fragment starting most words (wisacke wislished wisStackAs wisOr): recombined pieces."""
+    keys = [w.key for w in t.words if w.letters >= 4 and not w.code and w.key not in FUNCTION_WORDS]
+    if len(keys) < 8:
+        return 0.0, ""
+    counts: dict[str, int] = {}
+    for k in keys:
+        counts[k[:3]] = counts.get(k[:3], 0) + 1
+    stem = max(counts, key=lambda k: counts[k])
+    sharing = [k for k in keys if k.startswith(stem)]
+    share = len(sharing) / len(keys)
+    if len(sharing) < 8 or share < 0.5 or len(set(sharing)) < 4:
+        return 0.0, ""
+    return min(1.0, 0.5 + (share - 0.5)), (
+        f"{len(sharing)} of {len(keys)} words start with {stem!r} ({len(set(sharing))} different)"
+    )
+
+
 def _greek_symbol(core: str) -> bool:
-    """Greek letters used as math symbols (π, α2, Δx) rather than words."""
+    """Greek letters used as math symbols (π, α2, Δx, sinθ) rather than glued to a word."""
     greek = sum(1 for c in core if char_script(c) == "greek")
-    return greek <= 2
+    return greek <= 2 and sum(1 for c in core if c.isalpha()) - greek <= 3
 
 
 def _script_signal(t: _Text, words: list[_Word]) -> tuple[float, str]:
@@ -966,7 +1009,7 @@ def _script_signal(t: _Text, words: list[_Word]) -> tuple[float, str]:
             counts[s] = counts.get(s, 0) + w.letters
         else:
             for s in w.scripts:
-                counts[s] = counts.get(s, 0) + max(1, w.letters // len(w.scripts))
+                counts[s] = counts.get(s, 0) + (w.per_script or {}).get(s, 1)
     total = sum(counts.values())
     if total < 8:
         return 0.0, ""
@@ -989,7 +1032,11 @@ def _script_signal(t: _Text, words: list[_Word]) -> tuple[float, str]:
         score = min(1.0, (share - 0.02) / 0.18)
     if n_scripts >= 3 and share >= 0.01:
         score = max(score, min(1.0, 0.4 + 0.2 * (n_scripts - 3) + share * 3))
-    if lenient and sum(1 for w in words if w.weird == "mixed scripts") < 2:
+    intact = _intact_share(words, frozenset(unexpected))
+    glued = sum(1 for w in words if w.weird == "mixed scripts")
+    returns = _script_returns(words, allowed & _LATIN or _LATIN)
+    isolated = lenient or _longest_run(words, frozenset(unexpected)) <= 2
+    if glued == 0 and returns < 2 and isolated and intact >= (INTACT_SHARE if lenient else 0.8):
         score = min(score, 0.45)  # a list of words in many languages, each intact: not soup
     names = ", ".join(sorted(unexpected, key=lambda s: -unexpected[s])[:4])
     exp = "/".join(sorted(allowed))
@@ -998,16 +1045,77 @@ def _script_signal(t: _Text, words: list[_Word]) -> tuple[float, str]:
     return score, f"{share:.0%} of letters in unexpected scripts ({names}; expected {exp})"
 
 
+INTACT_SHARE = 0.6  # of the other-script words that must be real words for a text to be a glossary
+
+
+def _longest_run(words: list[_Word], scripts: frozenset[str]) -> int:
+    """The most words in a row written in `scripts`: a name or a quoted word is one or two, a
+    sentence drifting into another language is more."""
+    best = run = 0
+    for w in words:
+        run = run + 1 if w.scripts and w.scripts <= scripts else 0
+        best = max(best, run)
+    return best
+
+
+def _script_returns(words: list[_Word], frame: frozenset[str]) -> int:
+    """How often the text goes back to another script after a third one: soup hops between
+    scripts (了 ности 了 ত ść ত), a glossary visits each once (спасибо, ありがとう, 谢谢)."""
+    seen: list[str] = []
+    returns = 0
+    for w in words:
+        if len(w.scripts) != 1 or w.scripts <= frame:
+            continue
+        (script,) = w.scripts
+        group = "cjk" if script in _CJK else script
+        if seen and seen[-1] != group and group in seen:
+            returns += 1
+        if not seen or seen[-1] != group:
+            seen.append(group)
+    return returns
+
+
+def _intact_share(words: list[_Word], scripts: frozenset[str]) -> float:
+    """Of the words written in `scripts`, the share that are whole words of a language of that
+    script (in its word list; CJK runs of two or more; no list: three letters or more).
+    Soup scatters fragments (ности, ংলা, ত); a glossary lists words (спасибо, 谢谢)."""
+    seen = intact = 0
+    for w in words:
+        if len(w.scripts) != 1 or not w.scripts <= scripts:
+            continue
+        (script,) = w.scripts
+        seen += 1
+        langs = SCRIPT_LANGS.get(script)
+        if (
+            script in _CJK
+            and w.letters >= 2
+            or not langs
+            and w.letters >= 3
+            or langs
+            and known(w.key, langs)
+        ):
+            intact += 1
+    return intact / seen if seen else 1.0
+
+
 def _soup_signal(words: list[_Word]) -> tuple[float, str]:
     """Share of words that do not look like words."""
     lettered = [w for w in words if w.letters or w.weird]
     if len(lettered) < 4:
         return 0.0, ""
     weird = [w for w in lettered if w.weird]
-    if len(weird) < 3:
-        return 0.0, ""
+    if len({w.key for w in weird}) < 3:
+        return 0.0, ""  # one odd word over and over is a loop, not soup
     rate = len(weird) / len(lettered)
-    score = min(1.0, max(0.0, (rate - 0.06) / 0.19))
+    # A word no list holds is weaker evidence than a malformed one (names, transliterations, rare
+    # terms): a text is soup on that count alone only when most of its checked words are.
+    shape = sum(1 for w in weird if w.weird != NOT_A_WORD) / len(lettered)
+    listed = [w for w in lettered if w.listed is not None]
+    missing = sum(1 for w in listed if not w.listed) / len(listed) if len(listed) >= 4 else 0.0
+    n_missing = sum(1 for w in listed if not w.listed)
+    lexicon = (missing - LEXICON_LOW) / LEXICON_SPAN if n_missing >= LEXICON_MIN else 0.0
+    unlisted = (rate - shape) / 2 if n_missing >= LEXICON_MIN else 0.0
+    score = min(1.0, max(0.0, (shape + unlisted - 0.06) / 0.19, lexicon))
     kinds: dict[str, int] = {}
     for w in weird:
         kinds[w.weird] = kinds.get(w.weird, 0) + 1
@@ -1037,6 +1145,8 @@ def _mark_function_words(t: _Text) -> None:
         if len(lettered) < 8:
             continue  # headings, list items, table rows
         span = text[line[0].start : end]
+        if t.structured and text[text.rfind("\n", 0, line[0].start) + 1 :].startswith(("  ", "\t")):
+            continue  # an indented line of code: its strings and names are not running text
         if sum(map(str.isalpha, span)) + span.count(" ") < 0.8 * len(span):
             continue  # code, JSON, tables: symbols everywhere
         if sum(w.comma for w in lettered) >= 0.4 * len(lettered):
@@ -1050,7 +1160,7 @@ def _function_word_signal(words: list[_Word]) -> tuple[float, str]:
     marked = [w for w in words if w.fw is not None]
     if len(marked) < 10 or len({w.key for w in marked}) < 8:
         return 0.0, ""  # too little text, or one phrase repeated (the flood signal's business)
-    rate = sum(bool(w.fw) for w in marked) / len(marked)
+    rate = sum(1 for w in marked if w.fw) / len(marked)
     score = min(1.0, max(0.0, (0.07 - rate) / 0.05))
     return score, (
         f"only {rate:.0%} function words (the, of, и, der, ...) in {len(marked)} "
@@ -1075,6 +1185,16 @@ def _windowed(t: _Text) -> list[_Signal]:
         signals.append(("soup", _soup_signal))
     if sum(1 for w in ws if w.fw is not None) >= 10:
         signals.append(("function-words", _function_word_signal))
+        if t.english_text:
+            signals.append(
+                (
+                    "salad",
+                    lambda chunk: structure.salad(
+                        [(w.key, w.fw is not None and not w.code) for w in chunk if w.letters],
+                        _common_english,
+                    ),
+                )
+            )
     best: dict[str, tuple[float, str, int]] = {}
     for lo, hi in spans:
         chunk = ws[lo:hi]
@@ -1103,8 +1223,9 @@ def _clean_head(t: _Text, lo: int) -> bool:
     )
 
 
-def _flood_signal(text: str, structured: bool) -> tuple[float, str]:
-    """The worst run of one short unit repeated (!!!!, ####, <pad><pad>, carecare, 'the the')."""
+def _flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[float, str]]:
+    """The worst run of one short unit glued to itself (!!!!, ####, <pad><pad>, carecare): a
+    flood; and the worst run of whole tokens repeated (opacity opacity ..., ciel, ciel): a loop."""
     best = (0.0, "")
     n = len(text)
     toks = []
@@ -1138,8 +1259,9 @@ def _flood_signal(text: str, structured: bool) -> tuple[float, str]:
                 shown = unit if len(unit) <= 8 else unit[:8] + "…"
                 best = (
                     score,
-                    f"{shown!r} repeated {span // len(unit)} times at char {pos + m.start()}",
+                    (f"{shown!r} repeated {span // len(unit)} times at char {pos + m.start()}"),
                 )
+    glued, best = best, (0.0, "")
     # the same token (or pair, or triple) over and over: opacity opacity ..., <pad> <pad>
     in_runs = 0  # tokens in runs of 3+ of one token, all runs together
     for period in (1, 2, 3):
@@ -1157,7 +1279,7 @@ def _flood_signal(text: str, structured: bool) -> tuple[float, str]:
         score = min(1.0, (in_runs - 10) / 15)
         if score > best[0]:
             best = (score, f"{in_runs} tokens in runs of one token repeated back to back")
-    return best
+    return glued, best
 
 
 def _rule_line(text: str, tm: re.Match) -> bool:
@@ -1165,7 +1287,7 @@ def _rule_line(text: str, tm: re.Match) -> bool:
     before = text.rfind("\n", 0, tm.start())
     after = text.find("\n", tm.end())
     line = text[before + 1 : len(text) if after < 0 else after]
-    return all(c in _BENIGN_UNIT for c in line)
+    return all(c in _BENIGN_UNIT or c == "#" for c in line)
 
 
 def _glued_score(unit: str, span: int, cover: float, structured: bool, where: str) -> float:
@@ -1188,6 +1310,8 @@ def _glued_score(unit: str, span: int, cover: float, structured: bool, where: st
         low = 12 if where == "end" else 20  # 0.3333333333333333 is fine, 27 zeros at the end not
         return min(1.0, max(0.0, (span - low) / low))
     if "#" in unit:
+        if where == "line" and span < 200:
+            return 0.0  # a banner of # on a line of its own
         low = 40 if structured else 12
         return min(1.0, max(0.0, (span - low) / low))
     if reps < 6:
@@ -1349,20 +1473,32 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
     t = _Text(
         text,
         expected_scripts(expect),
-        is_structured(expect),
+        is_structured(expect) and _looks_structured(text),
         compounding=not expect or any(e.split("-")[0].lower() in _COMPOUNDING for e in expect),
-        english=_english_only(expect),
     )
+    t.langs, t.english_text = _lexicon_langs(text, expect)
     _words(t)
     _mark_function_words(t)
     signals = _windowed(t)
     signals += _chars_signal(text)
+    toks = _TOKEN.findall(text)
+    flood, loop = _flood_signal(text, t.structured)
     for name, (score, reason) in (
-        ("flood", _flood_signal(text, t.structured)),
+        ("flood", flood),
+        ("loop", loop),
         ("diversity", _diversity_signal(t.words, text)),
         ("fragments", _fragment_signal(t)),
         ("tail", _tail_signal(t)),
+        ("collapse", _collapse_signal(t)),
+        ("prefix", _prefix_signal(t)),
         ("repetition", _repetition_signal(text)),
+        ("punctuation", structure.punctuation_flood(text)),
+        ("bangs", structure.bang_flood(toks)),
+        ("short-loop", structure.short_unit_loop(toks)),
+        ("line-loop", structure.line_loop(text)),
+        ("capitals", _salad_signal(t)),
+        ("clusters", structure.punctuation_clusters(toks) if not t.structured else (0.0, "")),
+        ("symbols", structure.symbol_tail(text) if not t.structured else (0.0, "")),
     ):
         signals.append(_Signal(name, score, reason))
     keep = 1.0
@@ -1371,25 +1507,145 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
     score = round(1.0 - keep, 3)
     shown = sorted((s for s in signals if s.score >= 0.1), key=lambda s: -s.score)
     reasons = [f"{s.name} ({s.score:.2f}): {s.reason}" for s in shown]
-    return GarbleVerdict(garbled=score >= THRESHOLD, score=score, reasons=reasons)
+    garbled = score >= THRESHOLD
+    verdict = GarbleVerdict(
+        garbled=garbled, score=score, reasons=reasons, kind=_kind(shown) if garbled else ""
+    )
+    strings = _json_strings(text) if t.structured else ""
+    if strings:
+        inner = detect(strings, None)  # data may be in any language: judged as such
+        if inner.score > verdict.score:
+            return inner.model_copy(
+                update={"reasons": [f"in JSON strings: {r}" for r in inner.reasons]}
+            )
+    return verdict
+
+
+# Which garble family each signal speaks for.
+_SIGNAL_KIND = {
+    "script": "multi-script",
+    "soup": "non-words",
+    "fragments": "non-words",
+    "tail": "collapse",
+    "collapse": "collapse",
+    "prefix": "non-words",
+    "function-words": "salad",
+    "salad": "salad",
+    "capitals": "salad",
+    "clusters": "non-words",
+    "flood": "flood",
+    "diversity": "flood",
+    "punctuation": "flood",
+    "bangs": "flood",
+    "special": "flood",
+    "short-loop": "loop",
+    "line-loop": "loop",
+    "loop": "loop",
+    "repetition": "loop",
+    "replacement": "mojibake",
+    "control": "mojibake",
+    "mojibake": "mojibake",
+    "symbols": "collapse",
+}
+_ENGINE_ONLY = frozenset({"multi-script", "non-words", "mojibake"})
+_TIE_FIRST = ("loop", "flood")  # on equal scores, the loop explains the rest (no function words)
+
+
+def _kind(shown: list[_Signal]) -> str:
+    """The family of the strongest signal; a loop is only a loop when no sign of engine damage
+    (soup, scripts, mojibake) comes close, and a window that was clean before it is a collapse."""
+    kinds = sorted(
+        ((_SIGNAL_KIND.get(s.name, "non-words"), s) for s in shown),
+        key=lambda ks: (-ks[1].score, ks[0] not in _TIE_FIRST),
+    )
+    kind, top = kinds[0]
+    if kind == "loop" and any(k in _ENGINE_ONLY and s.score >= 0.5 for k, s in kinds[1:]):
+        kind = next(k for k, s in kinds[1:] if k in _ENGINE_ONLY and s.score >= 0.5)
+    if kind != "loop" and "(clean before)" in top.reason:
+        return "collapse"
+    return kind
+
+
+def _common_english(word: str) -> bool:
+    return zipf(word, "en") >= COMMON_SHORT_ZIPF
+
+
+COMMON_SHORT_ZIPF = (
+    4.5  # a short word this frequent is a word (am, he, ai), not a fragment (ov, ux)
+)
+
+
+def _salad_signal(t: _Text) -> tuple[float, str]:
+    """Capitalised words strung together on a line of prose."""
+    lines = [line.split() for line in t.text.split("\n")] if not t.structured else []
+    return structure.capitalised_run(lines)
+
+
+def _lexicon_langs(text: str, expect: list[str] | None) -> tuple[tuple[str, ...], bool]:
+    """Languages whose word lists judge the Latin-script words (English, the expected ones, and
+    when the item names no Latin-script language, the ones pycld2 finds in the text); and
+    whether the text is English (expected, or found)."""
+    named = [c for c in (wordfreq_code(e) for e in expect or ()) if c]
+    langs = ["en", *named]
+    guessed: tuple[str, ...] = ()
+    if not expect or not any(LANG_SCRIPTS.get(c, _NONE) == _LATIN_ONLY for c in named):
+        guessed = guess_languages(text)
+        langs += guessed or LATIN_DEFAULT[1:]
+    latin = [c for c in named if LANG_SCRIPTS.get(c) == _LATIN_ONLY]
+    english = latin == ["en"] if latin else guessed[:1] == ("en",) and not named
+    return tuple(dict.fromkeys(langs)), english
 
 
 def check_response(response: Response, expect: list[str] | None = None) -> dict | None:
-    """Verdict for content and reasoning channels: {garbled, score, reasons, channel} or None."""
+    """The worst verdict over content, reasoning and tool-call arguments:
+    {garbled, score, kind, reasons, channel} or None when there is no text at all."""
     worst: dict | None = None
-    for channel in ("content", "reasoning"):
-        text = getattr(response, channel)
+    channels: list[tuple[str, str | None, list[str] | None]] = [
+        ("content", response.content, expect),
+        ("reasoning", response.reasoning, expect),
+    ]
+    for call in response.tool_calls:
+        args = call.arguments
+        raw = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
+        channels.append((f"tool_calls.{call.name}", raw, [*(expect or ["en"]), "json"]))
+    for channel, text, want in channels:
         if not text or not text.strip():
             continue
-        v = detect(text, expect)
+        v = detect(text, want)
         if worst is None or v.score > worst["score"]:
             worst = {
                 "garbled": v.garbled,
                 "score": v.score,
+                "kind": v.kind,
                 "reasons": v.reasons,
                 "channel": channel,
             }
     return worst
+
+
+def _json_strings(text: str) -> str:
+    """The string values of a JSON document that hold a space, one a line; '' when `text` is not
+    JSON. Prose inside strings is judged as prose: tool-call arguments and JSON answers hold it."""
+    body = text.strip()
+    if body.startswith("```"):
+        body = body.split("\n", 1)[-1].rsplit("```", 1)[0].strip()
+    if not body.startswith(("{", "[")):
+        return ""
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        return ""
+    out: list[str] = []
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(reversed(list(node.values())))
+        elif isinstance(node, list):
+            stack.extend(reversed(node))
+        elif isinstance(node, str) and " " in node.strip():
+            out.append(node)
+    return "\n".join(out)
 
 
 # Languages and kinds an answer in each core category may use when the item does not say.
@@ -1441,8 +1697,10 @@ def explain_text(text: str, verdict: GarbleVerdict, expect: list[str] | None) ->
     where = ", ".join(sorted(scripts)) if scripts else "any one script plus Latin"
     call = "GARBLED" if verdict.garbled else "clean"
     lines = [
-        f"{call}: score {verdict.score:.2f} (garbled at >= {THRESHOLD:.2f}); "
-        f"{len(text)} chars; expected scripts: {where}"
+        (
+            f"{call}: score {verdict.score:.2f} (garbled at >= {THRESHOLD:.2f}); "
+            f"{len(text)} chars; expected scripts: {where}"
+        )
     ]
     if not text.strip():
         lines.append("  (empty text: nothing to judge)")

@@ -1,0 +1,389 @@
+"""Structure-level garble signals: what is wrong with the sequence, not with single words.
+
+Each function takes the text (or its tokens) and returns (score 0..1, reason):
+
+- `punctuation_flood`: punctuation with letter fragments mixed in (`,,..,,,,ß,,.s,ß,gen,gen`);
+- `bang_flood`: exclamation marks glued to most words (`Yes,!! I! can! write!!!!`);
+- `short_unit_loop`: a few short tokens over and over, junk between (`C# | C# | C32. C#的. (C#`);
+- `salad`: words with no syntax: function words in orders no sentence has (`the of by the in to
+  and`), fragments that are not words (`ov ek ur ith`), capitalised words with nothing between;
+- `symbol_tail`: a tail of symbols and invisible characters after a readable start.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Callable
+
+_TOKEN = re.compile(r"\S+")
+_CORE = re.compile(r"^[\W_]+|[\W_]+$")
+_FLOOD_PUNCT = frozenset(",.;:!?")
+
+# English closed-class words by role; a pair of these in the orders below occurs in no sentence.
+_DET = frozenset(["the", "a", "an"])
+_PREP = frozenset(["of", "in", "on", "at", "by", "for", "with", "from", "into", "onto"])
+_CONJ = frozenset(["and", "or", "but", "nor"])
+_AUX = frozenset(
+    ["is", "are", "was", "were", "can", "could", "will", "would", "should", "may", "must"]
+)
+_BAD_PAIRS = (
+    {(a, b) for a in _DET for b in _DET | _PREP | _CONJ | _AUX}
+    | {(a, b) for a in _PREP for b in _PREP | _CONJ | _AUX}
+    | {(a, b) for a in _CONJ for b in _CONJ | _AUX - {"is", "are", "was", "were"}}
+    | {("to", b) for b in _DET | _PREP | _CONJ | _AUX} - {("to", "the"), ("to", "a"), ("to", "an")}
+)
+_ENGLISH_SHORT = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "of",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "from",
+        "to",
+        "and",
+        "or",
+        "but",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "it",
+        "its",
+        "this",
+        "that",
+        "i",
+        "you",
+        "he",
+        "she",
+        "we",
+        "they",
+        "me",
+        "my",
+        "his",
+        "her",
+        "our",
+        "us",
+        "them",
+        "not",
+        "no",
+        "do",
+        "did",
+        "has",
+        "had",
+        "can",
+        "may",
+        "will",
+        "one",
+        "two",
+        "six",
+        "ten",
+        "all",
+        "any",
+        "few",
+        "new",
+        "old",
+        "big",
+        "way",
+        "day",
+        "man",
+        "men",
+        "use",
+        "see",
+        "get",
+        "got",
+        "set",
+        "put",
+        "let",
+        "run",
+        "sun",
+        "cat",
+        "dog",
+        "car",
+        "bus",
+        "red",
+        "yes",
+        "how",
+        "why",
+        "who",
+        "what",
+        "when",
+        "out",
+        "up",
+        "so",
+        "if",
+        "as",
+        "per",
+        "via",
+        "etc",
+        "ok",
+        "too",
+        "now",
+        "then",
+        "than",
+        "also",
+        "off",
+        "own",
+        "end",
+        "far",
+        "low",
+        "top",
+        "key",
+        "law",
+        "war",
+        "age",
+        "art",
+        "air",
+        "oil",
+        "sea",
+        "job",
+        "act",
+        "bad",
+        "hot",
+        "due",
+        "each",
+        "more",
+        "most",
+        "such",
+        "only",
+        "just",
+        "very",
+        "well",
+        "here",
+        "there",
+        "where",
+        "which",
+    ]
+)
+
+
+def punctuation_flood(text: str) -> tuple[float, str]:
+    """Whitespace-free runs of sentence punctuation with letter fragments between."""
+    best = (0.0, "")
+    for m in _TOKEN.finditer(text):
+        tok = m.group()
+        if len(tok) < 12:
+            continue
+        punct = sum(1 for c in tok if c in _FLOOD_PUNCT)
+        letters = sum(1 for c in tok if c.isalpha())
+        if punct < 8 or punct < 0.4 * len(tok) or letters == 0 or letters + punct < 0.9 * len(tok):
+            continue
+        switches = sum(
+            1 for a, b in itertools.pairwise(tok) if (a in _FLOOD_PUNCT) != (b in _FLOOD_PUNCT)
+        )
+        if switches < 6:
+            continue  # one word and a trailing ellipsis, not a flood
+        score = min(1.0, 0.5 + (switches - 6) / 12)
+        if score > best[0]:
+            best = (
+                score,
+                (
+                    f"punctuation mixed with fragments ({punct} of {len(tok)} chars) at "
+                    f"char {m.start()}"
+                ),
+            )
+    return best
+
+
+def bang_flood(tokens: list[str]) -> tuple[float, str]:
+    """Most words carry glued exclamation marks, often several."""
+    words = [t for t in tokens if any(c.isalnum() for c in t)]
+    if len(words) < 8:
+        return 0.0, ""
+    banged = sum(1 for t in words if t.rstrip("?.,:;)\"'").endswith("!"))
+    multi = sum(1 for t in words if "!!" in t)
+    share = banged / len(words)
+    if share < 0.5 or multi < 3:
+        return 0.0, ""
+    return min(1.0, 0.5 + (share - 0.5) * 2), f"{banged} of {len(words)} words end in '!'"
+
+
+def short_unit_loop(tokens: list[str]) -> tuple[float, str]:
+    """A handful of short units over and over with junk between (C# | C# | C32. C#的.)."""
+    cores = [_CORE.sub("", t) or t for t in tokens]
+    if len(cores) < 12:
+        return 0.0, ""
+    counts = Counter(cores)
+    lettered = [(c, n) for c, n in counts.most_common() if any(ch.isalpha() for ch in c)]
+    if not lettered:
+        return 0.0, ""  # table borders, digits of a matrix
+    unit, top = lettered[0]
+    # the commonest unit's variants count too (C#的, C32 and C share C)
+    stem = unit if len(unit) <= 2 else unit[:3]
+    related = sum(
+        n
+        for c, n in counts.items()
+        if c != unit
+        and (c.startswith(stem) or (unit.startswith(c) and any(ch.isalpha() for ch in c)))
+    )
+    share = (top + related) / len(cores)
+    distinct = len(counts) / len(cores)
+    if top < 6 or share < 0.5 or distinct > 0.35 or len(unit) > 12:
+        return 0.0, ""
+    score = min(1.0, 0.5 + (share - 0.5) + (len(cores) - 12) / 60)
+    return score, f"{unit!r} and variants make {share:.0%} of {len(cores)} tokens"
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def line_loop(text: str) -> tuple[float, str]:
+    """The same line (numbers aside) over and over: `Step 7: Add a contact form.` or `A:`. Six
+    in a row reaching the end of the answer (generation never stopped), or twelve anywhere."""
+    lines = [_DIGITS.sub("#", line.strip()) for line in text.split("\n") if line.strip()]
+    best, run = (0.0, ""), 1
+    for i in range(1, len(lines) + 1):
+        if i < len(lines) and lines[i] == lines[i - 1]:
+            run += 1
+            continue
+        line = lines[i - 1]
+        wordy = sum(c.isalpha() for c in line) >= 1 and not line.startswith("|")
+        at_end = i == len(lines)
+        if wordy and (run >= 12 or (at_end and run >= 6)):
+            score = min(1.0, 0.5 + (run - 6) / 12)
+            if score > best[0]:
+                shown = line if len(line) <= 24 else line[:24] + "…"
+                best = (score, f"the line {shown!r} {run} times in a row")
+        run = 1
+    return best
+
+
+def salad(words: list[tuple[str, bool]], common: Callable[[str], bool]) -> tuple[float, str]:
+    """English words with no syntax. `words` are (lower-case word, is-running-text) in order;
+    `common(word)` says whether a short word is a common English word."""
+    seq = [w for w, running in words if running]
+    if len(seq) < 10:
+        return 0.0, ""
+    pairs = list(itertools.pairwise(seq))
+    bad = sum(1 for p in pairs if p in _BAD_PAIRS)
+    bad_rate = bad / len(pairs)
+    short = [w for w in seq if len(w) <= 3 and w.isascii() and w.isalpha()]
+    odd_short = sum(1 for w in short if w not in _ENGLISH_SHORT and not common(w))
+    odd_rate = odd_short / len(seq)
+    score = max(
+        min(1.0, max(0.0, (bad_rate - 0.04) / 0.08)) if bad >= 3 else 0.0,
+        min(1.0, max(0.0, (odd_rate - 0.15) / 0.15)) if odd_short >= 5 else 0.0,
+    )
+    if not score:
+        return 0.0, ""
+    return score, (
+        f"word salad: {bad} function-word pairs no sentence has, {odd_short} short "
+        f"fragments in {len(seq)} words"
+    )
+
+
+def capitalised_run(lines: list[list[str]]) -> tuple[float, str]:
+    """A line of eight or more capitalised words with nothing between them (no commas, no
+    function words): names and nouns strung together, not a heading."""
+    for toks in lines:
+        if len(toks) < 8:
+            continue
+        if all(t[:1].isupper() and t[1:].islower() and t.isalpha() for t in toks):
+            return min(1.0, 0.5 + (len(toks) - 8) / 8), (
+                f"{len(toks)} capitalised words in a row with no syntax"
+            )
+    return 0.0, ""
+
+
+_CLUSTER_CHARS = frozenset("\"'`()[]{}<>;*/|…-_,")
+_DASH_JUNK = re.compile(r"\w[-_]{3,}|[-_]{3,}\w|-_|_-|[^\W\d_][-_]$")
+_EDGE_PUNCT = ".,;:!?\"')("
+_BENIGN_CLUSTERS = frozenset(
+    [
+        "**",
+        "---",
+        "--",
+        "...",
+        "->",
+        "=>",
+        "<-",
+        ":)",
+        ":-)",
+        ";)",
+        "()",
+        "[]",
+        "{}",
+        "/*",
+        "*/",
+        "//",
+        "||",
+        "&&",
+        "```",
+        "##",
+        "###",
+        "####",
+        "(:",
+        "):",
+        '""',
+        "''",
+        "``",
+    ]
+)
+
+
+def punctuation_clusters(tokens: list[str]) -> tuple[float, str]:
+    """Tokens made only of brackets, quotes and code punctuation (`')));`, `*/)`, `…"`) strewn
+    through prose: fragments of code tokens recombined by broken weights."""
+    if len(tokens) < 8:
+        return 0.0, ""
+    odd = [
+        t
+        for t in tokens
+        if len(t) >= 2
+        and not any(c.isalnum() for c in t)
+        and t not in _BENIGN_CLUSTERS
+        and sum(c in _CLUSTER_CHARS for c in t) >= 2
+        and len(set(t)) >= 2
+    ]
+    # words glued to runs of dashes and underscores: is-------, wis_-'s, the-_
+    odd += [
+        t
+        for t in tokens
+        if _DASH_JUNK.search(t.strip(_EDGE_PUNCT))
+        and any(c.isalpha() for c in t)
+        and not t.startswith("-")
+        and "__" not in t
+    ]
+    share = len(odd) / len(tokens)
+    if len(odd) < 3 or share < 0.12 or (len(odd) < 4 and share < 0.2):
+        return 0.0, ""
+    return min(1.0, 0.3 + share * 2), (
+        f"{len(odd)} of {len(tokens)} tokens are punctuation clusters or words glued to them"
+    )
+
+
+SYMBOL_TAIL = 40  # characters at the end judged for symbol junk
+_COMMON_SYMBOLS = frozenset("·•–—‘’“”…€£¥°±×÷≤≥≠≈→←↑↓∞√∑∫∂πΔ✓✔✅❌★☆♥…«»„")
+
+
+def symbol_tail(text: str) -> tuple[float, str]:
+    """The last 40 characters are mostly symbols, marks and invisible characters (not letters,
+    digits or ordinary punctuation) after a readable start."""
+    if len(text) < 60:
+        return 0.0, ""
+    tail = text[-SYMBOL_TAIL:]
+    chars = [c for c in tail if not c.isspace()]
+    if len(chars) < 12:
+        return 0.0, ""
+    odd = 0
+    for c in chars:
+        cat = unicodedata.category(c)
+        if cat[0] in "LNMZ" or c in _COMMON_SYMBOLS or "\u2500" <= c <= "\u257f":
+            continue  # letters and digits of any script, box drawing
+        if c.isascii() and c not in "#%|^~`\\":
+            continue
+        odd += 1
+    share = odd / len(chars)
+    head = text[:-SYMBOL_TAIL]
+    if share < 0.4 or sum(c.isalpha() for c in head) < 0.5 * max(1, len(head.strip())):
+        return 0.0, ""
+    return min(1.0, 0.4 + share), f"{share:.0%} of the last {len(chars)} characters are symbols"
