@@ -16,7 +16,6 @@ import argparse
 import sys
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -24,28 +23,15 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from support.grading_set import held_out, load_rows
 
-from evalrun.endpoint.response import Response, ToolCall
+from evalrun.endpoint.response import Response, example_to_response
 from evalrun.grading.registry import grade
 from evalrun.suite.load import Item, load_suite
 
 CONSTANTS = ["Yes", "No", "A", "B", "C", "D", "0", "1", "OK", "True"]
 
 
-def to_response(answer: Any) -> Response:
-    """An answer in the shape of an `accept` example as a Response."""
-    if isinstance(answer, str):
-        return Response(content=answer, finish_reason="stop")
-    calls = [ToolCall.from_raw(c["name"], c.get("arguments")) for c in answer.get("tool_calls", [])]
-    return Response(
-        content=answer.get("content"),
-        reasoning=answer.get("reasoning", answer.get("reasoning_content")),
-        tool_calls=calls,
-        finish_reason="tool_calls" if calls else "stop",
-    )
-
-
 def judge(items: dict[str, Item], rows: list[dict]) -> list[tuple[dict, bool]]:
-    return [(r, grade(items[r["id"]], to_response(r["answer"])).passed) for r in rows]
+    return [(r, grade(items[r["id"]], example_to_response(r["answer"])).passed) for r in rows]
 
 
 def rates(judged: list[tuple[dict, bool]]) -> tuple[int, int, int, int]:

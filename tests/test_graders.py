@@ -104,7 +104,7 @@ def test_answer_only_in_reasoning_fails_and_says_why():
 
 # ---------------------------------------------------------------- choice
 
-OPTS = {"options": ["Oslo", "Bergen", "Tromso", "Trondheim"], "answer": "A"}
+OPTS = {"options": ["Oslo", "Bergen", "Tromso", "Trondheim"], "answer": "A", "letters": True}
 
 
 @pytest.mark.parametrize(

@@ -54,16 +54,39 @@ class Response(BaseModel):
     latency_s: float | None = Field(default=None, description="Wall time of the request.")
 
 
-def example_to_response(example: str | dict[str, Any]) -> Response:
-    """Turn a suite `accept`/`reject` example (a string or an object) into a Response."""
+def example_to_response(example: Any) -> Response:
+    """A Response from an answer in the shape of a suite `accept`/`reject` example: a string (the
+    content) or {content, tool_calls: [{name, arguments}], reasoning, finish_reason}. Raises
+    ValueError saying what is wrong with any other shape (answers files are user input)."""
     if isinstance(example, str):
         return Response(content=example, finish_reason="stop")
-    calls = [
-        ToolCall.from_raw(c["name"], c.get("arguments")) for c in example.get("tool_calls", [])
-    ]
+    if not isinstance(example, dict):
+        raise TypeError(f"answer must be a string or an object, not {type(example).__name__}")
+    unknown = set(example) - {
+        "content",
+        "tool_calls",
+        "reasoning",
+        "reasoning_content",
+        "finish_reason",
+    }
+    if unknown:
+        raise ValueError(
+            f"unknown answer keys {sorted(unknown)}; use content, tool_calls, reasoning"
+        )
+    content = example.get("content")
+    reasoning = example.get("reasoning", example.get("reasoning_content"))
+    for key, value in (("content", content), ("reasoning", reasoning)):
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"{key} must be a string or null")
+    raw_calls = example.get("tool_calls") or []
+    if not isinstance(raw_calls, list) or not all(
+        isinstance(c, dict) and isinstance(c.get("name"), str) for c in raw_calls
+    ):
+        raise ValueError("tool_calls must be a list of {name, arguments} objects")
+    calls = [ToolCall.from_raw(c["name"], c.get("arguments")) for c in raw_calls]
     return Response(
-        content=example.get("content"),
-        reasoning=example.get("reasoning_content"),
+        content=content,
+        reasoning=reasoning,
         tool_calls=calls,
         finish_reason=example.get("finish_reason", "tool_calls" if calls else "stop"),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Callable
@@ -10,8 +11,16 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from evalrun.endpoint.response import Response
-from evalrun.grading.extract import extract_answer_number, extract_json, nfkc, normalize
+from evalrun.grading.extract import (
+    extract_answer_number,
+    extract_json,
+    fmt_number,
+    normalize,
+    unit_forms,
+    units_key,
+)
 from evalrun.grading.registry import Grade, GraderParams, answer_text, grader, verdict
+from evalrun.grading.span import answer_spans, is_hedge, is_negated, plain_text
 
 # ---------------------------------------------------------------- numeric / choice
 
@@ -32,26 +41,41 @@ class NumericParams(GraderParams):
         description="Without a marker, read the final number (worked answers) or the first "
         "(short factual answers that ramble on after the answer).",
     )
-
-
-def _fmt(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else f"{x:.6g}"
+    units: list[str] = Field(
+        default_factory=list,
+        description="Units the answer is written in; without a marker, the first/final number "
+        "written with one of them is read ('At 1 atm, water boils at 100 °C' reads 100).",
+    )
+    reject_units: list[str] = Field(
+        default_factory=list,
+        description="Units that make the answer wrong when written right after the number "
+        "(a °C item rejects '°F', 'fahrenheit'); compared case-blind, word by word.",
+    )
 
 
 @grader("numeric", NumericParams)
 def _numeric(response: Response, p: NumericParams) -> Grade:
-    value, how = extract_answer_number(
+    """The number the reply gives as its answer equals the expected one."""
+    read = extract_answer_number(
         answer_text(response),
         decimal_comma=p.decimal_comma,
         fractions=p.fractions,
         ignore=tuple(p.ignore),
         first=p.pick == "first",
+        units=tuple(p.units),
     )
     wanted = [p.answer] if isinstance(p.answer, (int, float)) else p.answer
-    if value is None:
-        return verdict(False, f"no number in the answer (expected {_fmt(wanted[0])})")
-    hit = any(math.isclose(value, w, abs_tol=p.tolerance, rel_tol=p.rel_tolerance) for w in wanted)
-    return verdict(hit, f"read {_fmt(value)} ({how}); expected {_fmt(wanted[0])}")
+    if read.value is None:
+        return verdict(False, f"no number in the answer (expected {fmt_number(wanted[0])})")
+    seen = f"read {fmt_number(read.value)} ({read.how}); expected {fmt_number(wanted[0])}"
+    if read.problem:
+        return verdict(False, f"{read.problem}; expected {fmt_number(wanted[0])}")
+    if unit_forms(read.unit) & units_key(p.reject_units):
+        return verdict(False, f"{seen}, but in {read.unit!r}, the wrong unit")
+    close = (
+        math.isclose(read.value, w, abs_tol=p.tolerance, rel_tol=p.rel_tolerance) for w in wanted
+    )
+    return verdict(any(close), seen)
 
 
 class ChoiceParams(GraderParams):
@@ -60,10 +84,14 @@ class ChoiceParams(GraderParams):
     )
     answer: str = Field(description="The correct letter.")
     when_several: Literal["fail", "first", "last"] = Field(
-        default="fail", description="Several option texts named: fail, or take the first/last."
+        default="fail",
+        description="Several options still named after reading the answer span and dropping "
+        "negated ones: fail, or take the first/last.",
     )
-    letters: bool = Field(
-        default=True, description="Read a letter (B, (B), Answer: B); off when no letters shown."
+    letters: bool | None = Field(
+        default=None,
+        description="Read a letter (B, (B), Answer: B). Default: only when the options are "
+        "given by letter, i.e. the prompt shows lettered options.",
     )
 
     def lettered(self) -> dict[str, str]:
@@ -71,66 +99,89 @@ class ChoiceParams(GraderParams):
             return {k.upper(): v for k, v in self.options.items()}
         return {chr(ord("A") + i): v for i, v in enumerate(self.options)}
 
+    def reads_letters(self) -> bool:
+        return isinstance(self.options, dict) if self.letters is None else self.letters
+
     @field_validator("answer")
     @classmethod
     def _upper(cls, v: str) -> str:
         return v.strip().upper()
 
 
-def _letters_chosen(text: str, letters: str) -> set[str]:
+def _letter_hits(text: str, letters: str) -> list[tuple[str, int, int]]:
+    """(letter, start, end) of each option letter written as a choice: B, (B), B), Answer: B."""
     cls = f"[{letters}]"
-    t = nfkc(text).replace("*", "").strip()
-    if re.fullmatch(rf"\(?({cls})\)?[.:)]?", t, re.IGNORECASE):
-        return {t.strip("().:").upper()}
-    found: set[str] = set()
+    t = text.replace("*", " ")
+    if re.fullmatch(rf"\W*\(?({cls})\)?\W*", t, re.IGNORECASE):
+        m = re.search(rf"({cls})", t, re.IGNORECASE)
+        assert m is not None
+        return [(m.group(1).upper(), m.start(1), m.end(1))]
     patterns = [
-        rf"^\(?({cls})\)?(?:[.:)]|\s*$|\s+[-–—]\s)",
+        rf"^\W*\(?({cls})\)?(?:[.:)]|\s*$|\s+[-–—]\s)",
         rf"\(({cls})\)",
         rf"(?<![\w(])({cls})\)\s",
         rf"(?:^|\s)({cls})[.!]?$",
         rf"\b(?:answer|option|choice)\s*(?:is|:|=)?\s*(?:option\s*)?\(?({cls})\b(?![a-z'])",
         rf"\b(?:answer|option|choice)\s*(?:is|:|=)?\s*\(?({cls.lower()})\)",
+        rf"(?:^|\s)(?:not|or)\s+\(?({cls})\)?(?=[\s.,;:!]|$)",
     ]
+    found: dict[int, tuple[str, int, int]] = {}
     for pat in patterns:
         for m in re.finditer(pat, t, re.MULTILINE):
-            found.add(m.group(1).upper())
-    return found
+            found[m.start(1)] = (m.group(1).upper(), m.start(1), m.end(1))
+    return sorted(found.values(), key=lambda h: h[1])
 
 
-def _option_spans(norm: str, options: dict[str, str]) -> list[tuple[int, int, str]]:
-    """(first, last mention, letter) of each option named; "5" inside "15" is not named."""
+def _name_hits(norm: str, options: dict[str, str]) -> list[tuple[str, int, int]]:
+    """(letter, start, end) of each option text named; "5" inside "15" is not named."""
     found = []
     for k, v in options.items():
         want = normalize(v)
-        hits = [
-            m.start()
-            for m in re.finditer(re.escape(want), norm)
-            if (m.start() == 0 or not norm[m.start() - 1].isalnum())
-            and (m.end() == len(norm) or not norm[m.end()].isalnum())
-        ]
-        if hits:
-            found.append((hits[0], hits[-1], k))
-    return found
+        for m in re.finditer(re.escape(want), norm):
+            if (m.start() == 0 or not norm[m.start() - 1].isalnum()) and (
+                m.end() == len(norm) or not norm[m.end()].isalnum()
+            ):
+                found.append((k, m.start(), m.end()))
+    # an option inside a longer one ("Bronte" in "Charlotte Bronte") counts once, as the longer
+    found.sort(key=lambda h: (h[1], -(h[2] - h[1])))
+    kept: list[tuple[str, int, int]] = []
+    for h in found:
+        if not kept or h[1] >= kept[-1][2]:
+            kept.append(h)
+    return kept
+
+
+def _choices_in(span: str, p: ChoiceParams) -> tuple[list[tuple[str, int, int]], str]:
+    """The options a span chooses (negated ones dropped) and the text they were found in."""
+    options = p.lettered()
+    norm = normalize(plain_text(span))
+    bare = normalize(re.sub(r"\([^()]*\)", " ", plain_text(span)))  # asides are not picks
+    if bare != norm and _name_hits(bare, options):
+        norm = bare
+    hits = _name_hits(norm, options)
+    if p.reads_letters():
+        hits += [h for h in _letter_hits(norm.upper(), "".join(options)) if h[0] in options]
+    return sorted(hits, key=lambda h: h[1]), norm
 
 
 @grader("choice", ChoiceParams)
 def _choice(response: Response, p: ChoiceParams) -> Grade:
-    options = p.lettered()
-    letters = "".join(options)
-    text = answer_text(response)
-    chosen = _letters_chosen(text, letters) if p.letters else set()
-    if not chosen:
-        norm = normalize(text)
-        spans = _option_spans(norm, options)
-        if len(spans) > 1 and p.when_several == "first":
-            spans = [min(spans, key=lambda s: s[0])]
-        elif len(spans) > 1 and p.when_several == "last":
-            spans = [max(spans, key=lambda s: s[1])]
-        chosen = {k for _, _, k in spans}
-    if len(chosen) != 1:
-        return verdict(False, f"picked {sorted(chosen) or 'nothing'}; expected {p.answer}")
-    got = chosen.pop()
-    return verdict(got == p.answer, f"picked {got}; expected {p.answer}")
+    """The reply chooses the expected option, by letter or by name, and only that one."""
+    for how, span in answer_spans(answer_text(response)):
+        named, norm = _choices_in(span, p)
+        for a, b in itertools.pairwise(named):
+            if a[0] != b[0] and is_hedge(norm, a[2], b[1]):
+                return verdict(False, f"hedges between {a[0]} and {b[0]}; expected {p.answer}")
+        hits = [h for h in named if not is_negated(norm, h[1])]
+        picked = sorted({h[0] for h in hits})
+        if len(picked) > 1 and how == "whole" and p.when_several != "fail":
+            picked = [hits[0][0] if p.when_several == "first" else hits[-1][0]]
+        if len(picked) == 1:
+            got = picked[0]
+            return verdict(got == p.answer, f"picked {got} ({how}); expected {p.answer}")
+        if len(picked) > 1 and how == "whole":
+            return verdict(False, f"picked {picked}; expected {p.answer}")
+    return verdict(False, f"picked nothing; expected {p.answer}")
 
 
 # ---------------------------------------------------------------- json
@@ -155,7 +206,8 @@ class JsonParams(GraderParams):
     )
     values: dict[str, Any] = Field(
         default_factory=dict,
-        description="Key path -> expected value (strings compared normalized).",
+        description="Key path -> expected value (strings compared normalized), or a rule: "
+        '{"one_of": [...]}, {"min": 0, "max": 1}, {"pattern": "regex"}.',
     )
     no_extra_keys: bool = Field(
         default=False, description="Top-level keys must be `required` only."
@@ -208,8 +260,38 @@ def same_value(got: Any, want: Any) -> bool:
     return bool(got == want)
 
 
+def matches_expected(got: Any, want: Any, *, place: bool = False) -> bool:
+    """Whether `got` is what an item expects: a value (compared by `same_value`), or a rule
+    {"one_of": [...]}, {"min": x, "max": y} (numbers, either bound optional) or {"pattern": re}
+    (searched in the string form). With `place`, "Chicago, IL, USA" matches "Chicago"."""
+    if isinstance(want, dict) and want and set(want) <= {"one_of", "min", "max", "pattern"}:
+        if "one_of" in want:
+            return any(matches_expected(got, w, place=place) for w in want["one_of"])
+        if "pattern" in want:
+            return (
+                got is not None and re.search(want["pattern"], str(got), re.IGNORECASE) is not None
+            )
+        try:
+            value = float(str(got).strip().replace(",", "")) if not isinstance(got, bool) else None
+        except ValueError:
+            value = None
+        return value is not None and want.get("min", -math.inf) <= value <= want.get(
+            "max", math.inf
+        )
+    if same_value(got, want):
+        return True
+    if place and isinstance(got, str) and isinstance(want, str) and "," not in want:
+        return normalize(got.split(",")[0]) == normalize(want)
+    return False
+
+
+def _shown(want: Any) -> Any:
+    return want["one_of"][0] if isinstance(want, dict) and "one_of" in want else want
+
+
 @grader("json", JsonParams)
 def _json(response: Response, p: JsonParams) -> Grade:
+    """The reply is JSON with the required keys, types and values."""
     try:
         value, how = extract_json(answer_text(response), allow_prose=p.allow_prose)
     except ValueError as exc:
@@ -224,8 +306,8 @@ def _json(response: Response, p: JsonParams) -> Grade:
             return verdict(False, f"{path!r} is {type(got).__name__}, expected {kind}")
     for path, want in p.values.items():
         present, got = _lookup(value, path)
-        if not present or not same_value(got, want):
-            return verdict(False, f"{path!r} is {got!r}, expected {want!r}")
+        if not present or not matches_expected(got, want):
+            return verdict(False, f"{path!r} is {got!r}, expected {_shown(want)!r}")
     if p.no_extra_keys and isinstance(value, dict):
         extra = set(value) - {k.split(".")[0] for k in p.required}
         if extra:
@@ -245,7 +327,8 @@ class ToolCallParams(GraderParams):
     name: str | None = Field(default=None, description="Expected function; None = no tool call.")
     arguments: dict[str, Any] = Field(
         default_factory=dict,
-        description="Expected arguments; a value {'one_of': [...]} accepts any of several.",
+        description="Expected arguments: a value, or a rule {'one_of': [...]}, {'min': x, "
+        "'max': y}, {'pattern': regex}. A place also matches with a region after a comma.",
     )
     allow_extra_args: bool = Field(default=True, description="Tolerate arguments not listed.")
     max_calls: int = Field(default=1, ge=1, description="Most calls allowed.")
@@ -253,6 +336,7 @@ class ToolCallParams(GraderParams):
 
 @grader("tool_call", ToolCallParams)
 def _tool_call(response: Response, p: ToolCallParams) -> Grade:
+    """The reply calls the expected function with the expected arguments (or no tool)."""
     calls = response.tool_calls
     if p.name is None:
         if calls:
@@ -274,9 +358,8 @@ def _tool_call(response: Response, p: ToolCallParams) -> Grade:
     for key, want in p.arguments.items():
         if key not in args:
             return verdict(False, f"missing argument {key!r}")
-        alts = want["one_of"] if isinstance(want, dict) and set(want) == {"one_of"} else [want]
-        if not any(same_value(args[key], w) for w in alts):
-            return verdict(False, f"argument {key!r} is {args[key]!r}, expected {alts[0]!r}")
+        if not matches_expected(args[key], want, place=True):
+            return verdict(False, f"argument {key!r} is {args[key]!r}, expected {_shown(want)!r}")
     extra = set(args) - set(p.arguments)
     if extra and not p.allow_extra_args:
         return verdict(False, f"unexpected arguments {sorted(extra)}")

@@ -8,15 +8,26 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from typing import Any
+from typing import Any, NamedTuple
+
+from evalrun.grading.span import (
+    boxed,
+    concluded,
+    is_hedge,
+    is_negated,
+    marked,
+    plain_text,
+    sentence_at,
+)
 
 # Characters that separate thousands: comma, space, no-break space, narrow no-break, thin space,
 # apostrophe (Swiss style). Only a group of exactly three digits after one counts.
 _SEP = "[,\u0020\u00a0\u202f\u2009']"
 _MINUS = "-\u2212\u2013"
 NUMBER_RE = re.compile(
-    rf"(?<![\w.])(?P<sign>[{_MINUS}])?"
-    rf"(?P<num>\d{{1,3}}(?:{_SEP}\d{{3}})+(?![\d])(?:\.\d+)?|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
+    rf"(?<![\w.^])(?P<sign>[{_MINUS}])?"
+    rf"(?P<num>\d{{1,3}}(?:{_SEP}\d{{3}})+(?![\d])(?:\.\d+)?|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
+    r"|(?<![\d,])\.\d+)"
     r"(?:/(?P<den>\d+)(?![\d.]))?"
 )
 _DECIMAL_COMMA_RE = re.compile(
@@ -57,12 +68,6 @@ _WORD_NUMBERS = {
 }
 _WORD_RE = re.compile(r"\b(" + "|".join(_WORD_NUMBERS) + r")\b", re.IGNORECASE)
 
-_BOXED_RE = re.compile(r"\\boxed\s*\{([^{}]*)\}")
-_MARKER_RE = re.compile(
-    r"(?:\banswer\b\s*(?:is|:|=|\*\*:?)|\bresult\b\s*(?:is|:)|\btotal\b\s*(?:is|:)|####"
-    r"|\boutputs?\b\s*(?:is|will be|would be|:)|\bprints?\s*:)",
-    re.IGNORECASE,
-)
 _MARKDOWN_RE = re.compile(r"[*_`]+")
 _WS_RE = re.compile(r"\s+")
 _EDGE_PUNCT = " \t\n\r\"'“”‘’«»„()[]{}<>.,;:!?。，！？：；"
@@ -99,22 +104,53 @@ def _to_float(num: str, sign: str | None, den: str | None, decimal_comma: bool) 
 
 
 _NEG_WORD_RE = re.compile(r"(?<![\d.])(?<![\d.] )\b(?:negative|minus)\s+(?=\d)", re.IGNORECASE)
+_BELOW_ZERO_RE = re.compile(
+    r"(?<![-\d.])(\d+(?:\.\d+)?)(\s*(?:°\s*[CF]?|degrees?(?:\s+(?:celsius|fahrenheit))?)?\s+below\s+zero)",
+    re.IGNORECASE,
+)
 
 
-def numbers_in(text: str, *, decimal_comma: bool = False, fractions: bool = True) -> list[float]:
-    """Every number in `text`, in order: separators, signs (incl. U+2212, "negative 8"), a/b."""
+def _signed(text: str) -> str:
+    """Signs spelled out become signs: U+2212, "negative 8", "7 degrees below zero"."""
     text = _NEG_WORD_RE.sub("-", nfkc(text).replace("\u2212", "-"))
+    return _BELOW_ZERO_RE.sub(r"-\1\2", text)
+
+
+def number_matches(
+    text: str, *, decimal_comma: bool = False, fractions: bool = True
+) -> list[tuple[float, int, int]]:
+    """(value, start, end) of every number in `text` (already passed through `_signed`)."""
     pattern = _DECIMAL_COMMA_RE if decimal_comma else NUMBER_RE
     out = []
     for m in pattern.finditer(text):
         den = m.group("den") if fractions else None
-        out.append(_to_float(m.group("num"), m.group("sign"), den, decimal_comma))
+        out.append((_to_float(m.group("num"), m.group("sign"), den, decimal_comma), *m.span()))
     return out
+
+
+def numbers_in(text: str, *, decimal_comma: bool = False, fractions: bool = True) -> list[float]:
+    """Every number in `text`, in order: separators, signs (incl. U+2212, "negative 8"), a/b."""
+    kw = {"decimal_comma": decimal_comma, "fractions": fractions}
+    return [v for v, _, _ in number_matches(_signed(text), **kw)]
 
 
 def word_numbers_in(text: str) -> list[float]:
     """Spelled-out small numbers (zero..hundred), used only when a text has no digits."""
     return [float(_WORD_NUMBERS[w.lower()]) for w in _WORD_RE.findall(text)]
+
+
+class NumberReading(NamedTuple):
+    """The number an answer gives, how it was found, and what is wrong with it if anything."""
+
+    value: float | None
+    how: str
+    problem: str = ""
+    unit: str = ""
+
+
+_OPERATOR_RE = re.compile(r"[=×x*+÷/^·]|(?<=\s)[-−](?=\s)")
+_PAREN_RE = re.compile(r"\([^()]*\)")
+_UNIT_AFTER_RE = re.compile(r"[ \t]*(°[ \t]*[CF]\b|°|%|[A-Za-z/]+(?:\^\d)?(?:[ \t]+[A-Za-z]+)?)")
 
 
 def extract_answer_number(
@@ -124,37 +160,128 @@ def extract_answer_number(
     fractions: bool = True,
     ignore: tuple[float, ...] = (),
     first: bool = False,
-) -> tuple[float | None, str]:
-    """The number a text gives as its answer, and how it was found.
+    units: tuple[str, ...] = (),
+) -> NumberReading:
+    """The number a text gives as its answer, read the way a careful grader reads it.
 
-    Priority: the last `\\boxed{}`; else the first number after the last answer marker
-    ("Answer:", "the answer is", "####"); else the final number; else a spelled-out number.
-    Numbers in `ignore` (givens an answer tends to restate: "... in 3 hours") are skipped.
-    `first=True` takes the first number instead of the final one: short factual answers state
-    the answer first and ramble after it ("A hexagon has 6 sides ... angles of 180 degrees").
+    In order: the last `\\boxed{}` (braces balanced); the sentence after the last answer marker
+    ("Answer:", "the answer is", "It prints"), where working such as `6 × $2.50 = $15.00` is read
+    after its last `=`; a reply that opens with a bare number and explains after it
+    (`14 (because 14² = 196)`); the clause after a closing "so"/"therefore"; else the final
+    number (`first=True`: the first, for short factual answers that ramble on after it). Numbers
+    named only to be rejected ("not 8") and the givens in `ignore` are never the answer. Two
+    candidates offered together ("13 or 14") are reported as a hedge. Without a marker, a number
+    written with one of `units` is preferred ("At 1 atm, water boils at 100 °C" reads 100).
     """
-
-    def keep(nums: list[float]) -> list[float]:
-        return [n for n in nums if not any(abs(n - i) < 1e-9 for i in ignore)]
-
     kw = {"decimal_comma": decimal_comma, "fractions": fractions}
-    boxed = _BOXED_RE.findall(text)
-    if boxed:
-        nums = numbers_in(boxed[-1], **kw)
-        if nums:
-            return nums[-1], "boxed"
-    markers = list(_MARKER_RE.finditer(text))
-    if markers:
-        nums = keep(numbers_in(text[markers[-1].end() :], **kw))
-        if nums:
-            return nums[0], "marked"
-    nums = keep(numbers_in(text, **kw))
+
+    def usable(span: str) -> list[tuple[float, int, int]]:
+        return [
+            n
+            for n in number_matches(span, **kw)
+            if not any(abs(n[0] - i) < 1e-9 for i in ignore) and not is_negated(span, n[1])
+        ]
+
+    def read(span: str, how: str) -> NumberReading | None:
+        bare = _PAREN_RE.sub(" ", span)
+        if not usable(bare):
+            bare = span
+        nums = usable(bare)
+        if not nums:
+            return None
+        eq = bare.rfind("=")
+        after = [n for n in nums if n[1] > eq] if eq >= 0 else nums
+        if eq < 0 and how != "boxed":
+            for clause in concluded(bare):
+                got = read(clause, "concluded") if clause != bare else None
+                if got:
+                    return got
+        pick = (after or nums)[-1 if how == "concluded" else 0]
+        return _finish(bare, nums, pick, how)
+
+    for box in reversed(boxed(text)):
+        got = read(_signed(plain_text(box)), "boxed")
+        if got:
+            return got
+    plain = _signed(plain_text(text))
+    for span in marked(plain):
+        got = read(span, "marked")
+        if got:
+            return got
+    lead = _leading_number(plain, kw)
+    if lead is not None:
+        got = read(lead, "leading")
+        if got:
+            return got
+    if not first:
+        for span in concluded(plain):
+            got = read(span, "concluded")
+            if got:
+                return got
+    nums = usable(plain)
+    with_unit = [
+        n for n in nums if units and unit_forms(unit_after(plain, n[2])) & units_key(units)
+    ]
     if nums:
-        return (nums[0], "first") if first else (nums[-1], "final")
-    words = keep(word_numbers_in(text))
+        pool = with_unit or nums
+        pick = pool[0] if first else pool[-1]
+        return _finish(plain, nums, pick, "first" if first else "final")
+    words = [w for w in word_numbers_in(plain) if not any(abs(w - i) < 1e-9 for i in ignore)]
     if words:
-        return words[0] if first else words[-1], "word"
-    return None, "none"
+        return NumberReading(words[0] if first else words[-1], "word")
+    return NumberReading(None, "none")
+
+
+def _leading_number(plain: str, kw: dict[str, bool]) -> str | None:
+    """The opening sentence when it states a bare number and explains nothing in it."""
+    head = sentence_at(plain.strip(), 0)
+    m = re.match(r"[\s\"'“”$€£#]*(?=[-\d.])", head)
+    nums = number_matches(head, **kw)
+    if not m or not nums or nums[0][1] != m.end():
+        return None
+    rest = _PAREN_RE.sub(" ", head[nums[0][2] :])
+    if _OPERATOR_RE.search(rest) or any(ch.isdigit() for ch in rest):
+        return None
+    return head
+
+
+def _finish(
+    span: str, nums: list[tuple[float, int, int]], pick: tuple[float, int, int], how: str
+) -> NumberReading:
+    value, start, end = pick
+    for other, o_start, o_end in nums:
+        if abs(other - value) < 1e-9:
+            continue
+        first_end, second_start = (end, o_start) if o_start > start else (o_end, start)
+        if is_hedge(span, first_end, second_start):
+            return NumberReading(
+                value, how, f"hedges between {fmt_number(value)} and {fmt_number(other)}"
+            )
+    return NumberReading(value, how, "", unit_after(span, end))
+
+
+def unit_after(text: str, end: int) -> str:
+    """The unit written right after a number ending at `end` ('°C', 'km/h', 'degrees Celsius')."""
+    m = _UNIT_AFTER_RE.match(text, end)
+    return m.group(1).strip() if m else ""
+
+
+def unit_forms(unit: str) -> set[str]:
+    """A written unit as compared: the whole and each word, case-blind, spaces dropped
+    ('degrees Celsius' -> {'degreescelsius', 'degrees', 'celsius'})."""
+    if not unit:
+        return set()
+    return {nfkc(w).casefold() for w in unit.split()} | {nfkc(unit).casefold().replace(" ", "")}
+
+
+def units_key(units: tuple[str, ...] | list[str]) -> set[str]:
+    """Units listed in an item, in the form `unit_forms` compares."""
+    return {nfkc(u).casefold().replace(" ", "") for u in units}
+
+
+def fmt_number(x: float) -> str:
+    """A number as a person writes it: 8, not 8.0; 0.75; 1.5e+20."""
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else f"{x:.6g}"
 
 
 _FENCE_RE = re.compile(r"```[\w+-]*[ \t]*\n?(.*?)```", re.DOTALL)
@@ -243,10 +370,12 @@ def words_of(text: str) -> list[str]:
     return re.findall(r"[^\W_]+(?:['’-][^\W_]+)*", nfkc(text))
 
 
-def contains_words(haystack: str, needle: str) -> bool:
-    """`needle` occurs in `haystack` as whole words (no letter or digit glued on either side)."""
+def contains_words(haystack: str, needle: str, *, skip_negated: bool = False) -> bool:
+    """`needle` occurs in `haystack` as whole words (no letter or digit glued on either side);
+    with `skip_negated`, an occurrence right after a negation ("not X") does not count."""
     if not needle:
         return False
     left = r"(?<!\w)" if needle[0].isalnum() else ""
     right = r"(?!\w)" if needle[-1].isalnum() else ""
-    return re.search(left + re.escape(needle) + right, haystack) is not None
+    hits = re.finditer(left + re.escape(needle) + right, haystack)
+    return any(not (skip_negated and is_negated(haystack, m.start())) for m in hits)

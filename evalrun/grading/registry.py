@@ -1,7 +1,8 @@
 """Grader registry, `grade()`, and the all/any combinators.
 
-The built-ins live in graders_text.py (exact, normalized, fuzzy, regex, contains, language, format)
-and graders_answer.py (numeric, choice, json, tool_call).
+The built-ins live in text.py (exact, normalized, fuzzy, regex, contains_all, contains_none,
+language, format, sequence) and answer.py (numeric, choice, json, tool_call); they register when
+evalrun.grading is imported. `evalrun suite graders` lists them with their parameters.
 
 `grade(item, response) -> Grade` judges `response.content` only (tool_call judges the parsed tool
 calls): a correct answer that sits only in the reasoning channel fails, and the detail says so.
@@ -28,6 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from evalrun.endpoint.response import Response
 from evalrun.errors import SuiteError
+from evalrun.grading.extract import normalize
+from evalrun.grading.span import plain_text
 
 
 class Grade(BaseModel):
@@ -35,6 +38,12 @@ class Grade(BaseModel):
 
     passed: bool
     detail: str = ""
+    garbled: bool = False
+    garble: dict[str, Any] | None = Field(
+        default=None,
+        description="The garble detector's verdict on the response (evalrun.grading.garble.check_response), "
+        "when grade() ran it.",
+    )
 
 
 class GraderParams(BaseModel):
@@ -94,8 +103,54 @@ def grade_spec(kind: str, params: dict[str, Any], response: Response) -> Grade:
 
 
 def grade(item: Any, response: Response) -> Grade:
-    """Grade one response against an item's grader spec."""
-    return grade_spec(item.grader.kind, item.grader.params(), response)
+    """Grade one response against an item's grader spec; a garbled response fails as garble.
+
+    The garble detector (evalrun.grading.garble) reads the content and reasoning channels with the
+    scripts the item expects; token soup, floods and loops fail the item whatever the grader
+    would say, and the detail says garbled rather than wrong.
+    """
+    from evalrun.grading.garble import check_response, expected_for
+
+    garble = check_response(response, expected_for(item.languages, item.category))
+    if garble and garble["garbled"]:
+        why = "; ".join(garble["reasons"][:2]) or f"score {garble['score']}"
+        detail = f"garbled ({garble['channel']}): {why}"
+        return Grade(passed=False, detail=detail, garbled=True, garble=garble)
+    if echoes_prompt(item, response):
+        return Grade(passed=False, detail="the reply is the prompt echoed back", garble=garble)
+    verdict_ = grade_spec(item.grader.kind, item.grader.params(), response)
+    return verdict_.model_copy(update={"garble": garble})
+
+
+def echoes_prompt(item: Any, response: Response) -> bool:
+    """Whether the reply is the item's last user message, echoed back (after normalization).
+
+    A mis-loaded model that parrots its input must not keep the items whose prompt happens to
+    contain the answer (long-context documents, code to read). Items tagged `copy` ask for the
+    copy ("Repeat exactly: ...") and are exempt.
+    """
+    if "copy" in getattr(item, "tags", []):
+        return False
+    user = next((m.get("content") for m in reversed(item.messages) if m.get("role") == "user"), "")
+    if not isinstance(user, str) or len(user.split()) < 3:
+        return False
+    got = normalize(plain_text(response.content or ""), punct=True)
+    return bool(got) and got == normalize(plain_text(user), punct=True)
+
+
+def describe_graders() -> str:
+    """Every registered grader kind with what it checks and its parameters (`evalrun suite
+    graders`), generated from the registry so it cannot drift from the code."""
+    lines = []
+    for kind in sorted(GRADERS):
+        doc = (GRADERS[kind].__doc__ or "").strip().splitlines()
+        lines.append(f"{kind}: {doc[0] if doc else ''}")
+        model = PARAMS[kind]
+        for name, field in model.model_fields.items() if model else []:
+            need = "required" if field.is_required() else f"default {field.get_default()!r}"
+            lines.append(f"    {name} ({need}): {field.description or ''}")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
 
 
 def answer_text(response: Response) -> str:
@@ -142,6 +197,7 @@ class CombineParams(GraderParams):
 
 @grader("all", CombineParams)
 def _all(response: Response, p: CombineParams) -> Grade:
+    """Every sub-grader passes."""
     details = []
     for sub in p.graders:
         g = grade_spec(sub.kind, sub.params(), response)
@@ -153,6 +209,7 @@ def _all(response: Response, p: CombineParams) -> Grade:
 
 @grader("any", CombineParams)
 def _any(response: Response, p: CombineParams) -> Grade:
+    """At least one sub-grader passes."""
     details = []
     for sub in p.graders:
         g = grade_spec(sub.kind, sub.params(), response)

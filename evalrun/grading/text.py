@@ -1,7 +1,9 @@
-"""Built-in graders over free text: exact, normalized, fuzzy, regex, contains, language, format."""
+"""Built-in graders over free text: exact, normalized, fuzzy, regex, contains_all, contains_none,
+language, format, sequence."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Literal
 
@@ -26,6 +28,7 @@ from evalrun.grading.registry import (
     grader,
     verdict,
 )
+from evalrun.grading.span import is_negated, plain_text, without_lead_in
 
 # ---------------------------------------------------------------- exact / normalized / fuzzy
 
@@ -37,6 +40,7 @@ class ExactParams(GraderParams):
 
 @grader("exact", ExactParams)
 def _exact(response: Response, p: ExactParams) -> Grade:
+    """The reply equals the answer exactly (whitespace at the edges ignored)."""
     got = answer_text(response).strip() if p.strip else answer_text(response)
     wanted = [a.strip() if p.strip else a for a in as_list(p.answer)]
     return verdict(got in wanted, f"expected exactly {wanted[0]!r}, got {got[:60]!r}")
@@ -44,8 +48,12 @@ def _exact(response: Response, p: ExactParams) -> Grade:
 
 class NormalizedParams(GraderParams):
     answer: Answers = Field(description="Expected text(s), compared after normalization.")
-    match: Literal["full", "contains", "starts"] = Field(
-        default="full", description="Whole answer, anywhere as whole words, or at the start."
+    match: Literal["full", "reply", "contains", "starts"] = Field(
+        default="full",
+        description="full: the whole answer; reply: the whole answer after a short lead-in "
+        "('Sure! Here it is:'), quotes and markdown (for 'repeat exactly' items: a loop, a flood "
+        "or appended words fail); contains: anywhere as whole words, not after a negation; "
+        "starts: at the start.",
     )
     case_sensitive: bool = Field(default=False, description="Keep case when comparing.")
     ignore_punct: bool = Field(default=False, description="Drop all punctuation before comparing.")
@@ -53,18 +61,22 @@ class NormalizedParams(GraderParams):
 
 @grader("normalized", NormalizedParams)
 def _normalized(response: Response, p: NormalizedParams) -> Grade:
+    """The reply matches the answer after Unicode, case, markdown (and optionally punctuation) normalization."""
     kw = {"case": p.case_sensitive, "punct": p.ignore_punct}
-    got = normalize(answer_text(response), **kw)
+    got = normalize(plain_text(answer_text(response)), **kw)
+    bodies = [normalize(b, **kw) for b in without_lead_in(plain_text(answer_text(response)))]
     for want in (normalize(a, **kw) for a in as_list(p.answer)):
         if p.match == "full" and got == want:
             return verdict(True, f"matches {want!r}")
+        if p.match == "reply" and want in bodies:
+            return verdict(True, f"the reply is {want!r}")
         if p.match == "starts" and (
             got == want
             or got.startswith(want + " ")
             or (got.startswith(want) and not got[len(want)].isalnum())
         ):
             return verdict(True, f"starts with {want!r}")
-        if p.match == "contains" and contains_words(got, want):
+        if p.match == "contains" and contains_words(got, want, skip_negated=True):
             return verdict(True, f"contains {want!r}")
     return verdict(False, f"expected {p.match} {as_list(p.answer)[0]!r}, got {got[:60]!r}")
 
@@ -79,6 +91,7 @@ class FuzzyParams(GraderParams):
 
 @grader("fuzzy", FuzzyParams)
 def _fuzzy(response: Response, p: FuzzyParams) -> Grade:
+    """The reply is close to the answer by a rapidfuzz score."""
     score_fn = getattr(fuzz, p.scorer)
     got = normalize(answer_text(response))
     best = max(score_fn(got, normalize(a)) for a in as_list(p.answer))
@@ -89,10 +102,16 @@ def _fuzzy(response: Response, p: FuzzyParams) -> Grade:
 
 
 class RegexParams(GraderParams):
-    pattern: str = Field(description="Python regular expression searched in the content.")
+    pattern: str = Field(
+        description="Python regular expression searched in the content, with LaTeX and markdown "
+        "markup removed. ^ and $ anchor the whole reply (add (?m) for line anchors); a match "
+        "right after a negation ('not 0', 'не спит', 'nicht verspätet') does not count."
+    )
     ignore_case: bool = Field(default=True, description="re.IGNORECASE.")
     full: bool = Field(default=False, description="The whole stripped content must match.")
-    negate: bool = Field(default=False, description="Pass when the pattern does NOT match.")
+    negate: bool = Field(
+        default=False, description="Pass when the pattern does NOT match (negated or not)."
+    )
 
     @field_validator("pattern")
     @classmethod
@@ -106,9 +125,15 @@ class RegexParams(GraderParams):
 
 @grader("regex", RegexParams)
 def _regex(response: Response, p: RegexParams) -> Grade:
-    flags = re.IGNORECASE | re.MULTILINE if p.ignore_case else re.MULTILINE
-    text = nfkc(answer_text(response)).strip()
-    hit = (re.fullmatch if p.full else re.search)(p.pattern, text, flags) is not None
+    """A regular expression is found (or, with negate, not found) in the reply."""
+    flags = re.IGNORECASE if p.ignore_case else 0
+    text = plain_text(answer_text(response)).strip()
+    if p.full:
+        hit = re.fullmatch(p.pattern, text, flags) is not None
+    elif p.negate:
+        hit = re.search(p.pattern, text, flags) is not None
+    else:
+        hit = any(not is_negated(text, m.start()) for m in re.finditer(p.pattern, text, flags))
     return verdict(hit != p.negate, f"pattern {'' if hit else 'not '}found")
 
 
@@ -121,23 +146,30 @@ class ContainsParams(GraderParams):
 
 
 def _present(text: str, entry: Answers, p: ContainsParams) -> bool:
+    """Whether one of the entry's texts occurs other than right after a negation."""
     for alt in as_list(entry):
         needle = normalize(alt, case=p.case_sensitive)
-        if contains_words(text, needle) if p.whole_word else needle in text:
+        if p.whole_word and contains_words(text, needle, skip_negated=True):
+            return True
+        if not p.whole_word and any(
+            not is_negated(text, m.start()) for m in re.finditer(re.escape(needle), text)
+        ):
             return True
     return False
 
 
 @grader("contains_all", ContainsParams)
 def _contains_all(response: Response, p: ContainsParams) -> Grade:
-    text = normalize(answer_text(response), case=p.case_sensitive)
+    """Every listed text occurs in the reply, other than right after a negation."""
+    text = normalize(plain_text(answer_text(response)), case=p.case_sensitive)
     missing = [as_list(e)[0] for e in p.items if not _present(text, e, p)]
     return verdict(not missing, f"missing {missing}" if missing else "all present")
 
 
 @grader("contains_none", ContainsParams)
 def _contains_none(response: Response, p: ContainsParams) -> Grade:
-    text = normalize(answer_text(response), case=p.case_sensitive)
+    """None of the listed texts occurs in the reply."""
+    text = normalize(plain_text(answer_text(response)), case=p.case_sensitive)
     found = [as_list(e)[0] for e in p.items if _present(text, e, p)]
     return verdict(not found, f"contains {found}" if found else "none present")
 
@@ -246,6 +278,7 @@ class LanguageParams(GraderParams):
 
 @grader("language", LanguageParams)
 def _language(response: Response, p: LanguageParams) -> Grade:
+    """The reply is written in the expected language and script."""
     text = answer_text(response)
     counts = script_counts(text)
     letters = sum(counts.values())
@@ -286,9 +319,24 @@ class FormatParams(GraderParams):
     sentences: int | None = Field(default=None, description="Exact number of sentences.")
     all_caps: bool = Field(default=False, description="No lowercase letters.")
     all_lower: bool = Field(default=False, description="No uppercase letters.")
+    min_sentences: int | None = Field(default=None, description="At least this many sentences.")
+    max_sentences: int | None = Field(default=None, description="At most this many sentences.")
     starts_with: str | None = Field(default=None, description="Required opening (normalized).")
-    ends_with: str | None = Field(default=None, description="Required closing phrase (normalized).")
+    ends_with: str | None = Field(
+        default=None,
+        description="Required closing phrase (normalized); word and sentence counts leave it out.",
+    )
     forbid: list[str] = Field(default_factory=list, description="Characters/strings not allowed.")
+    only_list: bool = Field(
+        default=False, description="Every non-empty line is a list line ('no other text')."
+    )
+    distinct: bool = Field(default=False, description="No list line repeats another.")
+    list_items_match: str | None = Field(
+        default=None, description="A regex every list line must contain (each bullet a fruit)."
+    )
+    table_rows: int | None = Field(
+        default=None, description="Exact number of markdown table body rows (header excluded)."
+    )
 
     @model_validator(mode="after")
     def _some_check(self) -> FormatParams:
@@ -302,13 +350,48 @@ def _sentence_count(text: str) -> int:
     return len([s for s in parts if re.search(r"\w", s)])
 
 
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+
+
+def _table_rows(lines: list[str]) -> int:
+    """Body rows of the first markdown table: lines with a | after the header's rule line."""
+    for n, ln in enumerate(lines):
+        if _TABLE_RULE.match(ln) and n > 0:
+            body = 0
+            for row in lines[n + 1 :]:
+                if "|" not in row:
+                    break
+                body += 1
+            return body
+    return 0
+
+
 @grader("format", FormatParams)
 def _format(response: Response, p: FormatParams) -> Grade:
+    """The reply meets countable constraints: list lines, words, sentences, case, table rows."""
     text = nfkc(answer_text(response)).strip()
     lines = [ln for ln in text.split("\n") if ln.strip()]
-    n_list = sum(bool(_LIST_LINE.match(ln)) for ln in lines)
-    n_words = len(words_of(text))
+    list_lines = [ln for ln in lines if _LIST_LINE.match(ln)]
+    n_list = len(list_lines)
+    body = plain_text(text)
+    if p.ends_with is not None and normalize(body).endswith(normalize(p.ends_with)):
+        body = body.rstrip()[: len(body.rstrip()) - len(p.ends_with)]
+    n_words = len(words_of(body))
+    n_sentences = _sentence_count(body)
     fails = []
+    if p.only_list and n_list != len(lines):
+        fails.append(f"{len(lines) - n_list} lines besides the list")
+    if p.distinct and len({normalize(ln) for ln in list_lines}) < n_list:
+        fails.append("a list line repeats")
+    if p.list_items_match is not None:
+        off = [ln.strip() for ln in list_lines if not re.search(p.list_items_match, ln)]
+        fails += [f"list line {off[0][:40]!r} does not match"] if off else []
+    if p.table_rows is not None and _table_rows(lines) != p.table_rows:
+        fails.append(f"{_table_rows(lines)} table rows, need {p.table_rows}")
+    if p.min_sentences is not None and n_sentences < p.min_sentences:
+        fails.append(f"{n_sentences} sentences, need >= {p.min_sentences}")
+    if p.max_sentences is not None and n_sentences > p.max_sentences:
+        fails.append(f"{n_sentences} sentences, need <= {p.max_sentences}")
     if p.bullets is not None and n_list != p.bullets:
         fails.append(f"{n_list} list lines, need {p.bullets}")
     if p.min_bullets is not None and n_list < p.min_bullets:
@@ -321,8 +404,8 @@ def _format(response: Response, p: FormatParams) -> Grade:
         fails.append(f"{n_words} words, need <= {p.max_words}")
     if p.lines is not None and len(lines) != p.lines:
         fails.append(f"{len(lines)} lines, need {p.lines}")
-    if p.sentences is not None and _sentence_count(text) != p.sentences:
-        fails.append(f"{_sentence_count(text)} sentences, need {p.sentences}")
+    if p.sentences is not None and n_sentences != p.sentences:
+        fails.append(f"{n_sentences} sentences, need {p.sentences}")
     if p.all_caps and (any(c.islower() for c in text) or not any(c.isupper() for c in text)):
         fails.append("not all caps")
     if p.all_lower and any(c.isupper() for c in text):
@@ -333,3 +416,75 @@ def _format(response: Response, p: FormatParams) -> Grade:
         fails.append(f"does not end with {p.ends_with!r}")
     fails += [f"contains {s!r}" for s in p.forbid if s in text]
     return verdict(not fails, "; ".join(fails) or "format ok")
+
+
+# ---------------------------------------------------------------- sequences (canaries)
+
+
+class SequenceParams(GraderParams):
+    items: list[str] = Field(
+        min_length=1,
+        description="The expected items in order (1..10, Thursday..Wednesday, A..H).",
+    )
+    given: list[str] = Field(
+        default_factory=list,
+        description="Items the prompt already shows; a reply may restate them all first, or "
+        "the last few in a sentence ('After 8 comes 10').",
+    )
+    min_items: int | None = Field(
+        default=None, ge=1, description="Fewest expected items a reply must give (default all)."
+    )
+    tokens: Literal["numbers", "letters", "words"] = Field(
+        default="words",
+        description="What counts as an item in the reply: any whole number, any single letter, "
+        "or (words) only the items and givens themselves. Anything else is ignored.",
+    )
+
+
+def _sequence_tokens(text: str, p: SequenceParams) -> tuple[list[str], bool]:
+    """The reply's items in order (negated ones dropped) and whether two were hedged ("or")."""
+    t = re.sub(r"\([^()]*\)", " ", plain_text(text))
+    if p.tokens == "numbers":
+        pattern = r"(?<![\w.])\d+(?![\w])"
+    elif p.tokens == "letters":
+        pattern = r"(?<![\w'])[A-Za-z](?![\w'])"
+    else:
+        vocab = sorted({normalize(w) for w in p.items + p.given}, key=len, reverse=True)
+        pattern = r"(?<!\w)(?:" + "|".join(re.escape(w) for w in vocab) + r")(?!\w)"
+    hits = [m for m in re.finditer(pattern, t, re.IGNORECASE) if not is_negated(t, m.start())]
+    if p.tokens == "letters":  # "a" the article ("Here is a list") is not an item
+        hits = [
+            m
+            for m in hits
+            if m.group(0) != "a" or re.match(r"[\W_]*[A-Za-z](?![\w'])", t[m.end() :])
+        ]
+    hedged = any(
+        re.fullmatch(r"\s*,?\s*or\s*", t[a.end() : b.start()], re.IGNORECASE)
+        for a, b in itertools.pairwise(hits)
+    )
+    return [normalize(m.group(0)) for m in hits], hedged
+
+
+@grader("sequence", SequenceParams)
+def _sequence(response: Response, p: SequenceParams) -> Grade:
+    """The reply continues or copies a sequence exactly: no loops, floods or overshoot."""
+    got, hedged = _sequence_tokens(answer_text(response), p)
+    if hedged:
+        return verdict(False, "offers alternatives ('or')")
+    items = [normalize(w) for w in p.items]
+    given = [normalize(w) for w in p.given]
+    least = p.min_items or len(items)
+    text = answer_text(response).casefold()
+    restated = [given] + (
+        [given[-j:] for j in range(1, len(given))]
+        if re.search(r"\b(?:after|comes|follows|following|next)\b", text)
+        else []
+    )
+    for head in [[], *restated]:
+        if got[: len(head)] != head:
+            continue
+        rest = got[len(head) :]
+        if least <= len(rest) <= len(items) and rest == items[: len(rest)]:
+            return verdict(True, f"{len(rest)} items in order")
+    shown = ", ".join(got[:14]) + (" ..." if len(got) > 14 else "")
+    return verdict(False, f"read {len(got)} items [{shown}]; expected {', '.join(p.items[:least])}")

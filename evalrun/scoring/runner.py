@@ -206,7 +206,6 @@ async def _score_item(
     rng: random.Random,
     should_stop: Callable[[], bool],
 ) -> tuple[ItemRecord, str | None]:
-    from evalrun.grading.garble import check_response, expected_for
     from evalrun.grading.registry import grade
 
     params = build_params(item, model, request_extra)
@@ -241,8 +240,8 @@ async def _score_item(
             finished_at=now_iso(),
         ), None
     resp = got.response
-    verdict = grade(item, resp)
-    garble = check_response(resp, expected_for(item.languages, item.category))
+    verdict = grade(item, resp)  # runs the garble detector too: a garbled answer fails as garble
+    garble = verdict.garble
     return ItemRecord(
         **base,
         status="passed" if verdict.passed else "failed",

@@ -1,0 +1,259 @@
+"""Reading a chat answer the way a careful grader does: where the answer is, and what it rejects.
+
+Chat models rarely reply with the bare answer. They work step by step and then state it, box it
+(`\\boxed{}`, the Qwen habit), bold it, open with "Sure!", or explain why the other options are
+wrong. The helpers here turn that into something graders can judge:
+
+- `plain_text` removes LaTeX and markdown markup (`\\frac{3}{4}` -> 3/4, `10{,}000` -> 10,000,
+  `H_2O` -> H2O, `**x**` -> x) without touching the words;
+- `answer_spans` lists the places an answer is stated, most explicit first: the last `\\boxed{}`
+  (braces balanced), the sentence after an answer marker ("the answer is", "Answer:", "Final
+  answer:", "Output:"), short bold spans, the clause after a closing "so"/"therefore";
+- `negated_spans` finds text named only to be rejected ("not X", "isn't X", "rather than X", and
+  не / pas / nicht / 不 in Russian, French, German and Chinese), so "It is not 8; it is 9" does
+  not credit 8;
+- `is_hedge` tells "8 or 9" (two candidates offered as the answer) from an answer.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# ---------------------------------------------------------------- LaTeX and markdown
+
+_LATEX_CMD_ARG = re.compile(
+    r"\\(?:text|mathrm|mathbf|textbf|mathit|operatorname|mbox)\s*\{([^{}]*)\}"
+)
+_LATEX_FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+_LATEX_SYMBOLS = {
+    r"\times": "×",
+    r"\cdot": "·",
+    r"\div": "÷",
+    r"\pm": "±",
+    r"\approx": "≈",
+    r"\neq": "≠",
+    r"\leq": "≤",
+    r"\geq": "≥",
+    r"\le": "≤",
+    r"\ge": "≥",
+    r"\%": "%",
+    r"\$": "$",
+    r"\circ": "°",
+    r"\degree": "°",
+    r"\rightarrow": "→",
+    r"\to": "→",
+    r"\ldots": "…",
+    r"\dots": "…",
+    r"\cdots": "…",
+}
+_LATEX_SPACES = re.compile(r"\\[,;:! ]|\\quad|\\qquad|~")
+_LATEX_DROP = re.compile(r"\\(?:left|right|displaystyle|boxed|sqrt)\b")
+_SUBSCRIPT = re.compile(r"_\{([^{}]*)\}|_([A-Za-z0-9])")
+_SUPERSCRIPT_DEGREE = re.compile(r"\^\{?\\circ\}?")
+_MATH_DELIMS = re.compile(r"\\\[|\\\]|\\\(|\\\)|\$\$?")
+_MARKDOWN = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`+")
+_HEADING = re.compile(r"(?m)^\s{0,3}#{1,6}\s+")
+_QUOTE_LINE = re.compile(r"(?m)^\s{0,3}>\s?")
+
+
+_POWERS = str.maketrans({"²": "^2", "³": "^3", "¹": "^1", "⁰": "^0"})
+
+
+def plain_text(text: str) -> str:
+    """`text` without LaTeX and markdown markup: what a reader sees on a rendered page."""
+    # NFKC would turn 14² into 142 and cm² into cm2: keep powers readable first
+    out = unicodedata.normalize("NFKC", text.translate(_POWERS))
+    out = _SUPERSCRIPT_DEGREE.sub("°", out)
+    for _ in range(3):  # nested \frac{\text{a}}{b}
+        out = _LATEX_CMD_ARG.sub(r"\1", out)
+        out = _LATEX_FRAC.sub(r"\1/\2", out)
+    for cmd, sym in _LATEX_SYMBOLS.items():
+        out = re.sub(re.escape(cmd) + r"(?![A-Za-z])", sym, out)
+    out = out.replace("{,}", ",").replace("{.}", ".")
+    out = _LATEX_SPACES.sub(" ", out)
+    out = _LATEX_DROP.sub("", out)
+    out = _SUBSCRIPT.sub(lambda m: m.group(1) or m.group(2), out)
+    out = _MATH_DELIMS.sub("", out)
+    out = _HEADING.sub("", out)
+    out = _QUOTE_LINE.sub("", out)
+    out = _MARKDOWN.sub("", out)
+    # Braces left over from LaTeX grouping ({10}) carry no meaning for a reader; JSON is never
+    # read through plain_text.
+    return re.sub(r"(?<![\w\"])\{([^{}\n]*)\}", r"\1", out)
+
+
+# ---------------------------------------------------------------- answer spans
+
+
+def boxed(text: str) -> list[str]:
+    """The contents of every `\\boxed{...}`, braces balanced (`\\boxed{\\frac{3}{4}}`)."""
+    out = []
+    for m in re.finditer(r"\\boxed\s*\{", text):
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        if depth == 0:
+            out.append(text[m.end() : i - 1])
+    return out
+
+
+_MARKER = re.compile(
+    r"(?:\b(?:final\s+answer|the\s+answer|my\s+answer|answer|the\s+result|result|the\s+output|"
+    r"output|total|the\s+correct\s+(?:answer|option|choice))\s*(?:is|would\s+be|will\s+be|:|=)"
+    r"|\bit\s+(?:prints|outputs|returns)|\bprints?\s*:|####)"
+    r"[\s:*]*",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"(?<=[^\d\s][.!?])\s|(?<=\d[.!?])\s+(?=[A-Z\n])|\n|[;。！？]")
+_CONCLUDE = re.compile(
+    r"(?:^|[,;:.]\s*|\s)(?:so|therefore|thus|hence|which\s+(?:is|gives|makes))\b[\s,:]*",
+    re.IGNORECASE,
+)
+_BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*|__([^_\n]{1,80})__")
+
+
+def sentence_at(text: str, start: int) -> str:
+    """From `start` to the end of its sentence (or line)."""
+    m = _SENTENCE_END.search(text, start)
+    return text[start : m.start() if m else len(text)].strip()
+
+
+def marked(text: str) -> list[str]:
+    """The sentences that follow an answer marker, last marker first."""
+    spans = [sentence_at(text, m.end()) for m in _MARKER.finditer(text)]
+    return [s for s in reversed(spans) if s]
+
+
+def concluded(text: str) -> list[str]:
+    """The clause after a closing "so"/"therefore"/"which is", last first."""
+    spans = [sentence_at(text, m.end()) for m in _CONCLUDE.finditer(text)]
+    return [s for s in reversed(spans) if s]
+
+
+def bold_spans(text: str) -> list[str]:
+    """Short bold spans, in order."""
+    return [(m.group(1) or m.group(2)).strip() for m in _BOLD.finditer(text)]
+
+
+_EXPLAINED = re.compile(r",?\s+(?:since|because|as|given that)\s|\s[—–-]\s|:\s", re.IGNORECASE)
+
+
+def answer_spans(text: str) -> list[tuple[str, str]]:
+    """(how, span) for each place the text states an answer, most explicit first.
+
+    how is boxed | marked | bold | concluded | first | whole. A short opening (six words at most
+    before any "since"/"because"/dash explanation: a reply that opens with its answer) comes last
+    but one; the whole text closes the list.
+    """
+    out: list[tuple[str, str]] = [("boxed", b) for b in reversed(boxed(text))]
+    out += [("marked", s) for s in marked(text)]
+    out += [("bold", b) for b in bold_spans(text)]
+    out += [("concluded", s) for s in concluded(text)]
+    first = _EXPLAINED.split(sentence_at(text.strip(), 0), maxsplit=1)[0]
+    if first.strip() and len(first.split()) <= 6:
+        out.append(("first", first))
+    out.append(("whole", text))
+    return out
+
+
+# ---------------------------------------------------------------- negation and hedges
+
+# Words after which a named option is being rejected, per language. "n'" and "не" attach to the
+# verb ("n'ouvre", "не спит"), so the option may follow them directly or after one word.
+NEGATORS = {
+    "not",
+    "no",
+    "never",
+    "isn't",
+    "isnt",
+    "aren't",
+    "wasn't",
+    "don't",
+    "doesn't",
+    "didn't",
+    "won't",
+    "cannot",
+    "can't",
+    "neither",
+    "nor",
+    "instead of",
+    "rather than",
+    "не",
+    "нет",
+    "ни",
+    "ne",
+    "n'",
+    "pas",
+    "jamais",
+    "nicht",
+    "kein",
+    "keine",
+    "keinen",
+    "nie",
+}
+_NEG_WORD = re.compile(
+    r"(?<![\w'])(?:"
+    + "|".join(re.escape(w) for w in sorted(NEGATORS, key=len, reverse=True))
+    + r")(?![\w])",
+    re.IGNORECASE,
+)
+_CJK_NEG = re.compile(r"[不没未非別别]")
+_ALTHOUGH = re.compile(r"\b(?:although|though|while|whereas|even\s+though)\b", re.IGNORECASE)
+
+
+def is_negated(text: str, start: int) -> bool:
+    """Whether the text at `start` is named only to be rejected.
+
+    True when a negator ends within the two words (or, for Chinese, two characters) before
+    `start`, in the same clause, or when the clause opens with "although"/"while" and the
+    sentence goes on to a "but"/a main clause naming something else.
+    """
+    before = text[max(0, start - 40) : start]
+    clause = re.split(r"[.;!?\n:,—–]|\s-\s", before)[-1]
+    if _CJK_NEG.search(before[-3:]):
+        return True
+    words = re.findall(r"[\w']+|«|“|\"|„", clause)
+    tail = " ".join(w for w in words[-3:] if w not in ("«", "“", '"', "„"))
+    if re.search(r"n'$", before.rstrip()) or re.search(r"\bn'\w*\s*$", before):
+        return True
+    for m in _NEG_WORD.finditer(tail):
+        # the negator must be one of the last two words
+        after = tail[m.end() :].split()
+        if len(after) <= 1:
+            return True
+    return bool(_ALTHOUGH.search(clause)) and not re.search(r"\bbut\b", clause, re.IGNORECASE)
+
+
+_HEDGE_JOIN = re.compile(
+    r"^\s*,?\s*(?:or|and/or|/|or\s+possibly|or\s+maybe|or\s+perhaps)\s+(?:[\w'’.-]+\s+){0,2}$|^\s*/\s*$",
+    re.IGNORECASE,
+)
+
+
+def is_hedge(text: str, first_end: int, second_start: int) -> bool:
+    """Whether two candidates at these positions are offered together ("8 or 9", "Ottawa/Toronto")."""
+    return bool(_HEDGE_JOIN.match(text[first_end:second_start]))
+
+
+# ---------------------------------------------------------------- lead-ins
+
+_LEAD_IN = re.compile(
+    r"^\s*(?:(?:sure|okay|ok|certainly|of course|here(?: it is| you go| they are)?|absolutely)"
+    r"\b[^\n]{0,60}?[:!.]|[^\n:]{0,60}:)\s+",
+    re.IGNORECASE,
+)
+
+
+def without_lead_in(text: str) -> list[str]:
+    """The reply as written and, when it opens with a short lead-in ("Sure! Here it is:",
+    "Repeat exactly:"), the reply without it; quotes around what is left are dropped."""
+    out = [text.strip()]
+    m = _LEAD_IN.match(text)
+    if m and len(m.group(0).split()) <= 8 and text[m.end() :].strip():
+        out.append(text[m.end() :].strip())
+        again = _LEAD_IN.match(out[-1])  # "Sure! Here it is:" is two lead-ins
+        if again and len(again.group(0).split()) <= 8 and out[-1][again.end() :].strip():
+            out.append(out[-1][again.end() :].strip())
+    return out

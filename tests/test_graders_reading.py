@@ -1,0 +1,175 @@
+"""How the core-v2 graders read chat answers: answer spans, LaTeX, hedges, negation, units,
+whole-reply anchors, sequences, and the stricter format / JSON / tool checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalrun.endpoint.response import Response, ToolCall, example_to_response
+from evalrun.grading.registry import grade_spec
+from evalrun.grading.span import boxed, is_negated, plain_text
+
+
+def passes(kind: str, params: dict, content: str | None, **extra) -> bool:
+    return grade_spec(kind, params, Response(content=content, **extra)).passed
+
+
+def test_boxed_braces_balance_and_latex_reads_as_text():
+    assert boxed(r"so $\boxed{\frac{3}{4}}$ and \boxed{10{,}000}") == [r"\frac{3}{4}", "10{,}000"]
+    assert plain_text(r"$\text{H}_2\text{O}$ is $H_2O$; $9 \times 7$") == "H2O is H2O; 9 × 7"
+    assert plain_text("**Answer:** `8`") == "Answer: 8"
+
+
+@pytest.mark.parametrize(
+    "text,answer",
+    [
+        ("**Answer:** 6 muffins × $2.50 = $15.00", 15),
+        ("14 (because 14² = 196)", 14),
+        ("160 (that's 640 × 0.25)", 160),
+        (r"$\boxed{10{,}000}$", 10000),
+        (r"Divide by 6: $\frac{18}{24} = \boxed{\frac{3}{4}}$", 0.75),
+        ("Tom is 14 now, so in 3 years he will be 17.", 17),
+        ("It was 7 degrees below zero.", -7),
+        ("Not 9 — it's 8.", 8),
+        (".4", 0.4),
+    ],
+)
+def test_numeric_reads_the_answering_number(text, answer):
+    assert passes("numeric", {"answer": answer}, text)
+
+
+@pytest.mark.parametrize("text", ["13 or 14", "It's either 14 or 13.", "The answer is 13, not 14."])
+def test_numeric_hedges_and_negated_numbers_fail(text):
+    assert not passes("numeric", {"answer": 14}, text)
+
+
+def test_numeric_checks_units_the_item_fixes():
+    params = {"answer": 100, "pick": "first", "units": ["°C"], "reject_units": ["°F", "fahrenheit"]}
+    assert passes("numeric", params, "At 1 atm, water boils at 100 °C.")
+    assert not passes("numeric", params, "Water boils at 100 °F.")
+    assert not passes("numeric", params, "100 degrees Fahrenheit")
+
+
+NAMES = {"options": ["Mia", "Leo", "Sam"], "answer": "C"}
+CAPITAL = {"options": ["Ottawa", "Toronto"], "answer": "A"}
+
+
+@pytest.mark.parametrize(
+    "params,text,ok",
+    [
+        (NAMES, "C", False),  # no letters were shown, so a letter is not an answer
+        (NAMES, "Sam is the shortest, since Mia > Leo > Sam.", True),
+        (NAMES, "**Sam** — Leo is taller.", True),
+        (CAPITAL, "Although Toronto is the largest city, the capital is Ottawa.", True),
+        (CAPITAL, "Ottawa or Toronto", False),
+        (CAPITAL, "It's not Ottawa; it's Toronto.", False),
+        ({"options": ["yes", "no"], "answer": "A"}, "Answer: Yes", True),
+        (
+            {"options": ["yes", "no"], "answer": "B"},
+            "Yes — …\nNo other conclusion is possible.",
+            False,
+        ),
+        ({"options": {"A": "36", "B": "48"}, "answer": "B"}, "Not A. The answer is **B**.", True),
+    ],
+)
+def test_choice_reads_the_chosen_option(params, text, ok):
+    assert passes("choice", params, text) is ok
+
+
+@pytest.mark.parametrize(
+    "text,at",
+    [
+        ("Кот не спит", "спит"),
+        ("Der Zug ist heute nicht verspätet", "verspätet"),
+        ("Le ciel n'est pas bleu", "bleu"),
+        ("我每天早上喝咖啡，不喝茶。", "茶"),
+        ("It prints 3, not 0.", "0"),
+    ],
+)
+def test_negation_in_several_languages(text, at):
+    assert is_negated(text, text.index(at))
+    assert not passes("regex", {"pattern": at}, text)
+
+
+def test_regex_anchors_the_whole_reply():
+    only_ok = {"pattern": r"^\W*OK\W*$"}
+    assert passes("regex", only_ok, "**OK**")
+    assert not passes("regex", only_ok, "Sure!\nOK")
+    assert passes("regex", {"pattern": r"(?m)^OK$"}, "Sure!\nOK")
+
+
+def test_reply_match_fails_loops_floods_and_additions():
+    p = {"answer": "The blue kettle sings at dawn", "match": "reply", "ignore_punct": True}
+    assert passes("normalized", p, "Sure! Here it is:\n\n> “The blue kettle sings at dawn.”")
+    for bad in [
+        "The blue kettle sings at dawn. " * 4,
+        "The blue kettle sings at dawn dawn dawn dawn",
+        "The blue kettle sings at dawn and then it was quiet.",
+    ]:
+        assert not passes("normalized", p, bad)
+
+
+def test_sequence_grader():
+    nxt = {
+        "given": ["2", "4", "6", "8"],
+        "items": ["10", "12", "14"],
+        "min_items": 1,
+        "tokens": "numbers",
+    }
+    assert passes("sequence", nxt, "After 8 comes 10.")
+    assert passes("sequence", nxt, "2, 4, 6, 8, 10")
+    for bad in ["10 10 10 10 10", "10 or 12", "Not 10 — it is 12.", "12"]:
+        assert not passes("sequence", nxt, bad)
+    count = {"items": [str(n) for n in range(1, 11)], "tokens": "numbers"}
+    assert passes("sequence", count, "Sure! Here you go: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10")
+    assert not passes("sequence", count, "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12")
+    letters = {"items": list("ABCDEFGH"), "tokens": "letters"}
+    assert passes("sequence", letters, "Here is a list: a b c d e f g h")
+    assert not passes("sequence", letters, "A B C D E F G H I J")
+
+
+def test_format_only_list_sentences_tables_and_repeats():
+    assert not passes("format", {"bullets": 3, "only_list": True}, "Here:\n- a\n- b\n- c")
+    assert passes(
+        "format",
+        {"ends_with": "Over and out.", "max_sentences": 1},
+        "Umbrellas keep us dry. Over and out.",
+    )
+    assert not passes(
+        "format",
+        {"ends_with": "Over and out.", "max_sentences": 1},
+        "It rains. We get wet. Over and out.",
+    )
+    table = "| A | B |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |"
+    assert passes("format", {"table_rows": 2}, table)
+    assert not passes("format", {"table_rows": 2}, table + "\n| 5 | 6 |")
+    assert not passes("format", {"bullets": 2, "distinct": True}, "- same\n- same")
+
+
+def test_json_and_tool_values_take_rules():
+    conf = {"required": {"c": "number"}, "values": {"c": {"min": 0, "max": 1}}}
+    assert passes("json", conf, '{"c": 0.9}')
+    assert not passes("json", conf, '{"c": 95}')
+    call = {"name": "get_weather", "arguments": {"city": "Chicago", "unit": "fahrenheit"}}
+    resp = Response(
+        tool_calls=[
+            ToolCall(
+                name="get_weather", arguments={"city": "Chicago, IL, USA", "unit": "fahrenheit"}
+            )
+        ]
+    )
+    assert grade_spec("tool_call", call, resp).passed
+    body = {"name": "send_email", "arguments": {"body": {"pattern": r"\b1\s*pm"}}}
+    wrong = Response(tool_calls=[ToolCall(name="send_email", arguments={"body": "now at 12pm"})])
+    assert not grade_spec("tool_call", body, wrong).passed
+
+
+def test_example_to_response_shapes():
+    assert example_to_response("8").content == "8"
+    r = example_to_response(
+        {"content": None, "reasoning": "8", "tool_calls": [{"name": "f", "arguments": '{"x": 1}'}]}
+    )
+    assert r.reasoning == "8" and r.tool_calls[0].arguments == {"x": 1}
+    for bad in [3, {"text": "8"}, {"tool_calls": [{"arguments": {}}]}]:
+        with pytest.raises((TypeError, ValueError)):
+            example_to_response(bad)
