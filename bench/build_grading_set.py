@@ -225,6 +225,7 @@ NAMED: dict[str, tuple[str, str, str]] = {
     "factual-020": ("Egypt", "Sudan", "they stand on the Giza plateau near Cairo"),
     "factual-022": ("Mount Everest", "K2", "its summit is 8,849 m above sea level"),
     "tool-016": ("Ottawa", "Toronto", "Ottawa has been the capital since 1857"),
+    "logic-021": ("Priya", "Omar", "Lena > Omar > Priya, so Priya has the fewest"),
 }
 
 
@@ -264,10 +265,10 @@ def named_rows() -> None:
 # ---------------------------------------------------------------- lettered multiple choice
 # id: (letter, option text, wrong letter, wrong text, reason)
 LETTERED: dict[str, tuple[str, str, str, str, str]] = {
-    "logic-003": ("B", "48", "A", "36", "each number doubles, and 24 × 2 = 48"),
+    "logic-003": ("D", "48", "A", "36", "each number doubles, and 24 × 2 = 48"),
     "logic-010": ("C", "they weigh the same", "B", "the nails", "both are two kilograms"),
     "logic-019": (
-        "B",
+        "A",
         "No robins are trout",
         "D",
         "Some trout are robins",
@@ -275,7 +276,7 @@ LETTERED: dict[str, tuple[str, str, str, str, str]] = {
     ),
     "factual-021": ("B", "dolphin", "A", "shark", "dolphins breathe air and nurse their young"),
     "code-008": (
-        "B",
+        "C",
         "It should compare with 0 instead of 1",
         "A",
         "It should use // instead of %",
@@ -325,7 +326,6 @@ YESNO: dict[str, tuple[str, str]] = {
     "logic-006": ("No", "only some cats are grey, so Tom need not be"),
     "logic-007": ("No", "rain would have made the street wet, and it is dry"),
     "logic-017": ("Yes", "every club member plays on Tuesdays and Dev is a member"),
-    "logic-021": ("Yes", "more-than is transitive: Lena > Omar > Priya"),
 }
 
 

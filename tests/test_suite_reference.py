@@ -18,9 +18,10 @@ from evalrun.serving.launcher import boot_server
 from evalrun.suite.load import load_suite
 
 # Probes a healthy 135M model answers (see suites/core/README.md); the others are beyond it.
+# canary-002 is not among them: SmolLM2-135M runs the week round until max_tokens, a loop that
+# core-v1 passed and core-v2 fails.
 EASY_PROBES = [
     "canary-001",
-    "canary-002",
     "canary-003",
     "canary-005",
     "canary-006",

@@ -1,0 +1,105 @@
+"""The graders against the labelled grading set: the held-out half holds the error budget.
+
+False rejects (a correct answer failed) and false accepts (a wrong answer passed) on the held-out
+half stay at or under 2% overall and 5% per category; degenerate answers (the prompt echoed back,
+constant answers, garble) gain nothing. bench/grading_bench.py prints the same figures per style.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+import pytest
+from support.garble_corpus import load_corpus
+from support.grading_set import held_out, load_rows
+
+from evalrun.endpoint.response import Response, example_to_response
+from evalrun.grading.registry import grade
+from evalrun.suite.load import load_suite
+
+SUITE = load_suite("core")
+ITEMS = {i.id: i for i in SUITE.items}
+ROWS = load_rows()
+
+
+def judged(rows: list[dict]) -> list[tuple[dict, bool]]:
+    return [(r, grade(ITEMS[r["id"]], example_to_response(r["answer"])).passed) for r in rows]
+
+
+def rates(pairs: list[tuple[dict, bool]]) -> tuple[float, float]:
+    good = [p for r, p in pairs if r["passed"]]
+    bad = [p for r, p in pairs if not r["passed"]]
+    return (
+        good.count(False) / len(good) if good else 0.0,
+        bad.count(True) / len(bad) if bad else 0.0,
+    )
+
+
+def test_the_set_covers_every_item_and_category_both_ways():
+    assert len(ROWS) >= 1000
+    per_item: dict[str, list[bool]] = defaultdict(list)
+    for r in ROWS:
+        per_item[r["id"]].append(r["passed"])
+    assert set(per_item) == set(ITEMS)
+    assert min(len(v) for v in per_item.values()) >= 5
+    for cat in {i.category for i in SUITE.items}:
+        labels = [r["passed"] for r in ROWS if ITEMS[r["id"]].category == cat]
+        assert True in labels and False in labels, cat
+    held = sum(held_out(r) for r in ROWS)
+    assert 0.4 < held / len(ROWS) < 0.6
+
+
+def test_held_out_half_within_the_error_budget():
+    pairs = judged([r for r in ROWS if held_out(r)])
+    fr, fa = rates(pairs)
+    misses = [(r["id"], r["style"]) for r, p in pairs if p != r["passed"]]
+    assert fr <= 0.02 and fa <= 0.02, (fr, fa, misses)
+    by_cat: dict[str, list[tuple[dict, bool]]] = defaultdict(list)
+    for r, p in pairs:
+        by_cat[ITEMS[r["id"]].category].append((r, p))
+    for cat, part in by_cat.items():
+        cfr, cfa = rates(part)
+        assert cfr <= 0.05 and cfa <= 0.05, (cat, cfr, cfa)
+
+
+def user_prompt(item) -> str:
+    return next(m["content"] for m in reversed(item.messages) if m["role"] == "user")
+
+
+def test_echoing_the_prompt_passes_only_copy_canaries():
+    echoed = {i.id for i in SUITE.items if grade(i, Response(content=user_prompt(i))).passed}
+    copies = {i.id for i in SUITE.items if "copy" in i.tags}
+    assert echoed <= copies
+    assert all(ITEMS[i].category == "canary" for i in copies)
+
+
+@pytest.mark.parametrize("constant", ["Yes", "No", "A", "B", "C", "D", "0", "1", "OK", "True"])
+def test_a_constant_answer_does_no_better_than_chance(constant):
+    reply = Response(content=constant)
+    yes_no = [i for i in SUITE.items if "answer yes or no" in user_prompt(i).lower()]
+    lettered = [i for i in SUITE.items if "answer with the letter" in user_prompt(i).lower()]
+    assert len(yes_no) >= 4 and len(lettered) >= 4
+    assert sum(grade(i, reply).passed for i in yes_no) <= len(yes_no) / 2
+    chance = sum(1 / len(i.grader.params()["options"]) for i in lettered)
+    assert sum(grade(i, reply).passed for i in lettered) <= math.ceil(chance)
+    assert sum(grade(i, reply).passed for i in SUITE.items) <= 3
+
+
+def test_a_garbled_answer_never_passes_and_is_reported_as_garble():
+    garbled = [r for r in load_corpus() if r["label"] == "garbled"][::7]
+    assert len(garbled) > 20
+    targets = [ITEMS[i] for i in ("math-001", "factual-001", "canary-001", "ml-001", "code-001")]
+    reported = 0
+    for row in garbled:
+        for item in targets:
+            g = grade(item, Response(content=row["text"]))
+            assert not g.passed, (item.id, row["text"][:80])
+            assert g.garbled == bool(g.garble and g.garble["garbled"])
+            reported += g.garbled
+            if g.garbled:
+                assert g.detail.startswith("garbled")
+    assert reported > len(garbled) * len(targets) / 2
+    # a correct answer followed by token soup is garble, not a pass
+    g = grade(ITEMS["math-001"], Response(content="8 " + "carecarecare" * 12))
+    assert not g.passed and g.garbled
