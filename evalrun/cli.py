@@ -20,6 +20,7 @@ COMMANDS = [
     "runs",
     "show",
     "suite",
+    "grade",
     "garble",
     "lint",
     "bisect",

@@ -1,4 +1,4 @@
-"""`evalrun suite check [PATH]` and `evalrun suite show [NAME]`."""
+"""`evalrun suite check [PATH]`, `evalrun suite show [NAME]` and `evalrun suite graders`."""
 
 from __future__ import annotations
 
@@ -31,11 +31,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     show = sub.add_parser("show", help="categories, counts and probe items of a suite")
     show.add_argument("name", nargs="?", default="core", help="suite name or path (core)")
     show.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    sub.add_parser(
+        "graders",
+        help="list the grader kinds and their parameters",
+        description="Every grader kind an item's `grader` may name, what it checks, and its "
+        "parameters with defaults (suites/core/README.md shows examples and pitfalls).",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from evalrun.suite.check import check_suite, describe_suite, render_check, render_overview
 
+    if args.suite_command == "graders":
+        from evalrun.grading.registry import describe_graders
+
+        print(describe_graders(), end="")
+        return 0
     if args.suite_command == "show":
         view = describe_suite(args.name)
         print(view.model_dump_json() if args.json else render_overview(view))

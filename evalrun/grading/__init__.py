@@ -1,10 +1,12 @@
 """Judging one answer: graders and the garble detector.
 
 registry.py holds the grader registry, `grade()` and the all/any combinators; the built-in graders
-live in text.py (exact, normalized, fuzzy, regex, contains, language, format) and answer.py
-(numeric, choice, json, tool_call) and register on import here, through `grader()`, exactly as a
-third-party grader would; extract.py pulls answers and numbers out of text; garble.py is the
-garble detector.
+live in text.py (exact, normalized, fuzzy, regex, contains_all, contains_none, language, format,
+sequence) and answer.py (numeric, choice, json, tool_call) and register on import here, through
+`grader()`, exactly as a third-party grader would; span.py finds where a chat answer states its
+answer (boxed, markers, bold) and what it negates or hedges; extract.py pulls numbers and JSON out
+of text; batch.py grades a file of answers offline (`evalrun grade`); garble.py is the garble
+detector.
 """
 
 from __future__ import annotations

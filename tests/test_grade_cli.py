@@ -1,0 +1,78 @@
+"""`evalrun grade --suite SUITE FILE [--json]`, driven through the CLI entry point."""
+
+from __future__ import annotations
+
+import json
+
+from evalrun.cli import main
+
+
+def write(tmp_path, lines: list[str]):
+    path = tmp_path / "answers.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+ANSWERS = [
+    json.dumps({"id": "math-007", "answer": "**Answer:** 6 × $2.50 = $15.00"}),
+    json.dumps({"id": "logic-001", "answer": "C"}),
+    "",
+    json.dumps(
+        {
+            "id": "tool-006",
+            "answer": {"tool_calls": [{"name": "set_timer", "arguments": '{"minutes": 12}'}]},
+        }
+    ),
+    json.dumps(
+        {
+            "id": "canary-001",
+            "answer": "The blue kettle sings at dawn!!!!!!!!!!!!!!!!!!!!!!!!"
+            "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!",
+        }
+    ),
+    json.dumps({"id": "ml-017", "answer": "我每天早上喝咖啡，不喝茶。\u2028"}),
+]
+
+
+def test_json_lines_one_verdict_per_answer(tmp_path, capsys):
+    assert main(["grade", "--suite", "core", "--json", str(write(tmp_path, ANSWERS))]) == 0
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [o["id"] for o in out] == ["math-007", "logic-001", "tool-006", "canary-001", "ml-017"]
+    assert [o["passed"] for o in out] == [True, False, True, False, False]
+    assert out[3]["garbled"] is True and out[3]["detail"].startswith("garbled")
+    assert set(out[0]) == {"id", "passed", "detail", "garbled"}
+
+
+def test_table_escapes_control_characters(tmp_path, capsys):
+    path = write(tmp_path, [json.dumps({"id": "canary-010", "answer": "Hello, word \x1b[2J!"})])
+    assert main(["grade", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\\x1b" in out
+    assert "0/1 passed (core-v2)" in out
+
+
+def test_bad_lines_are_one_line_errors_naming_the_line(tmp_path, capsys):
+    cases = {
+        '{"id": "nope", "answer": "x"}': "unknown item id 'nope'",
+        "not json": "not a JSON object",
+        '{"id": "math-001"}': '{"id": ITEM_ID, "answer": ANSWER}',
+        '{"id": "math-001", "answer": 8}': "answer must be a string or an object",
+        '{"id": "math-001", "answer": {"text": "8"}}': "unknown answer keys",
+    }
+    for line, said in cases.items():
+        path = write(tmp_path, [json.dumps({"id": "math-001", "answer": "8"}), line])
+        assert main(["grade", str(path)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.count("\n") == 0 and f"{path}:2:" in err and said in err, err
+    assert main(["grade", str(tmp_path / "missing.jsonl")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_suite_graders_lists_every_registered_kind(capsys):
+    from evalrun.grading.registry import GRADERS
+
+    assert main(["suite", "graders"]) == 0
+    out = capsys.readouterr().out
+    kinds = [line.split(":")[0] for line in out.splitlines() if line and not line.startswith(" ")]
+    assert kinds == sorted(GRADERS)
+    assert "contains" not in kinds and "reject_units" in out and "sequence" in kinds
