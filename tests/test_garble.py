@@ -214,7 +214,7 @@ def test_check_response_reports_the_worse_channel():
 def test_explain_text_is_readable():
     v = detect("!" * 50, ["en"])
     text = explain_text("!" * 50, v, ["en"])
-    assert text.startswith("GARBLED: score 1.00")
+    assert text.startswith("GARBLED (flood): score 1.00")
     assert "'!' repeated 50 times" in text
 
 

@@ -89,7 +89,7 @@ def test_figures_on_the_held_out_half(corpus):
     """The half the detector was not tuned on. Floors at the measured figures (issue 15's targets
     are 1% / 98% / 95% per family: bench/garble_bench.py prints how far each family is)."""
     rows = [r for r in corpus if held_out(r)]
-    assert len(rows) > 600
+    assert len(rows) > 650
     got = _measure(rows)
     misses = "\n".join(got["fp"] + got["fn"])
     assert len(got["fp"]) <= HELD_OUT_FP * got["n_clean"], misses
@@ -97,8 +97,8 @@ def test_figures_on_the_held_out_half(corpus):
     assert not got["loop_wrong"], got["loop_wrong"]
 
 
-HELD_OUT_FP = 0.02  # measured 1.8%
-HELD_OUT_CAUGHT = 0.94  # measured 94.2%
+HELD_OUT_FP = 0.016  # measured 1.5% (5 of 331)
+HELD_OUT_CAUGHT = 0.94  # measured 94.2% (327 of 347)
 
 
 def test_real_smollm2_answers_are_never_soup(corpus):

@@ -49,47 +49,10 @@ THRESHOLD = 0.5  # a score at or above this is garbled
 
 # ---------------------------------------------------------------- expected scripts
 
-_LATIN_LANGS = [
-    "en",
-    "fr",
-    "de",
-    "es",
-    "it",
-    "pt",
-    "nl",
-    "sv",
-    "no",
-    "da",
-    "fi",
-    "is",
-    "pl",
-    "cs",
-    "sk",
-    "sl",
-    "hr",
-    "bs",
-    "ro",
-    "hu",
-    "tr",
-    "az",
-    "vi",
-    "id",
-    "ms",
-    "tl",
-    "sw",
-    "ca",
-    "eu",
-    "gl",
-    "et",
-    "lv",
-    "lt",
-    "sq",
-    "mt",
-    "ga",
-    "cy",
-    "af",
-    "uz",
-]
+_LATIN_LANGS = (
+    "en fr de es it pt nl sv no da fi is pl cs sk sl hr bs ro hu tr az vi id ms tl sw ca eu gl "
+    "et lv lt sq mt ga cy af uz"
+).split()
 LANG_SCRIPTS: dict[str, frozenset[str]] = {lang: frozenset({"latin"}) for lang in _LATIN_LANGS}
 LANG_SCRIPTS.update(
     {
@@ -128,406 +91,32 @@ OTHER_KINDS = frozenset({"math"})
 # Short function words of the Latin- and Cyrillic-script languages above: running text in any of
 # them is full of these (30-50% of words); token soup almost never is.
 FUNCTION_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "and",
-        "or",
-        "but",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "with",
-        "from",
-        "as",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "there",
-        "here",
-        "not",
-        "no",
-        "do",
-        "does",
-        "did",
-        "have",
-        "has",
-        "had",
-        "will",
-        "would",
-        "can",
-        "could",
-        "should",
-        "may",
-        "i",
-        "you",
-        "he",
-        "she",
-        "we",
-        "they",
-        "me",
-        "my",
-        "your",
-        "his",
-        "her",
-        "our",
-        "their",
-        "them",
-        "what",
-        "which",
-        "who",
-        "when",
-        "where",
-        "how",
-        "if",
-        "then",
-        "than",
-        "so",
-        "all",
-        "any",
-        "some",
-        "one",
-        "two",
-        "also",
-        "just",
-        "only",
-        "very",
-        "about",
-        "into",
-        "over",
-        "after",
-        "before",
-        "up",
-        "out",
-        "more",
-        "most",
-        "such",
-        "le",
-        "la",
-        "les",
-        "de",
-        "des",
-        "du",
-        "un",
-        "une",
-        "et",
-        "ou",
-        "est",
-        "sont",
-        "dans",
-        "pour",
-        "par",
-        "sur",
-        "avec",
-        "ce",
-        "cette",
-        "qui",
-        "que",
-        "ne",
-        "pas",
-        "il",
-        "elle",
-        "nous",
-        "vous",
-        "ils",
-        "au",
-        "aux",
-        "en",
-        "se",
-        "sa",
-        "son",
-        "ses",
-        "leur",
-        "plus",
-        "mais",
-        "comme",
-        "der",
-        "die",
-        "das",
-        "den",
-        "dem",
-        "des",
-        "ein",
-        "eine",
-        "einen",
-        "einem",
-        "und",
-        "oder",
-        "ist",
-        "sind",
-        "war",
-        "nicht",
-        "zu",
-        "im",
-        "mit",
-        "von",
-        "auf",
-        "für",
-        "es",
-        "ich",
-        "du",
-        "er",
-        "sie",
-        "wir",
-        "ihr",
-        "auch",
-        "als",
-        "wie",
-        "aus",
-        "bei",
-        "nach",
-        "noch",
-        "nur",
-        "so",
-        "dass",
-        "wird",
-        "werden",
-        "hat",
-        "haben",
-        "el",
-        "los",
-        "las",
-        "del",
-        "y",
-        "o",
-        "es",
-        "son",
-        "una",
-        "uno",
-        "por",
-        "para",
-        "con",
-        "lo",
-        "al",
-        "pero",
-        "su",
-        "sus",
-        "más",
-        "muy",
-        "como",
-        "está",
-        "il",
-        "lo",
-        "gli",
-        "di",
-        "da",
-        "che",
-        "non",
-        "per",
-        "una",
-        "sono",
-        "è",
-        "con",
-        "o",
-        "os",
-        "as",
-        "do",
-        "da",
-        "dos",
-        "das",
-        "em",
-        "um",
-        "uma",
-        "com",
-        "não",
-        "para",
-        "que",
-        "é",
-        "se",
-        "het",
-        "een",
-        "en",
-        "van",
-        "op",
-        "te",
-        "dat",
-        "niet",
-        "zijn",
-        "voor",
-        "met",
-        "ook",
-        "er",
-        "och",
-        "att",
-        "det",
-        "som",
-        "är",
-        "på",
-        "för",
-        "inte",
-        "med",
-        "jag",
-        "ett",
-        "av",
-        "i",
-        "w",
-        "z",
-        "na",
-        "się",
-        "nie",
-        "do",
-        "że",
-        "jest",
-        "od",
-        "po",
-        "ve",
-        "bir",
-        "bu",
-        "da",
-        "de",
-        "için",
-        "ile",
-        "çok",
-        "olan",
-        "và",
-        "là",
-        "của",
-        "có",
-        "được",
-        "những",
-        "một",
-        "các",
-        "cho",
-        "trong",
-        "không",
-        "này",
-        "người",
-        "với",
-        "yang",
-        "dan",
-        "di",
-        "ini",
-        "itu",
-        "dengan",
-        "untuk",
-        "dari",
-        "ke",
-        "tidak",
-        "ada",
-        "je",
-        "v",
-        "se",
-        "na",
-        "to",
-        "že",
-        "s",
-        "z",
-        "do",
-        "и",
-        "в",
-        "не",
-        "на",
-        "что",
-        "с",
-        "по",
-        "это",
-        "как",
-        "а",
-        "к",
-        "но",
-        "из",
-        "у",
-        "о",
-        "за",
-        "от",
-        "для",
-        "то",
-        "же",
-        "ты",
-        "я",
-        "он",
-        "она",
-        "мы",
-        "вы",
-        "они",
-        "его",
-        "ее",
-        "её",
-        "их",
-        "без",
-        "при",
-        "через",
-        "под",
-        "над",
-        "про",
-        "который",
-        "которые",
-        "которая",
-        "которое",
-        "также",
-        "может",
-        "этот",
-        "эта",
-        "эти",
-        "этого",
-        "ней",
-        "него",
-        "нему",
-        "ним",
-        "них",
-        "нам",
-        "нас",
-        "вам",
-        "вас",
-        "мне",
-        "меня",
-        "себя",
-        "свой",
-        "своей",
-        "там",
-        "тут",
-        "здесь",
-        "где",
-        "чем",
-        "очень",
-        "можно",
-        "нужно",
-        "будет",
-        "быть",
-        "до",
-        "после",
-        "между",
-        "перед",
-        "всех",
-        "всего",
-        "был",
-        "была",
-        "было",
-        "были",
-        "есть",
-        "бы",
-        "ли",
-        "или",
-        "так",
-        "все",
-        "всё",
-        "уже",
-        "только",
-        "еще",
-        "ещё",
-        "когда",
-        "если",
-        "і",
-        "та",
-        "що",
-        "як",
-        "від",
-        "це",
-    ]
+    """
+a an the of and or but to in on at by for with from as is are was were be been it its this that
+these those there here not no do does did have has had will would can could should may i you he
+she we they me my your his her our their them what which who when where how if then than so
+all any some one two also just only very about into over after before up out more most such
+le la les de des du un une et ou est sont dans pour par sur avec ce cette qui que ne pas il elle
+nous vous ils au aux en se sa son ses leur plus mais comme
+der die das den dem des ein eine einen einem und oder ist sind war nicht zu im mit von auf für
+es ich du er sie wir ihr auch als wie aus bei nach noch nur so dass wird werden hat haben
+el los las del y o es son una uno por para con lo al pero su sus más muy como está
+il lo gli di da che non per una sono è con
+o os as do da dos das em um uma com não para que é se
+het een en van op te dat niet zijn voor met ook er
+och att det som är på för inte med jag ett av
+i w z na się nie do że jest od po
+ve bir bu da de için ile çok olan
+và là của có được những một các cho trong không này người với
+yang dan di ini itu dengan untuk dari ke tidak ada
+je v se na to že s z do
+и в не на что с по это как а к но из у о за от для то же ты я он она мы вы они его ее её их
+без при через под над про который которые которая которое также может этот эта эти этого
+ней него нему ним них нам нас вам вас мне меня себя свой своей там тут здесь где чем очень можно
+нужно будет быть до после между перед всех всего
+был была было были есть бы ли или так все всё уже только еще ещё когда если
+і та що як від це
+""".split()
 )
 _SCRIPT_NAMES = frozenset(s for v in LANG_SCRIPTS.values() for s in v) | {
     "syriac",
@@ -556,32 +145,9 @@ _COMPANIONS = {
 }
 # First words of Unicode names that are typography, not a writing system.
 _NOT_A_SCRIPT = frozenset(
-    [
-        "combining",
-        "modifier",
-        "micro",
-        "fullwidth",
-        "halfwidth",
-        "superscript",
-        "subscript",
-        "mathematical",
-        "script",
-        "double-struck",
-        "black-letter",
-        "planck",
-        "ohm",
-        "kelvin",
-        "angstrom",
-        "feminine",
-        "masculine",
-        "circled",
-        "parenthesized",
-        "negative",
-        "squared",
-        "roman",
-        "small",
-        "variation",
-    ]
+    "combining modifier micro fullwidth halfwidth superscript subscript mathematical script "
+    "double-struck black-letter planck ohm kelvin angstrom feminine masculine circled "
+    "parenthesized negative squared roman small variation".split()
 )
 
 
@@ -764,11 +330,20 @@ _SPECIAL = re.compile(
 )
 
 
+_LATEX = re.compile(r"\$[^$\n]{1,200}\$|\\[a-zA-Z]+(?:\{[^}\n]{0,80}\}|\[[^\]\n]{0,80}\])*")
+
+
+def _blank(m: re.Match) -> str:
+    return " " * len(m.group())
+
+
 def _words(t: _Text) -> None:
     """Split the prose part of the text into words with their scripts and weirdness."""
     # Inline and fenced code is not prose: blank it out (keeping offsets) unless the whole answer
     # is code anyway, in which case identifiers are judged by code rules in _weird_reason.
-    prose = t.text if t.structured else _FENCE.sub(lambda m: " " * len(m.group()), t.text)
+    prose = t.text
+    if not t.structured:  # LaTeX commands and $math$ are not prose either
+        prose = _LATEX.sub(_blank, _FENCE.sub(_blank, prose))
     cache = _script_cache
     offset = 0
     for line in prose.split("\n"):
@@ -1036,7 +611,15 @@ def _script_signal(t: _Text, words: list[_Word]) -> tuple[float, str]:
     glued = sum(1 for w in words if w.weird == "mixed scripts")
     returns = _script_returns(words, allowed & _LATIN or _LATIN)
     isolated = lenient or _longest_run(words, frozenset(unexpected)) <= 2
-    if glued == 0 and returns < 2 and isolated and intact >= (INTACT_SHARE if lenient else 0.8):
+    foreign = [w.letters for w in words if len(w.scripts) == 1 and not w.scripts <= allowed]
+    scraps = n_scripts >= 4 and sum(foreign) <= 3 * len(foreign)  # 了 ত ครับ: letters, not words
+    if (
+        glued == 0
+        and returns < 2
+        and isolated
+        and not scraps
+        and intact >= (INTACT_SHARE if lenient else 0.8)
+    ):
         score = min(score, 0.45)  # a list of words in many languages, each intact: not soup
     names = ", ".join(sorted(unexpected, key=lambda s: -unexpected[s])[:4])
     exp = "/".join(sorted(allowed))
@@ -1361,26 +944,7 @@ def _diversity_signal(words: list[_Word], text: str) -> tuple[float, str]:
 
 
 _SUFFIXES = frozenset(
-    [
-        "s",
-        "es",
-        "ed",
-        "d",
-        "ing",
-        "er",
-        "ers",
-        "ly",
-        "al",
-        "ally",
-        "ness",
-        "ment",
-        "ments",
-        "ion",
-        "ions",
-        "able",
-        "ful",
-        "less",
-    ]
+    "s es ed d ing er ers ly al ally ness ment ments ion ions able ful less".split()
 )
 
 
@@ -1496,6 +1060,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         ("bangs", structure.bang_flood(toks)),
         ("short-loop", structure.short_unit_loop(toks)),
         ("line-loop", structure.line_loop(text)),
+        ("dashes", structure.dash_soup(text)),
         ("capitals", _salad_signal(t)),
         ("clusters", structure.punctuation_clusters(toks) if not t.structured else (0.0, "")),
         ("symbols", structure.symbol_tail(text) if not t.structured else (0.0, "")),
@@ -1539,6 +1104,7 @@ _SIGNAL_KIND = {
     "bangs": "flood",
     "special": "flood",
     "short-loop": "loop",
+    "dashes": "non-words",
     "line-loop": "loop",
     "loop": "loop",
     "repetition": "loop",
@@ -1695,7 +1261,7 @@ def explain_text(text: str, verdict: GarbleVerdict, expect: list[str] | None) ->
     """A person's view of a verdict: the call, the score, and one line per signal that fired."""
     scripts = expected_scripts(expect)
     where = ", ".join(sorted(scripts)) if scripts else "any one script plus Latin"
-    call = "GARBLED" if verdict.garbled else "clean"
+    call = f"GARBLED ({verdict.kind})" if verdict.garbled else "clean"
     lines = [
         (
             f"{call}: score {verdict.score:.2f} (garbled at >= {THRESHOLD:.2f}); "
@@ -1705,4 +1271,8 @@ def explain_text(text: str, verdict: GarbleVerdict, expect: list[str] | None) ->
     if not text.strip():
         lines.append("  (empty text: nothing to judge)")
     lines += [f"  - {r}" for r in verdict.reasons] or ["  (no signal fired)"]
+    if verdict.loop:
+        lines.append(
+            "  (a loop of real words: healthy small models loop too, engine damage seldom)"
+        )
     return "\n".join(lines)

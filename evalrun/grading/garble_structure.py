@@ -361,6 +361,32 @@ def punctuation_clusters(tokens: list[str]) -> tuple[float, str]:
     )
 
 
+_RULE_CHARS = frozenset("-=_*~.|:+#<>/\\ \t─━│┃═")
+_JUNK_PUNCT = frozenset("-_,.'")
+
+
+def dash_soup(text: str) -> tuple[float, str]:
+    """Dashes, underscores and commas make most of the text, with word fragments between
+    (`-, the-\n----_'s\n---------,,The. The wis`): what a wrong rope base produced. Lines of
+    rule characters alone (markdown rules, table borders) do not count."""
+    lines = [
+        line
+        for line in text.split("\n")
+        if line.strip() and not all(c in _RULE_CHARS for c in line)
+    ]
+    chars = [c for line in lines for c in line if not c.isspace()]
+    if len(chars) < 30:
+        return 0.0, ""
+    junk = sum(1 for c in chars if c in _JUNK_PUNCT)
+    letters = sum(1 for c in chars if c.isalpha())
+    share = junk / len(chars)
+    if share < 0.5 or letters > 0.4 * len(chars) or letters < 3:
+        return 0.0, ""
+    return min(
+        1.0, share + 0.1
+    ), f"{share:.0%} of the characters are dashes, underscores and commas"
+
+
 SYMBOL_TAIL = 40  # characters at the end judged for symbol junk
 _COMMON_SYMBOLS = frozenset("·•–—‘’“”…€£¥°±×÷≤≥≠≈→←↑↓∞√∑∫∂πΔ✓✔✅❌★☆♥…«»„")
 
