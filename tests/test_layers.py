@@ -16,7 +16,7 @@ LAYERS: list[set[str]] = [
     {"__main__"},
     {"cli"},
     {"commands"},
-    {"bisection"},
+    {"bisection", "viewing"},
     {"signoff"},
     {"scoring", "slope", "compare"},
     {"suite"},

@@ -190,7 +190,8 @@ def test_limit_and_tags_select_items(fake_server, make_suite, tmp_path):
     folder = make_suite(items)
     record, recs = run(fake_server, folder, tmp_path, tags={"probe"})
     assert [r.id for r in recs] == ["basic-001", "basic-003", "basic-005"]
-    assert record.selection == {"tags": ["probe"]}
+    ids = ["basic-001", "basic-003", "basic-005"]
+    assert record.selection == {"tags": ["probe"], "ids": ids}  # the criteria and the choice
     record, recs = run(fake_server, folder, tmp_path, limit=2)
     assert len(recs) == 2 and record.summary.total == 2
 

@@ -11,6 +11,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from evalrun.store import RunStore
 
 UNTESTABLE = 125
 REFERENCE_CONCURRENCY = 2  # llama-cpp-python's server answers one request at a time
@@ -73,7 +77,23 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument(
         "--results", default="results", metavar="DIR", help="run store (default: results)"
     )
-    run.add_argument("--limit", type=int, metavar="N", help="score only the first N items")
+    run.add_argument(
+        "--limit",
+        type=int,
+        metavar="N",
+        help="score N items drawn from every category in proportion to its size (see --seed)",
+    )
+    run.add_argument(
+        "--seed", type=int, default=0, metavar="S", help="seed of the --limit draw (default 0)"
+    )
+    run.add_argument("--items", metavar="ID,ID", help="score only these item ids")
+    run.add_argument(
+        "--category",
+        dest="categories",
+        action="append",
+        metavar="C",
+        help="score only this category (repeat, or C1,C2)",
+    )
     run.add_argument("--tags", metavar="T1,T2", help="score only items with one of these tags")
     run.add_argument(
         "--resume", metavar="RUN_ID", help="finish a run: request only items without a final record"
@@ -86,6 +106,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "which runs on the CPU)",
     )
     run.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    run.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="also write the run as JUnit XML (one testcase per item) for CI systems",
+    )
     gate = p.add_argument_group(
         "exit code for scripts (git bisect run): 0 good, 1 bad (below the bar, too much garble, "
         "or items in error), 125 untestable (boot failure, endpoint unreachable)"
@@ -108,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
     from evalrun.scoring.runner import resume_defaults, score_contract, score_suite
     from evalrun.store import RunStore, json_text
     from evalrun.suite.load import load_suite
+    from evalrun.suite.select import Selection
 
     gating = args.fail_below is not None or args.fail_on_garble is not None
     if args.fail_on_garble is not None and not 0 <= args.fail_on_garble <= 1:
@@ -129,6 +155,12 @@ def run(args: argparse.Namespace) -> int:
             "a contract names its model; use --set served_model_name=NAME instead of --model"
         )
     store = RunStore(args.results)
+    picking = args.limit is not None or args.items or args.categories or args.tags
+    if args.resume and picking:
+        raise UsageError(
+            "--resume keeps the run's own items; drop --limit/--items/--category/--tags, "
+            "or start a new run without --resume"
+        )
     defaults = resume_defaults(store, args.resume) if args.resume else {}
     if defaults.get("contract") and not booted and not args.endpoint:
         raise UsageError(
@@ -166,11 +198,16 @@ def run(args: argparse.Namespace) -> int:
         store=store,
         label=args.name,
         concurrency=concurrency,
-        limit=args.limit,
+        selection=Selection(
+            items=_csv(args.items),
+            categories=_csv(",".join(args.categories or [])),
+            tags=_csv(args.tags),
+            limit=args.limit,
+            seed=args.seed,
+        ),
         timeout=timeout,
         api_key=api_key,
         resume=args.resume,
-        tags={t for t in (args.tags or "").split(",") if t} or None,
         progress=not args.no_progress,
     )
     try:
@@ -189,12 +226,16 @@ def run(args: argparse.Namespace) -> int:
             )
     except EvalrunError as exc:
         stored = getattr(exc, "run_id", None)  # set when the run stopped early
+        if args.junit and stored:
+            _write_junit(store, stored, args.junit)
         if args.json and stored:
             print(json_text(score_json(store.load_run(stored), store)))
         if not gating or not isinstance(exc, (EndpointError, BootError)):
             raise
         print(f"evalrun score: untestable: {exc}", file=sys.stderr)
         return UNTESTABLE
+    if args.junit:
+        _write_junit(store, record.run_id, args.junit)
     if args.json:
         print(json_text(score_json(record, store)))
     else:
@@ -209,3 +250,16 @@ def run(args: argparse.Namespace) -> int:
         )  # items the endpoint refused even after retries: a broken contract
         return 1 if bad else 0
     return 4 if s.errors else 0
+
+
+def _csv(text: str | None) -> tuple[str, ...] | None:
+    """`a,b,,c` -> ('a', 'b', 'c'); None when nothing is listed."""
+    parts = tuple(t.strip() for t in (text or "").split(",") if t.strip())
+    return parts or None
+
+
+def _write_junit(store: RunStore, run_id: str, path: str) -> None:
+    from evalrun.viewing.export import write_export
+
+    write_export(store, run_id, "junit", path)
+    print(f"wrote {path}", file=sys.stderr)

@@ -27,7 +27,7 @@ def _series_key(record: RunRecord, many_suites: bool) -> str:
     picked = ", ".join(
         f"{k} {','.join(map(str, v)) if isinstance(v, list) else v}"
         for k, v in sorted(record.selection.items())
-        if v
+        if v and k != "ids"  # the chosen ids follow from the criteria; too long for a legend
     )
     return f"{key} [{picked}]" if picked else key
 

@@ -54,6 +54,7 @@ from evalrun.store import (
     slug,
 )
 from evalrun.suite.load import Item, Suite
+from evalrun.suite.select import Selection
 
 if TYPE_CHECKING:
     import openai
@@ -477,6 +478,7 @@ def score_suite(
     concurrency: int = 16,
     limit: int | None = None,
     tags: set[str] | None = None,
+    selection: Selection | None = None,
     timeout: float = 120.0,
     api_key: str | None = None,
     request_extra: dict | None = None,
@@ -503,8 +505,6 @@ def score_suite(
     """
     if concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, got {concurrency}")
-    if limit is not None and limit < 1:
-        raise UsageError(f"--limit must be at least 1, got {limit}")
     store.ensure_writable()
     base_url = normalise_endpoint(endpoint)
     state = _State()
@@ -517,17 +517,14 @@ def score_suite(
                 f"{state.record.suite.version} ({state.record.suite.sha256[:12]}), not this suite "
                 f"({suite.sha256[:12]}); resume needs the same suite, or start a new run"
             )
-        sel = state.record.selection
-        items = suite.select(
-            tags=set(sel["tags"]) if sel.get("tags") else None, limit=sel.get("limit")
-        )
+        picked = Selection.from_record(state.record.selection)
+        items = picked.pick(suite)
         done = {r.id: r for r in store.load_items(state.record.run_id) if r.status != "error"}
-        selection = sel
+        recorded = state.record.selection
     else:
-        items = suite.select(tags=tags, limit=limit)
-        selection = {k: v for k, v in (("limit", limit), ("tags", sorted(tags or []))) if v}
-    if not items:
-        raise UsageError(f"no items of {suite.label} match tags {sorted(tags or [])}; check --tags")
+        picked = selection or Selection(tags=tuple(sorted(tags)) if tags else None, limit=limit)
+        items = picked.pick(suite)
+        recorded = picked.record(items)
     _check_graders(items)
     bar = None
     if progress:
@@ -552,7 +549,7 @@ def score_suite(
                 request_extra=request_extra,
                 contract=contract,
                 server=server,
-                selection=selection,
+                selection=recorded,
                 retry=retry or RetryPolicy(),
                 progress=bar,
                 server_exited=server_exited,
@@ -709,8 +706,5 @@ def with_summary(store: RunStore, record: RunRecord) -> RunRecord:
     except SuiteError:
         suite = None
     if suite is not None and suite.sha256 == record.suite.sha256:
-        sel = record.selection
-        selected = suite.select(
-            tags=set(sel["tags"]) if sel.get("tags") else None, limit=sel.get("limit")
-        )
+        selected = Selection.from_record(record.selection).pick(suite)
     return record.model_copy(update={"summary": summarize(selected, records)})

@@ -1,0 +1,107 @@
+"""A stored run as the report and the exports see it: the record, every selected item's final
+record (or none when it was not run), and the prompt from the suite when the suite still matches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalrun.errors import SuiteError
+from evalrun.scoring.runner import with_summary
+from evalrun.store import ItemRecord, RunRecord, RunStore
+from evalrun.suite.load import Item, Suite, load_suite
+from evalrun.suite.select import Selection
+
+
+@dataclass
+class Row:
+    """One item of the run: its suite item (when the suite loads) and its final record."""
+
+    id: str
+    category: str
+    record: ItemRecord | None
+    item: Item | None = None
+
+    @property
+    def status(self) -> str:
+        """passed, failed, error, or `not run` (selected, but the run stopped before it)."""
+        return self.record.status if self.record else "not run"
+
+    @property
+    def response(self) -> dict[str, Any]:
+        return (self.record.response if self.record else None) or {}
+
+    @property
+    def garbled(self) -> bool:
+        return bool(self.record and self.record.garble and self.record.garble.get("garbled"))
+
+    @property
+    def garble_reasons(self) -> list[str]:
+        garble = (self.record.garble if self.record else None) or {}
+        return [str(r) for r in garble.get("reasons") or []]
+
+    @property
+    def diagnoses(self) -> list[str]:
+        return list(self.record.diagnoses) if self.record else []
+
+    @property
+    def detail(self) -> str:
+        """The grader's detail, or the error's kind and message."""
+        rec = self.record
+        if rec is None:
+            return ""
+        if rec.error:
+            return f"{rec.error.get('kind', 'error')}: {rec.error.get('message', '')}"
+        return str((rec.grade or {}).get("detail") or "")
+
+    @property
+    def tokens(self) -> tuple[int | None, int | None]:
+        """(prompt, completion) tokens the server reported."""
+        usage = self.response.get("usage") or {}
+        return usage.get("prompt_tokens"), usage.get("completion_tokens")
+
+
+@dataclass
+class RunView:
+    """A run ready to render or export."""
+
+    record: RunRecord
+    rows: list[Row]
+    suite: Suite | None = None
+    suite_note: str = ""  # why prompts are missing, when they are
+    by_id: dict[str, Row] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.by_id = {r.id: r for r in self.rows}
+
+
+def load_view(store: RunStore, ref: str) -> RunView:
+    """The run `ref` names (id, `latest`, `latest:<label>`, tag), its items in suite order.
+
+    Each item appears once, as its final record: a resumed run's retried items are not repeated.
+    """
+    record = with_summary(store, store.load_run(ref))
+    records = {r.id: r for r in store.load_items(record.run_id)}
+    suite, note = _matching_suite(record)
+    if suite is None:
+        rows = [Row(r.id, r.category, r) for r in records.values()]
+        return RunView(record, rows, None, note)
+    chosen = Selection.from_record(record.selection).pick(suite)
+    rows = [Row(i.id, i.category, records.get(i.id), i) for i in chosen]
+    known = {i.id for i in chosen}
+    rows += [Row(r.id, r.category, r) for r in records.values() if r.id not in known]
+    return RunView(record, rows, suite, note)
+
+
+def _matching_suite(record: RunRecord) -> tuple[Suite | None, str]:
+    try:
+        suite = load_suite(record.suite.path or record.suite.name)
+    except SuiteError as exc:
+        return None, f"prompts unavailable: {exc}"
+    if suite.sha256 != record.suite.sha256:
+        return None, (
+            f"prompts unavailable: suite {suite.label} at {suite.path} is not the one this run "
+            f"used (sha256 {suite.sha256[:12]} != {record.suite.sha256[:12]})"
+        )
+    return suite, ""
