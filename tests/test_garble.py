@@ -296,3 +296,56 @@ def test_a_loop_of_one_word_running_to_the_end_is_garble():
     assert verdict.garbled and verdict.kind == "loop", verdict
     assert any(r.startswith("loop") for r in verdict.reasons), verdict
     assert not detect("It was very very very very very very cold, so we stayed in.", ["en"]).garbled
+
+
+# ------------------------------------------------------------------ issue 15's misses
+
+ISSUE_15 = [
+    ("multi-script", "The capital of France is Paris. 了 ẩ ности 了 ção ত ść ত ครับ ő ção ত ইউ ครับ"),
+    ("multi-script", "Mh giàu され rodas reliablyacheteurδε Są"),
+    ("salad", "Here can create to and the of by the in to and can create for of is the"),
+    ("loop", "C# | C# | C32. C#的. (C# ammaegat C# | C#的 C32 …"),
+    ("flood", ",,..,,,,ß,,.s,ß,gen,gen,,,,"),
+    (
+        "non-words",
+        " wisacke wislished\n wisStackAs wisinkelilarly the wisUT the wisAP applications "
+        "wisOf wisOr wisOr wisOr wisOr",
+    ),
+    ("non-words", " wisacke wisacke wisollaouds other_ wis"),
+]
+
+
+@pytest.mark.parametrize("expect", [None, ["en"]], ids=["no-expect", "en"])
+@pytest.mark.parametrize("kind,text", ISSUE_15, ids=[k for k, _ in ISSUE_15])
+def test_issue_15_misses_are_caught_with_or_without_expect(kind, text, expect):
+    verdict = detect(text, expect)
+    assert verdict.garbled and verdict.kind == kind, verdict
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ciel, ciel, ciel, ciel, ciel, ciel, ciel, ciel, ciel, ciel",
+        "A:\nA:\nA:\nA:\nA:\nA:\nA:\nA:",
+        "Step 1: Add a logo.\n" + "".join(f"Step {i}: Add a contact form.\n" for i in range(2, 12)),
+    ],
+)
+def test_a_small_models_own_loops_are_reported_as_loops(text):
+    verdict = detect(text, ["en"])
+    assert verdict.garbled and verdict.kind == "loop" and verdict.loop, verdict
+
+
+def test_tool_call_arguments_and_json_strings_are_judged_as_prose():
+    from evalrun.endpoint.response import ToolCall
+
+    soup = "wisacke wislished wisStackAs wisinkelilarly the wisUT wisAP wisOf wisOr wisOr"
+    resp = Response(content="", tool_calls=[ToolCall(name="search", arguments={"query": soup})])
+    got = check_response(resp, ["en"])
+    assert got["garbled"] and got["channel"] == "tool_calls.search", got
+    fine = Response(tool_calls=[ToolCall(name="search", arguments={"query": "weather in Paris"})])
+    assert not check_response(fine, ["en"])["garbled"]
+    answer = json.dumps({"name": "Ivan", "bio": soup})
+    assert detect(answer, ["en", "json"]).garbled
+    assert not detect(
+        json.dumps({"city": "Москва", "note": "a short trip"}), ["en", "json"]
+    ).garbled

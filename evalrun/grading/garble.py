@@ -40,6 +40,7 @@ from evalrun.grading.garble_lexicon import (
     SCRIPT_LANGS,
     guess_languages,
     known,
+    mojibake_badness,
     starts_a_word,
     wordfreq_code,
     zipf,
@@ -322,6 +323,11 @@ _MOJIBAKE = re.compile(
     "\u0178\u017d\u017e\u0192\u02c6\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030"
     "\u2039\u203a\u20ac\u2122]|[\u00e3-\u00e9][\u0080-\u00bf]"
 )
+# Latin-1 supplement letters and the cp1252 punctuation that UTF-8 bytes turn into: only texts
+# with one of these can be mojibake, so only they pay for ftfy.
+_LATIN1_RANGE = re.compile(
+    "[\u00c0-\u00ff\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc\u2020\u2021\u2030\u2039\u203a\u20ac\u2122]"
+)
 _FLOOD = re.compile(r"(.{1,12}?)\1{3,}", re.DOTALL)
 _CHAR_RUN = re.compile(r"(.)\1{3,}", re.DOTALL)
 _BENIGN_UNIT = frozenset("-=_*~.|:+<>/\\ \t\n─━│┃═")
@@ -406,7 +412,7 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: _Text, co
         return ""  # identifiers, paths, literals
     if scripts == _LATIN and letters >= 4:
         if _PUNCT_RUN.search(core):
-            return "punctuation inside"
+            return PUNCT_RUN  # routersrapists,,,,,,,,isburyadays
         if "/" in core or "@" in core or "_" in core or "=" in core:
             return ""  # paths, URLs, e-mail addresses, identifiers
         low = core.lower()
@@ -452,6 +458,7 @@ def _glued_scripts(core: str, scripts: frozenset[str]) -> bool:
 
 
 NOT_A_WORD = "not a word"
+PUNCT_RUN = "punctuation run inside"
 LEXICON_LOW = 0.35  # share of listed-word misses that starts to count
 LEXICON_SPAN = 0.2  # ... and how much more makes it certain (55%: "mostly non-words")
 LEXICON_MIN = 5  # unlisted words needed before that share counts (a line of transliteration)
@@ -483,6 +490,8 @@ def _tail_signal(t: _Text) -> tuple[float, str]:
     if not (tail[-1].weird in _TAIL_ODD or tail[-2].weird in _TAIL_ODD):
         return 0.0, ""  # (the very last word may be a fragment cut at the token limit)
     odd = [w for w in tail if w.weird in _TAIL_ODD]
+    if len(odd) > 1 and len({w.key for w in odd}) == 1:
+        return 0.0, ""  # one odd word over and over: a loop (the loop signals' business)
     if _FINISHED.search(t.text):  # words no list holds, ending a sentence: rare words, not junk
         odd = [w for w in odd if w.weird != NOT_A_WORD]
     elif tail[-1].weird == NOT_A_WORD and starts_a_word(tail[-1].key):
@@ -510,7 +519,15 @@ _FINISHED = re.compile(r"[.!?。！？]['\"’”»)\]*_]*\s*\Z")
 # Odd words that a clean answer hardly ever ends in. Case flips (TensorFlow, iPhone) and
 # punctuation inside a word (LaTeX: \\frac{x^3}{3}) are common in clean text: not counted here.
 _TAIL_ODD = frozenset(
-    {"run-together", "repeated fragment", "mixed scripts", "no vowels", "consonant run", NOT_A_WORD}
+    {
+        "run-together",
+        "repeated fragment",
+        "mixed scripts",
+        "no vowels",
+        "consonant run",
+        NOT_A_WORD,
+        PUNCT_RUN,
+    }
 )
 TAIL_BASE = 0.5
 TAIL_STEP = 0.15
@@ -551,8 +568,9 @@ def _collapse_signal(t: _Text) -> tuple[float, str]:
 
 def _prefix_signal(t: _Text) -> tuple[float, str]:
     """One fragment starting most words (wisacke wislished wisStackAs wisOr): recombined pieces."""
-    keys = [w.key for w in t.words if w.letters >= 4 and not w.code and w.key not in FUNCTION_WORDS]
-    if len(keys) < 8:
+    words = [w for w in t.words if w.letters >= 3 and not w.code and w.key not in FUNCTION_WORDS]
+    keys = [w.key for w in words]
+    if len(keys) < 4:
         return 0.0, ""
     counts: dict[str, int] = {}
     for k in keys:
@@ -560,7 +578,11 @@ def _prefix_signal(t: _Text) -> tuple[float, str]:
     stem = max(counts, key=lambda k: counts[k])
     sharing = [k for k in keys if k.startswith(stem)]
     share = len(sharing) / len(keys)
-    if len(sharing) < 8 or share < 0.5 or len(set(sharing)) < 4:
+    unlisted = {w.key for w in words if w.key.startswith(stem) and w.weird}
+    # eight words of one stem, or a short text whose shared stem starts words no list holds
+    many = len(sharing) >= 8 and share >= 0.5 and len(set(sharing)) >= 4
+    few = len(sharing) >= 4 and share >= 0.6 and len(unlisted) >= 2
+    if not (many or few):
         return 0.0, ""
     return min(1.0, 0.5 + (share - 0.5)), (
         f"{len(sharing)} of {len(keys)} words start with {stem!r} ({len(set(sharing))} different)"
@@ -815,7 +837,7 @@ def _flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple
     # glued floods inside one whitespace-free token: yondyondyond, !!!!!!, <pad><pad>, 't't't
     for tm in _TOKEN.finditer(text):
         tok = tm.group()
-        toks.append(tok)
+        toks.append(tok.rstrip(",.;:") or tok)  # ciel, ciel, ciel.: one word over and over
         if len(tok) < 6 or (len(tok) < 10 and tok.isalpha() and len(set(tok)) > 3):
             continue
         # a cheap filter: most tokens hold neither a cycle nor a run of one character
@@ -846,6 +868,7 @@ def _flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple
                 )
     glued, best = best, (0.0, "")
     # the same token (or pair, or triple) over and over: opacity opacity ..., <pad> <pad>
+    finished = _FINISHED.search(text) is not None
     in_runs = 0  # tokens in runs of 3+ of one token, all runs together
     for period in (1, 2, 3):
         run = 0
@@ -856,7 +879,7 @@ def _flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple
             if period == 1 and run >= 2:
                 in_runs += run + 1
             if run + period >= 8 or (i == len(toks) and run // period + 1 >= END_LOOP_REPEATS):
-                best = _token_run(best, toks, i, period, run)
+                best = _token_run(best, toks, i, period, run, finished)
             run = 0
     if in_runs > 10:
         score = min(1.0, (in_runs - 10) / 15)
@@ -908,12 +931,13 @@ END_LOOP_REPEATS = 6  # one word or phrase 6 times back to back, up to the very 
 
 
 def _token_run(
-    best: tuple[float, str], toks: list[str], end: int, period: int, run: int
+    best: tuple[float, str], toks: list[str], end: int, period: int, run: int, finished: bool
 ) -> tuple[float, str]:
     """Score `run` repeats of a `period`-token unit ending at token `end`. A loop that reaches the
     end of the answer never stopped (the token limit cut it): fewer repeats suffice there."""
     total = run + period
-    at_end = end == len(toks) and total // period >= END_LOOP_REPEATS
+    # (a finished sentence, "yes, yes, yes.", stopped by itself: no shortcut)
+    at_end = end == len(toks) and total // period >= END_LOOP_REPEATS and not finished
     if total < 8 and not at_end:
         return best
     unit = toks[end - period : end]
@@ -996,12 +1020,14 @@ def _chars_signal(text: str) -> list[_Signal]:
     if ctrl:
         out.append(_Signal("control", min(1.0, 0.3 * ctrl), f"{ctrl} control or private-use chars"))
     moji = len(_MOJIBAKE.findall(text))
-    if moji >= 2:
+    badness = mojibake_badness(text) if _LATIN1_RANGE.search(text) else 0
+    if moji >= 2 or badness:
         out.append(
             _Signal(
                 "mojibake",
-                min(1.0, 0.25 * moji),
-                f"{moji} mojibake sequences (UTF-8 read as Latin-1, e.g. 'Ã©')",
+                min(1.0, max(0.25 * moji, 0.5 + badness / 20 if badness else 0.0)),
+                f"{moji} mojibake sequences (UTF-8 read as Latin-1 or cp1252, e.g. 'Ã©'); "
+                f"ftfy's badness {badness}",
             )
         )
     specials = len(_SPECIAL.findall(text))
@@ -1058,7 +1084,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         ("repetition", _repetition_signal(text)),
         ("punctuation", structure.punctuation_flood(text)),
         ("bangs", structure.bang_flood(toks)),
-        ("short-loop", structure.short_unit_loop(toks)),
+        ("short-loop", structure.short_unit_loop(toks, text.strip().count("\n") + 1)),
         ("line-loop", structure.line_loop(text)),
         ("dashes", structure.dash_soup(text)),
         ("capitals", _salad_signal(t)),

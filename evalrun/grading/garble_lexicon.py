@@ -5,6 +5,8 @@
   commonest words) of any other. Token soup from broken weights is made of glued fragments
   (`wisacke`, `opacityarers`) that no list holds; rare real words (`enzymes`, `bandwidth`) are in
   them, which the project's own letter-trigram model got wrong.
+- `ftfy` (the mojibake fixer wordfreq itself uses) counts the character sequences that UTF-8
+  read as Latin-1 or cp1252 leaves, in every script; asked only about texts with such letters.
 - `pycld2` (Chromium's compact language detector, model inside its wheel, ~30 µs a text) guesses
   which languages an answer is in when the item does not say, so that a Polish or Vietnamese
   answer is checked against Polish or Vietnamese words rather than flagged.
@@ -136,6 +138,14 @@ def starts_a_word(fragment: str) -> bool:
     words = _sorted_english()
     i = bisect.bisect_left(words, fragment)
     return i < len(words) and words[i].startswith(fragment)
+
+
+def mojibake_badness(text: str) -> int:
+    """ftfy's count of character sequences that mojibake makes and text seldom has (0 when it
+    sees none): UTF-8 read as Latin-1 or cp1252 in any script (Ð¿Ñ€Ð¸, Î•Î»Î», ä½\xa0)."""
+    from ftfy.badness import badness, is_bad
+
+    return badness(text) if is_bad(text) else 0
 
 
 def guess_languages(text: str) -> tuple[str, ...]:

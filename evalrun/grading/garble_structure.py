@@ -207,8 +207,9 @@ def bang_flood(tokens: list[str]) -> tuple[float, str]:
     return min(1.0, 0.5 + (share - 0.5) * 2), f"{banged} of {len(words)} words end in '!'"
 
 
-def short_unit_loop(tokens: list[str]) -> tuple[float, str]:
-    """A handful of short units over and over with junk between (C# | C# | C32. C#的.)."""
+def short_unit_loop(tokens: list[str], lines: int = 1) -> tuple[float, str]:
+    """A handful of short units over and over with junk between (C# | C# | C32. C#的.), on few
+    lines (a list or table repeating a cell, one a line, is a list). `lines`: the text's lines."""
     cores = [_CORE.sub("", t) or t for t in tokens]
     if len(cores) < 12:
         return 0.0, ""
@@ -225,12 +226,18 @@ def short_unit_loop(tokens: list[str]) -> tuple[float, str]:
         if c != unit
         and (c.startswith(stem) or (unit.startswith(c) and any(ch.isalpha() for ch in c)))
     )
-    share = (top + related) / len(cores)
-    distinct = len(counts) / len(cores)
-    if top < 6 or share < 0.5 or distinct > 0.35 or len(unit) > 12:
+    # shares among the tokens with letters: junk punctuation between the units does not dilute
+    n_lettered = sum(n for _, n in lettered)
+    share = (top + related) / n_lettered
+    distinct = len(lettered) / n_lettered
+    if top < 4 or share < 0.6 or distinct > 0.5 or len(unit) > 12 or n_lettered < 8:
         return 0.0, ""
-    score = min(1.0, 0.5 + (share - 0.5) + (len(cores) - 12) / 60)
-    return score, f"{unit!r} and variants make {share:.0%} of {len(cores)} tokens"
+    if lines * 2 > top + related:
+        return 0.0, ""  # about one a line: a list or a table column
+    if tokens[-1][-1:] in ".!?" and top + related < 15:
+        return 0.0, ""  # a finished answer repeating a word on request (yes, yes, yes.)
+    score = min(1.0, 0.5 + (share - 0.6) + (n_lettered - 8) / 60)
+    return score, f"{unit!r} and variants make {share:.0%} of {n_lettered} words"
 
 
 _DIGITS = re.compile(r"\d+")
