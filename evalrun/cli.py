@@ -33,20 +33,6 @@ COMMANDS = [
 ]
 
 
-def _available() -> list[str]:
-    """Commands whose module exists (lets the tool grow one command at a time)."""
-    out = []
-    for name in COMMANDS:
-        try:
-            importlib.import_module(f"evalrun.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"evalrun.commands.{name}":
-                raise
-            continue
-        out.append(name)
-    return out
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="evalrun",
@@ -55,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"evalrun {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in _available():
+    for name in COMMANDS:
         importlib.import_module(f"evalrun.commands.{name}").add_parser(sub)
     return parser
 

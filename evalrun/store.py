@@ -19,6 +19,8 @@ from evalrun.errors import ConfigError, RunNotFound
 
 SCHEMA_VERSION = 1
 DEFAULT_RESULTS = Path("results")
+RunKind = Literal["score", "slope"]
+_RUN_FILE: dict[str, str] = {"score": "run.json", "slope": "slope.json"}
 
 ItemStatus = Literal["passed", "failed", "error"]
 RunStatus = Literal["running", "complete", "incomplete", "interrupted"]
@@ -142,6 +144,29 @@ def new_run_id(label: str, when: datetime | None = None) -> str:
     return f"{when:%Y-%m-%d_%H%M%S}_{slug(label)}"
 
 
+def claim_folder(root: Path, name: str) -> Path:
+    """Create and return a new folder `root/name`, or `name-2`, `name-3`, ... when taken.
+
+    The one way a run (score, slope, bisect) gets its folder: mkdir without exist_ok is atomic,
+    so two runs started in the same second never share one.
+    """
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        for n in range(1, 1000):
+            folder = root / (name if n == 1 else f"{name}-{n}")
+            try:
+                folder.mkdir()
+                return folder
+            except FileExistsError:
+                continue
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot create a folder in {root} ({exc.strerror}); "
+            "pass --results DIR with a writable folder"
+        ) from exc
+    raise ConfigError(f"{root} holds 999 folders named {name}; clean up old runs")
+
+
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -208,10 +233,6 @@ class RunStore:
         tmp.write_text(record.model_dump_json(indent=2), encoding="utf-8")
         os.replace(tmp, folder / "run.json")
 
-    def append_item(self, run_id: str, item: ItemRecord) -> None:
-        """Append one finished item and fsync it."""
-        self.append_items(run_id, [item])
-
     def append_items(self, run_id: str, items: list[ItemRecord]) -> None:
         """Append finished items (one write, one fsync: a group commit)."""
         path = self.run_dir(run_id) / "items.jsonl"
@@ -248,11 +269,13 @@ class RunStore:
             by_id[rec.id] = rec
         return list(by_id.values())
 
-    def run_ids(self) -> list[str]:
-        """All run ids, oldest first (ids sort by time)."""
+    def run_ids(self, kind: RunKind = "score") -> list[str]:
+        """The folder names of one kind of run, oldest first (ids sort by time): score runs hold
+        run.json, slope runs (`slope-<id>`) slope.json."""
         if not self.root.is_dir():
             return []
-        return sorted(p.name for p in self.root.iterdir() if (p / "run.json").exists())
+        marker = _RUN_FILE[kind]
+        return sorted(p.name for p in self.root.iterdir() if (p / marker).exists())
 
     def tags(self) -> dict[str, str]:
         """Anchor names -> run ids (results/tags.json)."""
@@ -261,25 +284,39 @@ class RunStore:
             return {}
         return dict(json.loads(path.read_text(encoding="utf-8")))
 
-    def set_tag(self, name: str, run_id: str) -> None:
-        """Name an anchor run."""
+    def set_tag(self, name: str, ref: str) -> None:
+        """Name an anchor run (a score run, else a slope run)."""
+        try:
+            folder = self.resolve(ref)
+        except RunNotFound:
+            try:
+                folder = self.resolve(ref, kind="slope")
+            except RunNotFound:
+                raise RunNotFound(
+                    f"no run {ref!r} in {self.root}; see `evalrun runs` for ids and tags"
+                ) from None
         tags = self.tags()
-        tags[name] = self.resolve(run_id)
+        tags[name] = folder
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / "tags.json").write_text(json.dumps(tags, indent=2), encoding="utf-8")
 
-    def resolve(self, ref: str) -> str:
-        """A run id from an id, `latest`, `latest:<label>`, or a tag name."""
-        ids = self.run_ids()
+    def resolve(self, ref: str, kind: RunKind = "score") -> str:
+        """The folder name of a run of `kind` from an id, `latest`, `latest:<label>` or a tag.
+
+        The one resolver for every command that takes a run: score runs (show, compare,
+        signoff, --resume) and slope runs (a slope id may be given with or without `slope-`).
+        """
+        ids = self.run_ids(kind)
+        what = "slope run" if kind == "slope" else "run"
+        hint = "run `evalrun slope` first" if kind == "slope" else "see `evalrun runs`"
         if ref == "latest" or ref.startswith("latest:"):
             label = ref.partition(":")[2]
             matches = [i for i in ids if not label or i.split("_", 2)[-1] == label]
             if not matches:
-                raise RunNotFound(f"no run matches {ref!r} in {self.root}; see `evalrun runs`")
+                raise RunNotFound(f"no {what} matches {ref!r} in {self.root}; {hint}")
             return matches[-1]
-        tags = self.tags()
-        if ref in tags:
-            return tags[ref]
-        if ref in ids:
-            return ref
-        raise RunNotFound(f"no run {ref!r} in {self.root}; see `evalrun runs` for ids and tags")
+        tagged = self.tags().get(ref)
+        for candidate in (tagged, ref, f"slope-{ref}" if kind == "slope" else None):
+            if candidate is not None and candidate in ids:
+                return candidate
+        raise RunNotFound(f"no {what} {ref!r} in {self.root}; {hint} (ids, `latest`, tags)")

@@ -32,14 +32,12 @@ from evalrun.bisection.variants import (
     apply_differences,
     describe,
     diff_contracts,
-    get_knob,
     knob_values,
-    set_knob,
     show_value,
 )
 from evalrun.errors import ConfigError, UsageError
-from evalrun.serving.contract import Contract, contract_from_data, load_contract
-from evalrun.store import now_iso
+from evalrun.serving.contract import Contract, load_contract
+from evalrun.store import claim_folder, now_iso
 
 SCHEMA_VERSION = 1
 Mode = Literal["knob", "contracts", "git"]
@@ -75,13 +73,7 @@ class BisectRecord(BaseModel):
 def new_bisect_dir(root: Path, when: datetime | None = None) -> Path:
     """results/bisect-YYYY-MM-DD_HHMMSS (a -2, -3 suffix if taken)."""
     when = when or datetime.now()
-    base = root / f"bisect-{when:%Y-%m-%d_%H%M%S}"
-    path, k = base, 1
-    while path.exists():
-        k += 1
-        path = base.with_name(f"{base.name}-{k}")
-    path.mkdir(parents=True)
-    return path
+    return claim_folder(root, f"bisect-{when:%Y-%m-%d_%H%M%S}")
 
 
 def write_record(folder: Path, record: BisectRecord) -> Path:
@@ -224,8 +216,7 @@ def bisect_knob(
     record: BisectRecord,
 ) -> BisectRecord:
     """Boot once per value of one knob; report which values fail and which pass."""
-    data = contract.model_dump(mode="json")
-    own = get_knob(data, knob)
+    own = contract.knob(knob)
     tried = knob_values(contract, knob, values)
     record.inputs["values"] = [show_value(v) for v in tried]
     rows: list[tuple[Any, TrialResult]] = []
@@ -233,7 +224,7 @@ def bisect_knob(
         variant = f"{knob}={show_value(value)}" + (
             " (contract)" if value is own or value == own else ""
         )
-        variant_contract = contract_from_data(set_knob(data, knob, value), source=contract.name)
+        variant_contract = contract.with_knob(knob, value)
         applied = [{"knob": knob, "value": None if value is ABSENT else value}]
         rows.append((value, runner.run(variant_contract, variant=variant, applied=applied)))
     fails = [(v, r) for v, r in rows if r.verdict == "fail"]

@@ -16,12 +16,19 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalrun.errors import ConfigError, UsageError
-from evalrun.serving.contract import CONTRACTS_DIR, Contract, contract_from_data
+from evalrun.serving.contract import (
+    ABSENT,
+    CONTRACTS_DIR,
+    SECTIONS,
+    Contract,
+    contract_from_data,
+    get_knob,
+    knob_name,
+    set_knob,
+)
 
 KNOBS_PATH = CONTRACTS_DIR.parent / "knobs.yaml"
 NONE = "none"  # the value that removes a knob
-ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "ABSENT"})()
-SECTIONS = ("args", "env", "request")
 # Fields that do not change what the server computes: never bisected. A variant keeps the good
 # side's name and health path, and the larger boot_timeout of the two sides.
 NOT_KNOBS = ("name", "health", "boot_timeout")
@@ -50,48 +57,6 @@ def show_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
-
-
-def _locate(knob: str) -> tuple[str | None, str]:
-    """(section or None for top level, key) of a knob name."""
-    head, dot, rest = knob.partition(".")
-    if dot and head in SECTIONS:
-        return head, rest
-    if knob in Contract.model_fields and knob not in SECTIONS:
-        return None, knob
-    return "args", knob
-
-
-def knob_name(section: str | None, key: str) -> str:
-    """The knob name of a key in a section (args keys go bare)."""
-    if section is None or section == "args":
-        return key
-    return f"{section}.{key}"
-
-
-def get_knob(data: dict[str, Any], knob: str) -> Any:
-    """The value of a knob in raw contract data (ABSENT when not set)."""
-    section, key = _locate(knob)
-    where = data if section is None else (data.get(section) or {})
-    value = where.get(key, ABSENT)
-    return ABSENT if value is None else value  # a null flag is omitted, same as no flag
-
-
-def set_knob(data: dict[str, Any], knob: str, value: Any) -> dict[str, Any]:
-    """A copy of raw contract data with `knob` set to `value` (ABSENT removes it)."""
-    out = json.loads(json.dumps(data, default=str))
-    section, key = _locate(knob)
-    if section is None:
-        where = out
-    else:
-        if not isinstance(out.get(section), dict):
-            out[section] = {}
-        where = out[section]
-    if value is ABSENT:
-        where.pop(key, None)
-    else:
-        where[key] = value
-    return out
 
 
 def diff_contracts(good: Contract, bad: Contract) -> list[Difference]:

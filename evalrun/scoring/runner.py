@@ -49,6 +49,7 @@ from evalrun.store import (
     RunStore,
     SuiteRef,
     Summary,
+    claim_folder,
     new_run_id,
     now_iso,
     slug,
@@ -444,13 +445,9 @@ async def _work(
 
 
 def unique_run_id(store: RunStore, label: str) -> str:
-    """A new run id; `-2`, `-3`, ... appended when a run of that label started the same second."""
-    base = new_run_id(label)
-    run_id, n = base, 1
-    while store.run_dir(run_id).exists():
-        n += 1
-        run_id = f"{base}-{n}"
-    return run_id
+    """A new run id, its folder claimed; `-2`, `-3`, ... when a run of that label started the
+    same second."""
+    return claim_folder(store.root, new_run_id(label)).name
 
 
 def _counts(records: Any) -> dict[str, int]:

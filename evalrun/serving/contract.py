@@ -34,7 +34,8 @@ from evalrun.errors import ConfigError
 Engine = Literal["vllm", "sglang", "llama.cpp", "other"]
 ENGINES: tuple[str, ...] = ("vllm", "sglang", "llama.cpp", "other")
 
-CONTRACTS_DIR = Path(__file__).resolve().parents[2] / "bisect" / "contracts"
+# evalrun/data/bisect links to the repository's bisect/ (one copy; a wheel carries the files).
+CONTRACTS_DIR = (Path(__file__).resolve().parents[1] / "data" / "bisect" / "contracts").resolve()
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
 REDACTED = "***"
 PYTHON_NAMES = ("python", "python3")
@@ -115,6 +116,16 @@ class Contract(BaseModel):
 
     # Derived values -----------------------------------------------------------------------------
 
+    def knob(self, knob: str) -> Any:
+        """The value of a knob (`load-format`, `env.NAME`, `request.KEY`, `port`, ...), or
+        ABSENT when the contract does not set it (a null flag counts as not set)."""
+        return get_knob(self.model_dump(mode="json"), knob)
+
+    def with_knob(self, knob: str, value: Any) -> Contract:
+        """A validated copy with `knob` set to `value` (ABSENT removes it)."""
+        data = set_knob(self.model_dump(mode="json"), knob, value)
+        return contract_from_data(data, source=self.name)
+
     @property
     def health_path(self) -> str:
         """The readiness path: the contract's own, else the engine's default."""
@@ -191,44 +202,78 @@ def _parse_set(item: str) -> tuple[str, Any]:
     return key.strip(), value
 
 
+# -- knobs ----------------------------------------------------------------------------------
+# A knob is named the way `--set` names it: a flag in `args` by its bare name (`load-format`),
+# `env.NAME`, `request.KEY`, or a top-level field (`model`, `command`, `path_prepend`, ...).
+# --set/--unset and bisect's variants both address knobs through these functions.
+ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "ABSENT"})()
+SECTIONS = ("args", "env", "request")
+
+
+def locate_knob(knob: str) -> tuple[str | None, str]:
+    """(section or None for top level, key) of a knob name."""
+    head, dot, rest = knob.partition(".")
+    if dot and head in SECTIONS:
+        return head, rest
+    if knob in Contract.model_fields and knob not in SECTIONS:
+        return None, knob
+    return "args", knob
+
+
+def knob_name(section: str | None, key: str) -> str:
+    """The knob name of a key in a section (args keys go bare)."""
+    if section is None or section == "args":
+        return key
+    return f"{section}.{key}"
+
+
+def get_knob(data: dict[str, Any], knob: str) -> Any:
+    """The value of a knob in raw contract data (ABSENT when not set)."""
+    section, key = locate_knob(knob)
+    where = data if section is None else (data.get(section) or {})
+    value = where.get(key, ABSENT)
+    return ABSENT if value is None else value  # a null flag is omitted, same as no flag
+
+
+def set_knob(data: dict[str, Any], knob: str, value: Any) -> dict[str, Any]:
+    """A copy of raw contract data with `knob` set to `value` (ABSENT removes it)."""
+    out = json.loads(json.dumps(data, default=str))
+    section, key = locate_knob(knob)
+    if section is None:
+        where = out
+    else:
+        if not isinstance(out.get(section), dict):
+            out[section] = {}
+        where = out[section]
+    if value is ABSENT:
+        where.pop(key, None)
+    else:
+        where[key] = value
+    return out
+
+
 def apply_overrides(
     data: dict[str, Any], sets: Iterable[str] = (), unsets: Iterable[str] = ()
 ) -> dict[str, Any]:
     """Apply `--set KNOB=VALUE` / `--unset KNOB` to raw contract data (a new dict).
 
-    KNOB is a top-level field (`port`, `boot_timeout`, ...), `env.NAME`, `request.KEY`, `args.FLAG`,
-    or else a flag in `args`. VALUE is parsed as YAML, so `{"method": "ngram"}` becomes a dict.
+    VALUE is parsed as YAML, so `{"method": "ngram"}` becomes a dict. Unsetting a top-level
+    field puts it back to its default; unsetting a knob the contract does not have is an error.
     """
     out = json.loads(json.dumps(data, default=str))  # deep copy of plain data
-    fields = set(Contract.model_fields)
-
-    def section(name: str) -> dict[str, Any]:
-        if not isinstance(out.get(name), dict):
-            out[name] = {}
-        return out[name]
-
-    def target(key: str) -> tuple[dict[str, Any], str]:
-        head, dot, rest = key.partition(".")
-        if dot and head in ("env", "request", "args"):
-            return section(head), rest
-        if key in fields and key not in ("args", "env", "request"):
-            return out, key
-        return section("args"), key
-
     for item in sets:
         key, value = _parse_set(item)
-        where, name = target(key)
-        where[name] = value
+        out = set_knob(out, key, value)
     for key in unsets:
         key = key.strip()
-        where, name = target(key)
-        if where is out:
-            out.pop(name, None)  # top-level field back to its default
-        elif name in where:
-            del where[name]
-        else:
-            known = ", ".join(sorted(where)) or "none"
-            raise ConfigError(f"--unset {key}: no such knob in this contract (knobs: {known})")
+        section, name = locate_knob(key)
+        where = out if section is None else out.get(section)
+        if section is not None and (not isinstance(where, dict) or name not in where):
+            known = ", ".join(sorted(where or {})) if isinstance(where, dict) else ""
+            raise ConfigError(
+                f"--unset {key}: no such knob in this contract (knobs: {known or 'none'})"
+            )
+        out = set_knob(out, key, ABSENT)
     return out
 
 

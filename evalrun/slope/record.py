@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalrun import __version__
 from evalrun.errors import ConfigError, RunNotFound, UsageError
-from evalrun.store import DEFAULT_RESULTS, dump_json_line
+from evalrun.store import DEFAULT_RESULTS, RunStore, dump_json_line
 
 SLOPE_SCHEMA_VERSION = 1
 CLIFF_RATIO = 0.5  # one depth step keeping less than this share of decode t/s is a cliff
@@ -172,26 +172,14 @@ def append_stream(folder: Path, row: dict[str, Any]) -> None:
 
 
 def resolve_slope(ref: str, root: Path = DEFAULT_RESULTS) -> Path:
-    """slope.json of a path, a run id (with or without `slope-`), `latest` or `latest:<label>`."""
+    """slope.json of a path, or of a slope run named as any run is (id with or without
+    `slope-`, `latest`, `latest:<label>`, a tag): RunStore.resolve does the naming."""
     path = Path(ref)
     if path.is_file():
         return path
     if (path / "slope.json").is_file():
         return path / "slope.json"
-    root = Path(root)
-    ids = sorted(
-        p.name.removeprefix("slope-") for p in root.glob("slope-*") if (p / "slope.json").exists()
-    )
-    if ref == "latest" or ref.startswith("latest:"):
-        label = ref.partition(":")[2]
-        ids = [i for i in ids if not label or i.split("_", 2)[-1] == label]
-        if not ids:
-            raise RunNotFound(f"no slope run matches {ref!r} in {root}; run `evalrun slope` first")
-        return slope_dir(root, ids[-1]) / "slope.json"
-    run_id = ref.removeprefix("slope-")
-    if run_id in ids:
-        return slope_dir(root, run_id) / "slope.json"
-    raise RunNotFound(f"no slope run {ref!r} in {root}; pass a run id, a folder or `latest`")
+    return Path(root) / RunStore(root).resolve(ref, kind="slope") / "slope.json"
 
 
 def load_slope(ref: str, root: Path = DEFAULT_RESULTS) -> SlopeRecord:

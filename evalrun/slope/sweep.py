@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 
 from evalrun.endpoint.client import normalise_endpoint, pick_model
-from evalrun.errors import ConfigError, EndpointError, EvalrunError, Interrupted, UsageError
+from evalrun.errors import EndpointError, EvalrunError, Interrupted, UsageError
 from evalrun.slope.record import (
     Calibration,
     SlopePoint,
@@ -33,11 +33,10 @@ from evalrun.slope.record import (
     SlopeSettings,
     append_stream,
     depth_label,
-    slope_dir,
     write_record,
 )
 from evalrun.slope.wire import Probe, StreamTiming, Wire, prompt_text
-from evalrun.store import DEFAULT_RESULTS, new_run_id, now_iso, slug
+from evalrun.store import DEFAULT_RESULTS, claim_folder, new_run_id, now_iso, slug
 
 
 def summarize(
@@ -340,21 +339,9 @@ def run_slope(
 
 
 def _claim_folder(results: Path, label: str) -> tuple[str, Path]:
-    """A new run id and its folder; ids have one-second resolution, so wait out a collision."""
-    for _ in range(20):
-        run_id = new_run_id(label)
-        folder = slope_dir(results, run_id)
-        try:
-            folder.mkdir(parents=True, exist_ok=False)
-            return run_id, folder
-        except FileExistsError:
-            time.sleep(0.1)
-        except OSError as exc:
-            raise ConfigError(
-                f"cannot create {folder} ({exc.strerror}); "
-                "pass --results DIR with a writable folder"
-            ) from exc
-    raise ConfigError(f"{folder} keeps existing; is another slope run writing there?")
+    """A new slope run id and its folder (`slope-<run_id>`)."""
+    folder = claim_folder(results, f"slope-{new_run_id(label)}")
+    return folder.name.removeprefix("slope-"), folder
 
 
 def _measure(

@@ -17,7 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalrun.errors import SuiteError
 
-SUITES_DIR = Path(__file__).resolve().parents[2] / "suites"
+# The shipped suites: evalrun/data/suites links to the repository's suites/ (one copy; a wheel
+# carries the files themselves).
+SUITES_DIR = (Path(__file__).resolve().parents[1] / "data" / "suites").resolve()
 
 
 class GraderSpec(BaseModel):
