@@ -1,6 +1,6 @@
 """Serving contracts: the exact command line, environment and request extras of a server under test.
 
-A contract is a YAML file (see DESIGN.md). Rendering follows `vllm serve --config`: `true` ->
+A contract is a YAML file (README: Serving contracts). Rendering follows `vllm serve --config`: `true` ->
 `--flag`, `false`/`null` -> omitted, a dict or list -> one JSON string, anything else ->
 `--flag value`. Keys are used verbatim as flag names. One documented exception: the llama-cpp-python
 server (`python -m llama_cpp.server`) parses booleans as values, so for that command a boolean

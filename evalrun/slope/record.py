@@ -26,7 +26,7 @@ _DEPTH_RE = re.compile(r"^(?:d)?(\d+(?:\.\d+)?)([kKmM]?)$")
 
 # -- depths ---------------------------------------------------------------------------------
 def parse_depth(text: str) -> int:
-    """`8k` / `128K` -> 8192 / 131072 (K = 1024, as llama-bench and the seeds count); `0`, `d0`."""
+    """`8k` / `128K` -> 8192 / 131072 (K = 1024, as llama-bench counts); `0`, `d0`."""
     match = _DEPTH_RE.match(text.strip())
     if not match:
         raise UsageError(f"depth {text!r} is not a token count; use forms like 0, 8192, 8k, 128K")

@@ -1,4 +1,4 @@
-"""Slope tables, lane comparisons and plots, in the seeds' style (`depth | c1 | c2`).
+"""Slope tables (one row per depth, one column per concurrency), lane comparisons and plots.
 
 matplotlib is imported lazily, here only (tables through evalrun.tables); plots use the Agg
 backend (no display).
@@ -190,7 +190,7 @@ def _r(x: float | None) -> float | None:
 
 
 def render_compare(a: SlopeRecord, b: SlopeRecord) -> str:
-    """Two slope runs side by side per depth, as the seeds put sglang and vLLM."""
+    """Two slope runs (say an sglang and a vLLM lane) side by side per depth."""
     rows = compare_rows(a, b)
     levels = sorted({r["concurrency"] for r in rows})
     by = {(r["depth"], r["concurrency"]): r for r in rows}
