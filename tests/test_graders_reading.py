@@ -62,6 +62,11 @@ CAPITAL = {"options": ["Ottawa", "Toronto"], "answer": "A"}
         (NAMES, "**Sam** — Leo is taller.", True),
         (CAPITAL, "Although Toronto is the largest city, the capital is Ottawa.", True),
         (CAPITAL, "Ottawa or Toronto", False),
+        (
+            {"options": ["Portuguese", "Spanish"], "answer": "A", "when_several": "first"},
+            "It is Portuguese, which is a Romance language related to Spanish.",
+            True,
+        ),
         (CAPITAL, "It's not Ottawa; it's Toronto.", False),
         ({"options": ["yes", "no"], "answer": "A"}, "Answer: Yes", True),
         (

@@ -192,7 +192,7 @@ def extract_answer_number(
         eq = bare.rfind("=")
         after = [n for n in nums if n[1] > eq] if eq >= 0 else nums
         if eq < 0 and how != "boxed":
-            for clause in concluded(bare):
+            for clause in concluded(bare, which_is=True):
                 got = read(clause, "concluded") if clause != bare else None
                 if got:
                     return got
@@ -214,7 +214,7 @@ def extract_answer_number(
         if got:
             return got
     if not first:
-        for span in concluded(plain):
+        for span in concluded(plain, which_is=True):
             got = read(span, "concluded")
             if got:
                 return got

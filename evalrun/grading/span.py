@@ -107,10 +107,10 @@ _MARKER = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"(?<=[^\d\s][.!?])\s|(?<=\d[.!?])\s+(?=[A-Z\n])|\n|[;。！？]")
-_CONCLUDE = re.compile(
-    r"(?:^|[,;:.]\s*|\s)(?:so|therefore|thus|hence|which\s+(?:is|gives|makes))\b[\s,:]*",
-    re.IGNORECASE,
-)
+_CONCLUDE = re.compile(r"(?:^|[,;:.]\s*|\s)(?:so|therefore|thus|hence)\b[\s,:]*", re.IGNORECASE)
+# "..., which is 155 minutes" restates a number; after a name it describes the name instead
+# ("Portuguese, which is closely related to Spanish"), so only numbers read it.
+_WHICH_IS = re.compile(r"(?:^|[,;:.]\s*|\s)which\s+(?:is|gives|makes)\b[\s,:]*", re.IGNORECASE)
 _BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*|__([^_\n]{1,80})__")
 
 
@@ -126,9 +126,13 @@ def marked(text: str) -> list[str]:
     return [s for s in reversed(spans) if s]
 
 
-def concluded(text: str) -> list[str]:
-    """The clause after a closing "so"/"therefore"/"which is", last first."""
-    spans = [sentence_at(text, m.end()) for m in _CONCLUDE.finditer(text)]
+def concluded(text: str, *, which_is: bool = False) -> list[str]:
+    """The clause after a closing "so"/"therefore" (and, with `which_is`, "which is"), last
+    first."""
+    marks = list(_CONCLUDE.finditer(text))
+    if which_is:
+        marks = sorted(marks + list(_WHICH_IS.finditer(text)), key=lambda m: m.start())
+    spans = [sentence_at(text, m.end()) for m in marks]
     return [s for s in reversed(spans) if s]
 
 
