@@ -1,0 +1,279 @@
+"""Repetition and character signals: floods of one unit glued to itself, loops of whole tokens,
+low diversity, fragments recombined, replacement and control characters, mojibake."""
+
+from __future__ import annotations
+
+import re
+import zlib
+
+from evalrun.grading.garble_lexicon import (
+    mojibake_badness,
+)
+from evalrun.grading.garble_scripts import (
+    FUNCTION_WORDS,
+)
+from evalrun.grading.garble_words import (
+    _EDGE,
+    _FINISHED,
+    _TOKEN,
+    _Signal,
+    _Text,
+    _Word,
+)
+
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff]")
+
+
+# UTF-8 read as Latin-1/cp1252: a lead byte shown as Ã Â Ð Ñ Ø Ù â ã-é, then a continuation byte
+# (U+0080-U+00BF, or the cp1252 punctuation those bytes become).
+_MOJIBAKE = re.compile(
+    "[\u00c2\u00c3\u00d0\u00d1\u00d8\u00d9\u00e2][\u0080-\u00bf\u0152\u0153\u0160\u0161"
+    "\u0178\u017d\u017e\u0192\u02c6\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030"
+    "\u2039\u203a\u20ac\u2122]|[\u00e3-\u00e9][\u0080-\u00bf]"
+)
+
+
+# Latin-1 supplement letters and the cp1252 punctuation that UTF-8 bytes turn into: only texts
+# with one of these can be mojibake, so only they pay for ftfy.
+_LATIN1_RANGE = re.compile(
+    "[\u00c0-\u00ff\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc\u2020\u2021\u2030\u2039\u203a\u20ac\u2122]"
+)
+
+
+_FLOOD = re.compile(r"(.{1,12}?)\1{3,}", re.DOTALL)
+
+
+_CHAR_RUN = re.compile(r"(.)\1{3,}", re.DOTALL)
+
+
+_BENIGN_UNIT = frozenset("-=_*~.|:+<>/\\ \t\n─━│┃═")
+
+
+_SPECIAL = re.compile(
+    r"<(?:pad|unk|mask|eos|bos|/?s|0x[0-9A-Fa-f]{2})>|<\|[A-Za-z_]{2,20}\|>|\[(?:PAD|UNK|CLS|SEP|MASK)\]"
+)
+
+
+def _flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[float, str]]:
+    """The worst run of one short unit glued to itself (!!!!, ####, <pad><pad>, carecare): a
+    flood; and the worst run of whole tokens repeated (opacity opacity ..., ciel, ciel): a loop."""
+    best = (0.0, "")
+    n = len(text)
+    toks = []
+    # glued floods inside one whitespace-free token: yondyondyond, !!!!!!, <pad><pad>, 't't't
+    for tm in _TOKEN.finditer(text):
+        tok = tm.group()
+        toks.append(tok.rstrip(",.;:") or tok)  # ciel, ciel, ciel.: one word over and over
+        if len(tok) < 6 or (len(tok) < 10 and tok.isalpha() and len(set(tok)) > 3):
+            continue
+        # a cheap filter: most tokens hold neither a cycle nor a run of one character
+        finder = _FLOOD if len(set(tok)) * 2.5 <= len(tok) else _CHAR_RUN
+        pos = tm.start()
+        for m in finder.finditer(tok):
+            unit, span = m.group(1), m.end() - m.start()
+            where = (
+                "end"
+                if pos + m.end() == n
+                else (
+                    "line"
+                    if _rule_line(text, tm)
+                    else "word"
+                    if 0 < m.start()
+                    and m.end() < len(tok)
+                    and tok[m.start() - 1].isalpha()
+                    and tok[m.end()].isalpha()
+                    else "inline"
+                )
+            )
+            score = _glued_score(unit, span, span / n, structured, where)
+            if score > best[0]:
+                shown = unit if len(unit) <= 8 else unit[:8] + "…"
+                best = (
+                    score,
+                    (f"{shown!r} repeated {span // len(unit)} times at char {pos + m.start()}"),
+                )
+    glued, best = best, (0.0, "")
+    # the same token (or pair, or triple) over and over: opacity opacity ..., <pad> <pad>
+    finished = _FINISHED.search(text) is not None
+    in_runs = 0  # tokens in runs of 3+ of one token, all runs together
+    for period in (1, 2, 3):
+        run = 0
+        for i in range(period, len(toks) + 1):
+            if i < len(toks) and toks[i] == toks[i - period]:
+                run += 1
+                continue
+            if period == 1 and run >= 2:
+                in_runs += run + 1
+            if run + period >= 8 or (i == len(toks) and run // period + 1 >= END_LOOP_REPEATS):
+                best = _token_run(best, toks, i, period, run, finished)
+            run = 0
+    if in_runs > 10:
+        score = min(1.0, (in_runs - 10) / 15)
+        if score > best[0]:
+            best = (score, f"{in_runs} tokens in runs of one token repeated back to back")
+    return glued, best
+
+
+def _rule_line(text: str, tm: re.Match) -> bool:
+    """The token sits on a line of rule characters only (a rule, underline or table border)."""
+    before = text.rfind("\n", 0, tm.start())
+    after = text.find("\n", tm.end())
+    line = text[before + 1 : len(text) if after < 0 else after]
+    return all(c in _BENIGN_UNIT or c == "#" for c in line)
+
+
+def _glued_score(unit: str, span: int, cover: float, structured: bool, where: str) -> float:
+    reps = span // len(unit)
+    if any(c.isalpha() for c in unit):
+        if len(unit) == 1:  # ĊĊĊĊĊĊĊĊĊĊ (but Hmmmmm, zzzzzz stay clean)
+            return min(1.0, max(0.0, (span - 6) / 10))
+        return 0.0 if reps < 4 else min(1.0, max(0.0, (span - 8) / 24))
+    if span >= 16 and cover >= 0.9:
+        return 1.0  # the whole answer is one unit repeated
+    if all(c in _BENIGN_UNIT for c in unit):
+        # rules, underlines, table borders, code banners: fine on a line of their own; a long run
+        # glued to text or ending the answer (generation stopped inside it) is a flood
+        if span >= 200 or (where == "end" and span >= 32):
+            return 1.0
+        if where == "line" or structured:
+            return 0.0
+        return min(1.0, max(0.0, (span - 16) / 24))
+    if any(c.isdigit() for c in unit) and all(c.isdigit() or c in " ,." for c in unit):
+        low = 12 if where == "end" else 20  # 0.3333333333333333 is fine, 27 zeros at the end not
+        return min(1.0, max(0.0, (span - low) / low))
+    if "#" in unit:
+        if where == "line" and span < 200:
+            return 0.0  # a banner of # on a line of its own
+        low = 40 if structured else 12
+        return min(1.0, max(0.0, (span - low) / low))
+    if reps < 6:
+        return 0.0
+    if structured and where != "word" and not (unit == "," and span >= 8):
+        return min(1.0, max(0.0, (span - 5) / 15))
+    return min(1.0, max(0.0, (span - 3) / 8))  # in prose, or glued inside a word: ab,,,,,,cd
+
+
+END_LOOP_REPEATS = 6  # one word or phrase 6 times back to back, up to the very end
+
+
+def _token_run(
+    best: tuple[float, str], toks: list[str], end: int, period: int, run: int, finished: bool
+) -> tuple[float, str]:
+    """Score `run` repeats of a `period`-token unit ending at token `end`. A loop that reaches the
+    end of the answer never stopped (the token limit cut it): fewer repeats suffice there."""
+    total = run + period
+    # (a finished sentence, "yes, yes, yes.", stopped by itself: no shortcut)
+    at_end = end == len(toks) and total // period >= END_LOOP_REPEATS and not finished
+    if total < 8 and not at_end:
+        return best
+    unit = toks[end - period : end]
+    if total < 40 and all(c in _BENIGN_UNIT for tok in unit for c in tok):
+        return best  # | --- | --- | --- |
+    wordy = all(_EDGE.sub("", t).isalpha() for t in unit)
+    score = min(1.0, max(0.0, (total - 6) / 10)) if wordy else min(1.0, (total - 4) / 8)
+    if at_end:
+        score = max(score, min(1.0, 0.5 + 0.1 * (total // period - END_LOOP_REPEATS)))
+    if score > best[0]:
+        shown = " ".join(unit)
+        shown = shown if len(shown) <= 16 else shown[:16] + "…"
+        best = (score, f"{shown!r} repeated {total // period} times (token {end - total} on)")
+    return best
+
+
+def _diversity_signal(words: list[_Word], text: str) -> tuple[float, str]:
+    """Windows of 30 tokens with at most 3 distinct tokens (gen,gen,ß,gen ...)."""
+    toks = _TOKEN.findall(text)
+    if len(toks) < 30:
+        return 0.0, ""
+    for i in range(0, len(toks) - 29, 10):
+        window = toks[i : i + 30]
+        distinct = len(set(window))
+        if distinct <= 3 and not all(all(c in _BENIGN_UNIT for c in w) for w in window):
+            return 0.8, f"{distinct} distinct tokens in 30 (token {i} on)"
+    return 0.0, ""
+
+
+_SUFFIXES = frozenset(
+    "s es ed d ing er ers ly al ally ness ment ments ion ions able ful less".split()
+)
+
+
+def _fragment_signal(t: _Text) -> tuple[float, str]:
+    """A few fragments recombined: the commonest word also glued inside many others
+    (Mut, Mutmutyond, MutLeave, Ledmut). A fluent loop repeats whole words, not this."""
+    # identifiers embed each other (request, send_request, RequestError): code lines stay out
+    # identifiers embed each other (request, send_request, RequestError): code lines stay out
+    keys = [
+        w.key
+        for w in t.words
+        if w.letters >= 2 and not w.code and "_" not in w.key and "." not in w.key
+    ]
+    if len(keys) < 12:
+        return 0.0, ""
+    counts: dict[str, int] = {}
+    for k in keys:
+        if k not in FUNCTION_WORDS:
+            counts[k] = counts.get(k, 0) + 1
+    if not counts:
+        return 0.0, ""
+    top = max(counts, key=lambda k: counts[k])
+    if counts[top] < 4 or counts[top] < 0.12 * len(keys) or len(top) < 2:
+        return 0.0, ""
+    glued = sum(
+        1
+        for k in keys
+        if k != top
+        and top in k
+        and not (k.startswith(top) and k[len(top) :].lstrip("'’") in _SUFFIXES)
+    )
+    if glued < 3 or glued < 0.1 * len(keys):
+        return 0.0, ""
+    score = min(1.0, 0.3 + glued / len(keys) * 2)
+    return score, (
+        f"{top!r} appears {counts[top]} times alone and {glued} times glued inside other words"
+    )
+
+
+def _chars_signal(text: str) -> list[_Signal]:
+    """Replacement characters, control characters and mojibake."""
+    out = []
+    n = max(1, len(text))
+    fffd = text.count("\ufffd")
+    if fffd:
+        score = min(1.0, 0.35 + 0.25 * (fffd - 1) + 20 * fffd / n)
+        out.append(_Signal("replacement", score, f"{fffd} replacement characters (U+FFFD)"))
+    ctrl = len(_CONTROL.findall(text))
+    if ctrl:
+        out.append(_Signal("control", min(1.0, 0.3 * ctrl), f"{ctrl} control or private-use chars"))
+    moji = len(_MOJIBAKE.findall(text))
+    badness = mojibake_badness(text) if _LATIN1_RANGE.search(text) else 0
+    if moji >= 2 or badness:
+        out.append(
+            _Signal(
+                "mojibake",
+                min(1.0, max(0.25 * moji, 0.5 + badness / 20 if badness else 0.0)),
+                f"{moji} mojibake sequences (UTF-8 read as Latin-1 or cp1252, e.g. 'Ã©'); "
+                f"ftfy's badness {badness}",
+            )
+        )
+    specials = len(_SPECIAL.findall(text))
+    if specials >= 3:
+        out.append(
+            _Signal(
+                "special",
+                min(1.0, 0.2 * specials),
+                f"{specials} special-token markers such as <pad> or <|endoftext|>",
+            )
+        )
+    return out
+
+
+def _repetition_signal(text: str) -> tuple[float, str]:
+    """Compression ratio: loops of whole sentences. Never enough to flag a text on its own."""
+    raw = text.encode("utf-8", "surrogatepass")  # servers may send lone surrogates
+    if len(raw) < 300:
+        return 0.0, ""
+    ratio = len(zlib.compress(raw, 6)) / len(raw)
+    if ratio >= 0.2:
+        return 0.0, ""
+    return min(0.3, (0.2 - ratio) * 2.5), f"repetitive (compresses to {ratio:.0%})"

@@ -1,0 +1,209 @@
+"""Writing systems and languages for the garble detector: which scripts a language's text may
+use, which letters belong to which script, which answers are code-like, and the function words
+of the Latin- and Cyrillic-script languages."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_LATIN_LANGS = (
+    "en fr de es it pt nl sv no da fi is pl cs sk sl hr bs ro hu tr az vi id ms tl sw ca eu gl "
+    "et lv lt sq mt ga cy af uz"
+).split()
+
+
+LANG_SCRIPTS: dict[str, frozenset[str]] = {lang: frozenset({"latin"}) for lang in _LATIN_LANGS}
+
+
+LANG_SCRIPTS.update(
+    {
+        "ru": frozenset({"cyrillic"}),
+        "uk": frozenset({"cyrillic"}),
+        "bg": frozenset({"cyrillic"}),
+        "sr": frozenset({"cyrillic"}),
+        "be": frozenset({"cyrillic"}),
+        "kk": frozenset({"cyrillic"}),
+        "mk": frozenset({"cyrillic"}),
+        "mn": frozenset({"cyrillic"}),
+        "zh": frozenset({"han"}),
+        "ja": frozenset({"han", "hiragana", "katakana"}),
+        "ko": frozenset({"hangul", "han"}),
+        "el": frozenset({"greek"}),
+        "ar": frozenset({"arabic"}),
+        "fa": frozenset({"arabic"}),
+        "ur": frozenset({"arabic"}),
+        "he": frozenset({"hebrew"}),
+        "hi": frozenset({"devanagari"}),
+        "mr": frozenset({"devanagari"}),
+        "ne": frozenset({"devanagari"}),
+        "bn": frozenset({"bengali"}),
+        "ta": frozenset({"tamil"}),
+        "te": frozenset({"telugu"}),
+        "th": frozenset({"thai"}),
+        "ka": frozenset({"georgian"}),
+        "hy": frozenset({"armenian"}),
+        "am": frozenset({"ethiopic"}),
+    }
+)
+
+
+# Structured answers: Latin identifiers plus anything inside strings; judged with code rules.
+STRUCTURED = frozenset({"code", "json", "yaml", "sql", "table", "markdown", "csv", "regex"})
+
+
+# Math answers are prose with formulas: judged as prose (Greek letters count as symbols).
+OTHER_KINDS = frozenset({"math"})
+
+
+# Short function words of the Latin- and Cyrillic-script languages above: running text in any of
+# them is full of these (30-50% of words); token soup almost never is.
+FUNCTION_WORDS = frozenset(
+    """
+a an the of and or but to in on at by for with from as is are was were be been it its this that
+these those there here not no do does did have has had will would can could should may i you he
+she we they me my your his her our their them what which who when where how if then than so
+all any some one two also just only very about into over after before up out more most such
+le la les de des du un une et ou est sont dans pour par sur avec ce cette qui que ne pas il elle
+nous vous ils au aux en se sa son ses leur plus mais comme
+der die das den dem des ein eine einen einem und oder ist sind war nicht zu im mit von auf für
+es ich du er sie wir ihr auch als wie aus bei nach noch nur so dass wird werden hat haben
+el los las del y o es son una uno por para con lo al pero su sus más muy como está
+il lo gli di da che non per una sono è con
+o os as do da dos das em um uma com não para que é se
+het een en van op te dat niet zijn voor met ook er
+och att det som är på för inte med jag ett av
+i w z na się nie do że jest od po
+ve bir bu da de için ile çok olan
+và là của có được những một các cho trong không này người với
+yang dan di ini itu dengan untuk dari ke tidak ada
+je v se na to že s z do
+и в не на что с по это как а к но из у о за от для то же ты я он она мы вы они его ее её их
+без при через под над про который которые которая которое также может этот эта эти этого
+ней него нему ним них нам нас вам вас мне меня себя свой своей там тут здесь где чем очень можно
+нужно будет быть до после между перед всех всего
+был была было были есть бы ли или так все всё уже только еще ещё когда если
+і та що як від це
+""".split()
+)
+
+
+_SCRIPT_NAMES = frozenset(s for v in LANG_SCRIPTS.values() for s in v) | {
+    "syriac",
+    "thaana",
+    "gurmukhi",
+    "gujarati",
+    "oriya",
+    "kannada",
+    "malayalam",
+    "sinhala",
+    "lao",
+    "tibetan",
+    "myanmar",
+    "khmer",
+    "mongolian",
+    "bopomofo",
+    "cherokee",
+    "yi",
+}
+
+
+_CJK = frozenset({"han", "hiragana", "katakana", "hangul", "bopomofo"})
+
+
+_COMPANIONS = {
+    "han": {"hiragana", "katakana", "bopomofo"},
+    "hiragana": {"han", "katakana"},
+    "katakana": {"han", "hiragana"},
+    "hangul": {"han"},
+}
+
+
+# First words of Unicode names that are typography, not a writing system.
+_NOT_A_SCRIPT = frozenset(
+    "combining modifier micro fullwidth halfwidth superscript subscript mathematical script "
+    "double-struck black-letter planck ohm kelvin angstrom feminine masculine circled "
+    "parenthesized negative squared roman small variation".split()
+)
+
+
+def expected_scripts(expect: list[str] | None) -> frozenset[str] | None:
+    """Scripts an answer may use for these languages (Latin is always allowed); None if unknown."""
+    if not expect:
+        return None
+    out = {"latin"}
+    for raw in expect:
+        key = raw.strip().lower().replace("_", "-")
+        base = key.split("-")[0]
+        if base in LANG_SCRIPTS:
+            out |= LANG_SCRIPTS[base]
+        elif key == "math":
+            out.add("greek")  # α, β, π, Σ, λ
+        elif key in _SCRIPT_NAMES:
+            out.add(key)
+    for s in list(out):
+        out |= _COMPANIONS.get(s, set())
+    return frozenset(out)
+
+
+_LATIN_ONLY = frozenset({"latin"})
+
+
+# Signs of code, JSON, YAML or a table: a line opening with a keyword, ending in ; { }, assigning
+# or keying a value, a table row, a fence, a call. Soup answered to a code item has none of them
+# and is judged as prose.
+_LOOKS_STRUCTURED = re.compile(
+    r"^\s*(?:def|class|import|from|return|if|elif|else|for|while|try|except|with|function|const|"
+    r"let|var|public|private|static|fn|func|package|#include|select|insert|update|create)\b"
+    r"|[;{}]\s*$|^\s*[-\w.\[\]\"'$]+\s*[:=]\s*\S|^\s*\|.*\|\s*$|```|\w\(.*\)|\A\s*[{\[<]",
+    re.MULTILINE | re.IGNORECASE,
+)
+
+
+def _looks_structured(text: str) -> bool:
+    return _LOOKS_STRUCTURED.search(text) is not None
+
+
+def is_structured(expect: list[str] | None) -> bool:
+    """True when the item expects code-like output (code, json, math, tables, ...)."""
+    return bool(expect) and any(e.strip().lower() in STRUCTURED for e in expect or ())
+
+
+_script_cache: dict[str, str] = {chr(c): "latin" if chr(c).isalpha() else "" for c in range(128)}
+
+
+# Stripped from both ends of a whitespace-separated token to get the word.
+_PUNCT = (
+    "".join(chr(c) for c in range(33, 128) if not chr(c).isalnum())
+    + "".join(
+        chr(c)
+        for lo, hi in (
+            (0xA0, 0xBF),
+            (0x2010, 0x2027),
+            (0x2030, 0x205E),
+            (0x3000, 0x3011),
+            (0xFF01, 0xFF0F),
+            (0xFF1A, 0xFF20),
+        )
+        for c in range(lo, hi + 1)
+    )
+    + "\u00d7\u00f7\u061f\u060c\u0964"
+)
+
+
+def char_script(ch: str) -> str:
+    """Writing system of a letter or mark ('latin', 'cyrillic', 'han', ...) or '' for none."""
+    got = _script_cache.get(ch)
+    if got is not None:
+        return got
+    script = ""
+    if unicodedata.category(ch)[0] in "LM":
+        first = unicodedata.name(ch, "").split(" ", 1)[0].lower()
+        if first == "cjk":
+            script = "han"
+        elif first == "katakana-hiragana":
+            script = "katakana"
+        elif first and first not in _NOT_A_SCRIPT:
+            script = first
+    _script_cache[ch] = script
+    return script

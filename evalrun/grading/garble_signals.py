@@ -1,0 +1,364 @@
+"""Word-level garble signals over the words of a text (and over windows of them): scripts no
+language mixes, soup of non-words, too few function words, word salad, a collapse or an odd
+tail after a readable start, one fragment starting most words."""
+
+from __future__ import annotations
+
+from evalrun.grading import garble_structure as structure
+from evalrun.grading.garble_lexicon import (
+    SCRIPT_LANGS,
+    known,
+    starts_a_word,
+    zipf,
+)
+from evalrun.grading.garble_scripts import (
+    _CJK,
+    _COMPANIONS,
+    FUNCTION_WORDS,
+)
+from evalrun.grading.garble_words import (
+    _FINISHED,
+    _LATIN,
+    NOT_A_WORD,
+    PUNCT_RUN,
+    _Signal,
+    _Text,
+    _Word,
+)
+
+LEXICON_LOW = 0.35  # share of listed-word misses that starts to count
+
+
+LEXICON_SPAN = 0.2  # ... and how much more makes it certain (55%: "mostly non-words")
+
+
+LEXICON_MIN = 5  # unlisted words needed before that share counts (a line of transliteration)
+
+
+def _tail_signal(t: _Text) -> tuple[float, str]:
+    """A fluent answer that ends in a few odd words: generation collapsed and ran to the token
+    limit (`... designed noqarapists`). Odd words at the very end weigh more than anywhere else,
+    because a clean answer cut at the limit ends in a truncated but ordinary word."""
+    prose = [w for w in t.words if w.letters and not w.code]
+    if len(prose) < 4:
+        return 0.0, ""
+    tail = prose[-TAIL_WORDS:]
+    if not (tail[-1].weird in _TAIL_ODD or tail[-2].weird in _TAIL_ODD):
+        return 0.0, ""  # (the very last word may be a fragment cut at the token limit)
+    odd = [w for w in tail if w.weird in _TAIL_ODD]
+    if len(odd) > 1 and len({w.key for w in odd}) == 1:
+        return 0.0, ""  # one odd word over and over: a loop (the loop signals' business)
+    if _FINISHED.search(t.text):  # words no list holds, ending a sentence: rare words, not junk
+        odd = [w for w in odd if w.weird != NOT_A_WORD]
+    elif tail[-1].weird == NOT_A_WORD and starts_a_word(tail[-1].key):
+        odd = odd[:-1]  # a word cut at the token limit (carbohydr) is in no word list
+    elif tail[-1].weird == NOT_A_WORD and len(tail[-1].key) >= 12:
+        odd.append(tail[-1])  # ... but no word starts like noqarapistsisbury
+    if not odd or all(w.weird == NOT_A_WORD for w in odd) and len(odd) < 2:
+        return 0.0, ""  # one word no list holds is a rare word or a small model's misspelling
+    if len(odd) == 1 and _FINISHED.search(t.text):
+        return 0.0, ""  # a finished sentence: one rare word before its full stop is vocabulary
+    head = prose[:-TAIL_WORDS]
+    if head and _soup_signal(head)[0] >= 0.2:
+        return 0.0, ""  # not a clean start: the soup signal judges the whole
+    score = min(1.0, TAIL_BASE + TAIL_STEP * (len(odd) - 1))
+    kinds = ", ".join(sorted({w.weird for w in odd}))
+    return score, (
+        f"ends in {len(odd)} odd word(s) of the last {len(tail)} ({kinds}) at char {odd[0].start}"
+    )
+
+
+TAIL_WORDS = 4
+
+
+# Odd words that a clean answer hardly ever ends in. Case flips (TensorFlow, iPhone) and
+# punctuation inside a word (LaTeX: \\frac{x^3}{3}) are common in clean text: not counted here.
+_TAIL_ODD = frozenset(
+    {
+        "run-together",
+        "repeated fragment",
+        "mixed scripts",
+        "no vowels",
+        "consonant run",
+        NOT_A_WORD,
+        PUNCT_RUN,
+    }
+)
+
+
+TAIL_BASE = 0.5
+
+
+TAIL_STEP = 0.15
+
+
+COLLAPSE_TAIL = 12  # words at the end compared with the rest
+
+
+def _junk(w: _Word, english: bool) -> bool:
+    """Odd in any way: not word-like, unlisted, or (English) a short fragment (ov, ith, ek)."""
+    if w.weird or w.listed is False:
+        return True
+    return (
+        english
+        and 2 <= len(w.key) <= 3
+        and w.key.isascii()
+        and w.key.isalpha()
+        and w.key not in FUNCTION_WORDS
+        and not _common_english(w.key)
+    )
+
+
+def _collapse_signal(t: _Text) -> tuple[float, str]:
+    """Readable words, then a tail of odd ones: the answer collapsed and ran on to the limit."""
+    prose = [w for w in t.words if w.letters and not w.code]
+    if len(prose) < COLLAPSE_TAIL + 6:
+        return 0.0, ""
+    head, tail = prose[:-COLLAPSE_TAIL], prose[-COLLAPSE_TAIL:]
+    tail_junk = sum(_junk(w, t.english_text) for w in tail) / len(tail)
+    head_junk = sum(_junk(w, t.english_text) for w in head) / len(head)
+    if tail_junk < 0.45 or head_junk > 0.12:
+        return 0.0, ""
+    return min(1.0, 0.5 + (tail_junk - 0.45)), (
+        f"{tail_junk:.0%} of the last {len(tail)} words are odd after {len(head)} readable ones "
+        f"(from char {tail[0].start} on)"
+    )
+
+
+def _prefix_signal(t: _Text) -> tuple[float, str]:
+    """One fragment starting most words (wisacke wislished wisStackAs wisOr): recombined pieces."""
+    words = [w for w in t.words if w.letters >= 3 and not w.code and w.key not in FUNCTION_WORDS]
+    keys = [w.key for w in words]
+    if len(keys) < 4:
+        return 0.0, ""
+    counts: dict[str, int] = {}
+    for k in keys:
+        counts[k[:3]] = counts.get(k[:3], 0) + 1
+    stem = max(counts, key=lambda k: counts[k])
+    sharing = [k for k in keys if k.startswith(stem)]
+    share = len(sharing) / len(keys)
+    unlisted = {w.key for w in words if w.key.startswith(stem) and w.weird}
+    # eight words of one stem, or a short text whose shared stem starts words no list holds
+    many = len(sharing) >= 8 and share >= 0.5 and len(set(sharing)) >= 4
+    few = len(sharing) >= 4 and share >= 0.6 and len(unlisted) >= 2
+    if not (many or few):
+        return 0.0, ""
+    return min(1.0, 0.5 + (share - 0.5)), (
+        f"{len(sharing)} of {len(keys)} words start with {stem!r} ({len(set(sharing))} different)"
+    )
+
+
+def _script_signal(t: _Text, words: list[_Word]) -> tuple[float, str]:
+    """Letters outside the expected scripts, and how many scripts are interleaved."""
+    counts: dict[str, int] = {}
+    for w in words:
+        if len(w.scripts) == 1:
+            (s,) = w.scripts
+            if s == "greek" and w.letters <= 2:
+                continue  # math symbols
+            counts[s] = counts.get(s, 0) + w.letters
+        else:
+            for s in w.scripts:
+                counts[s] = counts.get(s, 0) + (w.per_script or {}).get(s, 1)
+    total = sum(counts.values())
+    if total < 8:
+        return 0.0, ""
+    # Unknown expectations, and data (JSON values, table cells, string literals), may be in any
+    # one script besides Latin: the most common one.
+    lenient = t.expected is None or t.structured
+    allowed = t.expected or _LATIN
+    others = {s: n for s, n in counts.items() if s not in allowed}
+    if lenient and others:
+        top = max(others, key=lambda s: others[s])
+        allowed = allowed | {top} | frozenset(_COMPANIONS.get(top, ()))
+    unexpected = {s: n for s, n in counts.items() if s not in allowed and n >= 2}
+    n_unexp = sum(unexpected.values())
+    share = n_unexp / total
+    n_scripts = sum(1 for n in counts.values() if n >= 2)
+    if not unexpected:
+        return 0.0, ""
+    score = 0.0
+    if share >= 0.02:
+        score = min(1.0, (share - 0.02) / 0.18)
+    if n_scripts >= 3 and share >= 0.01:
+        score = max(score, min(1.0, 0.4 + 0.2 * (n_scripts - 3) + share * 3))
+    intact = _intact_share(words, frozenset(unexpected))
+    glued = sum(1 for w in words if w.weird == "mixed scripts")
+    returns = _script_returns(words, allowed & _LATIN or _LATIN)
+    isolated = lenient or _longest_run(words, frozenset(unexpected)) <= 2
+    foreign = [w.letters for w in words if len(w.scripts) == 1 and not w.scripts <= allowed]
+    scraps = n_scripts >= 4 and sum(foreign) <= 3 * len(foreign)  # 了 ত ครับ: letters, not words
+    if (
+        glued == 0
+        and returns < 2
+        and isolated
+        and not scraps
+        and intact >= (INTACT_SHARE if lenient else 0.8)
+    ):
+        score = min(score, 0.45)  # a list of words in many languages, each intact: not soup
+    names = ", ".join(sorted(unexpected, key=lambda s: -unexpected[s])[:4])
+    exp = "/".join(sorted(allowed))
+    if t.expected is None:
+        exp = f"no languages given, so Latin plus the commonest other script: {exp}"
+    return score, f"{share:.0%} of letters in unexpected scripts ({names}; expected {exp})"
+
+
+INTACT_SHARE = 0.6  # of the other-script words that must be real words for a text to be a glossary
+
+
+def _longest_run(words: list[_Word], scripts: frozenset[str]) -> int:
+    """The most words in a row written in `scripts`: a name or a quoted word is one or two, a
+    sentence drifting into another language is more."""
+    best = run = 0
+    for w in words:
+        run = run + 1 if w.scripts and w.scripts <= scripts else 0
+        best = max(best, run)
+    return best
+
+
+def _script_returns(words: list[_Word], frame: frozenset[str]) -> int:
+    """How often the text goes back to another script after a third one: soup hops between
+    scripts (了 ности 了 ত ść ত), a glossary visits each once (спасибо, ありがとう, 谢谢)."""
+    seen: list[str] = []
+    returns = 0
+    for w in words:
+        if len(w.scripts) != 1 or w.scripts <= frame:
+            continue
+        (script,) = w.scripts
+        group = "cjk" if script in _CJK else script
+        if seen and seen[-1] != group and group in seen:
+            returns += 1
+        if not seen or seen[-1] != group:
+            seen.append(group)
+    return returns
+
+
+def _intact_share(words: list[_Word], scripts: frozenset[str]) -> float:
+    """Of the words written in `scripts`, the share that are whole words of a language of that
+    script (in its word list; CJK runs of two or more; no list: three letters or more).
+    Soup scatters fragments (ности, ংলা, ত); a glossary lists words (спасибо, 谢谢)."""
+    seen = intact = 0
+    for w in words:
+        if len(w.scripts) != 1 or not w.scripts <= scripts:
+            continue
+        (script,) = w.scripts
+        seen += 1
+        langs = SCRIPT_LANGS.get(script)
+        if (
+            script in _CJK
+            and w.letters >= 2
+            or not langs
+            and w.letters >= 3
+            or langs
+            and known(w.key, langs)
+        ):
+            intact += 1
+    return intact / seen if seen else 1.0
+
+
+def _soup_signal(words: list[_Word]) -> tuple[float, str]:
+    """Share of words that do not look like words."""
+    lettered = [w for w in words if w.letters or w.weird]
+    if len(lettered) < 4:
+        return 0.0, ""
+    weird = [w for w in lettered if w.weird]
+    if len({w.key for w in weird}) < 3:
+        return 0.0, ""  # one odd word over and over is a loop, not soup
+    rate = len(weird) / len(lettered)
+    # A word no list holds is weaker evidence than a malformed one (names, transliterations, rare
+    # terms): a text is soup on that count alone only when most of its checked words are.
+    shape = sum(1 for w in weird if w.weird != NOT_A_WORD) / len(lettered)
+    listed = [w for w in lettered if w.listed is not None]
+    missing = sum(1 for w in listed if not w.listed) / len(listed) if len(listed) >= 4 else 0.0
+    n_missing = sum(1 for w in listed if not w.listed)
+    lexicon = (missing - LEXICON_LOW) / LEXICON_SPAN if n_missing >= LEXICON_MIN else 0.0
+    unlisted = (rate - shape) / 2 if n_missing >= LEXICON_MIN else 0.0
+    score = min(1.0, max(0.0, (shape + unlisted - 0.06) / 0.19, lexicon))
+    kinds: dict[str, int] = {}
+    for w in weird:
+        kinds[w.weird] = kinds.get(w.weird, 0) + 1
+    detail = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
+    return score, f"{rate:.0%} of words are not word-like ({detail})"
+
+
+def _function_word_signal(words: list[_Word]) -> tuple[float, str]:
+    """Running text with almost no function words (the, of, и, der, ...) is a pile of tokens."""
+    marked = [w for w in words if w.fw is not None]
+    if len(marked) < 10 or len({w.key for w in marked}) < 8:
+        return 0.0, ""  # too little text, or one phrase repeated (the flood signal's business)
+    rate = sum(1 for w in marked if w.fw) / len(marked)
+    score = min(1.0, max(0.0, (0.07 - rate) / 0.05))
+    return score, (
+        f"only {rate:.0%} function words (the, of, и, der, ...) in {len(marked)} "
+        "words of running text"
+    )
+
+
+def _windowed(t: _Text) -> list[_Signal]:
+    """Script and soup signals over the whole text and over windows (catches a junk tail)."""
+    out = []
+    ws = t.words
+    spans = [(0, len(ws))]
+    size = 30
+    if len(ws) > size + 10:
+        spans += [(i, min(len(ws), i + size)) for i in range(0, len(ws) - size // 2, size // 2)]
+    # Only the signals that can fire anywhere are windowed (Latin is always allowed; soup needs
+    # three odd words; function words need ten words of running text).
+    signals = []
+    if any(w.scripts - _LATIN for w in ws):
+        signals.append(("script", lambda chunk: _script_signal(t, chunk)))
+    if sum(1 for w in ws if w.weird) >= 3:
+        signals.append(("soup", _soup_signal))
+    if sum(1 for w in ws if w.fw is not None) >= 10:
+        signals.append(("function-words", _function_word_signal))
+        if t.english_text:
+            signals.append(
+                (
+                    "salad",
+                    lambda chunk: structure.salad(
+                        [(w.key, w.fw is not None and not w.code) for w in chunk if w.letters],
+                        _common_english,
+                    ),
+                )
+            )
+    best: dict[str, tuple[float, str, int]] = {}
+    for lo, hi in spans:
+        chunk = ws[lo:hi]
+        for name, fn in signals:
+            score, reason = fn(chunk)
+            if score > best.get(name, (0.0, "", 0))[0] + 1e-9:
+                best[name] = (score, reason, lo)
+    for name, (score, reason, lo) in best.items():
+        if lo > 0 and ws:
+            start = ws[lo].start
+            reason = (
+                f"{reason}, from char {start} on (clean before)"
+                if _clean_head(t, lo)
+                else (f"{reason} (around char {start})")
+            )
+        out.append(_Signal(name, score, reason))
+    return out
+
+
+def _clean_head(t: _Text, lo: int) -> bool:
+    head = t.words[:lo]
+    return (
+        _soup_signal(head)[0] < 0.2
+        and _script_signal(t, head)[0] < 0.2
+        and _function_word_signal(head)[0] < 0.2
+    )
+
+
+def _common_english(word: str) -> bool:
+    return zipf(word, "en") >= COMMON_SHORT_ZIPF
+
+
+COMMON_SHORT_ZIPF = (
+    4.5  # a short word this frequent is a word (am, he, ai), not a fragment (ov, ux)
+)
+
+
+def _salad_signal(t: _Text) -> tuple[float, str]:
+    """Capitalised words strung together on a line of prose."""
+    lines = [line.split() for line in t.text.split("\n")] if not t.structured else []
+    return structure.capitalised_run(lines)

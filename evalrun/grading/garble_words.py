@@ -1,0 +1,296 @@
+"""The garble detector's view of a text: its words, each with its scripts, whether it is a word
+(shape rules, then the word lists of `garble_lexicon`) and whether it is running text."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from evalrun.grading.garble_lexicon import (
+    known,
+)
+from evalrun.grading.garble_scripts import (
+    _CJK,
+    _PUNCT,
+    FUNCTION_WORDS,
+    _script_cache,
+    char_script,
+)
+
+
+@dataclass
+class _Signal:
+    name: str
+    score: float
+    reason: str
+
+
+@dataclass(slots=True)
+class _Word:
+    start: int
+    scripts: frozenset[str]
+    letters: int
+    key: str = ""  # the word without edge punctuation, lower case
+    comma: bool = False  # followed by a comma (enumerations)
+    code: bool = False  # on a code-like line of a structured answer
+    weird: str = ""  # why this word does not look like a word ('' when it does)
+    listed: bool | None = None  # in a candidate language's word list? None when not looked up
+    per_script: dict[str, int] | None = None  # letters per script, for words of several
+    fw: bool | None = None  # a function word? None outside running text
+
+
+@dataclass
+class _Text:
+    text: str
+    expected: frozenset[str] | None
+    structured: bool
+    compounding: bool = True
+    langs: tuple[str, ...] = ()  # wordfreq codes Latin words are checked against; () = no lexicon
+    english_text: bool = False  # English expected, or no language given and the text reads English
+    words: list[_Word] = field(default_factory=list)
+
+
+_FENCE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]{1,40}`", re.DOTALL)
+
+
+_TOKEN = re.compile(r"\S+")
+
+
+_EDGE = re.compile(r"^[\W_]+|[\W_]+$")
+
+
+_VOWELS = frozenset("aeiouyàáâãäåæèéêëìíîïòóôõöøùúûüýÿœāēīōūăęąěůőű")
+
+
+_CYR_VOWELS = frozenset("аеёиоуыэюяіїєў")
+
+
+_CONS_RUN = re.compile(r"[bcdfghjklmnpqrstvwxzß]{6,}")
+
+
+_CONS_RUN_LONG = re.compile(r"[bcdfghjklmnpqrstvwxzß]{9,}")
+
+
+_LATIN = frozenset({"latin"})
+
+
+_LATIN_CYR = frozenset({"latin", "cyrillic"})
+
+
+_PUNCT_RUN = re.compile(r"[,;!?]{3,}|[\[\](){}]{3,}")  # ,,,, or ([( inside a word
+
+
+_BRACKETS = re.compile(r"[\[\]{}()<>|\"'`]")
+
+
+_MD_LINK = re.compile(r"!?\[[^\]]*\]\([^)]*\)")
+
+
+_CODE_CHARS = re.compile(r"[=(){}\[\]<>;|`_/\\#*$@^~&]")
+
+
+_CAMEL = re.compile(r"(?:[A-Z][a-z]{2,})+")
+
+
+_PROSE_LIKE = re.compile(r"[^\W\d_]+")  # letters only: camelCase aside, code rarely looks like this
+
+
+_NONE: frozenset[str] = frozenset()
+
+
+# Languages that glue words into long compounds with long consonant runs.
+_COMPOUNDING = frozenset({"de", "nl", "sv", "da", "no", "fi", "is", "pl", "cs", "hu", "et"})
+
+
+_CASE_FLIP_INNER = re.compile(
+    r"^[a-zà-ÿ]*[a-zà-ÿ]{3}[A-ZÀ-Þ]|[a-zà-ÿ]{4}[A-ZÀ-Þ][a-zà-ÿ]|[A-Z]{2}[a-z]{3,}[A-Z]"
+)
+
+
+_INNER_PUNCT = re.compile(r"[^\w.,'’\-:&+]")
+
+
+_LATEX = re.compile(r"\$[^$\n]{1,200}\$|\\[a-zA-Z]+(?:\{[^}\n]{0,80}\}|\[[^\]\n]{0,80}\])*")
+
+
+def _blank(m: re.Match) -> str:
+    return " " * len(m.group())
+
+
+def _words(t: _Text) -> None:
+    """Split the prose part of the text into words with their scripts and weirdness."""
+    # Inline and fenced code is not prose: blank it out (keeping offsets) unless the whole answer
+    # is code anyway, in which case identifiers are judged by code rules in _weird_reason.
+    prose = t.text
+    if not t.structured:  # LaTeX commands and $math$ are not prose either
+        prose = _LATEX.sub(_blank, _FENCE.sub(_blank, prose))
+    cache = _script_cache
+    offset = 0
+    for line in prose.split("\n"):
+        # In a structured answer, symbol-dense lines are code/JSON/table rows: identifiers there
+        # follow code rules. Lines of plain words (comments, explanations, soup) are prose.
+        code = t.structured and (
+            line.startswith(("  ", "\t")) or _CODE_CHARS.search(line) is not None
+        )
+        for m in _TOKEN.finditer(line):
+            tok = m.group()
+            core = tok.strip(_PUNCT)
+            if (
+                not code
+                and len(tok) >= 5
+                and not (core.isalnum() and len(tok) - len(core) < 5)
+                and len(_BRACKETS.findall(tok)) >= 5
+                and not _MD_LINK.search(tok)
+                and not any(c in tok for c in "/=:")
+            ):
+                junk = _Word(offset + m.start(), _NONE, 0, tok, False, code, "symbol junk")
+                t.words.append(junk)
+                if not core:
+                    continue
+            if not core:
+                continue
+            if core.isascii():
+                letters = len(core) if core.isalpha() else sum(map(str.isalpha, core))
+                scripts = _LATIN if letters else _NONE
+            else:
+                found: dict[str, int] = {}
+                letters = 0
+                for ch in core:
+                    s = cache.get(ch)
+                    if s is None:
+                        s = char_script(ch)
+                    if s:
+                        found[s] = found.get(s, 0) + 1
+                        letters += 1
+                scripts = frozenset(found)
+            w = _Word(offset + m.start(), scripts, letters, core.lower(), tok.endswith(","), code)
+            if len(scripts) > 1:
+                w.per_script = found
+            if letters >= 6 or (letters and (len(scripts) > 1 or not core.isalpha())):
+                w.weird = _weird_reason(core, scripts, letters, t, code)
+            if not w.weird and t.english_text and not code and core.isalpha() and core.islower():
+                w.listed = _listed(w.key, scripts, letters, t.langs)
+                if w.listed is False:
+                    w.weird = NOT_A_WORD
+            t.words.append(w)
+        offset += len(line) + 1
+
+
+def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: _Text, code: bool) -> str:
+    """Why a word is not word-like, or ''."""
+    if letters < 6 and len(scripts) == 1 and core.isalpha():
+        return ""  # short plain words: the checks below need six letters or mixed content
+    if len(scripts) > 1 and _glued_scripts(core, scripts):
+        return "mixed scripts"
+    if code and not _PROSE_LIKE.fullmatch(core):
+        return ""  # identifiers, paths, literals
+    if scripts == _LATIN and letters >= 4:
+        if _PUNCT_RUN.search(core):
+            return PUNCT_RUN  # routersrapists,,,,,,,,isburyadays
+        if "/" in core or "@" in core or "_" in core or "=" in core:
+            return ""  # paths, URLs, e-mail addresses, identifiers
+        low = core.lower()
+        if letters >= 6 and not any(c in _VOWELS for c in low) and not core.isupper():
+            return "no vowels"
+        if _CONS_RUN.search(low) and not (t.compounding and not _CONS_RUN_LONG.search(low)):
+            return "consonant run"
+        if not code and _CASE_FLIP_INNER.search(core):
+            return "case flip inside"  # camelCase is normal in code, JSON and tables
+        if (
+            letters >= (28 if t.compounding else 18)
+            and "-" not in core
+            and not _CAMEL.fullmatch(core)
+        ):
+            return "run-together"  # CamelCase names (PermissionDeniedError) are not
+        if len(_INNER_PUNCT.findall(core)) >= 2:
+            return "punctuation inside"
+        if letters >= 8 and not code and _repeats_fragment(low):
+            return "repeated fragment"
+    elif (
+        scripts == {"cyrillic"} and letters >= 6 and not any(c in _CYR_VOWELS for c in core.lower())
+    ):
+        return "no vowels"
+    return ""
+
+
+def _glued_scripts(core: str, scripts: frozenset[str]) -> bool:
+    """Letters of two writing systems glued into one word. CJK runs carry no spaces, so Latin
+    words glued to Han are normal; so are Greek math symbols (Δx, sinθ) and hyphenated
+    compounds with one script each side (API-ключ, JSON/данные)."""
+    non_cjk = scripts - _CJK
+    if not (len(non_cjk) > 1 or (non_cjk and non_cjk != _LATIN)):
+        return False
+    per = Counter(char_script(c) for c in core if c.isalpha()).most_common()
+    if len(per) < 2 or (per[1][1] < 2 and per[0][0] != "latin"):
+        return False  # one stray letter in a Russian word (праכмных): a small model's odd token
+    if scripts <= {"greek", "latin"} and _greek_symbol(core):
+        return False
+    return not all(
+        len({char_script(c) for c in part if c.isalpha()} - _CJK) <= 1
+        for part in re.split(r"[-/]", core)
+    )
+
+
+NOT_A_WORD = "not a word"
+
+
+PUNCT_RUN = "punctuation run inside"
+
+
+def _listed(key: str, scripts: frozenset[str], letters: int, langs: tuple[str, ...]) -> bool | None:
+    """Is this lower-case word in a candidate language's word list? None when not looked up."""
+    if scripts != _LATIN or letters < (3 if key.isascii() else 2):
+        return None  # a small model's Russian or Spanish is full of made-up words: no say there
+    return known(key, langs)
+
+
+def _repeats_fragment(low: str) -> bool:
+    """A word that holds the same four letters twice: yondmutyond, Mutyondyond (not banana)."""
+    grams = [low[i : i + 4] for i in range(len(low) - 3)]
+    return len(set(grams)) < len(grams) and any(
+        g.isalpha() and low.find(g, i + 4) >= 0 for i, g in enumerate(grams)
+    )
+
+
+# The answer ends its last sentence (closing quotes and brackets aside): generation stopped by
+# itself, it did not collapse and run to the token limit mid-word.
+_FINISHED = re.compile(r"[.!?。！？]['\"’”»)\]*_]*\s*\Z")
+
+
+def _greek_symbol(core: str) -> bool:
+    """Greek letters used as math symbols (π, α2, Δx, sinθ) rather than glued to a word."""
+    greek = sum(1 for c in core if char_script(c) == "greek")
+    return greek <= 2 and sum(1 for c in core if c.isalpha()) - greek <= 3
+
+
+def _mark_function_words(t: _Text) -> None:
+    """Flag the words of running-text lines as function words or not (others stay None)."""
+    if t.expected and not t.expected & _LATIN_CYR:
+        return
+    text, words = t.text, t.words
+    line_start = 0
+    while line_start < len(words):
+        end = text.find("\n", words[line_start].start)
+        end = len(text) if end < 0 else end
+        line_end = line_start
+        while line_end < len(words) and words[line_end].start < end:
+            line_end += 1
+        line = words[line_start:line_end]
+        line_start = line_end
+        lettered = [
+            w
+            for w in line
+            if w.scripts and w.scripts <= _LATIN_CYR and (w.letters >= 2 or w.key in FUNCTION_WORDS)
+        ]
+        if len(lettered) < 8:
+            continue  # headings, list items, table rows
+        span = text[line[0].start : end]
+        if t.structured and text[text.rfind("\n", 0, line[0].start) + 1 :].startswith(("  ", "\t")):
+            continue  # an indented line of code: its strings and names are not running text
+        if sum(map(str.isalpha, span)) + span.count(" ") < 0.8 * len(span):
+            continue  # code, JSON, tables: symbols everywhere
+        if sum(w.comma for w in lettered) >= 0.4 * len(lettered):
+            continue  # an enumeration: apples, pears, ...
+        for w in lettered:
+            w.fw = w.key in FUNCTION_WORDS
