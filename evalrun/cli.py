@@ -29,6 +29,7 @@ COMMANDS = [
     "tag",
     "slope",
     "lane",
+    "report",
     "export",
 ]
 

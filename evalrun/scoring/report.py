@@ -203,29 +203,43 @@ def runs_json(records: list[RunRecord]) -> dict[str, Any]:
     return {"runs": out}
 
 
-def _clip(text: str | None, n: int = 300) -> str:
+def _clip(text: str | None, n: int | None = 300) -> str:
     if text is None:
         return "(null)"
+    if n is None:  # --full: every character, newlines kept and indented under the field
+        return _printable(text.replace("\n", "\n      "))
     text = _printable(text.replace("\n", "\\n"))
     return text if len(text) <= n else text[:n] + "..."
 
 
-def failed_items_text(items: list[ItemRecord]) -> str:
-    """Each failed or errored item with what the model said (or why the request failed)."""
+def failed_items_text(
+    items: list[ItemRecord],
+    prompts: dict[str, str] | None = None,
+    *,
+    full: bool = False,
+    every: bool = False,
+) -> str:
+    """Each failed or errored item (every item with `every`) with its prompt when `prompts` has
+    it, and what the model said (or why the request failed); `full` clips nothing."""
     lines = []
     for rec in items:
-        if rec.status == "passed":
+        if rec.status == "passed" and not every:
             continue
         lines.append(f"{rec.id} [{rec.category}] {rec.status}")
+        if prompts and rec.id in prompts:
+            lines.append(f"    prompt: {_clip(prompts[rec.id], None)}")
         if rec.error:
             lines.append(f"    error: {rec.error.get('message')}")
         if rec.response is not None:
             resp = rec.response
-            lines.append(f"    content: {_clip(resp.get('content'))}")
+            lines.append(f"    content: {_clip(resp.get('content'), None if full else 300)}")
             if resp.get("reasoning"):
-                lines.append(f"    reasoning: {_clip(resp.get('reasoning'), 160)}")
+                lines.append(
+                    f"    reasoning: {_clip(resp.get('reasoning'), None if full else 160)}"
+                )
             if resp.get("tool_calls"):
-                lines.append(f"    tool_calls: {_clip(str(resp['tool_calls']), 200)}")
+                calls = str(resp["tool_calls"])
+                lines.append(f"    tool_calls: {_clip(calls, None if full else 200)}")
             lines.append(f"    finish_reason: {resp.get('finish_reason')}")
         if rec.grade and rec.grade.get("detail"):
             lines.append(f"    grader: {rec.grade['detail']}")
@@ -236,13 +250,21 @@ def failed_items_text(items: list[ItemRecord]) -> str:
     return "\n".join(lines) if lines else "no failed items"
 
 
-def show_text(record: RunRecord, items: list[ItemRecord]) -> str:
-    """`evalrun show RUN_ID`: category table, diagnoses, failed items, headline."""
+def show_text(
+    record: RunRecord,
+    items: list[ItemRecord],
+    prompts: dict[str, str] | None = None,
+    *,
+    full: bool = False,
+    every: bool = False,
+) -> str:
+    """`evalrun show RUN_ID`: category table, diagnoses, failed items (with their prompts when
+    given; every listed item with `every`), headline."""
     parts = [
         category_table(record),
         *diagnosis_lines(record),
         "",
-        failed_items_text(items),
+        failed_items_text(items, prompts, full=full, every=every),
         "",
         headline(record) + ("" if record.status == "complete" else f" [{record.status}]"),
     ]

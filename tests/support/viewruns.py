@@ -29,6 +29,8 @@ HOSTILE_ID = "basic-001"
 GARBLED_ID = "basic-002"
 ERRORED_IDS = ("math-001", "math-003")
 NEEDLE = "The vault code is ORCHID-7731."
+# the server names its model: untrusted too
+MODEL = "evil<script>window.__pwned = 'model'</script><img src=x onerror=\"window.__pwned=1\">"
 
 
 def _items() -> list[dict[str, Any]]:
@@ -81,6 +83,7 @@ def hostile_run(root: Path, server: FakeServer, *, label: str = "hostile") -> tu
     suite = load_suite(str(write_suite(root / "suite", _items(), name="mini")))
     store = RunStore(root / "results")
     retry = RetryPolicy(attempts=1, base_delay=0.0)
+    server.models = [MODEL]
     server.rule = lambda body: answer_for(body, first_pass=True)
     try:
         record, _ = score_suite(
@@ -106,3 +109,27 @@ def hostile_run(root: Path, server: FakeServer, *, label: str = "hostile") -> tu
         retry=retry,
     )
     return store, run_id
+
+
+def baseline_run(root: Path, server: FakeServer, *, label: str = "baseline") -> str:
+    """The same suite with every answer right (after hostile_run): a baseline to pair with."""
+    from evalrun.scoring.runner import score_suite
+
+    def right(body: dict[str, Any]) -> Any:
+        text = last_user(body)
+        if "vault code" in text:
+            return reply("ORCHID-7731")
+        return reply("42" if "reply 42" in text else "ok")
+
+    server.rule = right
+    suite = load_suite(str(root / "suite"))
+    record, _ = score_suite(
+        endpoint=server.base_url,
+        suite=suite,
+        store=RunStore(root / "results"),
+        label=label,
+        concurrency=2,
+        progress=False,
+        retry=RetryPolicy(attempts=1, base_delay=0.0),
+    )
+    return record.run_id

@@ -1,0 +1,45 @@
+"""`evalrun report RUN [RUN_B] [-o report.html]`: one run, or a pair, as one self-contained page.
+
+With one run: header, categories, score history, every item (prompt, answer, reasoning, tool
+calls, grader detail, garble reasons, latency, tokens) under filters. With two: RUN is the
+baseline and RUN_B the candidate, as in `compare A B`; the page adds the paired statistics, the
+sign-off verdict when `evalrun signoff` recorded one for this pair, and the flips side by side.
+No server, no network: open the file in a browser, or keep it as a CI artifact.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "report",
+        help="write a run (or a pair of runs) as one self-contained HTML page",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("run", metavar="RUN", help="run id, tag, `latest` or `latest:<label>`")
+    p.add_argument("run_b", metavar="RUN_B", nargs="?", help="candidate to set against RUN")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="where to write (default: report.html in the run's folder; "
+        "report-vs-<RUN>.html in RUN_B's folder for a pair)",
+    )
+    p.add_argument(
+        "--results", default="results", metavar="DIR", help="run store (default: results)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from evalrun.store import RunStore
+    from evalrun.viewing.html import write_report
+
+    path = write_report(RunStore(args.results), args.run, args.run_b, args.output)
+    print(f"wrote {path}", file=sys.stderr)
+    print(path)
+    return 0
