@@ -54,7 +54,14 @@ def _page(results: Path, *refs: str, out: Path) -> str:
 
 
 def test_page_holds_no_markup_from_answers(runs, tmp_path: Path) -> None:
+    from evalrun.store import RunStore
+
     results, baseline, candidate = runs
+    store = RunStore(results)
+    record = store.load_run(candidate)
+    record.contract = {"name": "lane", "engine": "vllm", "hash": "f" * 64, "argv": ["vllm", MODEL]}
+    record.server = {"engine_version": MODEL, "boot_seconds": 12.25}  # the server says what it is
+    store.write_run(record)
     for refs in ((candidate,), (baseline, candidate)):
         page = _page(results, *refs, out=tmp_path / "r.html")
         parser = Tags()
@@ -70,6 +77,7 @@ def test_page_holds_no_markup_from_answers(runs, tmp_path: Path) -> None:
         assert "\u2028" not in page and "\u202e" not in page  # shown as U+2028 / U+202E marks
         assert not any(a.get("src") for _, a in parser.tags)  # nothing loads from anywhere
         assert MODEL not in page
+    assert "vllm, hash ffffffffffff" in page and "12.2 s" in page
 
 
 def test_hundred_kilobyte_answer_is_clipped_and_export_has_it_all(runs, tmp_path: Path) -> None:

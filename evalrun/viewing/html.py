@@ -20,6 +20,7 @@ from collections import Counter
 from typing import Any
 
 from evalrun.compare.pairing import Comparison
+from evalrun.scoring.report import headline
 from evalrun.store import RunRecord
 from evalrun.suite.prompt import collapse, message_text
 from evalrun.suite.select import describe_record
@@ -101,20 +102,12 @@ def render_report(
     )
 
 
-def headline_of(record: RunRecord) -> str:
-    s = record.summary
-    label = f"{record.suite.name}-v{record.suite.version}"
-    if s is None:
-        return f"{record.run_id}: {label}: no summary ({record.status})"
-    return f"{record.run_id}: {label}: {s.passed}/{s.total} ({s.score}/100)"
-
-
 def _header(view: RunView, other: RunView | None) -> str:
     rec = view.record
     s = rec.summary
-    out = [f"<h1>{_t(headline_of(rec), 400)}</h1>"]
+    out = [f"<h1>{_t(headline(rec), 400)}</h1>"]
     if other is not None:
-        out.append(f"<p>against baseline <b>{_t(headline_of(other.record), 400)}</b></p>")
+        out.append(f"<p>against baseline <b>{_t(headline(other.record), 400)}</b></p>")
     facts: list[tuple[str, str]] = [
         ("suite", f"{rec.suite.name} v{rec.suite.version} (sha256 {rec.suite.sha256[:12]})"),
         ("selection", describe_record(rec.selection)),
@@ -122,14 +115,16 @@ def _header(view: RunView, other: RunView | None) -> str:
         ("model", rec.model_served or rec.model_requested or "?"),
     ]
     if rec.contract:
-        facts.append(("contract", str(rec.contract.get("name", ""))))
-        argv = rec.contract.get("argv")
-        if argv:
-            facts.append(("argv", " ".join(map(str, argv))))
+        c = rec.contract
+        facts.append(
+            ("contract", f"{c.get('name')} ({c.get('engine')}, hash {c.get('hash', '')[:12]})")
+        )
+        if c.get("argv"):
+            facts.append(("argv", " ".join(map(str, c["argv"]))))
     if rec.server:
-        for key in ("engine_version", "version", "boot_s"):
-            if rec.server.get(key) is not None:
-                facts.append((f"server {key}", str(rec.server[key])))
+        facts.append(("engine version", str(rec.server.get("engine_version") or "unknown")))
+        if rec.server.get("boot_seconds") is not None:
+            facts.append(("boot", f"{rec.server['boot_seconds']:.1f} s"))
     facts.append(("request options", _options(rec.sampling)))
     facts.append(("started", rec.started_at))
     facts.append(("ended", f"{rec.ended_at or '-'} ({rec.status})"))
