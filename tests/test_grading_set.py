@@ -103,3 +103,73 @@ def test_a_garbled_answer_never_passes_and_is_reported_as_garble():
     # a correct answer followed by token soup is garble, not a pass
     g = grade(ITEMS["math-001"], Response(content="8 " + "carecarecare" * 12))
     assert not g.passed and g.garbled
+
+
+# The defect examples quoted in issue 13, against the shipped items: each was misjudged by core-v1.
+ISSUE_EXAMPLES = [
+    ("math-007", "**Answer:** 6 muffins × $2.50 = $15.00", True),
+    ("math-015", "14 (because 14² = 196)", True),
+    ("math-006", "160 (that's 640 × 0.25)", True),
+    ("factual-006", "At 1 atm, water boils at 100 °C", True),
+    ("math-015", "13 or 14", False),
+    ("factual-006", "100 °F", False),
+    ("math-013", "It was 7 degrees below zero.", True),
+    ("math-016", "$\\boxed{\\frac{3}{4}}$", True),
+    ("math-011", "$\\boxed{10{,}000}$", True),
+    ("factual-019", "$H_2O$", True),
+    ("logic-001", "C", False),
+    ("logic-016", "North: A is north of B, and B is north of C.", True),
+    ("logic-001", "Sam is the shortest, since Mia > Leo > Sam", True),
+    ("factual-001", "Although Toronto is the largest city, the capital is Ottawa", True),
+    ("factual-001", "Ottawa or Toronto", False),
+    ("instr-012", "Sure!\nOK", False),
+    ("logic-006", "Yes — that follows.\nNo other conclusion is possible.", False),
+    ("logic-005", "Answer: Yes", True),
+    ("logic-006", "The answer is no.", True),
+    ("ml-002", "Кот не спит на подоконнике.", False),
+    ("ml-012", "Der Zug ist heute nicht verspätet.", False),
+    ("ml-017", "我每天早上喝咖啡，不喝茶。", False),
+    ("code-015", "It prints 3, not 0.", False),
+    ("long-001", "AMBER-HERON-42 or COPPER-FINCH-17", False),
+    ("canary-005", "A small boat drifted across the quiet lake lake lake lake", False),
+    ("canary-003", "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12", False),
+    ("canary-009", "After 8 comes 10.", True),
+    ("instr-006", "- Carrot\n- Potato\n- Leek\n- Onion\n- Kale", False),
+    ("instr-016", "**8**", True),
+    (
+        "tool-012",
+        {
+            "tool_calls": [
+                {
+                    "name": "get_weather",
+                    "arguments": {"city": "Chicago, IL, USA", "unit": "fahrenheit"},
+                }
+            ]
+        },
+        True,
+    ),
+    ("tool-015", "Thanks, that's all I needed for now!", False),
+    (
+        "struct-006",
+        '[{"colour": "red", "position": 1}, {"colour": "blue", "position": 2}, {"colour": "green", "position": 3}]',
+        False,
+    ),
+    ("struct-017", '{"sentiment": "positive", "confidence": 95}', False),
+    (
+        "tool-005",
+        {
+            "tool_calls": [
+                {
+                    "name": "search_products",
+                    "arguments": {"query": "running shoes", "max_price": 79.99},
+                }
+            ]
+        },
+        True,
+    ),
+]
+
+
+@pytest.mark.parametrize("item_id,answer,ok", ISSUE_EXAMPLES)
+def test_the_issue_examples_are_judged_as_a_careful_grader_would(item_id, answer, ok):
+    assert grade(ITEMS[item_id], example_to_response(answer)).passed is ok
