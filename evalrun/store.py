@@ -122,6 +122,11 @@ class ItemRecord(BaseModel):
     error: dict[str, Any] | None = Field(default=None, description="{kind, message, http_status}.")
     diagnoses: list[str] = Field(default_factory=list, description="Diagnosis kinds on this item.")
     garble: dict[str, Any] | None = Field(default=None, description="{garbled, score, reasons}.")
+    repeats: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="score --repeats K: each run's {status, detail, garbled}, the first one "
+        "included; the fields above are the first run's.",
+    )
     attempts: int = 1
     latency_s: float | None = None
     finished_at: str | None = None

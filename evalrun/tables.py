@@ -1,7 +1,9 @@
-"""Every table evalrun prints goes through `table()`; tabulate is imported here only."""
+"""Every table evalrun prints goes through `table()` (tabulate is imported here only), and every
+score figure through the rounding functions below."""
 
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 
@@ -18,3 +20,40 @@ def table(
     from tabulate import tabulate
 
     return tabulate(rows, headers=headers, tablefmt=fmt, disable_numparse=not numparse, **kw)
+
+
+# One rounding path for every score figure evalrun shows (runs, show, compare, signoff): models
+# keep exact values, and only these functions turn them into text or whole numbers. Halves round
+# away from zero (Python's round() would send 12.5 to 12 but 13.5 to 14).
+
+
+def percent(part: float, whole: float) -> float:
+    """100 * part / whole, unrounded; 0 when there is nothing to divide by."""
+    return 100 * part / whole if whole else 0.0
+
+
+def round_half_up(x: float, digits: int = 0) -> float:
+    """x rounded to `digits` decimals, halves away from zero, from its shortest repr."""
+    q = Decimal(1).scaleb(-digits)
+    return float(Decimal(repr(x)).quantize(q, rounding=ROUND_HALF_UP))
+
+
+def score100(passed: float, total: float) -> int:
+    """The whole-number score out of 100 that headlines and `runs` show."""
+    return int(round_half_up(percent(passed, total)))
+
+
+def fmt_score(passed: int, total: int) -> str:
+    """`59/60 (98/100)`: a run's score on the items it ran."""
+    return f"{passed}/{total} ({score100(passed, total)}/100)"
+
+
+def fmt_points(x: float, *, signed: bool = False) -> str:
+    """Score points to one decimal: `31.8`; signed: `+2.0`, `−31.8`, `0.0` (a real minus sign)."""
+    value = round_half_up(x, 1)
+    if value == 0:
+        return "0.0"
+    text = f"{abs(value):.1f}"
+    if value < 0:
+        return f"−{text}"
+    return f"+{text}" if signed else text

@@ -95,7 +95,7 @@ def test_errors_are_not_paired_and_show_as_other_changes(store):
     assert (cmp.b.errors, cmp.b.missing, cmp.b.garbled) == (2, 1, 1)
     assert [(d.kind, d.a, d.b) for d in cmp.diagnoses] == [("reasoning_only", 0, 1)]
     assert cmp.verdict == (
-        "B − A = −3 items (181 vs 184); on the 181 items graded in both runs 0 items, "
+        "paired on 181 of 184 items: B − A = 0 items (181 vs 181 on the paired items), "
         "McNemar p = 1.00: no significant difference; 3 items errored or not run in A or B "
         "left out"
     )

@@ -78,7 +78,7 @@ def test_total_drop_alone(store):
     result = judge(store, items_for(failing=spread))
     assert result.verdict == "fail"
     assert failed_rules(result) == [("total_drop", "")]
-    assert "real (one-sided McNemar p = 0.00049 < 0.05)" in result.reasons[0]
+    assert "real (one-sided p = 0.00049, Holm-adjusted 0.0049 < 0.05)" in result.reasons[0]
 
 
 def test_collapsing_category_fails_even_when_total_is_within_the_drop(store):
@@ -93,11 +93,22 @@ def test_collapsing_category_fails_even_when_total_is_within_the_drop(store):
 
 
 def test_garble_alone(store):
-    result = judge(store, items_for(garbled=[f"code-{k:03d}" for k in range(5)]))
-    assert failed_rules(result) == [("garble_rate", "")]
-    assert "5 of 184 answered items garbled (2.7%)" in result.reasons[0]
-    # within the limit passes
+    garbled = [f"{cat}-{k:03d}" for cat in ("code", "json") for k in range(6)]
+    result = judge(store, items_for(garbled=garbled))
+    assert failed_rules(result) == [("garble_increase", "")]
+    assert "12 newly garbled and 0 cleared against the baseline on 184" in result.reasons[0]
+    assert "(+6.5 points of rate)" in result.reasons[0]
+    # a few new garbled answers are not proof of a fault: a warning, not a block
+    few = judge(store, items_for(garbled=[f"code-{k:03d}" for k in range(5)]))
+    assert few.verdict == "pass" and any("could be noise" in w for w in few.warnings)
     assert judge(store, items_for(garbled=["code-000"])).verdict == "pass"
+
+
+def test_garble_ceiling_blocks_a_broken_lane_whatever_the_baseline(store):
+    broken = [i for i in ids_of({"code": 20, "instruction": 20})]
+    result = judge(store, items_for(garbled=broken), base_items=items_for(garbled=broken))
+    assert failed_rules(result) == [("garble_rate", "")]
+    assert "40 of 184 answered items garbled (21.7%: 40 token soup, 0 loops)" in (result.reasons[0])
 
 
 def test_errors_alone(store):

@@ -7,29 +7,38 @@ test, a seeded paired-bootstrap interval for B - A, and the minimum detectable d
 
 Only items graded in both runs enter the paired statistics: an item that errored (or was not run)
 on either side is not a wrong answer, so it is counted apart (`excluded`) and listed as a change.
+A partial run (`--limit`, `--tags`, or stopped early) keeps its own score on the items it ran and
+is never re-based on the whole suite; the verdict then says `paired on 60 of 184 items`.
+
+The total, each category and the garble rate are tested as one family (evalrun.compare.family):
+the p-values in the category table are Holm-adjusted, the same rule `signoff` uses. With repeats
+(`score --repeats K`) each item contributes its pass rate and the tests work on rates.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from fractions import Fraction
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from evalrun.compare.family import Diff, Family, PairedTest, family
 from evalrun.compare.stats import (
     DEFAULT_ALPHA,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
-    mcnemar_exact,
     min_detectable_difference,
     paired_bootstrap_ci,
+    paired_rate_bootstrap_ci,
     wilson_interval,
 )
 from evalrun.errors import ConfigError, SuiteError
 from evalrun.store import ItemRecord, RunRecord, RunStore
+from evalrun.tables import percent
 
-COMPARE_SCHEMA_VERSION = 1
+COMPARE_SCHEMA_VERSION = 2
 Outcome = Literal["passed", "failed", "error", "missing"]
 
 
@@ -44,12 +53,21 @@ class Side(BaseModel):
     suite: str = Field(description="Suite name and version, e.g. core-v1.")
     suite_sha256: str
     passed: int
-    total: int = Field(description="Items in the run, including errors and items not run.")
+    total: int = Field(
+        description="Items the run selected (the whole suite, or its --limit / --tags subset), "
+        "including errors and items not run. The run's score is passed / total."
+    )
+    partial: bool = Field(
+        description="The run selected a subset of the suite (--limit / --tags): its score "
+        "covers those items only."
+    )
+    repeats: int = Field(default=1, description="Runs of each item (score --repeats).")
     errors: int = Field(description="Items whose request failed.")
     missing: int = Field(description="Items of the run's total with no record (not run).")
     garbled: int
+    garble_loops: int = Field(default=0, description="Garbled items that are repetition loops.")
     garble_rate: float = Field(description="garbled / answered (non-error) items.")
-    pct: float = Field(description="100 * passed / total.")
+    pct: float = Field(description="100 * passed / total, unrounded.")
     wilson: tuple[float, float] = Field(description="Wilson interval of pct, in points.")
     diagnoses: dict[str, int] = Field(description="Diagnosis kind -> items showing it.")
 
@@ -64,15 +82,17 @@ class CategoryRow(BaseModel):
     a_total: int
     b_passed: int
     b_total: int
-    delta: int = Field(description="b_passed - a_passed, items.")
-    a_pct: float
+    delta: float = Field(description="B - A on the paired items, in items (pass rates summed).")
+    a_pct: float = Field(description="A's score on its own items of the category, unrounded.")
     b_pct: float
-    delta_points: float = Field(description="b_pct - a_pct.")
+    delta_points: float = Field(description="B - A in points of the paired items, unrounded.")
     paired: int = Field(description="Items of the category graded in both runs.")
-    lost: int = Field(description="Paired items pass in A, fail in B.")
-    gained: int = Field(description="Paired items fail in A, pass in B.")
-    p_value: float = Field(description="Two-sided exact McNemar within the category.")
-    p_worse: float = Field(description="One-sided exact McNemar for 'B is worse' in the category.")
+    lost: int = Field(description="Paired items pass in A, fail in B (pass rate fell).")
+    gained: int = Field(description="Paired items fail in A, pass in B (pass rate rose).")
+    p_value: float = Field(description="Two-sided exact paired test within the category.")
+    p_worse: float = Field(description="One-sided exact paired test for 'B is worse'.")
+    p_adjusted: float = Field(description="p_value, Holm-adjusted over the family.")
+    p_worse_adjusted: float = Field(description="p_worse, Holm-adjusted over the family.")
 
 
 class Change(BaseModel):
@@ -111,14 +131,24 @@ class PairedStats(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     paired: int = Field(description="Items graded in both runs.")
+    universe: int = Field(
+        description="Item ids in either run (the suite, unless both are partial)."
+    )
     excluded: int = Field(description="Items errored or missing in at least one run.")
     lost: int = Field(description="b of McNemar: pass in A, fail in B.")
     gained: int = Field(description="c of McNemar: fail in A, pass in B.")
+    net: float = Field(description="B - A on the paired items, in items (pass rates summed).")
+    a_paired_passed: float = Field(description="A's passes on the paired items (rates summed).")
+    b_paired_passed: float
     alpha: float
-    p_value: float = Field(description="Two-sided exact McNemar p.")
-    p_worse: float = Field(description="One-sided exact McNemar p for 'B is worse than A'.")
-    significant: bool = Field(description="p_value < alpha.")
-    ci_items: tuple[int, int] = Field(description="Paired bootstrap interval of B - A, items.")
+    test: str = Field(description="exact McNemar, or the exact sign-flip test on pass rates.")
+    p_value: float = Field(description="Two-sided exact paired p.")
+    p_worse: float = Field(description="One-sided exact paired p for 'B is worse than A'.")
+    p_adjusted: float = Field(description="p_value, Holm-adjusted over the family.")
+    p_worse_adjusted: float = Field(description="p_worse, Holm-adjusted over the family.")
+    family_size: int = Field(description="Tests in the family: total, categories, garble.")
+    significant: bool = Field(description="p_adjusted < alpha.")
+    ci_items: tuple[float, float] = Field(description="Paired bootstrap interval of B - A, items.")
     ci_points: tuple[float, float] = Field(
         description="The same interval in points of the paired items."
     )
@@ -126,6 +156,28 @@ class PairedStats(BaseModel):
     resamples: int
     mdd_items: int | None = Field(description="Smallest net difference significant at alpha.")
     mdd_points: float | None
+
+
+class GarbleStats(BaseModel):
+    """Garble on the items answered in both runs: what B garbles that A did not, and the test."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    paired: int = Field(description="Items answered (not errored) in both runs.")
+    new: int = Field(description="Garbled in B, not in A.")
+    new_loops: int = Field(description="Of `new`, repetition loops (not token soup).")
+    cleared: int = Field(description="Garbled in A, not in B.")
+    a_rate: float = Field(description="A's garble rate on the paired items.")
+    b_rate: float = Field(description="B's garble rate on the paired items.")
+    p_value: float = Field(description="Two-sided exact McNemar on garble flips.")
+    p_worse: float = Field(description="One-sided: B garbles more.")
+    p_adjusted: float
+    p_worse_adjusted: float
+
+    @property
+    def increase(self) -> float:
+        """B's garble rate minus A's on the paired items."""
+        return self.b_rate - self.a_rate
 
 
 class Comparison(BaseModel):
@@ -136,13 +188,14 @@ class Comparison(BaseModel):
     schema_version: int = COMPARE_SCHEMA_VERSION
     a: Side
     b: Side
-    delta_items: int = Field(description="b.passed - a.passed.")
-    delta_points: float = Field(description="b.pct - a.pct.")
+    delta_items: float = Field(description="B - A on the paired items, in items.")
+    delta_points: float = Field(description="B - A in points of the paired items, unrounded.")
     categories: list[CategoryRow]
     flips: list[Change] = Field(description="pass->fail and fail->pass items, suite order.")
     other_changes: list[Change] = Field(description="Items errored or missing on one side.")
     diagnoses: list[DiagnosisRow]
     stats: PairedStats
+    garble: GarbleStats
     verdict: str = Field(description="One line in plain words.")
 
 
@@ -213,13 +266,27 @@ def compare_records(
 
     flips: list[Change] = []
     others: list[Change] = []
-    pairs: list[tuple[bool, bool]] = []
-    pair_cats: list[str] = []
+    pairs: list[tuple[str, Diff]] = []
+    garble_pairs: list[tuple[bool, bool]] = []  # (garbled in A, garbled in B), answered in both
+    new_loops = 0
+    passes = [Fraction(0), Fraction(0)]  # A's and B's passes on the paired items
     for item_id in order:
-        oa, ob = _outcome(by_a.get(item_id)), _outcome(by_b.get(item_id))
-        if oa in ("passed", "failed") and ob in ("passed", "failed"):
-            pairs.append((oa == "passed", ob == "passed"))
-            pair_cats.append(category[item_id])
+        ia, ib = by_a.get(item_id), by_b.get(item_id)
+        oa, ob = _outcome(ia), _outcome(ib)
+        ra, rb = pass_rate(ia), pass_rate(ib)
+        if ra is not None and rb is not None:
+            pairs.append((category[item_id], _diff(ra, rb)))
+            passes[0] += ra
+            passes[1] += rb
+        if (
+            ia is not None
+            and ib is not None
+            and ia.response is not None
+            and ib.response is not None
+        ):
+            ga, gb = garble_kind(ia), garble_kind(ib)
+            garble_pairs.append((ga is not None, gb is not None))
+            new_loops += ga is None and gb == "loop"
         if oa == ob:
             continue
         change = Change(
@@ -227,45 +294,96 @@ def compare_records(
             category=category[item_id],
             a=oa,
             b=ob,
-            a_answer=answer_text(by_a.get(item_id)),
-            b_answer=answer_text(by_b.get(item_id)),
-            a_detail=_detail(by_a.get(item_id)),
-            b_detail=_detail(by_b.get(item_id)),
+            a_answer=answer_text(ia),
+            b_answer=answer_text(ib),
+            a_detail=_detail(ia),
+            b_detail=_detail(ib),
         )
         (flips if {oa, ob} == {"passed", "failed"} else others).append(change)
 
     side_a = _side(run_a, items_a, len(order), alpha)
     side_b = _side(run_b, items_b, len(order), alpha)
-    stats = _paired_stats(pairs, len(order), alpha, seed, resamples)
+    fam = family(pairs, [int(ga) - int(gb) for ga, gb in garble_pairs])
+    universe = max(len(order), side_a.total, side_b.total)
+    stats = _paired_stats(fam, universe, passes, alpha, seed, resamples)
     return Comparison(
         a=side_a,
         b=side_b,
-        delta_items=side_b.passed - side_a.passed,
-        delta_points=round(side_b.pct - side_a.pct, 1),
-        categories=_categories(order, category, by_a, by_b, pairs, pair_cats),
+        delta_items=float(fam.total.net),
+        delta_points=-fam.total.drop_points,
+        categories=_categories(order, category, by_a, by_b, fam.categories),
         flips=flips,
         other_changes=others,
         diagnoses=_diagnoses(run_a, side_a, run_b, side_b),
         stats=stats,
+        garble=_garble_stats(fam.garble, garble_pairs, new_loops),
         verdict=verdict_line(side_a, side_b, stats),
     )
+
+
+def pass_rate(item: ItemRecord | None) -> Fraction | None:
+    """The item's pass rate over its graded repeats (1 or 0 without repeats); None if ungraded."""
+    if item is None or item.status == "error":
+        return None
+    runs = [r for r in (item.repeats or []) if r.get("status") in ("passed", "failed")]
+    if not runs:
+        return Fraction(item.status == "passed")
+    return Fraction(sum(r["status"] == "passed" for r in runs), len(runs))
+
+
+def garble_kind(item: ItemRecord | None) -> Literal["loop", "soup"] | None:
+    """`loop` (a repetition loop: the model's own habit as often as engine damage), `soup` (any
+    other garble: token soup, mixed scripts, mojibake) or None when the answer is not garbled.
+
+    The detector's own `kind` decides when it gives one; otherwise a verdict whose every signal
+    is a flood or a repetition counts as a loop.
+    """
+    g = item.garble if item is not None else None
+    if not g or not g.get("garbled"):
+        return None
+    kind = g.get("kind")
+    if kind in ("loop", "soup"):
+        return kind  # type: ignore[return-value]
+    signals = {str(r).split(" ", 1)[0] for r in g.get("reasons") or []}
+    return "loop" if signals and signals <= _LOOP_SIGNALS else "soup"
+
+
+_LOOP_SIGNALS = frozenset({"flood", "repetition", "loop"})
+
+
+def _diff(a: Fraction, b: Fraction) -> Diff:
+    d = b - a
+    return int(d) if d.denominator == 1 else d
 
 
 def verdict_line(a: Side, b: Side, stats: PairedStats) -> str:
     """`B − A = +2 items (170 vs 168), McNemar p = 0.69: no significant difference`.
 
-    When items errored or were not run on one side, the run totals are not paired, so the line
-    also gives the delta on the items graded in both runs, which is what the test is about.
+    When the runs do not cover the same items (a partial run, errors, items not run), the counts
+    are those of the paired items and the line starts with `paired on 60 of 184 items`; the runs'
+    own scores stay in the table, never re-based. A p-value significant alone but not after the
+    family's adjustment says so.
     """
-    head = f"B − A = {_items(b.passed - a.passed)} ({b.passed} vs {a.passed})"
-    if stats.excluded:
-        head += (
-            f"; on the {stats.paired} items graded in both runs {_items(stats.gained - stats.lost)}"
+    whole = not stats.excluded and not a.partial and not b.partial and stats.paired
+    if whole and a.repeats == b.repeats == 1:
+        head = f"B − A = {_items(b.passed - a.passed)} ({b.passed} vs {a.passed})"
+    else:
+        a_sum, b_sum = stats.a_paired_passed, stats.b_paired_passed
+        head = (
+            f"B − A = {_items(stats.net)} ({_num(b_sum)} vs {_num(a_sum)})"
+            if whole
+            else f"paired on {stats.paired} of {stats.universe} items: B − A = "
+            f"{_items(stats.net)} ({_num(b_sum)} vs {_num(a_sum)} on the paired items)"
         )
-    head += f", McNemar p = {fmt_p(stats.p_value)}"
+    name = "McNemar" if stats.test == "mcnemar" else "paired rate test"
+    head += f", {name} p = {fmt_p(stats.p_value)}"
+    if stats.p_value < stats.alpha and stats.p_adjusted >= stats.alpha:
+        head += f", {fmt_p(stats.p_adjusted)} adjusted for {stats.family_size} tests"
+    elif stats.significant:
+        head += f" ({fmt_p(stats.p_adjusted)} adjusted for {stats.family_size} tests)"
     if not stats.significant:
         words = "no significant difference"
-    elif stats.gained > stats.lost:
+    elif stats.net > 0:
         words = f"B is significantly better (alpha {stats.alpha:g})"
     else:
         words = f"B is significantly worse (alpha {stats.alpha:g})"
@@ -275,6 +393,11 @@ def verdict_line(a: Side, b: Side, stats: PairedStats) -> str:
         else ""
     )
     return f"{head}: {words}{tail}"
+
+
+def _num(x: float) -> str:
+    """An item count: whole numbers plain, pass-rate sums (repeats) to one decimal."""
+    return f"{x:g}" if float(x).is_integer() else f"{x:.1f}"
 
 
 def fmt_p(p: float) -> str:
@@ -325,28 +448,38 @@ def _suite_name(run: RunRecord) -> str:
     return f"{run.suite.name}-v{run.suite.version}"
 
 
-def _signed(n: int) -> str:
-    return f"+{n}" if n > 0 else ("0" if n == 0 else f"−{-n}")
+def _signed(n: float) -> str:
+    return f"+{_num(n)}" if n > 0 else ("0" if n == 0 else f"−{_num(-n)}")
 
 
-def _items(n: int, *, signed: bool = True) -> str:
-    """'+2 items', '−1 item', '0 items'."""
-    return f"{_signed(n) if signed else n} item{'' if abs(n) == 1 else 's'}"
+def _items(n: float, *, signed: bool = True) -> str:
+    """'+2 items', '−1 item', '0 items', '+1.3 items' (pass rates summed, with repeats)."""
+    return f"{_signed(n) if signed else _num(n)} item{'' if abs(n) == 1 else 's'}"
 
 
 def _is_garbled(item: ItemRecord) -> bool:
     return bool(item.garble and item.garble.get("garbled"))
 
 
-def _side(run: RunRecord, items: list[ItemRecord], universe: int, alpha: float) -> Side:
-    """Figures of one run; `universe` is the number of item ids seen in either run."""
+def _side(run: RunRecord, items: list[ItemRecord], seen: int, alpha: float) -> Side:
+    """Figures of one run, on the items it selected (never re-based on the other run's items).
+
+    A run killed before it wrote its summary selected the whole suite unless its selection says
+    otherwise, so `seen` (item ids in either run) stands in for its total then.
+    """
     passed = sum(i.status == "passed" for i in items)
     errors = sum(i.status == "error" for i in items)
-    total = max(run.summary.total if run.summary else 0, universe)
+    partial = bool(run.selection.get("limit") or run.selection.get("tags"))
+    if run.summary is not None:
+        total = max(run.summary.total, len(items))
+    else:
+        total = len(items) if partial else max(len(items), seen)
     answered = len(items) - errors
-    garbled = sum(_is_garbled(i) for i in items if i.status != "error")
+    kinds = [garble_kind(i) for i in items if i.status != "error"]
+    garbled = sum(k is not None for k in kinds)
     lo, hi = wilson_interval(passed, total, alpha=alpha)
     diag: Counter[str] = Counter(kind for i in items for kind in set(i.diagnoses))
+    repeats = max((len(i.repeats or []) for i in items), default=0)
     return Side(
         run_id=run.run_id,
         label=run.label,
@@ -355,47 +488,67 @@ def _side(run: RunRecord, items: list[ItemRecord], universe: int, alpha: float) 
         suite_sha256=run.suite.sha256,
         passed=passed,
         total=total,
+        partial=partial,
+        repeats=max(1, repeats),
         errors=errors,
         missing=total - len(items),
         garbled=garbled,
-        garble_rate=round(garbled / answered, 4) if answered else 0.0,
-        pct=round(100 * passed / total, 2) if total else 0.0,
-        wilson=(round(100 * lo, 1), round(100 * hi, 1)),
+        garble_loops=sum(k == "loop" for k in kinds),
+        garble_rate=garbled / answered if answered else 0.0,
+        pct=percent(passed, total),
+        wilson=(100 * lo, 100 * hi),
         diagnoses=dict(sorted(diag.items())),
     )
 
 
 def _paired_stats(
-    pairs: list[tuple[bool, bool]],
-    total: int,
+    fam: Family,
+    universe: int,
+    passes: list[Fraction],
     alpha: float,
     seed: int,
     resamples: int,
 ) -> PairedStats:
-    lost = sum(a and not b for a, b in pairs)
-    gained = sum(b and not a for a, b in pairs)
-    p = mcnemar_exact(lost, gained)
-    lo, hi = paired_bootstrap_ci(
-        [a for a, _ in pairs], [b for _, b in pairs], seed=seed, resamples=resamples, alpha=alpha
-    )
-    mdd = min_detectable_difference(lost + gained, alpha=alpha, limit=len(pairs))
-    pts = 100 / len(pairs) if pairs else 0.0  # points of the paired items
+    t = fam.total
+    fractional = any(isinstance(d, Fraction) for d in t.diffs)
+    if fractional:
+        lo, hi = paired_rate_bootstrap_ci(t.diffs, seed=seed, resamples=resamples, alpha=alpha)
+    else:
+        ia, ib = _outcomes_from_diffs(t.diffs)
+        lo, hi = paired_bootstrap_ci(ia, ib, seed=seed, resamples=resamples, alpha=alpha)
+    mdd = min_detectable_difference(t.lost + t.gained, alpha=alpha, limit=t.paired)
+    pts = 100 / t.paired if t.paired else 0.0  # points of the paired items
     return PairedStats(
-        paired=len(pairs),
-        excluded=total - len(pairs),
-        lost=lost,
-        gained=gained,
+        paired=t.paired,
+        universe=universe,
+        excluded=universe - t.paired,
+        lost=t.lost,
+        gained=t.gained,
+        net=float(t.net),
+        a_paired_passed=float(passes[0]),
+        b_paired_passed=float(passes[1]),
         alpha=alpha,
-        p_value=p,
-        p_worse=mcnemar_exact(lost, gained, alternative="less"),
-        significant=p < alpha,
+        test="paired rate test" if fractional else "mcnemar",
+        p_value=t.p_value,
+        p_worse=t.p_worse,
+        p_adjusted=t.p_adjusted,
+        p_worse_adjusted=t.p_worse_adjusted,
+        family_size=len(fam.members),
+        significant=t.p_adjusted < alpha,
         ci_items=(lo, hi),
-        ci_points=(round(lo * pts, 1), round(hi * pts, 1)),
+        ci_points=(lo * pts, hi * pts),
         seed=seed,
         resamples=resamples,
         mdd_items=mdd,
-        mdd_points=round(mdd * pts, 1) if mdd is not None else None,
+        mdd_points=mdd * pts if mdd is not None else None,
     )
+
+
+def _outcomes_from_diffs(diffs: list[Diff]) -> tuple[list[bool], list[bool]]:
+    """Paired pass/fail lists with the same discordance as `diffs` (what the bootstrap needs)."""
+    a = [d < 0 for d in diffs]
+    b = [d > 0 for d in diffs]
+    return a, b
 
 
 def _categories(
@@ -403,39 +556,54 @@ def _categories(
     category: dict[str, str],
     by_a: dict[str, ItemRecord],
     by_b: dict[str, ItemRecord],
-    pairs: list[tuple[bool, bool]],
-    pair_cats: list[str],
+    tests: list[PairedTest],
 ) -> list[CategoryRow]:
+    by_cat = {t.subject: t for t in tests}
     rows = []
     for cat in sorted(set(category.values())):
         ids = [i for i in order if category[i] == cat]
-        ap = sum(by_a[i].status == "passed" for i in ids if i in by_a)
-        bp = sum(by_b[i].status == "passed" for i in ids if i in by_b)
-        cat_pairs = [p for p, c in zip(pairs, pair_cats, strict=True) if c == cat]
-        lost = sum(a and not b for a, b in cat_pairs)
-        gained = sum(b and not a for a, b in cat_pairs)
-        n = len(ids)
-        a_pct = round(100 * ap / n, 1) if n else 0.0
-        b_pct = round(100 * bp / n, 1) if n else 0.0
+        a_ids = [i for i in ids if i in by_a]
+        b_ids = [i for i in ids if i in by_b]
+        ap = sum(by_a[i].status == "passed" for i in a_ids)
+        bp = sum(by_b[i].status == "passed" for i in b_ids)
+        t = by_cat.get(cat)
         rows.append(
             CategoryRow(
                 category=cat,
                 a_passed=ap,
-                a_total=n,
+                a_total=len(a_ids),
                 b_passed=bp,
-                b_total=n,
-                delta=bp - ap,
-                a_pct=a_pct,
-                b_pct=b_pct,
-                delta_points=round(b_pct - a_pct, 1),
-                paired=len(cat_pairs),
-                lost=lost,
-                gained=gained,
-                p_value=mcnemar_exact(lost, gained),
-                p_worse=mcnemar_exact(lost, gained, alternative="less"),
+                b_total=len(b_ids),
+                delta=float(t.net) if t else 0.0,
+                a_pct=percent(ap, len(a_ids)),
+                b_pct=percent(bp, len(b_ids)),
+                delta_points=-t.drop_points if t else 0.0,
+                paired=t.paired if t else 0,
+                lost=t.lost if t else 0,
+                gained=t.gained if t else 0,
+                p_value=t.p_value if t else 1.0,
+                p_worse=t.p_worse if t else 1.0,
+                p_adjusted=t.p_adjusted if t else 1.0,
+                p_worse_adjusted=t.p_worse_adjusted if t else 1.0,
             )
         )
     return rows
+
+
+def _garble_stats(t: PairedTest, pairs: list[tuple[bool, bool]], new_loops: int) -> GarbleStats:
+    n = len(pairs)
+    return GarbleStats(
+        paired=n,
+        new=t.lost,
+        new_loops=new_loops,
+        cleared=t.gained,
+        a_rate=sum(a for a, _ in pairs) / n if n else 0.0,
+        b_rate=sum(b for _, b in pairs) / n if n else 0.0,
+        p_value=t.p_value,
+        p_worse=t.p_worse,
+        p_adjusted=t.p_adjusted,
+        p_worse_adjusted=t.p_worse_adjusted,
+    )
 
 
 def _diagnoses(run_a: RunRecord, a: Side, run_b: RunRecord, b: Side) -> list[DiagnosisRow]:

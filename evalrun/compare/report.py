@@ -10,6 +10,7 @@ import html
 from typing import Any
 
 from evalrun.compare.pairing import Change, Comparison, fmt_p
+from evalrun.tables import fmt_points, fmt_score
 
 ANSWER_CHARS_TEXT = 300
 ANSWER_CHARS_MD = 400
@@ -22,8 +23,12 @@ def _table(rows: list[list[Any]], headers: list[str], fmt: str, **kw: Any) -> st
 
 
 def _signed(x: float, unit: str = "") -> str:
-    text = f"{x:+g}{unit}" if x else f"0{unit}"
-    return text.replace("-", "−")
+    """An item delta: `+2`, `−1`, `0`; pass-rate sums (repeats) keep one decimal."""
+    if float(x).is_integer():
+        text = f"{int(x):+d}" if x else "0"
+    else:
+        text = f"{x:+.1f}"
+    return text.replace("-", "−") + unit
 
 
 def _clip(text: str, limit: int) -> str:
@@ -48,13 +53,16 @@ def header_rows(cmp: Comparison, names: Names = AB) -> list[list[str]]:
     rows = []
     for name, side in zip(names, (cmp.a, cmp.b), strict=True):
         lo, hi = side.wilson
+        status = side.status + (" (partial: --limit/--tags)" if side.partial else "")
+        if side.repeats > 1:
+            status += f", {side.repeats} repeats"
         rows.append(
             [
                 name,
                 side.run_id,
-                f"{side.passed}/{side.total} ({round(side.pct)}/100)",
-                f"{lo:g}–{hi:g}",
-                side.status,
+                fmt_score(side.passed, side.total),
+                f"{fmt_points(lo)}–{fmt_points(hi)}",
+                status,
             ]
         )
     return rows
@@ -68,10 +76,11 @@ def category_rows(cmp: Comparison) -> list[list[str]]:
             f"{c.a_passed}/{c.a_total}",
             f"{c.b_passed}/{c.b_total}",
             _signed(c.delta),
-            _signed(c.delta_points),
+            fmt_points(c.delta_points, signed=True),
             str(c.lost),
             str(c.gained),
             fmt_p(c.p_value),
+            fmt_p(c.p_adjusted),
         ]
         for c in cmp.categories
     ]
@@ -82,17 +91,29 @@ def category_rows(cmp: Comparison) -> list[list[str]]:
             f"{cmp.a.passed}/{cmp.a.total}",
             f"{cmp.b.passed}/{cmp.b.total}",
             _signed(cmp.delta_items),
-            _signed(cmp.delta_points),
+            fmt_points(cmp.delta_points, signed=True),
             str(s.lost),
             str(s.gained),
             fmt_p(s.p_value),
+            fmt_p(s.p_adjusted),
         ]
     )
     return rows
 
 
 def category_headers(names: Names = AB) -> list[str]:
-    return ["category", *names, "Δ items", "Δ points", "pass→fail", "fail→pass", "p"]
+    """Δ items and Δ points are on the items graded in both runs; `p Holm` is adjusted over the
+    family (total, categories, garble)."""
+    return [
+        "category",
+        *names,
+        "Δ items",
+        "Δ points",
+        "pass→fail",
+        "fail→pass",
+        "p",
+        "p Holm",
+    ]
 
 
 RUN_HEADERS = ["", "run", "score", "Wilson interval", "status"]
@@ -114,17 +135,27 @@ def health_rows(cmp: Comparison) -> list[list[str]]:
         ["not run", str(a.missing), str(b.missing), _signed(b.missing - a.missing), ""],
         [
             "garbled",
-            f"{a.garbled} ({100 * a.garble_rate:.1f}%)",
-            f"{b.garbled} ({100 * b.garble_rate:.1f}%)",
+            f"{a.garbled} ({fmt_points(100 * a.garble_rate)}%)",
+            f"{b.garbled} ({fmt_points(100 * b.garble_rate)}%)",
             _signed(b.garbled - a.garbled),
-            "",
+            garble_note(cmp),
         ],
+        ["  of which loops", str(a.garble_loops), str(b.garble_loops), "", ""],
     ]
     rows += [
         [f"diagnosis {d.kind}", str(d.a), str(d.b), _signed(d.b - d.a), d.hint]
         for d in cmp.diagnoses
     ]
     return rows
+
+
+def garble_note(cmp: Comparison) -> str:
+    """Garble on the items answered in both runs: new in B, cleared, and the paired test."""
+    g = cmp.garble
+    return (
+        f"paired on {g.paired}: {g.new} newly garbled ({g.new_loops} loops), {g.cleared} cleared; "
+        f"p = {fmt_p(g.p_value)}, Holm {fmt_p(g.p_adjusted)}"
+    )
 
 
 def stats_lines(cmp: Comparison, names: Names = AB) -> list[str]:
@@ -136,17 +167,19 @@ def stats_lines(cmp: Comparison, names: Names = AB) -> list[str]:
     conf = round(100 * (1 - s.alpha))
     lines = [
         (
-            f"paired items: {s.paired} ({s.excluded} left out: errored or not run in {a} or {b}); "
-            f"pass→fail {s.lost}, fail→pass {s.gained}"
+            f"paired items: {s.paired} of {s.universe} ({s.excluded} left out: errored or not "
+            f"run in {a} or {b}); pass→fail {s.lost}, fail→pass {s.gained}"
         ),
         (
-            f"exact McNemar p = {fmt_p(s.p_value)} (two-sided); p = {fmt_p(s.p_worse)} for "
-            f"'{b} is worse' (one-sided)"
+            f"exact {'McNemar' if s.test == 'mcnemar' else 'paired rate test'} p = "
+            f"{fmt_p(s.p_value)} (two-sided); p = {fmt_p(s.p_worse)} for '{b} is worse' "
+            f"(one-sided); Holm-adjusted over {s.family_size} tests (total, each category, "
+            f"garble): {fmt_p(s.p_adjusted)} and {fmt_p(s.p_worse_adjusted)}"
         ),
         (
             f"{conf}% paired bootstrap interval for {b} − {a}: {_signed(lo)} .. {_signed(hi)} "
-            f"items ({_signed(plo)} .. {_signed(phi)} points; seed {s.seed}, "
-            f"{s.resamples} resamples)"
+            f"items ({fmt_points(plo, signed=True)} .. {fmt_points(phi, signed=True)} points; "
+            f"seed {s.seed}, {s.resamples} resamples)"
         ),
     ]
     if s.mdd_items is None:
@@ -157,7 +190,8 @@ def stats_lines(cmp: Comparison, names: Names = AB) -> list[str]:
     else:
         lines.append(
             f"minimum detectable difference: with {s.lost + s.gained} discordant items, only a "
-            f"net difference of {s.mdd_items} items ({s.mdd_points:g} points) or more would be "
+            f"net difference of {s.mdd_items} items ({fmt_points(s.mdd_points or 0)} points) or "
+            "more would be "
             f"significant at alpha {s.alpha:g}"
         )
     return lines

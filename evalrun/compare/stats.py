@@ -8,13 +8,17 @@ better, so every test here works on the discordance, never on two independent pr
 - `paired_bootstrap_ci`: a seeded percentile bootstrap interval for the score delta B - A.
 - `wilson_interval`: the Wilson score interval of one run's pass rate.
 - `min_detectable_difference`: the smallest net item difference the test could call significant.
+- `paired_rate_test`: the exact sign-flip test on per-item pass rates (runs with repeats).
+- `holm_adjust`: Holm's family-wise adjustment, shared by compare and signoff.
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Sequence
-from math import comb, exp, lgamma, log, sqrt
+from fractions import Fraction
+from math import comb, exp, gcd, lgamma, log, sqrt
 from statistics import NormalDist
 
 from evalrun.errors import UsageError
@@ -184,3 +188,84 @@ def min_detectable_difference(
         if p < alpha:
             return k
     return None
+
+
+def holm_adjust(pvalues: Sequence[float]) -> list[float]:
+    """Holm step-down adjusted p-values, in the order given.
+
+    Holm controls the family-wise error rate (the chance of calling *any* true null hypothesis
+    false) at alpha for any dependence between the tests, which matters here: the total and the
+    categories share items. Sort the m p-values ascending; the k-th smallest (k from 0) is
+    multiplied by m - k, a running maximum keeps the adjusted values monotone, and each is capped
+    at 1. A hypothesis is rejected at level alpha exactly when its adjusted p is below alpha.
+    """
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    adjusted = [1.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def paired_rate_test(diffs: Sequence[Fraction], *, alternative: str = "two-sided") -> float:
+    """Exact sign-flip test on per-item paired differences of pass rates (B minus A).
+
+    With repeats, item k has a pass rate in each run (passes / repeats) and d_k = rate_B - rate_A.
+    Under the null hypothesis (the two lanes are exchangeable) each d_k is as likely to be +|d_k|
+    as -|d_k|, independently across items, so the sum S = sum d_k has an exact null distribution
+    over the 2^n sign patterns, computed here by convolution (no sampling). `less` tests "B is
+    worse" (P(S <= observed)), `greater` "B is better", `two-sided` doubles the smaller tail.
+    With one repeat on each side every d_k is -1, 0 or +1 and this is exactly `mcnemar_exact`.
+    """
+    nonzero = [d for d in diffs if d != 0]
+    if not nonzero:
+        return 1.0
+    if alternative not in ("two-sided", "less", "greater"):
+        raise UsageError(f"alternative must be two-sided, less or greater, not {alternative!r}")
+    scale = 1
+    for d in nonzero:
+        scale = scale * d.denominator // gcd(scale, d.denominator)
+    ints = [int(d * scale) for d in nonzero]
+    observed = sum(ints)
+    # Items with the same |d| share a binomial: j of m flipped up gives |d| * (2j - m).
+    dist: dict[int, int] = {0: 1}
+    for size, m in Counter(abs(x) for x in ints).items():
+        step = {size * (2 * j - m): comb(m, j) for j in range(m + 1)}
+        new: dict[int, int] = {}
+        for s, w in dist.items():
+            for t, v in step.items():
+                new[s + t] = new.get(s + t, 0) + w * v
+        dist = new
+    total = 2 ** len(ints)
+    low = sum(w for s, w in dist.items() if s <= observed) / total
+    high = sum(w for s, w in dist.items() if s >= observed) / total
+    if alternative == "less":
+        return low
+    if alternative == "greater":
+        return high
+    return min(1.0, 2 * min(low, high))
+
+
+def paired_rate_bootstrap_ci(
+    diffs: Sequence[Fraction | int],
+    *,
+    seed: int = DEFAULT_SEED,
+    resamples: int = DEFAULT_RESAMPLES,
+    alpha: float = DEFAULT_ALPHA,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval for sum(diffs) (B - A in items, pass rates with repeats).
+
+    Resamples the items with replacement from `random.Random(seed)`, like `paired_bootstrap_ci`,
+    but draws each of the n items (the differences are not all -1, 0 or +1).
+    """
+    n = len(diffs)
+    if n == 0 or resamples < 1 or not any(diffs):
+        return (0.0, 0.0)
+    rng = random.Random(seed)
+    values = [float(d) for d in diffs]
+    sums = sorted(sum(rng.choices(values, k=n)) for _ in range(resamples))
+    lo = sums[int((alpha / 2) * resamples)]
+    hi = sums[min(resamples - 1, int((1 - alpha / 2) * resamples))]
+    return (lo, hi)

@@ -5,40 +5,27 @@ every policy rule, writes `results/<candidate>/signoff.md` and returns a `Signof
 pass or fail. Unusable input (unknown run, different suites, bad policy) raises an EvalrunError
 with exit code 2 before any verdict is given.
 
-How significance combines with the drop thresholds
---------------------------------------------------
-A score drop blocks only when it is both *large* and *real*:
-
-- large: the drop on the paired items (those graded in both runs) exceeds the policy's tolerance,
-  in score points, for the whole suite (`max_total_drop`) or for one category
-  (`max_category_drop`);
-- real: a one-sided exact McNemar test on those same paired items says the candidate is worse, at
-  `alpha`. One-sided, because the gate asks "is the candidate worse?", not "are they different?".
-
-So noise never blocks (two flipped items out of 184 are far from significant) and an accepted,
-known cost (say one point for an fp8 KV cache) does not block even when it is real. A large drop
-that is not significant is reported as a warning, with the smallest difference the data could
-have shown, because a tiny category cannot prove anything either way; set `alpha: 1` to let the
-thresholds alone decide. Categories are tested one by one without a multiple-testing correction:
-the threshold already keeps a lone noisy category from blocking, and a collapse (a category
-falling by half) is significant at alpha 0.05 once it has a dozen items (6 of 12 lost: p = 1/64).
-
-Errors, garble, fatal diagnoses and incompleteness are defects, not sampling noise: they are
-checked on the candidate alone, against absolute limits, with no test.
+The score and garble rules, and how significance combines with their limits, are in
+evalrun.signoff.rules (one family, Holm-adjusted; collapses block without a test).
+Errors, fatal diagnoses and incompleteness are defects, not sampling noise: they are checked on
+the candidate alone, against absolute limits, with no test.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalrun.compare.pairing import Comparison, compare_runs, fmt_p, to_json
+from evalrun.compare.family import PairedTest
+from evalrun.compare.pairing import Comparison, compare_runs, to_json
 from evalrun.compare.stats import DEFAULT_SEED
 from evalrun.errors import ConfigError
 from evalrun.signoff.policy import Check, Policy
+from evalrun.signoff.rules import CandidateGarble, family_checks
 from evalrun.store import RunStore
 
 SIGNOFF_SCHEMA_VERSION = 1
@@ -123,103 +110,50 @@ def signoff(
     return result
 
 
-def _drop_check(
-    rule: str,
-    subject: str,
-    lost: int,
-    gained: int,
-    paired: int,
-    p_worse: float,
-    limit: float,
-    alpha: float,
-    what: str,
-) -> Check:
-    """A drop beyond `limit` points fails when significant, else warns; within it, passes."""
-    drop = 100 * (lost - gained) / paired if paired else 0.0
-    flips = f"{lost} pass→fail, {gained} fail→pass on {paired} paired items"
-    if drop <= limit:
-        moved = f"gained {-drop:.1f} points" if drop < 0 else f"dropped {drop:.1f} points"
-        return Check(
-            rule=rule,
-            subject=subject,
-            outcome="pass",
-            reason=f"{what} {moved} ({flips}), within the {limit:g}-point limit",
-        )
-    if p_worse < alpha:
-        return Check(
-            rule=rule,
-            subject=subject,
-            outcome="fail",
-            reason=f"{what} fell {drop:.1f} points ({flips}), more than the {limit:g}-point "
-            f"limit, and the drop is real (one-sided McNemar p = {fmt_p(p_worse)} < {alpha:g})",
-        )
-    return Check(
-        rule=rule,
-        subject=subject,
-        outcome="warn",
-        reason=f"{what} fell {drop:.1f} points ({flips}), more than the {limit:g}-point "
-        f"limit, but p = {fmt_p(p_worse)} ≥ {alpha:g}: could be noise, not blocking",
+def _family(cmp: Comparison, policy: Policy) -> list[Check]:
+    """Total, categories and garble, judged as one family (evalrun.signoff.rules)."""
+    s, g = cmp.stats, cmp.garble
+    total = PairedTest(
+        subject="",
+        paired=s.paired,
+        lost=s.lost,
+        gained=s.gained,
+        net=Fraction(s.net),
+        p_value=s.p_value,
+        p_worse=s.p_worse,
+        p_adjusted=s.p_adjusted,
+        p_worse_adjusted=s.p_worse_adjusted,
     )
-
-
-def _total_drop(cmp: Comparison, policy: Policy) -> list[Check]:
-    s = cmp.stats
-    return [
-        _drop_check(
-            "total_drop",
-            "",
-            s.lost,
-            s.gained,
-            s.paired,
-            s.p_worse,
-            policy.max_total_drop,
-            policy.alpha,
-            "total score",
+    cats = [
+        PairedTest(
+            subject=r.category,
+            paired=r.paired,
+            lost=r.lost,
+            gained=r.gained,
+            net=Fraction(r.delta),
+            p_value=r.p_value,
+            p_worse=r.p_worse,
+            p_adjusted=r.p_adjusted,
+            p_worse_adjusted=r.p_worse_adjusted,
         )
+        for r in cmp.categories
     ]
-
-
-def _category_drops(cmp: Comparison, policy: Policy) -> list[Check]:
-    out = []
-    for row in cmp.categories:
-        check = _drop_check(
-            "category_drop",
-            row.category,
-            row.lost,
-            row.gained,
-            row.paired,
-            row.p_worse,
-            policy.max_category_drop,
-            policy.alpha,
-            f"category {row.category}",
-        )
-        if check.outcome != "pass":
-            out.append(check)
-    if not out:
-        out.append(
-            Check(
-                rule="category_drop",
-                outcome="pass",
-                reason=f"no category lost more than {policy.max_category_drop:g} points "
-                "significantly",
-            )
-        )
-    return out
-
-
-def _garble(cmp: Comparison, policy: Policy) -> list[Check]:
+    garble = PairedTest(
+        subject="garble",
+        paired=g.paired,
+        lost=g.new,
+        gained=g.cleared,
+        net=Fraction(g.cleared - g.new),
+        p_value=g.p_value,
+        p_worse=g.p_worse,
+        p_adjusted=g.p_adjusted,
+        p_worse_adjusted=g.p_worse_adjusted,
+    )
     b = cmp.b
-    answered = b.total - b.errors - b.missing
-    rate = f"{b.garbled} of {answered} answered items garbled ({100 * b.garble_rate:.1f}%)"
-    bad = b.garble_rate > policy.max_garble_rate
-    return [
-        Check(
-            rule="garble_rate",
-            outcome="fail" if bad else "pass",
-            reason=f"{rate}, {'above' if bad else 'within'} the "
-            f"{100 * policy.max_garble_rate:g}% limit",
-        )
-    ]
+    own = CandidateGarble(
+        garbled=b.garbled, loops=b.garble_loops, answered=b.total - b.errors - b.missing
+    )
+    return family_checks(total, cats, garble, own, policy)
 
 
 def _errors(cmp: Comparison, policy: Policy) -> list[Check]:
@@ -278,9 +212,7 @@ def _fatal_diagnoses(cmp: Comparison, policy: Policy) -> list[Check]:
 # Each rule maps (comparison, policy) to checks; a new rule on the item records is one more function
 # here plus its policy field. Rules over other evidence (slope records) come in as `extra_checks`.
 RULES: list[Callable[[Comparison, Policy], list[Check]]] = [
-    _total_drop,
-    _category_drops,
-    _garble,
+    _family,
     _errors,
     _incomplete,
     _fatal_diagnoses,

@@ -67,10 +67,34 @@ class Policy(BaseModel):
         default=0.05,
         gt=0,
         le=1,
-        description="A drop beyond a limit blocks only if one-sided McNemar p < alpha.",
+        description="Family-wise error rate: a drop (or garble increase) beyond its limit blocks "
+        "only if its one-sided exact p, Holm-adjusted over the whole family (total, every "
+        "category, garble), is below alpha.",
+    )
+    collapse_points: float = Field(
+        default=50.0,
+        ge=0,
+        description="A category losing at least this many points (and collapse_items items) "
+        "blocks without a test: a test on 8-22 items cannot reach significance after the "
+        "family's correction.",
+    )
+    collapse_items: int = Field(
+        default=4, ge=1, description="Items a category must lose for the collapse rule."
+    )
+    max_garble_increase: float = Field(
+        default=0.02,
+        ge=0,
+        le=1,
+        description="How much the candidate's garble rate may exceed the baseline's on the items "
+        "answered in both runs; beyond it, blocks when the increase is significant (in the "
+        "family).",
     )
     max_garble_rate: float = Field(
-        default=0.02, ge=0, le=1, description="Largest share of answered items flagged as garbled."
+        default=0.10,
+        ge=0,
+        le=1,
+        description="Absolute ceiling: largest share of the candidate's answered items flagged "
+        "as garbled, whatever the baseline did (a plainly broken lane).",
     )
     max_errors: int = Field(default=0, ge=0, description="Most items whose request may fail.")
     fatal_diagnoses: list[str] = Field(
@@ -96,12 +120,17 @@ class Policy(BaseModel):
 
 DEFAULT_POLICY_YAML = """\
 # evalrun signoff policy. Every key is optional; these are the defaults.
-# A drop blocks only when it exceeds its limit AND one-sided exact McNemar p < alpha
-# (so noise never blocks). Set alpha: 1 to let the limits alone decide.
+# A drop blocks only when it exceeds its limit AND its one-sided exact paired test, Holm-adjusted
+# over the whole family (total, every category, garble), has p < alpha: identical lanes are
+# blocked at most alpha of the time however noisy they are (bench/signoff_calibration.py).
+# Set alpha: 1 to let the limits alone decide.
 max_total_drop: 2.0        # score points the candidate may lose on the whole suite
 max_category_drop: 10.0    # score points it may lose in any one category
-alpha: 0.05                # significance level for "the drop is real"
-max_garble_rate: 0.02      # share of answered items the garble detector may flag
+alpha: 0.05                # family-wise error rate for "the drop is real"
+collapse_points: 50.0      # a category losing this many points ...
+collapse_items: 4          # ... and this many items blocks without a test
+max_garble_increase: 0.02  # garble rate the candidate may add over the baseline (paired items)
+max_garble_rate: 0.10      # absolute ceiling on the candidate's garble rate
 max_errors: 0              # items whose request may fail (timeouts, 5xx, ...)
 fatal_diagnoses:           # any item showing one of these fails the candidate
   - reasoning_only
@@ -127,6 +156,12 @@ class Check(BaseModel):
     subject: str = Field(default="", description="The category, diagnosis kind, ... if any.")
     outcome: Literal["pass", "fail", "warn"]
     reason: str = Field(description="One line in words: measured value against the limit.")
+    p_value: float | None = Field(
+        default=None, description="The rule's one-sided exact p, when it is a tested rule."
+    )
+    p_adjusted: float | None = Field(
+        default=None, description="p_value, Holm-adjusted over the policy's family."
+    )
 
 
 def load_policy(path: Path | str | None) -> Policy:

@@ -1,0 +1,197 @@
+"""The tested rules of a sign-off policy: score drops and garble, judged as one family.
+
+How significance combines with the limits
+-----------------------------------------
+A score drop blocks only when it is both *large* and *real*:
+
+- large: the drop on the paired items (graded in both runs) exceeds the policy's limit in score
+  points, for the whole suite (`max_total_drop`) or one category (`max_category_drop`);
+- real: the one-sided exact paired test (McNemar; on pass rates with repeats) says the candidate
+  is worse, with its p-value Holm-adjusted over the whole family: the total, every category and
+  the garble test (evalrun.compare.family). Holm bounds the chance that *any* rule blocks two
+  lanes of the same quality at `alpha`, whatever the noise and however the tests overlap;
+  testing eleven categories at alpha each blocked identical noisy lanes about 7% of the time.
+
+Some collapses are too small for any test after the correction: the 8 long-context items all
+failing give p = 1/256 before it. A category that loses at least `collapse_points` points and
+`collapse_items` items therefore blocks without a test. A large drop that is not significant is
+a warning. Set `alpha: 1` to let the limits alone decide.
+
+Garble is judged against the baseline on the items answered in both runs: the candidate blocks
+when its garble rate exceeds the baseline's by more than `max_garble_increase` and the increase
+is significant in the same family, or when its own rate is above the absolute ceiling
+`max_garble_rate` (a plainly broken lane, whatever the baseline did). A small model's own
+repetition loops show up on both sides, so they do not block its lane; loops are counted apart
+from token soup in every reason.
+
+`family_checks` is pure: the gate calls it on a comparison and bench/signoff_calibration.py on
+simulated lanes, so the calibration measures the rules that run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from evalrun.compare.family import PairedTest
+from evalrun.compare.pairing import fmt_p
+from evalrun.signoff.policy import Check, Policy
+from evalrun.tables import fmt_points
+
+
+@dataclass(frozen=True)
+class CandidateGarble:
+    """The candidate's own garble figures, on all its answered items (for the ceiling)."""
+
+    garbled: int
+    loops: int
+    answered: int
+
+    @property
+    def rate(self) -> float:
+        return self.garbled / self.answered if self.answered else 0.0
+
+
+def family_checks(
+    total: PairedTest,
+    categories: list[PairedTest],
+    garble: PairedTest,
+    candidate: CandidateGarble,
+    policy: Policy,
+) -> list[Check]:
+    """Checks of the total, each category (only those that did not pass, else one summary pass)
+    and garble; every p-value already Holm-adjusted over the family of these tests."""
+    checks = [drop_check("total_drop", total, policy.max_total_drop, policy, "total score")]
+    cats = [
+        drop_check(
+            "category_drop",
+            t,
+            policy.max_category_drop,
+            policy,
+            f"category {t.subject}",
+            collapse=True,
+        )
+        for t in categories
+    ]
+    cats = [c for c in cats if c.outcome != "pass"] or [
+        Check(
+            rule="category_drop",
+            outcome="pass",
+            reason=f"no category lost more than {policy.max_category_drop:g} points significantly",
+        )
+    ]
+    return checks + cats + garble_checks(garble, candidate, policy)
+
+
+def drop_check(
+    rule: str,
+    t: PairedTest,
+    limit: float,
+    policy: Policy,
+    what: str,
+    *,
+    collapse: bool = False,
+) -> Check:
+    """A drop beyond `limit` points fails when significant after the family's adjustment (or,
+    for a category, when it collapses), else warns; within the limit, passes."""
+    drop = t.drop_points
+    flips = f"{t.lost} pass→fail, {t.gained} fail→pass on {t.paired} paired items"
+    tested: dict[str, Any] = {"p_value": t.p_worse, "p_adjusted": t.p_worse_adjusted}
+    subject = t.subject
+    if drop <= limit:
+        moved = (
+            f"gained {fmt_points(-drop)} points"
+            if drop < 0
+            else f"dropped {fmt_points(drop)} points"
+        )
+        return Check(
+            rule=rule,
+            subject=subject,
+            outcome="pass",
+            reason=f"{what} {moved} ({flips}), within the {limit:g}-point limit",
+            **tested,
+        )
+    fell = f"{what} fell {fmt_points(drop)} points ({flips}), more than the {limit:g}-point limit"
+    p = f"one-sided p = {fmt_p(t.p_worse)}, Holm-adjusted {fmt_p(t.p_worse_adjusted)}"
+    if _real(t, policy):
+        return Check(
+            rule=rule,
+            subject=subject,
+            outcome="fail",
+            reason=f"{fell}, and the drop is real ({p} < {policy.alpha:g})",
+            **tested,
+        )
+    if collapse and drop >= policy.collapse_points and -t.net >= policy.collapse_items:
+        return Check(
+            rule=rule,
+            subject=subject,
+            outcome="fail",
+            reason=f"{fell}: the category collapsed (at least {policy.collapse_points:g} points "
+            f"and {policy.collapse_items} items lost; blocks without a test, {p})",
+            **tested,
+        )
+    return Check(
+        rule=rule,
+        subject=subject,
+        outcome="warn",
+        reason=f"{fell}, but {p} ≥ {policy.alpha:g}: could be noise, not blocking",
+        **tested,
+    )
+
+
+def _real(t: PairedTest, policy: Policy) -> bool:
+    """Significant after the family's adjustment; `alpha: 1` lets the limits alone decide."""
+    return policy.alpha >= 1 or t.p_worse_adjusted < policy.alpha
+
+
+def garble_checks(t: PairedTest, candidate: CandidateGarble, policy: Policy) -> list[Check]:
+    """Garble against the baseline (paired) and against the absolute ceiling.
+
+    `t` is the family's garble test: d = garbled_baseline - garbled_candidate per item answered
+    in both runs, so t.lost items are newly garbled in the candidate and t.gained are cleared.
+    """
+    n = t.paired
+    increase = 100 * -float(t.net) / n if n else 0.0
+    soup = candidate.garbled - candidate.loops
+    own = (
+        f"{candidate.garbled} of {candidate.answered} answered items garbled "
+        f"({fmt_points(100 * candidate.rate)}%: {soup} token soup, {candidate.loops} loops)"
+    )
+    vs = (
+        f"{t.lost} newly garbled and {t.gained} cleared against the baseline on {n} items "
+        f"answered in both ({'+' if increase > 0 else ''}{fmt_points(increase)} points of rate)"
+    )
+    p = f"one-sided p = {fmt_p(t.p_worse)}, Holm-adjusted {fmt_p(t.p_worse_adjusted)}"
+    tested: dict[str, Any] = {"p_value": t.p_worse, "p_adjusted": t.p_worse_adjusted}
+    limit = 100 * policy.max_garble_increase
+    if increase <= limit:
+        rel = Check(
+            rule="garble_increase",
+            outcome="pass",
+            reason=f"{vs}, within the {limit:g}-point limit",
+            **tested,
+        )
+    elif _real(t, policy):
+        rel = Check(
+            rule="garble_increase",
+            outcome="fail",
+            reason=f"{vs}, more than the {limit:g}-point limit, and the increase is real "
+            f"({p} < {policy.alpha:g})",
+            **tested,
+        )
+    else:
+        rel = Check(
+            rule="garble_increase",
+            outcome="warn",
+            reason=f"{vs}, more than the {limit:g}-point limit, but {p} ≥ {policy.alpha:g}: "
+            "could be noise, not blocking",
+            **tested,
+        )
+    bad = candidate.rate > policy.max_garble_rate
+    ceiling = Check(
+        rule="garble_rate",
+        outcome="fail" if bad else "pass",
+        reason=f"{own}, {'above' if bad else 'within'} the absolute "
+        f"{fmt_points(100 * policy.max_garble_rate)}% ceiling",
+    )
+    return [rel, ceiling]
