@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evalrun.compare.family import Diff, Family, PairedTest, family
+from evalrun.compare.family import Diff, Family, PairedTest, family, majority
 from evalrun.compare.stats import (
     DEFAULT_ALPHA,
     DEFAULT_RESAMPLES,
@@ -32,6 +32,7 @@ from evalrun.compare.stats import (
     min_detectable_difference,
     paired_bootstrap_ci,
     paired_rate_bootstrap_ci,
+    paired_rate_test,
     wilson_interval,
 )
 from evalrun.errors import ConfigError, SuiteError
@@ -125,6 +126,21 @@ class DiagnosisRow(BaseModel):
     hint: str = ""
 
 
+class RepeatNoise(BaseModel):
+    """With repeats: how much each run disagreed with itself, and the test on raw pass rates."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    a_rate_sum: float = Field(description="A's pass rates summed over the paired items.")
+    b_rate_sum: float
+    a_flaky: int = Field(description="Paired items that both passed and failed among A's runs.")
+    b_flaky: int
+    p_rates: float = Field(
+        description="Two-sided exact sign-flip test on the raw pass rates (for reading; the "
+        "family tests majority outcomes)."
+    )
+
+
 class PairedStats(BaseModel):
     """Exact and resampled statistics on the paired (graded in both runs) items."""
 
@@ -156,6 +172,9 @@ class PairedStats(BaseModel):
     resamples: int
     mdd_items: int | None = Field(description="Smallest net difference significant at alpha.")
     mdd_points: float | None
+    repeat_noise: RepeatNoise | None = Field(
+        default=None, description="Set when either run has repeats (score --repeats K)."
+    )
 
 
 class GarbleStats(BaseModel):
@@ -269,15 +288,21 @@ def compare_records(
     pairs: list[tuple[str, Diff]] = []
     garble_pairs: list[tuple[bool, bool]] = []  # (garbled in A, garbled in B), answered in both
     new_loops = 0
-    passes = [Fraction(0), Fraction(0)]  # A's and B's passes on the paired items
+    passes = [Fraction(0), Fraction(0)]  # A's and B's (majority) passes on the paired items
+    rates = [Fraction(0), Fraction(0)]  # A's and B's pass rates summed over the paired items
+    flaky = [0, 0]  # paired items that both passed and failed among a run's repeats
     for item_id in order:
         ia, ib = by_a.get(item_id), by_b.get(item_id)
         oa, ob = _outcome(ia), _outcome(ib)
         ra, rb = pass_rate(ia), pass_rate(ib)
         if ra is not None and rb is not None:
-            pairs.append((category[item_id], _diff(ra, rb)))
-            passes[0] += ra
-            passes[1] += rb
+            pairs.append((category[item_id], _diff(majority(ra), majority(rb))))
+            passes[0] += majority(ra)
+            passes[1] += majority(rb)
+            rates[0] += ra
+            rates[1] += rb
+            flaky[0] += 0 < ra < 1
+            flaky[1] += 0 < rb < 1
         if (
             ia is not None
             and ib is not None
@@ -306,6 +331,16 @@ def compare_records(
     fam = family(pairs, [int(ga) - int(gb) for ga, gb in garble_pairs])
     universe = max(len(order), side_a.total, side_b.total)
     stats = _paired_stats(fam, universe, passes, alpha, seed, resamples)
+    if rates != passes or any(flaky):
+        stats.repeat_noise = RepeatNoise(
+            a_rate_sum=float(rates[0]),
+            b_rate_sum=float(rates[1]),
+            a_flaky=flaky[0],
+            b_flaky=flaky[1],
+            p_rates=paired_rate_test(
+                [rb - ra for ra, rb in _rate_pairs(by_a, by_b, order)]
+            ),
+        )
     return Comparison(
         a=side_a,
         b=side_b,
@@ -349,6 +384,17 @@ def garble_kind(item: ItemRecord | None) -> Literal["loop", "soup"] | None:
 
 
 _LOOP_SIGNALS = frozenset({"flood", "repetition", "loop"})
+
+
+def _rate_pairs(
+    by_a: dict[str, ItemRecord], by_b: dict[str, ItemRecord], order: list[str]
+) -> list[tuple[Fraction, Fraction]]:
+    out = []
+    for item_id in order:
+        ra, rb = pass_rate(by_a.get(item_id)), pass_rate(by_b.get(item_id))
+        if ra is not None and rb is not None:
+            out.append((ra, rb))
+    return out
 
 
 def _diff(a: Fraction, b: Fraction) -> Diff:

@@ -190,22 +190,29 @@ def min_detectable_difference(
     return None
 
 
-def holm_adjust(pvalues: Sequence[float]) -> list[float]:
-    """Holm step-down adjusted p-values, in the order given.
+def holm_adjust(pvalues: Sequence[float], weights: Sequence[float] | None = None) -> list[float]:
+    """Holm step-down adjusted p-values (weighted Holm when `weights` are given), in input order.
 
     Holm controls the family-wise error rate (the chance of calling *any* true null hypothesis
     false) at alpha for any dependence between the tests, which matters here: the total and the
-    categories share items. Sort the m p-values ascending; the k-th smallest (k from 0) is
-    multiplied by m - k, a running maximum keeps the adjusted values monotone, and each is capped
-    at 1. A hypothesis is rejected at level alpha exactly when its adjusted p is below alpha.
+    categories share items. At each step the hypothesis with the smallest p / weight is tested
+    against alpha * weight / (the weights still in play); once rejected, its weight goes to the
+    others. Equal weights give classic Holm (the k-th smallest p multiplied by m - k). The
+    adjusted p is the smallest alpha at which a hypothesis would be rejected: a running maximum
+    of p * (weights left) / weight, capped at 1.
     """
     m = len(pvalues)
-    order = sorted(range(m), key=lambda i: pvalues[i])
+    w = list(weights) if weights is not None else [1.0] * m
+    if len(w) != m or any(x <= 0 for x in w):
+        raise UsageError("holm_adjust needs one positive weight per p-value")
+    order = sorted(range(m), key=lambda i: pvalues[i] / w[i])
+    left = sum(w)
     adjusted = [1.0] * m
     running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+    for i in order:
+        running = max(running, min(1.0, pvalues[i] * left / w[i]))
         adjusted[i] = running
+        left -= w[i]
     return adjusted
 
 
