@@ -199,9 +199,7 @@ def main(argv: list[str] | None = None) -> int:
             ]
         )
         print(f"  {case.name}, {case.noise_label}, x{case.repeats}: done", file=sys.stderr)
-    print(
-        table(rows, ["case", "noise", "repeats", "blocked", "target", "met"], numparse=False)
-    )
+    print(table(rows, ["case", "noise", "repeats", "blocked", "target", "met"], numparse=False))
     print(
         f"{args.trials} trials per case, seed {args.seed}, default policy, "
         f"{time.monotonic() - started:.0f} s"

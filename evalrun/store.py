@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 import os
 import re
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evalrun.errors import ConfigError, RunNotFound
+from evalrun.errors import ConfigError, RunNotFound, UsageError
 
 SCHEMA_VERSION = 1
 DEFAULT_RESULTS = Path("results")
@@ -101,6 +101,11 @@ class RunRecord(BaseModel):
     started_at: str
     ended_at: str | None = None
     status: RunStatus = "running"
+    trial: bool = Field(
+        default=False,
+        description="A bisect trial's run: stored and linked from bisect.json, but `runs` and "
+        "`latest` skip it unless asked (--all, or latest:<its label>).",
+    )
     summary: Summary | None = None
 
 
@@ -310,6 +315,8 @@ class RunStore:
 
         The one resolver for every command that takes a run: score runs (show, compare,
         signoff, --resume) and slope runs (a slope id may be given with or without `slope-`).
+        `latest` is the user's last run: bisect trial runs are skipped. `latest:<label>` skips
+        them too, unless the label names trial runs only (then it is the last of those).
         """
         ids = self.run_ids(kind)
         what = "slope run" if kind == "slope" else "run"
@@ -319,9 +326,86 @@ class RunStore:
             matches = [i for i in ids if not label or i.split("_", 2)[-1] == label]
             if not matches:
                 raise RunNotFound(f"no {what} matches {ref!r} in {self.root}; {hint}")
-            return matches[-1]
+            for run_id in reversed(matches):
+                if not self.is_trial(run_id):
+                    return run_id
+            if label:
+                return matches[-1]
+            raise RunNotFound(
+                f"no run in {self.root} other than bisect trials; name one by id "
+                "(`evalrun runs --all`)"
+            )
         tagged = self.tags().get(ref)
         for candidate in (tagged, ref, f"slope-{ref}" if kind == "slope" else None):
             if candidate is not None and candidate in ids:
                 return candidate
         raise RunNotFound(f"no {what} {ref!r} in {self.root}; {hint} (ids, `latest`, tags)")
+
+    def mark_trial(self, run_id: str) -> None:
+        """Mark a stored run as a bisect trial (bisect calls this on each trial's runs); a run
+        that was never stored is left alone."""
+        path = self.run_dir(run_id) / "run.json"
+        if not path.exists():
+            return
+        record = self.load_run(run_id)
+        if not record.trial:
+            record.trial = True
+            self.write_run(record)
+
+    def is_trial(self, run_id: str) -> bool:
+        """Whether run.json marks the run as a bisect trial (unreadable: not a trial)."""
+        try:
+            data = json.loads((self.run_dir(run_id) / "run.json").read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            return False
+        return bool(isinstance(data, dict) and data.get("trial"))
+
+
+def filter_runs(
+    records: list[RunRecord],
+    *,
+    label: str | None = None,
+    since: datetime | None = None,
+    suite: str | None = None,
+    trials: bool = False,
+) -> list[RunRecord]:
+    """The runs `evalrun runs` lists: bisect trials only with `trials`, and only those with the
+    label, started at or after `since`, of the suite (`core` or `core-v2`)."""
+    out = []
+    for r in records:
+        if r.trial and not trials:
+            continue
+        if label is not None and r.label != label:
+            continue
+        if suite is not None and suite not in (r.suite.name, f"{r.suite.name}-v{r.suite.version}"):
+            continue
+        if since is not None and _started(r) < since:
+            continue
+        out.append(r)
+    return out
+
+
+def _started(record: RunRecord) -> datetime:
+    try:
+        when = datetime.fromisoformat(record.started_at)
+    except ValueError:
+        return datetime.min.replace(tzinfo=UTC)
+    return when if when.tzinfo else when.astimezone()
+
+
+def parse_since(text: str, now: datetime | None = None) -> datetime:
+    """`--since`: a date (2026-11-30), a date and time (2026-11-30T14:00, local unless it says),
+    or an age (90m, 12h, 7d)."""
+    now = now or datetime.now().astimezone()
+    m = re.fullmatch(r"(\d+)\s*([mhd])", text.strip())
+    if m:
+        unit = {"m": "minutes", "h": "hours", "d": "days"}[m.group(2)]
+        return now - timedelta(**{unit: int(m.group(1))})
+    try:
+        when = datetime.fromisoformat(text.strip())
+    except ValueError as exc:
+        raise UsageError(
+            f"--since {text!r} is not a date (2026-11-30), a time (2026-11-30T14:00) or an age "
+            "(90m, 12h, 7d)"
+        ) from exc
+    return when if when.tzinfo else when.astimezone()

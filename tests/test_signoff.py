@@ -78,7 +78,7 @@ def test_total_drop_alone(store):
     result = judge(store, items_for(failing=spread))
     assert result.verdict == "fail"
     assert failed_rules(result) == [("total_drop", "")]
-    assert "real (one-sided p = 0.00049, Holm-adjusted 0.0049 < 0.05)" in result.reasons[0]
+    assert "real (one-sided p = 0.00049, Holm-adjusted 0.0014 < 0.05)" in result.reasons[0]
 
 
 def test_collapsing_category_fails_even_when_total_is_within_the_drop(store):

@@ -440,7 +440,10 @@ class TrialRunner:
             except EndpointError as exc:
                 items += len(suite.items)
                 stopped = exc.message
+                if getattr(exc, "run_id", None):
+                    self.store.mark_trial(exc.run_id)  # type: ignore[attr-defined]
                 break
+            self.store.mark_trial(record.run_id)  # `runs` and `latest` skip trial runs
             run_ids.append(record.run_id)
             records += recs
             if settled():  # nothing left to learn: the rest of the probe is not sent

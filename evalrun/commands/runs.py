@@ -11,6 +11,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--results", default="results", metavar="DIR", help="run store (default: results)"
     )
     p.add_argument("--last", type=int, metavar="N", help="only the N most recent runs")
+    p.add_argument("--label", metavar="LABEL", help="only runs with this label")
+    p.add_argument(
+        "--since",
+        metavar="WHEN",
+        help="only runs started since a date (2026-11-30), a time (2026-11-30T14:00) or an "
+        "age (90m, 12h, 7d)",
+    )
+    p.add_argument("--suite", metavar="NAME", help="only runs of this suite (core, core-v2)")
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="include bisect trial runs (hidden by default, and skipped by `latest`)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.add_argument(
         "--plot",
@@ -22,9 +35,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from evalrun.scoring.report import runs_json, runs_table
     from evalrun.scoring.runner import list_runs
-    from evalrun.store import json_text
+    from evalrun.store import filter_runs, json_text, parse_since
 
-    records = list_runs(args.results, last=args.last)
+    records = filter_runs(
+        list_runs(args.results),
+        label=args.label,
+        since=parse_since(args.since) if args.since else None,
+        suite=args.suite,
+        trials=args.all,
+    )
+    if args.last is not None:
+        records = records[-args.last :] if args.last > 0 else []
     if args.plot:
         import sys
 
@@ -34,7 +55,12 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json_text(runs_json(records)))
     elif not records:
-        print(f"no runs in {args.results}; start one with `evalrun score --endpoint URL`")
+        filtered = args.label or args.since or args.suite or not args.all
+        print(
+            f"no runs in {args.results} match; try `evalrun runs --all`"
+            if filtered and list_runs(args.results)
+            else f"no runs in {args.results}; start one with `evalrun score --endpoint URL`"
+        )
     else:
         print(runs_table(records))
     return 0

@@ -14,7 +14,7 @@ garbled and +1 where only A's is.
 
 Testing twelve hypotheses at alpha each would call one of them significant far more often than
 alpha when nothing changed. `adjust` applies Holm's step-down correction to the family, weighted
-so that the total holds half of alpha (`TOTAL_WEIGHT`), and both
+so that the total holds 35% of alpha (`TOTAL_WEIGHT`), and both
 `compare` (two-sided) and `signoff` (one-sided, "is the candidate worse?") read their adjusted
 p-values from it: one rule for multiple testing everywhere.
 """
@@ -30,11 +30,11 @@ from evalrun.compare.stats import holm_adjust, mcnemar_exact, paired_rate_test
 Diff = int | Fraction  # rate_B - rate_A for one paired item
 TOTAL = ""  # the subject of the whole-suite test
 GARBLE = "garble"  # the subject of the garble test
-# The whole-suite test holds half the family's alpha; the categories and garble share the other
-# half, and inherit the total's share once it is rejected (weighted Holm). A drop spread thinly
+# The whole-suite test holds 35% of the family's alpha; the categories and garble share the rest,
+# and inherit the total's share once it is rejected (weighted Holm). A drop spread thinly
 # over the suite is then found at nearly the unadjusted power, and a collapsed category still is
 # once the total moved, without raising the family-wise error rate above alpha.
-TOTAL_WEIGHT = 0.5
+TOTAL_WEIGHT = 0.35
 
 
 @dataclass

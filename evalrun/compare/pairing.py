@@ -59,8 +59,8 @@ class Side(BaseModel):
         "including errors and items not run. The run's score is passed / total."
     )
     partial: bool = Field(
-        description="The run selected a subset of the suite (--limit / --tags): its score "
-        "covers those items only."
+        description="The run selected a subset of the suite (--limit, --items, --category, "
+        "--tags): its score covers those items only."
     )
     repeats: int = Field(default=1, description="Runs of each item (score --repeats).")
     errors: int = Field(description="Items whose request failed.")
@@ -337,9 +337,7 @@ def compare_records(
             b_rate_sum=float(rates[1]),
             a_flaky=flaky[0],
             b_flaky=flaky[1],
-            p_rates=paired_rate_test(
-                [rb - ra for ra, rb in _rate_pairs(by_a, by_b, order)]
-            ),
+            p_rates=paired_rate_test([rb - ra for ra, rb in _rate_pairs(by_a, by_b, order)]),
         )
     return Comparison(
         a=side_a,
@@ -370,15 +368,16 @@ def garble_kind(item: ItemRecord | None) -> Literal["loop", "soup"] | None:
     """`loop` (a repetition loop: the model's own habit as often as engine damage), `soup` (any
     other garble: token soup, mixed scripts, mojibake) or None when the answer is not garbled.
 
-    The detector's own `kind` decides when it gives one; otherwise a verdict whose every signal
-    is a flood or a repetition counts as a loop.
+    The detector's own `kind` decides when the record has one (`loop`, or an engine-damage kind);
+    records written before it carry only reasons, and then a verdict whose every signal is a flood
+    or a repetition counts as a loop.
     """
     g = item.garble if item is not None else None
     if not g or not g.get("garbled"):
         return None
     kind = g.get("kind")
-    if kind in ("loop", "soup"):
-        return kind  # type: ignore[return-value]
+    if kind:
+        return "loop" if kind == "loop" else "soup"
     signals = {str(r).split(" ", 1)[0] for r in g.get("reasons") or []}
     return "loop" if signals and signals <= _LOOP_SIGNALS else "soup"
 
@@ -515,7 +514,7 @@ def _side(run: RunRecord, items: list[ItemRecord], seen: int, alpha: float) -> S
     """
     passed = sum(i.status == "passed" for i in items)
     errors = sum(i.status == "error" for i in items)
-    partial = bool(run.selection.get("limit") or run.selection.get("tags"))
+    partial = bool(run.selection)  # run.json records a selection only when it is not everything
     if run.summary is not None:
         total = max(run.summary.total, len(items))
     else:

@@ -39,7 +39,7 @@ def _clip_text(text: str) -> str:
     return _clip(text, ANSWER_CHARS_TEXT)
 
 
-def _md_cell(text: str, limit: int = ANSWER_CHARS_MD) -> str:
+def md_cell(text: str, limit: int = ANSWER_CHARS_MD) -> str:
     """One markdown table cell: escaped, pipes neutralised, newlines as <br>."""
     return html.escape(_clip(text, limit)).replace("|", "&#124;").replace("\n", "<br>")
 
@@ -53,7 +53,7 @@ def header_rows(cmp: Comparison, names: Names = AB) -> list[list[str]]:
     rows = []
     for name, side in zip(names, (cmp.a, cmp.b), strict=True):
         lo, hi = side.wilson
-        status = side.status + (" (partial: --limit/--tags)" if side.partial else "")
+        status = side.status + (f" (partial: {side.total} items)" if side.partial else "")
         if side.repeats > 1:
             status += f", {side.repeats} repeats"
         rows.append(
@@ -235,7 +235,7 @@ def render_text(cmp: Comparison, *, show_responses: bool = False) -> str:
 
 
 def _md_rows(rows: list[list[str]]) -> list[list[str]]:
-    return [[_md_cell(c, 300) for c in row] for row in rows]
+    return [[md_cell(c, 300) for c in row] for row in rows]
 
 
 def render_markdown(cmp: Comparison, *, names: Names = AB, heading_level: int = 2) -> str:
@@ -263,8 +263,8 @@ def render_markdown(cmp: Comparison, *, names: Names = AB, heading_level: int = 
     for title, changes in (("Flips", cmp.flips), ("Other changes", cmp.other_changes)):
         out += [f"{h} {title} ({len(changes)})", ""]
         if changes:
-            rows = change_rows(changes, answers=True, cell=_md_cell)
-            rows = [[_md_cell(r[0], 200), _md_cell(r[1], 200), *r[2:]] for r in rows]
+            rows = change_rows(changes, answers=True, cell=md_cell)
+            rows = [[md_cell(r[0], 200), md_cell(r[1], 200), *r[2:]] for r in rows]
             out += [_table(rows, change_headers(names), "github"), ""]
         else:
             out += ["None.", ""]

@@ -8,7 +8,7 @@ import time
 from typing import IO, Any
 
 from evalrun.store import ItemRecord, RunRecord, RunStore
-from evalrun.tables import table
+from evalrun.tables import score100, table
 
 
 class ProgressBar:
@@ -99,7 +99,7 @@ def category_table(record: RunRecord) -> str:
         [
             name,
             f"{t.passed}/{t.total}",
-            round(100 * t.passed / t.total) if t.total else 0,
+            score100(t.passed, t.total),
             t.errors,
             t.garbled,
         ]
@@ -188,6 +188,8 @@ def runs_json(records: list[RunRecord]) -> dict[str, Any]:
         out.append(
             {
                 "run_id": r.run_id,
+                "label": r.label,
+                "trial": r.trial,
                 "suite": r.suite.name,
                 "suite_version": r.suite.version,
                 "model": r.model_served or r.model_requested,

@@ -56,6 +56,7 @@ from evalrun.store import (
 )
 from evalrun.suite.load import Item, Suite
 from evalrun.suite.select import Selection
+from evalrun.tables import score100
 
 if TYPE_CHECKING:
     import openai
@@ -176,7 +177,7 @@ def summarize(
     return Summary(
         passed=passed,
         total=total,
-        score=round(100 * passed / total) if total else 0,
+        score=score100(passed, total),
         errors=errors,
         garbled=garbled,
         garble_rate=round(garbled / answered, 4) if answered else 0.0,

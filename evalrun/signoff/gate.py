@@ -238,6 +238,13 @@ def render_report(result: Signoff) -> str:
     out += [f"- {r}" for r in result.reasons] or ["- none: every rule passed"]
     if result.warnings:
         out += ["", "## Warnings", ""] + [f"- {w}" for w in result.warnings]
+    out += ["", "## Tested rules (one family, Holm-adjusted)", ""]
+    out += [family_table(result), ""]
+    out += [
+        f"One-sided exact paired p-values, adjusted over the family (total, every category, "
+        f"garble; weighted Holm) so that the chance of any false block is at most "
+        f"alpha = {result.policy.alpha:g}.",
+    ]
     out += ["", "## Checks", ""]
     out += [
         f"- **{c.outcome}** {c.rule}{' ' + c.subject if c.subject else ''}: {c.reason}"
@@ -254,6 +261,53 @@ def render_report(result: Signoff) -> str:
     ]
     out += [render_markdown(cmp, names=("baseline", "candidate")), ""]
     return "\n".join(out)
+
+
+def family_table(result: Signoff) -> str:
+    """The family as a markdown table: each tested subject's change, one-sided p, adjusted p and
+    the outcome of its rule."""
+    from evalrun.compare.pairing import fmt_p
+    from evalrun.compare.report import md_cell
+    from evalrun.tables import fmt_points, table
+
+    cmp = result.comparison
+    outcome = {(c.rule, c.subject): c.outcome for c in result.checks}
+    s, g = cmp.stats, cmp.garble
+    rows = [
+        [
+            "total",
+            f"{fmt_points(cmp.delta_points, signed=True)} points",
+            fmt_p(s.p_worse),
+            fmt_p(s.p_worse_adjusted),
+            outcome.get(("total_drop", ""), "pass"),
+        ]
+    ]
+    rows += [
+        [
+            md_cell(f"category {r.category}"),
+            f"{fmt_points(r.delta_points, signed=True)} points",
+            fmt_p(r.p_worse),
+            fmt_p(r.p_worse_adjusted),
+            outcome.get(("category_drop", r.category), "pass"),
+        ]
+        for r in cmp.categories
+    ]
+    rows.append(
+        [
+            "garble",
+            f"{fmt_points(100 * g.increase, signed=True)} points of rate ({g.new} new, "
+            f"{g.new_loops} of them loops; {g.cleared} cleared)",
+            fmt_p(g.p_worse),
+            fmt_p(g.p_worse_adjusted),
+            outcome.get(("garble_increase", ""), "pass"),
+        ]
+    )
+    return table(
+        rows,
+        ["tested", "candidate − baseline", "p (one-sided)", "p adjusted", "outcome"],
+        fmt="github",
+        numparse=False,
+    )
 
 
 def to_dict(result: Signoff) -> dict[str, Any]:

@@ -72,7 +72,7 @@ class Policy(BaseModel):
         "category, garble), is below alpha.",
     )
     collapse_points: float = Field(
-        default=50.0,
+        default=40.0,
         ge=0,
         description="A category losing at least this many points (and collapse_items items) "
         "blocks without a test: a test on 8-22 items cannot reach significance after the "
@@ -127,7 +127,7 @@ DEFAULT_POLICY_YAML = """\
 max_total_drop: 2.0        # score points the candidate may lose on the whole suite
 max_category_drop: 10.0    # score points it may lose in any one category
 alpha: 0.05                # family-wise error rate for "the drop is real"
-collapse_points: 50.0      # a category losing this many points ...
+collapse_points: 40.0      # a category losing this many points ...
 collapse_items: 4          # ... and this many items blocks without a test
 max_garble_increase: 0.02  # garble rate the candidate may add over the baseline (paired items)
 max_garble_rate: 0.10      # absolute ceiling on the candidate's garble rate
