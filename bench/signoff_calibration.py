@@ -87,7 +87,6 @@ def cases() -> list[Case]:
         ("misloaded", "mis-loaded engine, 60% garbled"),
     ):
         out += [Case(name, drop, d) for d in (0.01, 0.03)]
-    out += [Case("total -8 points, spread evenly", "total", 0.05, 3)]
     return out
 
 

@@ -178,6 +178,8 @@ def _incomplete(cmp: Comparison, policy: Policy) -> list[Check]:
         gaps.append(f"{b.errors} items errored")
     if b.missing:
         gaps.append(f"{b.missing} items not run")
+    if b.partial:
+        gaps.append(f"ran {b.total} of the suite's {cmp.stats.universe} items")
     if not gaps:
         return [Check(rule="incomplete", outcome="pass", reason="candidate run is complete")]
     what = "candidate run is incomplete (" + ", ".join(gaps) + ")"
