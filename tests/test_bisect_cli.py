@@ -84,6 +84,15 @@ def test_cli_good_vs_bad_json(lane, capsys):
     )
     assert out["boots"] == len(out["trials"]) <= 2 + 3  # endpoints + log2(3)+1
     assert {"mode", "verdict", "culprits", "first_bad_commit", "trials", "boots"} <= set(out)
+    # the trials' runs are stored and marked: `runs` and `latest` skip them, `runs --all` lists them
+    results = common[common.index("--results") + 1]
+    assert main(["runs", "--results", results, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["runs"] == []
+    assert main(["runs", "--all", "--results", results, "--json"]) == 0
+    trials = json.loads(capsys.readouterr().out)["runs"]
+    assert trials and all(r["trial"] and r["label"].startswith("bisect-") for r in trials)
+    assert main(["show", "latest", "--results", results]) == 2
+    assert "other than bisect trials" in capsys.readouterr().err
 
 
 def test_cli_text_table_progress_and_cache(lane, capsys):
