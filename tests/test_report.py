@@ -160,3 +160,16 @@ def test_show_prints_prompts_full_and_items(runs, capsys) -> None:
     assert "A" * 100_000 in out and "long-000 [long] passed" in out
     assert "The vault code is ORCHID-7731." in out
     assert main([*base, "--items", "nope"]) == 2
+
+
+def test_a_run_whose_suite_changed_still_renders(runs, tmp_path: Path) -> None:
+    from evalrun.store import RunStore
+
+    results, _, candidate = runs
+    store = RunStore(results)
+    record = store.load_run(candidate)
+    record.suite.sha256 = "0" * 64  # the suite on disk is no longer the one scored
+    store.write_run(record)
+    page = _page(results, candidate, out=tmp_path / "r.html")
+    assert "prompts unavailable: suite mini-v1" in page and page.count('class="item"') == 12
+    assert "prompt unavailable" in page
