@@ -12,6 +12,7 @@ from datetime import datetime
 from evalrun.compare.plots import history_points
 from evalrun.compare.stats import wilson_interval
 from evalrun.store import RunRecord
+from evalrun.tables import fmt_points
 
 W, H = 640, 180
 LEFT, RIGHT, TOP, BOTTOM = 36, 12, 12, 34
@@ -58,7 +59,7 @@ def history_svg(records: list[RunRecord], current: RunRecord) -> str:
                 f'y2="{y(100 * hi):.1f}" stroke="{color}" stroke-opacity=".4"/>'
                 f'<circle cx="{x(t):.1f}" cy="{y(p):.1f}" r="{5 if t == now else 3}" '
                 f'fill="{"#fff" if t == now else color}" stroke="{color}" stroke-width="2">'
-                f"<title>{e(key)}: {k}/{total} ({p:.1f}%) {t:%Y-%m-%d %H:%M}</title></circle>"
+                f"<title>{e(key)}: {k}/{total} ({fmt_points(p)}%) {t:%Y-%m-%d %H:%M}</title></circle>"
             )
         out.append(f'<text x="{LEFT + 4}" y="{H - 4 - 12 * n}" fill="{color}">{e(key)}</text>')
     out.append(

@@ -24,6 +24,7 @@ from evalrun.scoring.report import headline
 from evalrun.store import RunRecord
 from evalrun.suite.prompt import collapse, message_text
 from evalrun.suite.select import describe_record
+from evalrun.tables import fmt_points, score100
 from evalrun.viewing.page import CSS, SCRIPT, csp
 from evalrun.viewing.runview import Row, RunView
 
@@ -140,7 +141,7 @@ def _header(view: RunView, other: RunView | None) -> str:
         out.append(f'<p class="meta">{_t(view.suite_note, 500)}</p>')
     badges = [
         f"errors {s.errors}" if s else "",
-        f"garbled {s.garbled} ({100 * s.garble_rate:.1f}% of answers)" if s else "",
+        f"garbled {s.garbled} ({fmt_points(100 * s.garble_rate)}% of answers)" if s else "",
         *[f"{d.kind}: {d.count}" for d in (s.diagnoses if s else [])],
     ]
     out.append('<p class="badges">' + "".join(f"<span>{_t(b, 200)}</span>" for b in badges if b))
@@ -180,7 +181,7 @@ def _categories(view: RunView) -> str:
     s = view.record.summary
     rows = []
     for name, t in sorted((s.categories if s else {}).items()):
-        pct = round(100 * t.passed / t.total) if t.total else 0
+        pct = score100(t.passed, t.total)
         rows.append(
             [_cat_link(name), f"{t.passed}/{t.total}", str(pct), str(t.errors), str(t.garbled)]
         )
