@@ -37,7 +37,7 @@ from evalrun.compare.stats import (
 )
 from evalrun.errors import ConfigError, SuiteError
 from evalrun.store import ItemRecord, RunRecord, RunStore
-from evalrun.tables import percent
+from evalrun.tables import fmt_points, percent
 
 COMPARE_SCHEMA_VERSION = 2
 Outcome = Literal["passed", "failed", "error", "missing"]
@@ -442,7 +442,7 @@ def verdict_line(a: Side, b: Side, stats: PairedStats) -> str:
 
 def _num(x: float) -> str:
     """An item count: whole numbers plain, pass-rate sums (repeats) to one decimal."""
-    return f"{x:g}" if float(x).is_integer() else f"{x:.1f}"
+    return f"{x:g}" if float(x).is_integer() else fmt_points(x)
 
 
 def fmt_p(p: float) -> str:

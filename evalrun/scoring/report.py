@@ -8,7 +8,7 @@ import time
 from typing import IO, Any
 
 from evalrun.store import ItemRecord, RunRecord, RunStore
-from evalrun.tables import score100, table
+from evalrun.tables import fmt_points, score100, table
 
 
 class ProgressBar:
@@ -128,7 +128,7 @@ def score_text(record: RunRecord) -> str:
             f"{s.errors} item(s) in error (not graded); retry them with --resume {record.run_id}"
         )
     if s and s.garbled:
-        parts.append(f"garbled: {s.garbled} item(s), rate {s.garble_rate:.0%}")
+        parts.append(f"garbled: {s.garbled} item(s), rate {fmt_points(100 * s.garble_rate)}%")
     if record.status != "complete":
         parts.append(f"status: {record.status}")
     parts.append(headline(record))
