@@ -60,6 +60,10 @@ class Summary(BaseModel):
     garble_rate: float = Field(default=0.0, description="garbled / answered items.")
     diagnoses: list[Diagnosis] = Field(default_factory=list, description="Summed diagnoses.")
     categories: dict[str, CategoryTally] = Field(default_factory=dict, description="Per category.")
+    flaky: int = Field(
+        default=0,
+        description="Items that both passed and failed across their repeats (score --repeats).",
+    )
 
 
 class SuiteRef(BaseModel):

@@ -290,3 +290,36 @@ def test_compare_and_signoff_read_one_family():
     assert [t.subject for t in fam.members] == ["", "a", "b", "garble"]
     assert all(t.p_adjusted >= t.p_value for t in fam.members)
     assert fam.categories[0].p_worse == pytest.approx(1 / 256)
+
+
+def test_score_repeats_records_each_run_and_shows_the_noise(
+    fake_server, make_suite, tmp_path, capsys
+):
+    """`score --repeats 3` against a real HTTP server that answers item 1 right only on its
+    second request: the item's record keeps all three outcomes; the run counts it as flaky."""
+    from fakeserver import last_user, reply, simple_item
+
+    asked: dict[str, int] = {}
+
+    def rule(req):
+        q = last_user(req)
+        asked[q] = asked.get(q, 0) + 1
+        if "question 1:" in q:
+            return reply("ok" if asked[q] == 2 else "nope")
+        return reply("ok")
+
+    fake_server.rule = rule
+    suite = make_suite([simple_item(0), simple_item(1), simple_item(2)])
+    results = str(tmp_path / "results")
+    argv = ["score", "--no-progress", "--endpoint", fake_server.base_url, "--suite", str(suite)]
+    code, out, _ = cli(capsys, *argv, "--results", results, "--repeats", "3", "--name", "r")
+    assert code == 0
+    assert "repeats 3: 1 of 3 items both passed and failed" in out
+    assert sorted(asked.values()) == [3, 3, 3]
+    store = RunStore(results)
+    run = store.load_run("latest")
+    assert run.sampling["repeats"] == 3 and run.summary is not None and run.summary.flaky == 1
+    flaky = next(i for i in store.load_items(run.run_id) if i.id == "basic-001")
+    assert [r["status"] for r in flaky.repeats or []] == ["failed", "passed", "failed"]
+    code, _, err = cli(capsys, *argv, "--results", results, "--repeats", "0")
+    assert code == 2 and "--repeats must be between 1 and 20" in err

@@ -96,6 +96,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     run.add_argument("--tags", metavar="T1,T2", help="score only items with one of these tags")
     run.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        metavar="K",
+        help="ask every item K times (default 1): the run records each item's pass rate, and "
+        "compare/signoff pair items on their majority outcome; shows how noisy the lane is",
+    )
+    run.add_argument(
         "--resume", metavar="RUN_ID", help="finish a run: request only items without a final record"
     )
     run.add_argument(
@@ -209,6 +217,7 @@ def run(args: argparse.Namespace) -> int:
         api_key=api_key,
         resume=args.resume,
         progress=not args.no_progress,
+        repeats=args.repeats,
     )
     try:
         if booted:

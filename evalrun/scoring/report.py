@@ -127,6 +127,12 @@ def score_text(record: RunRecord) -> str:
         parts.append(
             f"{s.errors} item(s) in error (not graded); retry them with --resume {record.run_id}"
         )
+    repeats = int(record.sampling.get("repeats", 1))
+    if s and repeats > 1:
+        parts.append(
+            f"repeats {repeats}: {s.flaky} of {s.total} items both passed and failed across "
+            "their runs (the lane's own noise; the score counts each item's first answer)"
+        )
     if s and s.garbled:
         parts.append(f"garbled: {s.garbled} item(s), rate {fmt_points(100 * s.garble_rate)}%")
     if record.status != "complete":

@@ -119,6 +119,7 @@ class _State:
     halted: str | None = None  # why the caller's stop_when ended the run early (not a failure)
     wrong_model: bool = False  # the endpoint said it does not serve the model we send
     served: list[str] = field(default_factory=list)
+    repeats: int = 1  # requests per item (score --repeats K)
 
 
 def build_params(item: Item, model: str, request_extra: dict | None) -> dict[str, Any]:
@@ -153,7 +154,7 @@ def summarize(
     """Counts over the selected items; an item without a record counts in total, not in passed."""
     by_id = records if isinstance(records, dict) else {r.id: r for r in records}
     cats: dict[str, CategoryTally] = {}
-    passed = errors = garbled = answered = 0
+    passed = errors = garbled = answered = flaky = 0
     kinds: list[str] = []
     for item in items:
         tally = cats.setdefault(item.category, CategoryTally())
@@ -170,6 +171,8 @@ def summarize(
             tally.errors += 1
         if rec.response is not None:
             answered += 1
+        outcomes = {r.get("status") for r in rec.repeats or []} - {"error"}
+        flaky += len(outcomes) > 1
         if rec.garble and rec.garble.get("garbled"):
             garbled += 1
             tally.garbled += 1
@@ -183,6 +186,7 @@ def summarize(
         garble_rate=round(garbled / answered, 4) if answered else 0.0,
         diagnoses=[Diagnosis(**d) for d in summarize_diagnoses(kinds)],
         categories=cats,
+        flaky=flaky,
     )
 
 
@@ -258,6 +262,39 @@ async def _score_item(
     ), got.model
 
 
+async def _score_repeated(
+    repeats: int,
+    item: Item,
+    client: openai.AsyncOpenAI,
+    model: str,
+    request_extra: dict | None,
+    retry: RetryPolicy,
+    rng: random.Random,
+    should_stop: Callable[[], bool],
+) -> tuple[ItemRecord, str | None]:
+    """Ask an item `repeats` times, one after another: the first run's record, with every run's
+    {status, detail, garbled} in `repeats` (compare pairs items on their majority outcome)."""
+    rec, served = await _score_item(item, client, model, request_extra, retry, rng, should_stop)
+    if repeats == 1:
+        return rec, served
+    runs = [rec]
+    for _ in range(repeats - 1):
+        if should_stop():
+            break
+        more, again = await _score_item(item, client, model, request_extra, retry, rng, should_stop)
+        runs.append(more)
+        served = served or again
+    rec.repeats = [
+        {
+            "status": r.status,
+            "detail": (r.grade or {}).get("detail", (r.error or {}).get("kind", "")),
+            "garbled": bool(r.garble and r.garble.get("garbled")),
+        }
+        for r in runs
+    ]
+    return rec, served
+
+
 def _is_dead_signal(rec: ItemRecord) -> bool:
     err = rec.error or {}
     status = err.get("http_status")
@@ -329,6 +366,7 @@ async def _run(
                     model_requested=model,
                     sampling={
                         "temperature": 0,
+                        **({"repeats": state.repeats} if state.repeats > 1 else {}),
                         **({"extra": request_extra} if request_extra else {}),
                     },
                     selection=selection,
@@ -412,8 +450,8 @@ async def _work(
             if should_stop():
                 return
             try:
-                rec, served = await _score_item(
-                    item, client, model, request_extra, retry, rng, should_stop
+                rec, served = await _score_repeated(
+                    state.repeats, item, client, model, request_extra, retry, rng, should_stop
                 )
             except asyncio.CancelledError:
                 if asyncio.current_task() in dropped:
@@ -488,6 +526,7 @@ def score_suite(
     retry: RetryPolicy | None = None,
     server_exited: Callable[[], bool] | None = None,
     stop_when: Callable[[ItemRecord], str | None] | None = None,
+    repeats: int = 1,
 ) -> tuple[RunRecord, list[ItemRecord]]:
     """Run (or resume) `suite` against an OpenAI-compatible endpoint; store and return the run.
 
@@ -499,16 +538,20 @@ def score_suite(
     instead of retrying into a dead port. `stop_when` sees each finished item and may end the run
     early by returning why (bisect does once garble is certain): the requests in flight are
     dropped, the run is `incomplete` unless every item had already finished, and no error is
-    raised.
+    raised. `repeats` asks each item that many times (same request, temperature 0): the item's
+    record is the first answer's, and `repeats` on it lists every run's outcome.
     """
     if concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, got {concurrency}")
+    if not 1 <= repeats <= 20:
+        raise UsageError(f"--repeats must be between 1 and 20, got {repeats}")
     store.ensure_writable()
     base_url = normalise_endpoint(endpoint)
-    state = _State()
+    state = _State(repeats=repeats)
     done: dict[str, ItemRecord] = {}
     if resume:
         state.record = store.load_run(resume)
+        state.repeats = int(state.record.sampling.get("repeats", 1))  # as the run began
         if state.record.suite.sha256 != suite.sha256:
             raise SuiteError(
                 f"run {state.record.run_id} used {state.record.suite.name}-v"
