@@ -4,6 +4,7 @@ the CLI, plus the family rule, the collapse rule, garble against the baseline an
 from __future__ import annotations
 
 import json
+from collections import Counter
 from fractions import Fraction
 
 import pytest
@@ -15,20 +16,10 @@ from evalrun.compare.pairing import compare_runs
 from evalrun.compare.stats import holm_adjust, mcnemar_exact, paired_rate_test
 from evalrun.signoff.gate import signoff
 from evalrun.store import RunStore
+from evalrun.suite.load import load_suite
 from evalrun.tables import fmt_points, score100
 
-CORE = {
-    "canary": 12,
-    "code": 16,
-    "factual": 22,
-    "instruction": 22,
-    "logic": 22,
-    "long-context": 8,
-    "math": 24,
-    "multilingual": 20,
-    "structured": 22,
-    "tool": 16,
-}  # the core suite's 184 items
+CORE = dict(Counter(i.category for i in load_suite("core").items))  # the core suite's 184 items
 
 
 @pytest.fixture
@@ -260,6 +251,9 @@ def test_repeats_pair_items_on_their_majority_and_show_the_noise(store):
     assert noise.b_rate_sum == pytest.approx(184 - 20 / 3)
     assert noise.p_rates == pytest.approx(2 / 2**20)
     assert cmp.b.repeats == 3
+    from evalrun.compare.report import render_text
+
+    assert "items that both passed and failed across runs: 0 in A, 20 in B" in render_text(cmp)
     assert signoff(store, "latest:cand", "latest:base").verdict == "pass"
 
 
@@ -323,3 +317,13 @@ def test_score_repeats_records_each_run_and_shows_the_noise(
     assert [r["status"] for r in flaky.repeats or []] == ["failed", "passed", "failed"]
     code, _, err = cli(capsys, *argv, "--results", results, "--repeats", "0")
     assert code == 2 and "--repeats must be between 1 and 20" in err
+
+
+def test_signoff_md_escapes_names_from_the_suite(store):
+    evil = "<img src=x onerror=alert(1)>|x"
+    sizes = {evil: 12, "math": 24}
+    write_run(store, "2026-01-01_000000_base", items_for(sizes))
+    write_run(store, "2026-01-02_000000_cand", items_for(sizes, failing=ids_of({evil: 12})))
+    result = signoff(store, "latest:cand", "latest:base")
+    report = (store.run_dir(result.candidate) / "signoff.md").read_text("utf-8")
+    assert result.verdict == "fail" and "<img" not in report and "&lt;img" in report

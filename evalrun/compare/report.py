@@ -182,6 +182,15 @@ def stats_lines(cmp: Comparison, names: Names = AB) -> list[str]:
             f"seed {s.seed}, {s.resamples} resamples)"
         ),
     ]
+    if s.repeat_noise is not None:
+        rn = s.repeat_noise
+        lines.append(
+            f"repeats ({cmp.a.repeats} in {a}, {cmp.b.repeats} in {b}): items pair on their "
+            f"majority outcome; pass rates summed over the paired items {a} "
+            f"{fmt_points(rn.a_rate_sum)}, {b} {fmt_points(rn.b_rate_sum)}; items that both "
+            f"passed and failed across runs: {rn.a_flaky} in {a}, {rn.b_flaky} in {b}; exact "
+            f"sign-flip test on the rates p = {fmt_p(rn.p_rates)}"
+        )
     if s.mdd_items is None:
         lines.append(
             f"minimum detectable difference: none; {s.paired} paired items cannot show any "

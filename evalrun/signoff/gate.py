@@ -21,7 +21,14 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalrun.compare.family import PairedTest
-from evalrun.compare.pairing import Comparison, compare_runs, to_json
+from evalrun.compare.pairing import (
+    CategoryRow,
+    Comparison,
+    GarbleStats,
+    PairedStats,
+    compare_runs,
+    to_json,
+)
 from evalrun.compare.stats import DEFAULT_SEED
 from evalrun.errors import ConfigError
 from evalrun.signoff.policy import Check, Policy
@@ -113,47 +120,35 @@ def signoff(
 def _family(cmp: Comparison, policy: Policy) -> list[Check]:
     """Total, categories and garble, judged as one family (evalrun.signoff.rules)."""
     s, g = cmp.stats, cmp.garble
-    total = PairedTest(
-        subject="",
-        paired=s.paired,
-        lost=s.lost,
-        gained=s.gained,
-        net=Fraction(s.net),
-        p_value=s.p_value,
-        p_worse=s.p_worse,
-        p_adjusted=s.p_adjusted,
-        p_worse_adjusted=s.p_worse_adjusted,
-    )
-    cats = [
-        PairedTest(
-            subject=r.category,
-            paired=r.paired,
-            lost=r.lost,
-            gained=r.gained,
-            net=Fraction(r.delta),
-            p_value=r.p_value,
-            p_worse=r.p_worse,
-            p_adjusted=r.p_adjusted,
-            p_worse_adjusted=r.p_worse_adjusted,
-        )
-        for r in cmp.categories
-    ]
-    garble = PairedTest(
-        subject="garble",
-        paired=g.paired,
-        lost=g.new,
-        gained=g.cleared,
-        net=Fraction(g.cleared - g.new),
-        p_value=g.p_value,
-        p_worse=g.p_worse,
-        p_adjusted=g.p_adjusted,
-        p_worse_adjusted=g.p_worse_adjusted,
-    )
+    total = _tested("", s, s.lost, s.gained, s.net)
+    cats = [_tested(r.category, r, r.lost, r.gained, r.delta) for r in cmp.categories]
+    garble = _tested("garble", g, g.new, g.cleared, g.cleared - g.new)
     b = cmp.b
     own = CandidateGarble(
         garbled=b.garbled, loops=b.garble_loops, answered=b.total - b.errors - b.missing
     )
     return family_checks(total, cats, garble, own, policy)
+
+
+def _tested(
+    subject: str,
+    row: PairedStats | CategoryRow | GarbleStats,
+    lost: int,
+    gained: int,
+    net: float,
+) -> PairedTest:
+    """A comparison row's test, as the rules read it (its p-values already family-adjusted)."""
+    return PairedTest(
+        subject=subject,
+        paired=row.paired,
+        lost=lost,
+        gained=gained,
+        net=Fraction(net),
+        p_value=row.p_value,
+        p_worse=row.p_worse,
+        p_adjusted=row.p_adjusted,
+        p_worse_adjusted=row.p_worse_adjusted,
+    )
 
 
 def _errors(cmp: Comparison, policy: Policy) -> list[Check]:
@@ -223,23 +218,29 @@ RULES: list[Callable[[Comparison, Policy], list[Check]]] = [
 
 def render_report(result: Signoff) -> str:
     """signoff.md: verdict, every reason, the tables and the flips."""
+    from evalrun.compare.report import md_cell
+
+    def md(text: str) -> str:
+        """Suite category names, run ids and hints are not markdown: escaped, one line."""
+        return md_cell(text, 2000)
+
     from evalrun.compare.report import render_markdown
 
     cmp = result.comparison
     out = [
         f"# Sign-off: {result.verdict.upper()}",
         "",
-        f"- candidate: `{result.candidate}`",
-        f"- baseline: `{result.baseline}`",
-        f"- policy: {result.policy_source}",
-        f"- {result.headline}",
+        f"- candidate: {md(result.candidate)}",
+        f"- baseline: {md(result.baseline)}",
+        f"- policy: {md(result.policy_source)}",
+        f"- {md(result.headline)}",
         "",
         "## Reasons",
         "",
     ]
-    out += [f"- {r}" for r in result.reasons] or ["- none: every rule passed"]
+    out += [f"- {md(r)}" for r in result.reasons] or ["- none: every rule passed"]
     if result.warnings:
-        out += ["", "## Warnings", ""] + [f"- {w}" for w in result.warnings]
+        out += ["", "## Warnings", ""] + [f"- {md(w)}" for w in result.warnings]
     out += ["", "## Tested rules (one family, Holm-adjusted)", ""]
     out += [family_table(result), ""]
     out += [
@@ -249,7 +250,7 @@ def render_report(result: Signoff) -> str:
     ]
     out += ["", "## Checks", ""]
     out += [
-        f"- **{c.outcome}** {c.rule}{' ' + c.subject if c.subject else ''}: {c.reason}"
+        f"- **{c.outcome}** {md(c.rule)}{' ' + md(c.subject) if c.subject else ''}: {md(c.reason)}"
         for c in result.checks
     ]
     out += [
