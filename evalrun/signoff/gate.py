@@ -218,11 +218,11 @@ RULES: list[Callable[[Comparison, Policy], list[Check]]] = [
 
 def render_report(result: Signoff) -> str:
     """signoff.md: verdict, every reason, the tables and the flips."""
-    from evalrun.compare.report import md_cell
+    import html
 
     def md(text: str) -> str:
-        """Suite category names, run ids and hints are not markdown: escaped, one line."""
-        return md_cell(text, 2000)
+        """Suite category names, policy paths and hints are not markup: escaped, one line."""
+        return html.escape(text, quote=False).replace("\n", " ")
 
     from evalrun.compare.report import render_markdown
 
@@ -230,8 +230,8 @@ def render_report(result: Signoff) -> str:
     out = [
         f"# Sign-off: {result.verdict.upper()}",
         "",
-        f"- candidate: {md(result.candidate)}",
-        f"- baseline: {md(result.baseline)}",
+        f"- candidate: `{result.candidate}`",  # run ids are slugs: [A-Za-z0-9._-]
+        f"- baseline: `{result.baseline}`",
         f"- policy: {md(result.policy_source)}",
         f"- {md(result.headline)}",
         "",
