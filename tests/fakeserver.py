@@ -52,6 +52,10 @@ class Fault:
 
     kind: "http" (status + JSON error body), "html" (status + an HTML page), "nonjson" (200 with
     a text body), "drop" (close the connection without answering), "hang" (sleep `delay` then drop).
+    Hostile shapes: "raw" (`status` + `body` bytes as application/json), "gzip" (Content-Encoding
+    gzip over bytes that are not gzip), "short" (Content-Length promises more than is sent, then
+    close), "trickle" (`body` one byte every `delay` seconds; chunked, or close-delimited with
+    `chunked=False`).
     """
 
     status: int = 500
@@ -60,6 +64,8 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     envelope: str = "vllm"  # "vllm": {"object":"error",...}; "openai": {"error": {...}}
     delay: float = 0.0
+    body: bytes = b""
+    chunked: bool = True
 
 
 def http_error(
@@ -316,6 +322,8 @@ class _Handler(BaseHTTPRequestHandler):
             pass
 
     def _fault(self, fault: Fault) -> None:
+        if fault.kind in ("raw", "gzip", "short", "trickle"):
+            return self._hostile(fault)
         if fault.delay:
             time.sleep(fault.delay)
         if fault.kind in ("drop", "hang"):
@@ -336,6 +344,34 @@ class _Handler(BaseHTTPRequestHandler):
             }
             body = {"object": "error", **err} if fault.envelope == "vllm" else {"error": err}
             self._json(fault.status, body, fault.headers)
+
+    def _hostile(self, fault: Fault) -> None:
+        if fault.kind == "raw":
+            return self._send(fault.status, fault.body, headers=fault.headers)
+        if fault.kind == "gzip":
+            body = fault.body or b"not gzip at all"
+            return self._send(fault.status, body, headers={"Content-Encoding": "gzip"})
+        self.close_connection = True
+        self.send_response(fault.status)
+        self.send_header("Content-Type", "application/json")
+        if fault.kind == "short":
+            self.send_header("Content-Length", str(len(fault.body) + 1000))
+            self.end_headers()
+            self.wfile.write(fault.body)
+            return self._drop()
+        if fault.chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        try:
+            for byte in fault.body:
+                chunk = bytes([byte])
+                self.wfile.write(b"1\r\n" + chunk + b"\r\n" if fault.chunked else chunk)
+                self.wfile.flush()
+                time.sleep(fault.delay)
+            if fault.chunked:
+                self.wfile.write(b"0\r\n\r\n")
+        except OSError:
+            pass  # the client gave up: what a deadline is for
 
     def do_GET(self) -> None:
         fake = self.fake

@@ -24,7 +24,7 @@ LAYERS: list[set[str]] = [
     {"serving"},
     {"endpoint"},
     {"store", "tables", "provenance"},
-    {"errors", "__init__"},
+    {"errors", "__init__", "text_safety"},
 ]
 
 

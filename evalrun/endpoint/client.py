@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from evalrun.endpoint.response import Response, ToolCall, Usage
+from evalrun.endpoint.response import Response, parse_completion
 from evalrun.errors import EndpointError, UsageError
 
 if TYPE_CHECKING:
@@ -145,42 +145,6 @@ def make_client(
         timeout=timeout,
         http_client=http_client,
     )
-
-
-def parse_completion(data: Any) -> tuple[Response, str | None]:
-    """Response + served model name from a chat-completion JSON body; ValueError if not one."""
-    choices = data.get("choices") if isinstance(data, dict) else None
-    if not isinstance(choices, list) or not choices:
-        raise ValueError("no choices in the body")
-    choice = choices[0]
-    msg = choice.get("message") if isinstance(choice, dict) else None
-    if not isinstance(msg, dict):
-        raise ValueError("choices[0].message is missing")
-    reasoning = msg.get("reasoning_content")
-    if reasoning is None:
-        reasoning = msg.get("reasoning")
-    calls = []
-    for tc in msg.get("tool_calls") or []:
-        fn = (tc or {}).get("function") or {}
-        calls.append(ToolCall.from_raw(str(fn.get("name", "")), fn.get("arguments")))
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else None
-    content = msg.get("content")
-    if isinstance(content, list):  # content parts
-        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    resp = Response(
-        content=content,
-        reasoning=reasoning if isinstance(reasoning, str) else None,
-        tool_calls=calls,
-        finish_reason=choice.get("finish_reason"),
-        usage=Usage(
-            prompt_tokens=usage.get("prompt_tokens"),
-            completion_tokens=usage.get("completion_tokens"),
-        )
-        if usage
-        else None,
-    )
-    model = data.get("model")
-    return resp, model if isinstance(model, str) else None
 
 
 def error_message(body: str) -> str:

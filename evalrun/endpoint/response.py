@@ -54,6 +54,74 @@ class Response(BaseModel):
     latency_s: float | None = Field(default=None, description="Wall time of the request.")
 
 
+def parse_completion(data: Any) -> tuple[Response, str | None]:
+    """Response + served model name from a chat-completion JSON body.
+
+    ValueError, saying which field, for anything that is not a chat completion: a server's body is
+    untrusted input, and a malformed 200 must become an item in error, never a crash or a grade.
+    Token counts that are not integers are dropped (they are informational only).
+    """
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not isinstance(choices, list) or not choices:
+        raise ValueError("no choices in the body")
+    choice = choices[0]
+    msg = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(msg, dict):
+        raise ValueError("choices[0].message is missing")
+    reasoning = msg.get("reasoning_content")
+    if reasoning is None:
+        reasoning = msg.get("reasoning")
+    finish = choice.get("finish_reason")
+    if finish is not None and not isinstance(finish, str):
+        raise ValueError("choices[0].finish_reason is not a string")
+    usage = data.get("usage")
+    return Response(
+        content=_content(msg.get("content")),
+        reasoning=reasoning if isinstance(reasoning, str) else None,
+        tool_calls=_tool_calls(msg.get("tool_calls")),
+        finish_reason=finish,
+        usage=Usage(
+            prompt_tokens=_count(usage.get("prompt_tokens")),
+            completion_tokens=_count(usage.get("completion_tokens")),
+        )
+        if isinstance(usage, dict)
+        else None,
+    ), data.get("model") if isinstance(data.get("model"), str) else None
+
+
+def _content(content: Any) -> str | None:
+    """message.content: a string, null, or a list of text parts (joined)."""
+    if content is None or isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        raise ValueError(f"message.content is a {type(content).__name__}, not text")
+    texts = []
+    for part in content:
+        text = part.get("text", "") if isinstance(part, dict) else None
+        if not isinstance(text, str):
+            raise ValueError("message.content holds a part whose text is not a string")
+        texts.append(text)
+    return "".join(texts)
+
+
+def _tool_calls(raw: Any) -> list[ToolCall]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise ValueError("message.tool_calls is not a list")
+    calls = []
+    for n, tc in enumerate(raw):
+        fn = tc.get("function") if isinstance(tc, dict) else None
+        if not isinstance(fn, dict) or not isinstance(fn.get("name", ""), str):
+            raise ValueError(f"message.tool_calls[{n}] is not a {{function: {{name, arguments}}}}")
+        calls.append(ToolCall.from_raw(fn.get("name", ""), fn.get("arguments")))
+    return calls
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def example_to_response(example: Any) -> Response:
     """A Response from an answer in the shape of a suite `accept`/`reject` example: a string (the
     content) or {content, tool_calls: [{name, arguments}], reasoning, finish_reason}. Raises
