@@ -113,6 +113,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="per request, queueing included (default 120; 600 with --reference, "
         "which runs on the CPU)",
     )
+    run.add_argument(
+        "--max-response-mb",
+        type=float,
+        default=8.0,
+        metavar="MB",
+        help="largest response body read (default 8); a bigger one is an item in error",
+    )
     run.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     run.add_argument(
         "--junit",
@@ -143,6 +150,8 @@ def run(args: argparse.Namespace) -> int:
     from evalrun.suite.load import load_suite
     from evalrun.suite.select import Selection
 
+    if args.max_response_mb <= 0:
+        raise UsageError(f"--max-response-mb must be positive, got {args.max_response_mb:g}")
     gating = args.fail_below is not None or args.fail_on_garble is not None
     if args.fail_on_garble is not None and not 0 <= args.fail_on_garble <= 1:
         raise UsageError(
@@ -218,6 +227,7 @@ def run(args: argparse.Namespace) -> int:
         resume=args.resume,
         progress=not args.no_progress,
         repeats=args.repeats,
+        max_response_mb=args.max_response_mb,
     )
     try:
         if booted:

@@ -22,6 +22,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
+from evalrun.endpoint.limits import (
+    DEFAULT_MAX_RESPONSE_MB,
+    BadEncoding,
+    ResponseTooLarge,
+    capped_transport,
+    http_library,
+)
 from evalrun.endpoint.response import Response, parse_completion
 from evalrun.errors import EndpointError, UsageError
 
@@ -118,6 +125,7 @@ def make_client(
     timeout: float = 120.0,
     concurrency: int = 16,
     lean: bool = True,
+    max_response_mb: float = DEFAULT_MAX_RESPONSE_MB,
 ) -> openai.AsyncOpenAI:
     """An AsyncOpenAI client with our retries (its own are off).
 
@@ -126,18 +134,21 @@ def make_client(
     concurrency made the client, not the server, the bottleneck (evalrun/transport.py). https
     endpoints keep the default transport, and so does `lean=False` (bench/score_overhead.py
     compares the two). `concurrency` is accepted for callers that size pools; both transports keep
-    as many connections as there are requests in flight.
+    as many connections as there are requests in flight. Every response body is capped at
+    `max_response_mb` (limits.py).
     """
     import openai
 
     del concurrency
-    http_client = None
+    inner: Any
     if base_url.startswith("http://") and lean:
         from evalrun.endpoint.transport import LeanTransport
 
-        http_client = openai.DefaultAsyncHttpxClient(transport=LeanTransport(), timeout=timeout)
-    elif base_url.startswith("http://"):  # plain http needs no CA certificates (~0.14 s a client)
-        http_client = openai.DefaultAsyncHttpxClient(verify=False, timeout=timeout)
+        inner = LeanTransport()
+    else:  # plain http needs no CA certificates (~0.14 s a client)
+        inner = http_library().AsyncHTTPTransport(verify=not base_url.startswith("http://"))
+    capped = capped_transport(inner, int(max_response_mb * 1024 * 1024))
+    http_client = openai.DefaultAsyncHttpxClient(transport=capped, timeout=timeout)
     return openai.AsyncOpenAI(
         base_url=base_url,
         api_key=api_key or "EMPTY",
@@ -198,8 +209,12 @@ async def _once(client: openai.AsyncOpenAI, params: dict[str, Any]) -> tuple[Res
         content = await client.post("/chat/completions", cast_to=bytes, body=body, options=options)  # type: ignore[call-overload]
     except openai.APITimeoutError as exc:
         raise _Retryable(RequestFailed(f"timed out ({exc})", kind="timeout")) from exc
+    except (ResponseTooLarge, BadEncoding) as exc:
+        raise _unreadable(exc) from exc
     except openai.APIConnectionError as exc:
         cause = exc.__cause__ or exc
+        if isinstance(cause, (ResponseTooLarge, BadEncoding)):
+            raise _unreadable(cause) from exc
         failure = RequestFailed(f"connection failed: {_short(cause)}", kind="connect")
         raise _Retryable(failure) from exc
     except openai.APIStatusError as exc:
@@ -232,6 +247,29 @@ async def _once(client: openai.AsyncOpenAI, params: dict[str, Any]) -> tuple[Res
     return response, model
 
 
+def _unreadable(exc: ResponseTooLarge | BadEncoding) -> RequestFailed:
+    """A body evalrun will not read: over the size cap, or garbage under a gzip header."""
+    if isinstance(exc, ResponseTooLarge):
+        return RequestFailed(
+            f"{exc}; raise --max-response-mb if the endpoint really answers this much",
+            kind="too_large",
+        )
+    return RequestFailed(f"HTTP body with {exc}", kind="bad_response")
+
+
+def _deadline(client: openai.AsyncOpenAI, params: dict[str, Any]) -> float | None:
+    """Seconds one try may take in total: the request's (or client's) timeout.
+
+    The transport's timeout bounds each read, so a body trickled one byte a second would never
+    trip it; this bounds the whole try, whatever the transport.
+    """
+    value = params.get("timeout", client.timeout)
+    if isinstance(value, int | float):
+        return float(value)
+    read = getattr(value, "read", None)
+    return float(read) if isinstance(read, int | float) else None
+
+
 async def chat_attempt(
     client: openai.AsyncOpenAI,
     params: dict[str, Any],
@@ -240,26 +278,37 @@ async def chat_attempt(
     rng: random.Random | None = None,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     should_stop: Callable[[], bool] = lambda: False,
+    on_try: Callable[[RequestFailed | None], None] = lambda failure: None,
 ) -> Attempt:
     """Send one chat request with retries; return the parsed response and the number of tries.
 
     `params` are keyword arguments as for `chat.completions.create` (model, messages, max_tokens,
     temperature, tools, tool_choice, plus extra_body / extra_headers / timeout); they are sent
     as the JSON body unchanged. `should_stop` lets the caller give up retrying (e.g. once the
-    endpoint is known to be down).
+    endpoint is known to be down); `on_try` hears of every try (None when it got an answer).
+    Each try has a total deadline of the request's timeout, however slowly the body arrives.
     """
     rng = rng or random.Random(retry.seed)
+    deadline = _deadline(client, params)
     for attempt in range(1, retry.attempts + 1):
         try:
-            response, model = await _once(client, params)
+            try:
+                async with asyncio.timeout(deadline):
+                    response, model = await _once(client, params)
+            except TimeoutError as exc:
+                failure = RequestFailed(f"timed out after {deadline or 0:g} s", kind="timeout")
+                raise _Retryable(failure) from exc
+            on_try(None)
             return Attempt(response=response, model=model, attempts=attempt)
         except _Retryable as exc:
             exc.failure.attempts = attempt
+            on_try(exc.failure)
             if attempt == retry.attempts or should_stop():
                 raise exc.failure from None
             await sleep(retry.delay(attempt, rng, exc.retry_after))
         except RequestFailed as exc:
             exc.attempts = attempt
+            on_try(exc)
             raise
     raise AssertionError("unreachable")  # pragma: no cover
 

@@ -19,6 +19,7 @@ from evalrun.grading.extract import (
     script_counts,
     words_of,
 )
+from evalrun.grading.pattern import IGNORECASE, compile_pattern, find, match_starts
 from evalrun.grading.registry import (
     Answers,
     Grade,
@@ -116,24 +117,19 @@ class RegexParams(GraderParams):
     @field_validator("pattern")
     @classmethod
     def _compiles(cls, v: str) -> str:
-        try:
-            re.compile(v)
-        except re.error as exc:
-            raise ValueError(f"not a valid regular expression: {exc}") from exc
+        compile_pattern(v)  # ValueError when it is not one
         return v
 
 
 @grader("regex", RegexParams)
 def _regex(response: Response, p: RegexParams) -> Grade:
     """A regular expression is found (or, with negate, not found) in the reply."""
-    flags = re.IGNORECASE if p.ignore_case else 0
+    flags = IGNORECASE if p.ignore_case else 0
     text = plain_text(answer_text(response)).strip()
-    if p.full:
-        hit = re.fullmatch(p.pattern, text, flags) is not None
-    elif p.negate:
-        hit = re.search(p.pattern, text, flags) is not None
+    if p.full or p.negate:
+        hit = find(p.pattern, text, flags, full=p.full)
     else:
-        hit = any(not is_negated(text, m.start()) for m in re.finditer(p.pattern, text, flags))
+        hit = any(not is_negated(text, start) for start in match_starts(p.pattern, text, flags))
     return verdict(hit != p.negate, f"pattern {'' if hit else 'not '}found")
 
 

@@ -15,6 +15,7 @@ import queue
 import random
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from evalrun.endpoint.client import (
 )
 from evalrun.endpoint.diagnose import diagnose_error, diagnose_response
 from evalrun.endpoint.diagnose import summarize as summarize_diagnoses
+from evalrun.endpoint.limits import DEFAULT_MAX_RESPONSE_MB
 from evalrun.errors import (
     ConfigError,
     EndpointError,
@@ -61,10 +63,11 @@ from evalrun.tables import score100
 if TYPE_CHECKING:
     import openai
 
-# Consecutive items failing at the transport level, with 5xx, or with a body that is not a chat
-# completion, before we call the endpoint dead.
+# Consecutive items failing at the transport level, with 5xx or 429, or with a body that is not a
+# chat completion, before we call the endpoint dead.
 DEAD_AFTER = 8
 DEAD_KINDS = frozenset({"connect", "timeout", "bad_response"})
+DEAD_STATUSES = frozenset({429})
 
 
 class _ItemWriter:
@@ -74,8 +77,9 @@ class _ItemWriter:
     loses the items in flight plus at most one batch waiting for its fsync.
     """
 
-    def __init__(self, store: RunStore, run_id: str) -> None:
+    def __init__(self, store: RunStore, run_id: str, written: dict[str, ItemRecord]) -> None:
         self.store, self.run_id = store, run_id
+        self.written = written  # the records items.jsonl holds: all a summary may count
         self.error: OSError | None = None
         self._queue: queue.SimpleQueue[ItemRecord | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._loop, name="evalrun-items", daemon=True)
@@ -89,11 +93,7 @@ class _ItemWriter:
         self._queue.put(None)
         self._thread.join()
         if self.error is not None:
-            raise ConfigError(
-                f"cannot append to {self.store.run_dir(self.run_id)}/items.jsonl "
-                f"({self.error.strerror}); free disk space or pass --results DIR, "
-                f"then --resume {self.run_id}"
-            ) from self.error
+            raise store_full(self.store, self.run_id, self.error)
 
     def _loop(self) -> None:
         while True:
@@ -106,15 +106,28 @@ class _ItemWriter:
                     self.store.append_items(self.run_id, items)
                 except OSError as exc:
                     self.error = exc
+                else:
+                    self.written.update((i.id, i) for i in items)
             if len(items) != len(batch):
                 return
+
+
+def store_full(store: RunStore, run_id: str, exc: OSError) -> ConfigError:
+    """The one-line error of a results folder that stopped taking writes (disk full, ...)."""
+    return ConfigError(
+        f"cannot write to {store.run_dir(run_id)} ({exc.strerror or exc}); the run stopped "
+        f"asking; free disk space (or pass --results DIR), then --resume {run_id}"
+    )
 
 
 @dataclass
 class _State:
     record: RunRecord | None = None
-    records: dict[str, ItemRecord] = field(default_factory=dict)
+    records: dict[str, ItemRecord] = field(default_factory=dict)  # stored in items.jsonl
     dead_streak: int = 0
+    failed_tries: int = 0  # consecutive failed tries (any item) since the last answer
+    last_answer: float = field(default_factory=time.monotonic)
+    timeout: float = 120.0  # per try; failed tries give up only after this long without answers
     stopped: str | None = None  # why the run stopped early: the endpoint failed
     halted: str | None = None  # why the caller's stop_when ended the run early (not a failure)
     wrong_model: bool = False  # the endpoint said it does not serve the model we send
@@ -212,7 +225,9 @@ async def _score_item(
     retry: RetryPolicy,
     rng: random.Random,
     should_stop: Callable[[], bool],
+    on_try: Callable[[RequestFailed | None], None],
 ) -> tuple[ItemRecord, str | None]:
+    from evalrun.grading.pattern import GradeTimeout
     from evalrun.grading.registry import grade
 
     params = build_params(item, model, request_extra)
@@ -222,7 +237,9 @@ async def _score_item(
         "request": _request_record(params),
     }
     try:
-        got = await chat_attempt(client, params, retry=retry, rng=rng, should_stop=should_stop)
+        got = await chat_attempt(
+            client, params, retry=retry, rng=rng, should_stop=should_stop, on_try=on_try
+        )
     except RequestFailed as exc:
         error = exc.as_dict()
         diagnoses = diagnose_error(error)
@@ -247,7 +264,18 @@ async def _score_item(
             finished_at=now_iso(),
         ), None
     resp = got.response
-    verdict = grade(item, resp)  # runs the garble detector too: a garbled answer fails as garble
+    try:
+        verdict = grade(item, resp)  # runs the garble detector too: a garbled answer fails
+    except GradeTimeout as exc:  # the suite's pattern, not the model, is at fault: never graded
+        return ItemRecord(
+            **base,
+            status="error",
+            response=resp.model_dump(mode="json"),
+            error={"kind": "grader_timeout", "message": str(exc), "http_status": None},
+            attempts=got.attempts,
+            latency_s=resp.latency_s,
+            finished_at=now_iso(),
+        ), got.model
     garble = verdict.garble
     return ItemRecord(
         **base,
@@ -271,17 +299,22 @@ async def _score_repeated(
     retry: RetryPolicy,
     rng: random.Random,
     should_stop: Callable[[], bool],
+    on_try: Callable[[RequestFailed | None], None],
 ) -> tuple[ItemRecord, str | None]:
     """Ask an item `repeats` times, one after another: the first run's record, with every run's
     {status, detail, garbled} in `repeats` (compare pairs items on their majority outcome)."""
-    rec, served = await _score_item(item, client, model, request_extra, retry, rng, should_stop)
+    rec, served = await _score_item(
+        item, client, model, request_extra, retry, rng, should_stop, on_try
+    )
     if repeats == 1:
         return rec, served
     runs = [rec]
     for _ in range(repeats - 1):
         if should_stop():
             break
-        more, again = await _score_item(item, client, model, request_extra, retry, rng, should_stop)
+        more, again = await _score_item(
+            item, client, model, request_extra, retry, rng, should_stop, on_try
+        )
         runs.append(more)
         served = served or again
     rec.repeats = [
@@ -295,10 +328,17 @@ async def _score_repeated(
     return rec, served
 
 
-def _is_dead_signal(rec: ItemRecord) -> bool:
-    err = rec.error or {}
+def _is_dead_signal(failure: RequestFailed | dict[str, Any] | None) -> bool:
+    """A failure that says the endpoint, not the item, is broken (a try's or a record's error)."""
+    if isinstance(failure, RequestFailed):
+        failure = failure.as_dict()
+    err = failure or {}
     status = err.get("http_status")
-    return err.get("kind") in DEAD_KINDS or (isinstance(status, int) and status >= 500)
+    return (
+        err.get("kind") in DEAD_KINDS
+        or status in DEAD_STATUSES
+        or (isinstance(status, int) and status >= 500)
+    )
 
 
 @contextmanager
@@ -340,8 +380,16 @@ async def _run(
     progress: Any,
     server_exited: Callable[[], bool] | None,
     stop_when: Callable[[ItemRecord], str | None] | None,
+    max_response_mb: float,
 ) -> None:
-    client = make_client(base_url, api_key=api_key, timeout=timeout, concurrency=concurrency)
+    client = make_client(
+        base_url,
+        api_key=api_key,
+        timeout=timeout,
+        concurrency=concurrency,
+        max_response_mb=max_response_mb,
+    )
+    state.timeout = timeout
     task = asyncio.current_task()
     assert task is not None
     try:
@@ -427,12 +475,29 @@ async def _work(
     if progress is not None:
         progress.start(total=len(items), **counts)
 
+    writer = _ItemWriter(store, record.run_id, state.records)
+
     def should_stop() -> bool:
         if state.stopped is None and server_exited is not None and server_exited():
             state.stopped = "the server process exited"
-        return state.stopped is not None or state.halted is not None
+        return state.stopped is not None or state.halted is not None or writer.error is not None
 
-    writer = _ItemWriter(store, record.run_id)
+    give_up_tries = max(DEAD_AFTER, concurrency)
+
+    def on_try(failure: RequestFailed | None) -> None:
+        """Count failed tries across items: a hung or throttling endpoint is dead long before
+        whole items (each up to `retry.attempts` timeouts) add up to DEAD_AFTER."""
+        if failure is None or not _is_dead_signal(failure):
+            state.failed_tries = 0
+            state.last_answer = time.monotonic()
+            return
+        state.failed_tries += 1
+        quiet_s = time.monotonic() - state.last_answer
+        if state.failed_tries >= give_up_tries and quiet_s >= state.timeout and not state.stopped:
+            state.stopped = (
+                f"{state.failed_tries} tries in a row failed, the last: {failure.message}"
+            )
+
     workers: list[asyncio.Future[None]] = []
     dropped: set[asyncio.Future[None]] = set()  # workers whose request a halt dropped
 
@@ -451,17 +516,24 @@ async def _work(
                 return
             try:
                 rec, served = await _score_repeated(
-                    state.repeats, item, client, model, request_extra, retry, rng, should_stop
+                    state.repeats,
+                    item,
+                    client,
+                    model,
+                    request_extra,
+                    retry,
+                    rng,
+                    should_stop,
+                    on_try,
                 )
             except asyncio.CancelledError:
                 if asyncio.current_task() in dropped:
                     return  # halted: this item is simply not asked (no record)
                 raise
-            writer.put(rec)
-            state.records[item.id] = rec
+            writer.put(rec)  # state.records gets it once it is on disk
             if served and not record.model_served:
                 record.model_served = served
-            state.dead_streak = state.dead_streak + 1 if _is_dead_signal(rec) else 0
+            state.dead_streak = state.dead_streak + 1 if _is_dead_signal(rec.error) else 0
             if state.dead_streak >= threshold and not state.stopped:
                 state.stopped = (rec.error or {}).get("message", "no answer")
             if "model_not_found" in rec.diagnoses and not state.stopped:  # every item would fail
@@ -478,6 +550,9 @@ async def _work(
     try:
         await asyncio.gather(*workers)
     finally:
+        for task in workers:  # one worker failed or we were cancelled: the others stop first,
+            task.cancel()  # so nothing is put after the writer closes
+        await asyncio.gather(*workers, return_exceptions=True)
         writer.close()
     if progress is not None:
         progress.finish()
@@ -527,6 +602,7 @@ def score_suite(
     server_exited: Callable[[], bool] | None = None,
     stop_when: Callable[[ItemRecord], str | None] | None = None,
     repeats: int = 1,
+    max_response_mb: float = DEFAULT_MAX_RESPONSE_MB,
 ) -> tuple[RunRecord, list[ItemRecord]]:
     """Run (or resume) `suite` against an OpenAI-compatible endpoint; store and return the run.
 
@@ -595,6 +671,7 @@ def score_suite(
                 progress=bar,
                 server_exited=server_exited,
                 stop_when=stop_when,
+                max_response_mb=max_response_mb,
             )
         )
     except (KeyboardInterrupt, asyncio.CancelledError) as exc:
@@ -649,7 +726,10 @@ def _finish(
     record.status = status  # type: ignore[assignment]
     record.ended_at = now_iso()
     record.summary = summarize(items, state.records)
-    store.write_run(record)
+    try:
+        store.write_run(record)
+    except OSError as exc:
+        raise store_full(store, record.run_id, exc) from None
 
 
 def score_contract(

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalrun.endpoint.response import example_to_response
 from evalrun.errors import SuiteError
+from evalrun.grading.pattern import GradeTimeout
 from evalrun.grading.registry import grade, validate_params
 from evalrun.suite.load import (
     Item,
@@ -91,14 +92,16 @@ def check_item(item: Item) -> tuple[list[Problem], int]:
     keys = [json.dumps(e, sort_keys=True, ensure_ascii=False) for e in item.accept]
     if len(set(keys)) != len(keys):
         add("examples", "duplicate accept examples")
-    for n, example in enumerate(item.accept):
-        g = grade(item, example_to_response(example))
-        if not g.passed:
-            add("accept", f"accept[{n}] fails: {g.detail} ({_short(example)})")
-    for n, example in enumerate(item.reject):
-        g = grade(item, example_to_response(example))
-        if g.passed:
-            add("reject", f"reject[{n}] passes: {g.detail} ({_short(example)})")
+    for side, examples in (("accept", item.accept), ("reject", item.reject)):
+        for n, example in enumerate(examples):
+            try:
+                g = grade(item, example_to_response(example))
+            except GradeTimeout as exc:
+                add("grader", f"{side}[{n}]: {exc}")
+                continue
+            if g.passed != (side == "accept"):
+                how = "fails" if side == "accept" else "passes"
+                add(side, f"{side}[{n}] {how}: {g.detail} ({_short(example)})")
     return problems, len(item.accept) + len(item.reject)
 
 
