@@ -6,9 +6,11 @@ crash (even kill -9) loses only what was in flight.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import socket
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
@@ -21,6 +23,9 @@ SCHEMA_VERSION = 1
 DEFAULT_RESULTS = Path("results")
 RunKind = Literal["score", "slope"]
 _RUN_FILE: dict[str, str] = {"score": "run.json", "slope": "slope.json"}
+
+RESERVE_NAME = ".reserve"  # given back when the disk fills, so run.json can still be finished
+RESERVE_BYTES = 256 * 1024
 
 ItemStatus = Literal["passed", "failed", "error"]
 RunStatus = Literal["running", "complete", "incomplete", "interrupted"]
@@ -111,6 +116,8 @@ class RunRecord(BaseModel):
         "`latest` skip it unless asked (--all, or latest:<its label>).",
     )
     summary: Summary | None = None
+    pid: int | None = Field(default=None, description="Process writing the run, while running.")
+    host: str | None = Field(default=None, description="Host of that process.")
 
 
 class ItemRecord(BaseModel):
@@ -201,20 +208,76 @@ def json_text(data: Any) -> str:
     return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def read_jsonl_records(path: Path) -> list[dict[str, Any]]:
-    """Rows of a JSONL file; a torn last line (a crash mid-write) is skipped."""
-    rows: list[dict[str, Any]] = []
+def read_jsonl_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, row) of a JSONL file of objects.
+
+    A torn last line (no newline: a crash mid-write) is skipped; the next append moves it aside.
+    Any other line that is not a JSON object is a ConfigError naming the file and line.
+    """
+    rows: list[tuple[int, dict[str, Any]]] = []
     if not path.exists():
         return rows
-    with path.open(encoding="utf-8", newline="") as fh:
-        for line in fh:  # splits on \n only, never at U+2028
+    with path.open(encoding="utf-8", newline="", errors="surrogateescape") as fh:
+        for lineno, line in enumerate(fh, 1):  # splits on \n only, never at U+2028
             if not line.strip():
                 continue
             try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                if not line.endswith("\n"):
+                    continue  # the torn tail
+                raise _bad_line(path, lineno, f"not JSON ({exc.msg})") from exc
+            if not isinstance(row, dict):
+                raise _bad_line(path, lineno, "not a JSON object")
+            rows.append((lineno, row))
     return rows
+
+
+def _bad_line(path: Path, lineno: int, why: str) -> ConfigError:
+    return ConfigError(
+        f"{path}:{lineno}: {why}; move that line out of the file (its item is asked again "
+        "on --resume)"
+    )
+
+
+TORN_SUFFIX = ".torn"
+
+
+def _is_json(data: bytes) -> bool:
+    try:
+        json.loads(data)
+    except ValueError:
+        return False
+    return True
+
+
+def repair_tail(path: Path) -> bytes:
+    """Cut a torn last line (no trailing newline) off `path` into `path` + .torn; return it.
+
+    Appending onto a fragment would glue the next record to it and lose both.
+    """
+    try:
+        with path.open("rb+") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            if size == 0:
+                return b""
+            fh.seek(max(0, size - 1))
+            if fh.read(1) == b"\n":
+                return b""
+            fh.seek(0)
+            data = fh.read()
+            keep = data.rfind(b"\n") + 1
+            if _is_json(data[keep:]):  # a whole record that lost only its newline: keep it
+                fh.write(b"\n")
+                return b""
+            with open(str(path) + TORN_SUFFIX, "ab") as aside:
+                aside.write(data[keep:] + b"\n")
+                aside.flush()
+                os.fsync(aside.fileno())
+            fh.truncate(keep)
+            return data[keep:]
+    except FileNotFoundError:
+        return b""
 
 
 class RunStore:
@@ -240,16 +303,40 @@ class RunStore:
         return self.root / run_id
 
     def write_run(self, record: RunRecord) -> None:
-        """Write run.json atomically (temp file + rename)."""
+        """Write run.json atomically (temp file + rename).
+
+        While a run is `running` its folder keeps a small reserve file; when the disk is full,
+        the reserve is given back so the final status can still be written.
+        """
         folder = self.run_dir(record.run_id)
         folder.mkdir(parents=True, exist_ok=True)
+        reserve = folder / RESERVE_NAME
+        if record.status == "running" and not reserve.exists():
+            with contextlib.suppress(OSError):
+                reserve.write_bytes(bytes(RESERVE_BYTES))
+        try:
+            self._replace_run_json(folder, record)
+        except OSError:
+            if not reserve.exists():
+                raise
+            reserve.unlink()
+            self._replace_run_json(folder, record)
+        if record.status != "running":
+            reserve.unlink(missing_ok=True)
+
+    @staticmethod
+    def _replace_run_json(folder: Path, record: RunRecord) -> None:
         tmp = folder / "run.json.tmp"
-        tmp.write_text(record.model_dump_json(indent=2), encoding="utf-8")
-        os.replace(tmp, folder / "run.json")
+        try:
+            tmp.write_text(record.model_dump_json(indent=2), encoding="utf-8")
+            os.replace(tmp, folder / "run.json")
+        finally:
+            tmp.unlink(missing_ok=True)
 
     def append_items(self, run_id: str, items: list[ItemRecord]) -> None:
         """Append finished items (one write, one fsync: a group commit)."""
         path = self.run_dir(run_id) / "items.jsonl"
+        repair_tail(path)
         with path.open("a", encoding="utf-8", newline="") as fh:
             fh.write("".join(dump_json_line(i) for i in items))
             fh.flush()
@@ -261,8 +348,12 @@ class RunStore:
         path = self.run_dir(run_id) / "run.json"
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise RunNotFound(f"cannot read {path}; is {run_id} a finished run?") from exc
+        if not isinstance(data, dict):
+            raise ConfigError(
+                f"{path} is not a run record (not a JSON object); restore or remove it"
+            )
         if data.get("schema_version") != SCHEMA_VERSION:
             raise ConfigError(
                 f"{path} has schema_version {data.get('schema_version')}, this evalrun reads "
@@ -278,10 +369,26 @@ class RunStore:
     def load_items(self, run_id: str) -> list[ItemRecord]:
         """Final item records of a run, in file order; a later record for an id replaces an earlier."""
         by_id: dict[str, ItemRecord] = {}
-        for row in read_jsonl_records(self.run_dir(run_id) / "items.jsonl"):
-            rec = ItemRecord.model_validate(row)
+        path = self.run_dir(run_id) / "items.jsonl"
+        for lineno, row in read_jsonl_records(path):
+            try:
+                rec = ItemRecord.model_validate(row)
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                where = ".".join(str(x) for x in err["loc"]) or "(root)"
+                raise _bad_line(
+                    path, lineno, f"not an item record ({where}: {err['msg']})"
+                ) from exc
             by_id[rec.id] = rec
         return list(by_id.values())
+
+    def readable(self, run_id: str) -> bool:
+        """Whether run.json of `run_id` loads (`latest` never points at one that does not)."""
+        try:
+            self.load_run(run_id)
+        except (ConfigError, RunNotFound):
+            return False
+        return True
 
     def run_ids(self, kind: RunKind = "score") -> list[str]:
         """The folder names of one kind of run, oldest first (ids sort by time): score runs hold
@@ -328,6 +435,8 @@ class RunStore:
         if ref == "latest" or ref.startswith("latest:"):
             label = ref.partition(":")[2]
             matches = [i for i in ids if not label or i.split("_", 2)[-1] == label]
+            while kind == "score" and matches and not self.readable(matches[-1]):
+                matches.pop()
             if not matches:
                 raise RunNotFound(f"no {what} matches {ref!r} in {self.root}; {hint}")
             for run_id in reversed(matches):
@@ -413,3 +522,17 @@ def parse_since(text: str, now: datetime | None = None) -> datetime:
             "(90m, 12h, 7d)"
         ) from exc
     return when if when.tzinfo else when.astimezone()
+
+
+def shown_status(record: RunRecord) -> str:
+    """The status to show: `stale` for a run still marked running whose process on this host
+    is gone (killed with -9, or the machine rebooted); it can be resumed."""
+    if record.status != "running" or record.pid is None or record.host != socket.gethostname():
+        return record.status
+    try:
+        os.kill(record.pid, 0)
+    except ProcessLookupError:
+        return "stale"
+    except PermissionError:
+        pass  # alive, another user's
+    return record.status

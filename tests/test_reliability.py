@@ -8,6 +8,7 @@ items.jsonl and run.json agree.
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import socket
 import time
@@ -132,7 +133,7 @@ def test_resume_after_a_torn_last_line_keeps_every_record(fake_server, make_suit
     record, rows = assert_agrees(results)
     assert record["status"] == "complete" and len(rows) == 6
     assert record["summary"]["passed"] == 6
-    assert (folder / "items.jsonl.torn").read_bytes() == data[
+    assert (folder / "items.jsonl.torn").read_bytes()[:-1] == data[
         data.rstrip(b"\n").rfind(b"\n") + 1 :
     ][:30]
 
@@ -173,8 +174,12 @@ HOSTILE = "\x1b]0;pwned\x07 10,250 \x1b[2J\u202egnp.exe\x00"
 
 def test_show_escapes_control_sequences(tmp_path, capsys):
     store = RunStore(tmp_path / "r")
-    write_run(store, "2026-01-01_000000_a", items_for({"math": 3}, failing=["math-001"], answer=HOSTILE))
+    write_run(store, "2026-01-01_000000_a", items_for({"math": 3}, failing=["math-001"]))
+    path = store.run_dir("2026-01-01_000000_a") / "items.jsonl"
+    hostile = json.dumps(HOSTILE)[1:-1]
+    path.write_text(path.read_text().replace("wrong answer to math-001", hostile))
     items = store.load_items("2026-01-01_000000_a")
+    assert items[1].response["content"] == HOSTILE
     assert main(["show", "--results", str(store.root), "latest"]) == 0
     out = capsys.readouterr().out
     assert items and not any(c in out for c in "\x1b\x07\x00\u202e")
@@ -201,12 +206,14 @@ def test_compare_show_responses_and_signoff_md(tmp_path, capsys):
 
 # -- 5. catastrophic regex -------------------------------------------------------------------------
 
-EVIL = r"^(a|aa)+$"
+EVIL = r"^([a-z ]|[a-z ]{2})+$"  # backtracks through every split into ones and twos
+SLOW = "the answer is paris the capital of france which is a beautiful city!"
 
 
 def test_catastrophic_regex_is_bounded(fake_server, make_suite, tmp_path, capsys):
-    item = simple_item(0, grader={"kind": "regex", "pattern": EVIL}, accept=["aaa"], reject=["b"])
-    fake_server.rule = lambda req: reply("a" * 60 + "b")
+    item = simple_item(0, grader={"kind": "regex", "pattern": EVIL}, accept=["ab", "abc"],
+                       reject=["b!"])
+    fake_server.rule = lambda req: reply(SLOW)
     suite = make_suite([item, simple_item(1)])
     started = time.monotonic()
     code = score(fake_server, suite, tmp_path / "r", "--timeout", "5")
@@ -219,8 +226,8 @@ def test_catastrophic_regex_is_bounded(fake_server, make_suite, tmp_path, capsys
 
 
 def test_suite_check_flags_a_catastrophic_regex(make_suite, capsys):
-    item = simple_item(0, grader={"kind": "regex", "pattern": EVIL}, accept=["aa"],
-                       reject=["a" * 60 + "b", "b"])
+    item = simple_item(0, grader={"kind": "regex", "pattern": EVIL}, accept=["ab", "abc"],
+                       reject=[SLOW, "b!"])
     suite = make_suite([item])
     started = time.monotonic()
     code = main(["suite", "check", str(suite)])
@@ -266,8 +273,13 @@ def test_timeout_bounds_a_trickled_body(fake_server, make_suite, tmp_path, chunk
 
 def test_lone_surrogate_in_a_prompt(fake_server, make_suite, tmp_path, capsys):
     item = simple_item(0)
-    item["messages"][0]["content"] = "bad \ud800 text"
+    item["messages"][0]["content"] = "bad SURROGATE text"
     suite = make_suite([item, simple_item(1)])
+    items = suite / "items.jsonl"
+    items.write_text(items.read_text().replace("SURROGATE", "\\ud800"))  # as a JSON escape
+    manifest = json.loads((suite / "manifest.json").read_text())
+    manifest["sha256"] = hashlib.sha256(items.read_bytes()).hexdigest()
+    (suite / "manifest.json").write_text(json.dumps(manifest))
     assert score(fake_server, suite, tmp_path / "r") == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "surrogate" in err and "basic-000" in err

@@ -6,11 +6,11 @@ markdown cells and HTML are escaped, so an answer containing `<script>` or `|` r
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from evalrun.compare.pairing import Change, Comparison, fmt_p
 from evalrun.tables import fmt_points, fmt_score
+from evalrun.text_safety import html_text, markdown_cell, one_line
 
 ANSWER_CHARS_TEXT = 300
 ANSWER_CHARS_MD = 400
@@ -32,7 +32,8 @@ def _signed(x: float, unit: str = "") -> str:
 
 
 def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """Model text for the terminal: control sequences escaped, one line, clipped."""
+    return one_line(text, limit)
 
 
 def _clip_text(text: str) -> str:
@@ -40,8 +41,8 @@ def _clip_text(text: str) -> str:
 
 
 def md_cell(text: str, limit: int = ANSWER_CHARS_MD) -> str:
-    """One markdown table cell: escaped, pipes neutralised, newlines as <br>."""
-    return html.escape(_clip(text, limit)).replace("|", "&#124;").replace("\n", "<br>")
+    """One markdown table cell: escaped, pipes neutralised, on one line."""
+    return markdown_cell(text, limit)
 
 
 Names = tuple[str, str]
@@ -292,7 +293,7 @@ pre{white-space:pre-wrap;word-break:break-word;margin:0;max-width:48em;font-size
 
 def render_html(cmp: Comparison) -> str:
     """One self-contained page: the verdict, the category table and every flip side by side."""
-    e = html.escape
+    e = html_text  # escapes controls and lone surrogates too (a file cannot encode those)
 
     def table(rows: list[list[str]], headers: list[str]) -> str:
         head = "".join(f"<th>{e(x)}</th>" for x in headers)

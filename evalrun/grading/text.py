@@ -380,7 +380,7 @@ def _format(response: Response, p: FormatParams) -> Grade:
     if p.distinct and len({normalize(ln) for ln in list_lines}) < n_list:
         fails.append("a list line repeats")
     if p.list_items_match is not None:
-        off = [ln.strip() for ln in list_lines if not re.search(p.list_items_match, ln)]
+        off = [ln.strip() for ln in list_lines if not find(p.list_items_match, ln)]
         fails += [f"list line {off[0][:40]!r} does not match"] if off else []
     if p.table_rows is not None and _table_rows(lines) != p.table_rows:
         fails.append(f"{_table_rows(lines)} table rows, need {p.table_rows}")

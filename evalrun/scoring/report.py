@@ -7,8 +7,9 @@ import sys
 import time
 from typing import IO, Any
 
-from evalrun.store import ItemRecord, RunRecord, RunStore
+from evalrun.store import ItemRecord, RunRecord, RunStore, shown_status
 from evalrun.tables import fmt_points, score100, table
+from evalrun.text_safety import one_line, terminal_text
 
 
 class ProgressBar:
@@ -180,7 +181,7 @@ def runs_table(records: list[RunRecord]) -> str:
                 f"{s.passed}/{s.total} ({s.score})" if s else "-",
                 s.errors if s else "-",
                 s.garbled if s else "-",
-                r.status,
+                shown_status(r),
             ]
         )
     return table(rows, headers=["run", "suite", "model", "score", "errors", "garbled", "status"])
@@ -199,7 +200,7 @@ def runs_json(records: list[RunRecord]) -> dict[str, Any]:
                 "suite": r.suite.name,
                 "suite_version": r.suite.version,
                 "model": r.model_served or r.model_requested,
-                "status": r.status,
+                "status": shown_status(r),
                 "passed": s.passed if s else None,
                 "total": s.total if s else None,
                 "score": s.score if s else None,
@@ -212,12 +213,11 @@ def runs_json(records: list[RunRecord]) -> dict[str, Any]:
 
 
 def _clip(text: str | None, n: int | None = 300) -> str:
-    if text is None:
-        return "(null)"
-    if n is None:  # --full: every character, newlines kept and indented under the field
-        return _printable(text.replace("\n", "\n      "))
-    text = _printable(text.replace("\n", "\\n"))
-    return text if len(text) <= n else text[:n] + "..."
+    """Model or server text for the terminal: escaped, on one line and clipped to `n`
+    characters; with n=None (--full) every character, newlines kept and indented."""
+    if n is None and text is not None:
+        return terminal_text(text).replace("\n", "\n      ")
+    return one_line(text, n)
 
 
 def failed_items_text(
@@ -237,7 +237,7 @@ def failed_items_text(
         if prompts and rec.id in prompts:
             lines.append(f"    prompt: {_clip(prompts[rec.id], None)}")
         if rec.error:
-            lines.append(f"    error: {rec.error.get('message')}")
+            lines.append(f"    error: {_clip(rec.error.get('message'))}")
         if rec.response is not None:
             resp = rec.response
             lines.append(f"    content: {_clip(resp.get('content'), None if full else 300)}")
@@ -248,13 +248,13 @@ def failed_items_text(
             if resp.get("tool_calls"):
                 calls = str(resp["tool_calls"])
                 lines.append(f"    tool_calls: {_clip(calls, None if full else 200)}")
-            lines.append(f"    finish_reason: {resp.get('finish_reason')}")
+            lines.append(f"    finish_reason: {_clip(resp.get('finish_reason'))}")
         if rec.grade and rec.grade.get("detail"):
-            lines.append(f"    grader: {rec.grade['detail']}")
+            lines.append(f"    grader: {_clip(rec.grade['detail'])}")
         if rec.diagnoses:
             lines.append(f"    diagnoses: {', '.join(rec.diagnoses)}")
         if rec.garble and rec.garble.get("garbled"):
-            lines.append(f"    garbled: {', '.join(rec.garble.get('reasons', []))}")
+            lines.append(f"    garbled: {_clip(', '.join(rec.garble.get('reasons', [])))}")
     return "\n".join(lines) if lines else "no failed items"
 
 
@@ -274,7 +274,7 @@ def show_text(
         "",
         failed_items_text(items, prompts, full=full, every=every),
         "",
-        headline(record) + ("" if record.status == "complete" else f" [{record.status}]"),
+        headline(record) + ("" if record.status == "complete" else f" [{shown_status(record)}]"),
     ]
     return "\n".join(parts)
 
@@ -284,8 +284,3 @@ def show_json(record: RunRecord, items: list[ItemRecord], store: RunStore) -> di
     out = score_json(record, store)
     out["failed_items"] = [i.model_dump(mode="json") for i in items if i.status != "passed"]
     return out
-
-
-def _printable(text: str) -> str:
-    """Lone surrogates (a server may send them) shown as \\udXXX so stdout can encode the text."""
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -11,9 +11,11 @@ answering altogether the run stops early (status `incomplete`) and says so.
 from __future__ import annotations
 
 import asyncio
+import os
 import queue
 import random
 import signal
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -432,6 +434,7 @@ async def _run(
                 )
             record = state.record
             record.status = "running"
+            record.pid, record.host = os.getpid(), socket.gethostname()  # `stale` once gone
             store.write_run(record)
             await _work(
                 state,

@@ -24,6 +24,7 @@ from evalrun.suite.load import (
     Manifest,
     file_sha256,
     load_suite,
+    lone_surrogates,
     read_jsonl,
     resolve_suite_dir,
 )
@@ -78,6 +79,8 @@ def check_item(item: Item) -> tuple[list[Problem], int]:
         add("schema", "id should look like <prefix>-NNN, e.g. math-007")
     if not item.messages:
         add("schema", "no messages")
+    for where in lone_surrogates(item):
+        add("schema", where)
     if item.grader.kind == "tool_call" and not item.tools:
         add("schema", "a tool_call item needs `tools`")
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -155,6 +156,10 @@ def load_suite(name_or_path: str = "core", *, verify: bool = True) -> Suite:
             items.append(Item.model_validate(row))
         except ValidationError as exc:
             raise SuiteError(f"{items_path}: item {n}: {_first_error(exc)}") from exc
+    for item in items:
+        where = lone_surrogates(item)
+        if where:
+            raise SuiteError(f"{items_path}: item {item.id}: {where[0]}; fix the item")
     ids = [i.id for i in items]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
@@ -162,6 +167,37 @@ def load_suite(name_or_path: str = "core", *, verify: bool = True) -> Suite:
     return Suite(
         name=manifest.name, version=manifest.version, sha256=digest, path=str(folder), items=items
     )
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogates(item: Item) -> list[str]:
+    """Where an item's request holds a lone surrogate (a `\\ud800` escape without its pair).
+
+    Such text cannot be encoded as UTF-8, so no endpoint could be sent it; accept/reject examples
+    are never sent and may hold them.
+    """
+    found = []
+    sent = {"messages": item.messages, "tools": item.tools, "tool_choice": item.tool_choice}
+    for where, text in _strings(sent, ""):
+        m = _SURROGATE.search(text)
+        if m:
+            found.append(
+                f"{where.lstrip('.')} holds a lone surrogate U+{ord(m.group()):04X} at character "
+                f"{m.start()} (JSON escapes \\ud800-\\udfff must come in high-low pairs)"
+            )
+    return found
+
+
+def _strings(value: Any, where: str) -> list[tuple[str, str]]:
+    if isinstance(value, str):
+        return [(where, value)]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in _strings(v, f"{where}.{k}")]
+    if isinstance(value, list):
+        return [s for n, v in enumerate(value) for s in _strings(v, f"{where}[{n}]")]
+    return []
 
 
 def _first_error(exc: ValidationError) -> str:
