@@ -21,8 +21,7 @@ import re
 # C0 controls except \t and \n, DEL, C1 controls, bidi marks, embeddings, overrides and isolates,
 # BOM/zero-width no-break, and lone surrogates. U+2028/U+2029 stay: terminals print them inertly.
 _UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff"
-    "\ud800-\udfff]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
 )
 
 

@@ -236,9 +236,10 @@ class FakeServer:
         return len(self.requests)
 
     # -- lifecycle -------------------------------------------------------------------------
-    def start(self) -> FakeServer:
+    def start(self, port: int = 0) -> FakeServer:
+        """Listen on 127.0.0.1:`port` (0: any free port; a port to come back on after stop())."""
         handler = type("Handler", (_Handler,), {"fake": self})
-        httpd = _QuietServer(("127.0.0.1", 0), handler, bind_and_activate=False)
+        httpd = _QuietServer(("127.0.0.1", port), handler, bind_and_activate=False)
         httpd.request_queue_size = 256
         httpd.daemon_threads = True
         httpd.allow_reuse_address = True

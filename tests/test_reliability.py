@@ -91,7 +91,9 @@ def test_parse_drops_token_counts_that_are_not_integers():
     assert resp.content == "ok" and resp.usage is not None and resp.usage.prompt_tokens is None
 
 
-def test_malformed_200s_are_item_errors_and_the_store_agrees(fake_server, make_suite, tmp_path, capsys):
+def test_malformed_200s_are_item_errors_and_the_store_agrees(
+    fake_server, make_suite, tmp_path, capsys
+):
     shapes = sorted(MALFORMED)
     bad = {f"question {3 * n}:": MALFORMED[s] for n, s in enumerate(shapes)}  # spread out
 
@@ -193,13 +195,30 @@ def test_compare_show_responses_and_signoff_md(tmp_path, capsys):
     write_run(store, "2026-01-02_000000_b", items_for({"math": 4}, failing=ids))
     for path in store.root.glob("*/items.jsonl"):
         path.write_text(path.read_text().replace("wrong answer to math-00", "10,250 \\u001b[2J"))
-    code = main(["compare", "--results", str(store.root), "--show-responses",
-                 "2026-01-01_000000_a", "2026-01-02_000000_b"])
+    code = main(
+        [
+            "compare",
+            "--results",
+            str(store.root),
+            "--show-responses",
+            "2026-01-01_000000_a",
+            "2026-01-02_000000_b",
+        ]
+    )
     out = capsys.readouterr().out
     assert code in (0, 1) and "10,250" in out
     assert not any(c in out for c in "\x1b\x07\x00\u202e")
-    main(["signoff", "--results", str(store.root), "--candidate", "2026-01-02_000000_b", "--baseline",
-          "2026-01-01_000000_a"])
+    main(
+        [
+            "signoff",
+            "--results",
+            str(store.root),
+            "--candidate",
+            "2026-01-02_000000_b",
+            "--baseline",
+            "2026-01-01_000000_a",
+        ]
+    )
     md = (store.run_dir("2026-01-02_000000_b") / "signoff.md").read_text()
     assert not any(c in md for c in "\x1b\x07\x00\u202e")
 
@@ -211,8 +230,9 @@ SLOW = "the answer is paris the capital of france which is a beautiful city!"
 
 
 def test_catastrophic_regex_is_bounded(fake_server, make_suite, tmp_path, capsys):
-    item = simple_item(0, grader={"kind": "regex", "pattern": EVIL}, accept=["ab", "abc"],
-                       reject=["b!"])
+    item = simple_item(
+        0, grader={"kind": "regex", "pattern": EVIL}, accept=["ab", "abc"], reject=["b!"]
+    )
     fake_server.rule = lambda req: reply(SLOW)
     suite = make_suite([item, simple_item(1)])
     started = time.monotonic()
@@ -226,8 +246,9 @@ def test_catastrophic_regex_is_bounded(fake_server, make_suite, tmp_path, capsys
 
 
 def test_suite_check_flags_a_catastrophic_regex(make_suite, capsys):
-    item = simple_item(0, grader={"kind": "regex", "pattern": EVIL}, accept=["ab", "abc"],
-                       reject=[SLOW, "b!"])
+    item = simple_item(
+        0, grader={"kind": "regex", "pattern": EVIL}, accept=["ab", "abc"], reject=[SLOW, "b!"]
+    )
     suite = make_suite([item])
     started = time.monotonic()
     code = main(["suite", "check", str(suite)])
@@ -257,8 +278,9 @@ def test_response_size_cap(fake_server, make_suite, tmp_path, capsys):
 
 @pytest.mark.parametrize("chunked", [True, False])
 def test_timeout_bounds_a_trickled_body(fake_server, make_suite, tmp_path, chunked):
-    fake_server.script(*[Fault(status=200, kind="trickle", body=b" " * 100, delay=0.2,
-                               chunked=chunked)] * 4)
+    fake_server.script(
+        *[Fault(status=200, kind="trickle", body=b" " * 100, delay=0.2, chunked=chunked)] * 4
+    )
     suite = make_suite([simple_item(0)])
     started = time.monotonic()
     score(fake_server, suite, tmp_path / "r", "--timeout", "0.6")
@@ -313,8 +335,9 @@ def test_disk_full_stops_the_run_with_one_line(fake_server, make_suite, tmp_path
     suite = load_suite(str(make_suite([simple_item(i) for i in range(60)])))
     store = FullDisk(tmp_path / "r", room=5)
     with pytest.raises(ConfigError) as info:
-        score_suite(endpoint=fake_server.base_url, suite=suite, store=store, concurrency=2,
-                    progress=False)
+        score_suite(
+            endpoint=fake_server.base_url, suite=suite, store=store, concurrency=2, progress=False
+        )
     assert "No space left" in str(info.value) and "--resume" in str(info.value)
     assert "\n" not in str(info.value)
     assert fake_server.chat_requests < 20  # it stopped asking
@@ -329,8 +352,9 @@ def test_disk_full_stops_the_run_with_one_line(fake_server, make_suite, tmp_path
 
 
 def test_persistent_429_is_a_dead_endpoint(fake_server, make_suite, tmp_path, capsys):
-    fake_server.rule = lambda req: Fault(status=429, message="slow down",
-                                         headers={"Retry-After": "0"})
+    fake_server.rule = lambda req: Fault(
+        status=429, message="slow down", headers={"Retry-After": "0"}
+    )
     suite = make_suite([simple_item(i) for i in range(60)])
     code = score(fake_server, suite, tmp_path / "r", "--concurrency", "4")
     assert code == 3
@@ -362,3 +386,52 @@ def test_a_killed_run_shows_stale(tmp_path, capsys):
     path.write_text(json.dumps(run))
     assert main(["runs", "--results", str(store.root)]) == 0
     assert "stale" in capsys.readouterr().out
+
+
+# -- 3. secrets in contract args -------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_contract_secrets_stay_out_of_run_json_and_server_log(tmp_path, make_suite, capsys):
+    import sys
+
+    import yaml
+
+    engine = Path(__file__).parent / "fake_engines" / "engine.py"
+    contract = tmp_path / "contract.yaml"
+    contract.write_text(
+        yaml.safe_dump(
+            {
+                "name": "fake-engine",
+                "engine": "vllm",
+                "command": [sys.executable, str(engine)],
+                "model": "fake-model",
+                "port": 0,
+                "boot_timeout": 30,
+                "args": {"api-key": "argsecret789", "print-env": "HF_TOKEN"},
+                "env": {"HF_TOKEN": "envsecret456"},
+            }
+        )
+    )
+    results = tmp_path / "r"
+    suite = make_suite([simple_item(0, answer="OK")])
+    code = main(
+        [
+            "score",
+            "--contract",
+            str(contract),
+            "--suite",
+            str(suite),
+            "--results",
+            str(results),
+            "--no-progress",
+        ]
+    )
+    assert code == 0, capsys.readouterr().err
+    (folder,) = results.iterdir()
+    run = (folder / "run.json").read_text()
+    log = (folder / "server.log").read_text()
+    assert "non-default args" in log and "ENV HF_TOKEN=" in log  # the engine did echo them
+    for secret in ("argsecret789", "envsecret456"):
+        assert secret not in run and secret not in log
+    assert json.loads(run)["contract"]["args"]["api-key"] == "***"

@@ -470,11 +470,12 @@ async def _work(
 ) -> None:
     record = state.record
     assert record is not None
-    state.records.update(done)
-    todo = iter([i for i in items if i.id not in done])
+    state.records.update(done)  # errors too: counted until this run asks their items again
+    asked = [i for i in items if i.id not in done or done[i.id].status == "error"]
+    todo = iter(asked)
     rng = random.Random(retry.seed)
-    threshold = min(DEAD_AFTER, max(1, sum(1 for i in items if i.id not in done)))
-    counts = _counts(state.records.values())
+    threshold = min(DEAD_AFTER, max(1, len(asked)))
+    counts = _counts(r for r in state.records.values() if r.status != "error")
     if progress is not None:
         progress.start(total=len(items), **counts)
 
@@ -639,7 +640,7 @@ def score_suite(
             )
         picked = Selection.from_record(state.record.selection)
         items = picked.pick(suite)
-        done = {r.id: r for r in store.load_items(state.record.run_id) if r.status != "error"}
+        done = {r.id: r for r in store.load_items(state.record.run_id)}  # errors are asked again
         recorded = state.record.selection
     else:
         picked = selection or Selection(tags=tuple(sorted(tags)) if tags else None, limit=limit)

@@ -15,6 +15,7 @@ import re
 import shutil
 import sys
 from collections import Counter, deque
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,8 +33,11 @@ CUDA_DIRS = ("/usr/local/cuda/bin", "/usr/local/cuda-*/bin", "/opt/cuda/bin", "/
 class LogWatch:
     """Follows server.log as it grows: the last lines and how often each fatal-looking line came."""
 
-    def __init__(self, path: Path, keep: int = 300, start: int = 0) -> None:
+    def __init__(
+        self, path: Path, keep: int = 300, start: int = 0, secrets: Sequence[str] = ()
+    ) -> None:
         self.path = Path(path)
+        self.secrets = list(secrets)  # values never to show, e.g. an --api-key the server echoed
         self.offset = start
         self.partial = ""
         self.lines: deque[str] = deque(maxlen=keep)
@@ -49,6 +53,8 @@ class LogWatch:
             return
         self.offset += len(chunk)
         text = self.partial + chunk.decode("utf-8", errors="replace").replace("\r", "\n")
+        for value in self.secrets:
+            text = text.replace(value, "***")
         *complete, self.partial = text.split("\n")
         for line in complete:
             if line.startswith(HEADER):

@@ -397,6 +397,30 @@ def redact_env(env: dict[str, str]) -> dict[str, str]:
     return {k: (REDACTED if SECRET_NAME.search(k) else v) for k, v in env.items()}
 
 
+def redact_args(args: dict[str, Any]) -> dict[str, Any]:
+    """Contract `args` for run.json: the value of a secret-looking flag (api-key: X) is ***."""
+    return {k: (REDACTED if _is_secret(k, v) else v) for k, v in args.items()}
+
+
+def secret_values(contract: Contract) -> list[str]:
+    """The secret values a contract carries (secret-looking args and env), longest first: the
+    server may echo them into its log (vLLM logs its non-default args)."""
+    found = {str(v) for k, v in contract.args.items() if _is_secret(k, v)}
+    found |= {v for k, v in contract.env.items() if _is_secret(k, v)}
+    return sorted((v for v in found if len(v) >= 4), key=len, reverse=True)
+
+
+def redact_text(text: str, secrets: list[str]) -> str:
+    """`text` with every one of `secrets` replaced by ***."""
+    for value in secrets:
+        text = text.replace(value, REDACTED)
+    return text
+
+
+def _is_secret(name: str, value: Any) -> bool:
+    return bool(SECRET_NAME.search(name)) and value is not None and not isinstance(value, bool)
+
+
 def redact_argv(argv: list[str]) -> list[str]:
     """The value after a secret-looking flag (--api-key X) replaced by ***."""
     out = list(argv)

@@ -29,12 +29,15 @@ import httpx
 from evalrun.errors import BootError, Interrupted
 from evalrun.serving.bootfail import LogWatch, classify, find_elsewhere
 from evalrun.serving.contract import (
+    REDACTED,
     Contract,
     contract_hash,
     effective_env,
+    redact_args,
     redact_argv,
     redact_env,
     render_argv,
+    secret_values,
 )
 
 # (seconds since start, phase): starting | loading (health not 200 yet) | warming (waiting for the
@@ -393,7 +396,9 @@ def boot_server(
     log_path = Path(log_path)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with sigterm_raises(), log_path.open("ab") as log, httpx.Client(trust_env=False) as client:
-        watch = LogWatch(log_path, start=log.tell())  # an appended log: read only this boot
+        secrets = secret_values(contract)
+        start = log.tell()
+        watch = LogWatch(log_path, start=start, secrets=secrets)  # this boot's part of the log
         _header(log, argv, contract)
         proc = _spawn(contract, argv, env, log)
         clean = False
@@ -432,6 +437,7 @@ def boot_server(
         finally:
             with _shielded():
                 problem = teardown(proc, contract.host, port)
+                scrub_log(log_path, secrets, start)
             if problem and not clean:
                 print(f"evalrun: warning: {problem}", file=sys.stderr)
         if problem:
@@ -440,6 +446,22 @@ def boot_server(
                 kind="teardown",
                 hint="kill that process by its pid; evalrun started it in its own group",
             )
+
+
+def scrub_log(path: Path, secrets: list[str], start: int = 0) -> None:
+    """Replace the contract's secret values in what the server wrote to its log (from `start`)."""
+    if not secrets:
+        return
+    with contextlib.suppress(OSError), path.open("rb+") as fh:
+        fh.seek(start)
+        data = fh.read()
+        clean = data
+        for value in secrets:
+            clean = clean.replace(value.encode(), REDACTED.encode())
+        if clean != data:
+            fh.seek(start)
+            fh.write(clean)
+            fh.truncate()
 
 
 def request_model(contract: Contract, argv: list[str]) -> str:
@@ -524,7 +546,7 @@ def record_for_run(contract: Contract, server: Server) -> tuple[dict[str, Any], 
         "request": contract.request,
         "health": contract.health_path,
         "model": contract.model,
-        "args": contract.args,
+        "args": redact_args(contract.args),
     }
     server_doc = {
         "base_url": server.base_url,

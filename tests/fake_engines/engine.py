@@ -56,8 +56,11 @@ def main() -> int:
     parser.add_argument("--print-env")
     parser.add_argument("--refuse-chat", action="store_true")
     parser.add_argument("--reply-delay", type=float, default=0.0)
+    parser.add_argument("--api-key")
     args = parser.parse_args()
     print(f"INFO fake engine starting: model={args.model} port={args.port}", flush=True)
+    if args.api_key:  # vLLM logs its non-default args, secrets included
+        print(f"INFO non-default args: {{'api_key': {args.api_key!r}}}", flush=True)
     if args.print_env:
         print(f"ENV {args.print_env}={os.environ.get(args.print_env)}", flush=True)
         print(f"PATH0 {os.environ.get('PATH', '').split(os.pathsep)[0]}", flush=True)
