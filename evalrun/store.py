@@ -208,7 +208,12 @@ def json_text(data: Any) -> str:
     return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def read_jsonl_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
+def read_jsonl_records(path: Path) -> list[dict[str, Any]]:
+    """Rows of a JSONL file of objects (see numbered_rows)."""
+    return [row for _, row in numbered_rows(path)]
+
+
+def numbered_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """(line number, row) of a JSONL file of objects.
 
     A torn last line (no newline: a crash mid-write) is skipped; the next append moves it aside.
@@ -370,7 +375,7 @@ class RunStore:
         """Final item records of a run, in file order; a later record for an id replaces an earlier."""
         by_id: dict[str, ItemRecord] = {}
         path = self.run_dir(run_id) / "items.jsonl"
-        for lineno, row in read_jsonl_records(path):
+        for lineno, row in numbered_rows(path):
             try:
                 rec = ItemRecord.model_validate(row)
             except ValidationError as exc:
@@ -383,12 +388,13 @@ class RunStore:
         return list(by_id.values())
 
     def readable(self, run_id: str) -> bool:
-        """Whether run.json of `run_id` loads (`latest` never points at one that does not)."""
+        """Whether run.json of `run_id` is a JSON object (`latest` never points at a torn or
+        garbled one)."""
         try:
-            self.load_run(run_id)
-        except (ConfigError, RunNotFound):
+            data = json.loads((self.run_dir(run_id) / "run.json").read_bytes())
+        except (OSError, ValueError):
             return False
-        return True
+        return isinstance(data, dict)
 
     def run_ids(self, kind: RunKind = "score") -> list[str]:
         """The folder names of one kind of run, oldest first (ids sort by time): score runs hold
