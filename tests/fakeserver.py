@@ -1,9 +1,10 @@
 """A scriptable fake OpenAI-compatible server on 127.0.0.1, run in a thread.
 
 Shaped after what vLLM, sglang and llama.cpp really send: chat completions with `content`,
-`reasoning_content` (or `reasoning`), `tool_calls` and `usage`; errors as vLLM's
-`{"object": "error", "message": ..., "type": "BadRequestError", "code": 400}` body (or the newer
-`{"error": {...}}` envelope); `/v1/models`, `/health`, `/version`.
+`reasoning` (vLLM 0.32, checked on the real engine in the vllm tier) or `reasoning_content`
+(sglang, older vLLM), `tool_calls` and `usage`; errors in the `{"error": {"message", "type",
+"param", "code"}}` envelope of vLLM 0.32 (or older vLLM's flat `{"object": "error", ...}`);
+`/v1/models`, `/health`, `/version`.
 
 Use it from a test (the `fake_server` fixture in conftest.py starts one per test):
 
@@ -38,11 +39,21 @@ TOOL_CHOICE_AUTO_TEXT = (
 
 
 def context_length_text(limit: int = 4096, prompt: int = 5000, completion: int = 256) -> str:
-    """vLLM's context-length rejection message."""
+    """Older vLLM's context-length rejection (prompt + completion over the limit)."""
     return (
         f"This model's maximum context length is {limit} tokens. However, you requested "
         f"{prompt + completion} tokens ({prompt} in the messages, {completion} in the completion). "
         "Please reduce the length of the messages or completion."
+    )
+
+
+def prompt_too_long_text(limit: int = 4096, prompt: int = 4097) -> str:
+    """vLLM 0.32's rejection of a prompt that alone exceeds --max-model-len (real engine)."""
+    return (
+        f"This model's maximum context length is {limit} tokens. However, your prompt contains "
+        f"at least {prompt} input tokens, which exceeds this limit even without any output "
+        "tokens. Please reduce the length of the input prompt. "
+        f"(parameter=input_tokens, value={prompt})"
     )
 
 
@@ -62,14 +73,14 @@ class Fault:
     kind: str = "http"
     message: str = "Internal Server Error"
     headers: dict[str, str] = field(default_factory=dict)
-    envelope: str = "vllm"  # "vllm": {"object":"error",...}; "openai": {"error": {...}}
+    envelope: str = "openai"  # "openai": {"error": {...}} (vLLM 0.32); "vllm": older flat body
     delay: float = 0.0
     body: bytes = b""
     chunked: bool = True
 
 
 def http_error(
-    status: int, message: str, *, retry_after: float | None = None, envelope: str = "vllm"
+    status: int, message: str, *, retry_after: float | None = None, envelope: str = "openai"
 ) -> Fault:
     """An HTTP error with a JSON body in vLLM's (or OpenAI's) shape."""
     headers = {"Retry-After": f"{retry_after:g}"} if retry_after is not None else {}
@@ -97,7 +108,7 @@ class Reply:
 
     content: str | None = ""
     reasoning: str | None = None
-    reasoning_key: str = "reasoning_content"  # vLLM/sglang; llama.cpp/others may use "reasoning"
+    reasoning_key: str = "reasoning"  # vLLM 0.32 (real); sglang and older vLLM: reasoning_content
     tool_calls: list[dict[str, Any]] = field(default_factory=list)  # [{name, arguments}]
     finish_reason: str | None = None
     prompt_tokens: int | None = None

@@ -158,3 +158,23 @@ def test_reference_contract_is_clean() -> None:
         Path(__file__).parent.parent / "bisect" / "contracts" / "reference.yaml", sets=["port=0"]
     )
     assert report.clean, report.findings
+
+
+def test_vllm_without_tool_flags_gets_the_tool_choice_400(tmp_path: Path, bare_path: Path) -> None:
+    found = kinds(write(tmp_path))
+    assert 'HTTP 400 to every request with tools and tool_choice "auto"' in found["tool_choice_400"]
+    assert "enable-auto-tool-choice: true and tool-call-parser" in found["tool_choice_400"]
+    both = write(tmp_path, args={"enable-auto-tool-choice": True, "tool-call-parser": "hermes"})
+    assert "tool_choice_400" not in kinds(both)
+    assert "tool_choice_400" not in kinds(write(tmp_path, engine="sglang"))  # sglang answers 200
+
+
+def test_deepseek_r1_ignores_enable_thinking(tmp_path: Path, bare_path: Path) -> None:
+    # Real vLLM 0.32 (the vllm tier): deepseek_r1 keeps content null even with enable_thinking
+    # false; qwen3 honours it.
+    off = {"chat_template_kwargs": {"enable_thinking": False}}
+    r1 = kinds(write(tmp_path, args={"reasoning-parser": "deepseek_r1"}, request=off))
+    assert "whatever enable_thinking says" in r1["reasoning_parser"]
+    assert "qwen3" in r1["reasoning_parser"]
+    qwen3 = kinds(write(tmp_path, args={"reasoning-parser": "qwen3"}, request=off))
+    assert "reasoning_parser" not in qwen3

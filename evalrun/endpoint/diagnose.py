@@ -15,10 +15,15 @@ from typing import Any
 from evalrun.endpoint.response import Response
 
 HINTS: dict[str, str] = {
+    # FIELD (vLLM 0.32, real engine): the text is in `message.reasoning` (not reasoning_content)
+    # with content null. enable_thinking false moves it back only with parsers that honour it
+    # (qwen3, deepseek_v3); deepseek_r1 files all text before </think> as reasoning regardless.
     "reasoning_only": (
-        "the answer is only in reasoning_content and content is empty: vLLM's --reasoning-parser "
-        'is on without enable_thinking false; send chat_template_kwargs {"enable_thinking": false} '
-        "(contract `request:`) or drop --reasoning-parser"
+        "the answer is only in the reasoning channel (reasoning_content; vLLM: reasoning) and "
+        "content is empty: a --reasoning-parser is on. Parsers that honour enable_thinking "
+        '(vLLM qwen3, deepseek_v3) move it back with chat_template_kwargs {"enable_thinking": '
+        "false} (contract `request:`); deepseek_r1 ignores that: drop --reasoning-parser, or "
+        "use the parser that matches the model"
     ),
     "reasoning_exhausted_tokens": (
         "thinking used up max_tokens before any answer (finish_reason length, content empty); "
@@ -26,7 +31,8 @@ HINTS: dict[str, str] = {
     ),
     "tool_choice_400": (
         'the server rejects tool_choice "auto": relaunch vLLM with --enable-auto-tool-choice '
-        "--tool-call-parser <parser for your model> (e.g. hermes, llama3_json, mistral)"
+        "--tool-call-parser <parser for your model> (e.g. hermes, llama3_json, mistral); in a "
+        "contract: args enable-auto-tool-choice: true and tool-call-parser: <parser>"
     ),
     "think_in_content": (
         "a raw <think> block is left in content: launch with the --reasoning-parser that matches "
@@ -44,8 +50,9 @@ HINTS: dict[str, str] = {
         "the prompt was rejected for context length: raise --max-model-len (vLLM), "
         "--context-length (sglang) or --n_ctx / -c (llama.cpp)"
     ),
+    # FIELD (vLLM 0.32): a parser that swallows everything sends content null, reasoning "".
     "empty_response": (
-        "content and reasoning are both null: a reasoning-parser fault (often only under "
+        "content and reasoning are both empty (null): a reasoning-parser fault (often only under "
         "concurrency); check --reasoning-parser, compare with --concurrency 1"
     ),
     "model_not_found": (

