@@ -1,0 +1,63 @@
+"""Bisect on the real vLLM: `--load-format dummy` (random weights, token soup) is named.
+
+The three runs share one results folder, so trials already run are cached across them, as a
+user's repeated runs would be: the knob run's `auto` trial is the good side of the good/bad run.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from evalrun.cli import main
+
+pytestmark = [pytest.mark.vllm, pytest.mark.timeout(1800)]
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("vllm-bisect") / "results"
+
+
+def bisect_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict]:
+    code = main(["bisect", *argv, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_one_knob_names_dummy_in_two_boots(
+    vllm_contract: Path, results: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = bisect_json(
+        capsys,
+        "--contract", str(vllm_contract),
+        "--knob", "load-format",
+        "--values", "auto,dummy",
+        "--results", str(results),
+    )  # fmt: skip
+    assert code == 0, out
+    assert out["culprits"] == [{"knob": "load-format", "value": "dummy"}]
+    assert out["boots"] == 2
+    by_value = {t["applied"][0]["value"] if t["applied"] else "auto": t for t in out["trials"]}
+    assert by_value["dummy"]["outcome"] == "garble" and by_value["dummy"]["garble_rate"] >= 0.25
+    assert by_value["auto"]["outcome"] == "ok" and by_value["auto"]["engine_version"] == "0.32.0"
+
+
+def test_good_vs_bad_with_two_harmless_differences(
+    vllm_contract: Path, results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = yaml.safe_load(vllm_contract.read_text())
+    # The culprit plus two differences that change nothing a user would see.
+    data["args"].update({"load-format": "dummy", "max-num-seqs": 8, "seed": 7})
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(data, sort_keys=False))
+    argv = ["--good", str(vllm_contract), "--bad", str(bad), "--results", str(results)]
+    code, out = bisect_json(capsys, *argv)
+    assert code == 0, out
+    assert out["culprits"] == [{"knob": "load-format", "value": "dummy"}]
+    assert out["boots"] <= 4
+    code, again = bisect_json(capsys, *argv)
+    assert code == 0 and again["boots"] == 0
+    assert again["culprits"] == out["culprits"]
