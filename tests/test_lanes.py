@@ -177,3 +177,15 @@ def test_cli_unknown_lane_and_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert "known lanes: vllm-cpu" in capsys.readouterr().err
     assert "vllm-cpu" in LANES
     assert LANES["vllm-cpu"].contract == "bisect/contracts/vllm-cpu.yaml"
+
+
+def test_vllm_lane_refuses_early_when_pip_finds_no_cpu_torch(tmp_path: Path) -> None:
+    from evalrun.serving.lanes.vllm_cpu import LANE
+
+    no_wheel = tmp_path / "python"  # a python whose `pip install --dry-run torch==...` fails
+    no_wheel.write_text("#!/bin/sh\necho 'ERROR: No matching distribution found' >&2\nexit 1\n")
+    no_wheel.chmod(0o755)
+    ctx = LaneContext(tmp_path / "lane", out=io.StringIO(), python=str(no_wheel))
+    with pytest.raises(LaneError, match=r"finds no torch==2\.13\.0\+cpu wheel.*find-links"):
+        setup_lane(LANE, ctx)
+    assert not ctx.root.exists()
