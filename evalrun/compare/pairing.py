@@ -291,6 +291,7 @@ def compare_records(
     passes = [Fraction(0), Fraction(0)]  # A's and B's (majority) passes on the paired items
     rates = [Fraction(0), Fraction(0)]  # A's and B's pass rates summed over the paired items
     flaky = [0, 0]  # paired items that both passed and failed among a run's repeats
+    rate_diffs: list[Fraction] = []
     for item_id in order:
         ia, ib = by_a.get(item_id), by_b.get(item_id)
         oa, ob = _outcome(ia), _outcome(ib)
@@ -301,6 +302,7 @@ def compare_records(
             passes[1] += majority(rb)
             rates[0] += ra
             rates[1] += rb
+            rate_diffs.append(rb - ra)
             flaky[0] += 0 < ra < 1
             flaky[1] += 0 < rb < 1
         if (
@@ -337,7 +339,7 @@ def compare_records(
             b_rate_sum=float(rates[1]),
             a_flaky=flaky[0],
             b_flaky=flaky[1],
-            p_rates=paired_rate_test([rb - ra for ra, rb in _rate_pairs(by_a, by_b, order)]),
+            p_rates=paired_rate_test(rate_diffs),
         )
     return Comparison(
         a=side_a,
@@ -383,17 +385,6 @@ def garble_kind(item: ItemRecord | None) -> Literal["loop", "soup"] | None:
 
 
 _LOOP_SIGNALS = frozenset({"flood", "repetition", "loop"})
-
-
-def _rate_pairs(
-    by_a: dict[str, ItemRecord], by_b: dict[str, ItemRecord], order: list[str]
-) -> list[tuple[Fraction, Fraction]]:
-    out = []
-    for item_id in order:
-        ra, rb = pass_rate(by_a.get(item_id)), pass_rate(by_b.get(item_id))
-        if ra is not None and rb is not None:
-            out.append((ra, rb))
-    return out
 
 
 def _diff(a: Fraction, b: Fraction) -> Diff:
@@ -500,10 +491,6 @@ def _signed(n: float) -> str:
 def _items(n: float, *, signed: bool = True) -> str:
     """'+2 items', '−1 item', '0 items', '+1.3 items' (pass rates summed, with repeats)."""
     return f"{_signed(n) if signed else _num(n)} item{'' if abs(n) == 1 else 's'}"
-
-
-def _is_garbled(item: ItemRecord) -> bool:
-    return bool(item.garble and item.garble.get("garbled"))
 
 
 def _side(run: RunRecord, items: list[ItemRecord], seen: int, alpha: float) -> Side:
