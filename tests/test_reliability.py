@@ -435,3 +435,28 @@ def test_contract_secrets_stay_out_of_run_json_and_server_log(tmp_path, make_sui
     for secret in ("argsecret789", "envsecret456"):
         assert secret not in run and secret not in log
     assert json.loads(run)["contract"]["args"]["api-key"] == "***"
+
+
+# -- gzip garbage, and a whole record that lost only its newline --------------------------------
+
+
+def test_gzip_garbage_is_a_bad_response_not_a_connection_error(fake_server, make_suite, tmp_path):
+    fake_server.rule = lambda req: (
+        Fault(status=200, kind="gzip") if "question 0:" in last_user(req) else reply("ok")
+    )
+    suite = make_suite([simple_item(i) for i in range(3)])
+    assert score(fake_server, suite, tmp_path / "r") == 4
+    _, rows = assert_agrees(tmp_path / "r")
+    error = rows["basic-000"]["error"]
+    assert error["kind"] == "bad_response" and "gzip" in error["message"]
+    assert rows["basic-000"]["attempts"] == 1  # not retried as a network fault
+
+
+def test_a_record_missing_only_its_newline_is_kept(tmp_path):
+    from evalrun.store import repair_tail
+
+    path = tmp_path / "items.jsonl"
+    path.write_bytes(b'{"id": "a"}\n{"id": "b"}')
+    assert repair_tail(path) == b""
+    assert path.read_bytes() == b'{"id": "a"}\n{"id": "b"}\n'
+    assert not (tmp_path / "items.jsonl.torn").exists()

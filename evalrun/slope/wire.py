@@ -29,8 +29,8 @@ INSTRUCTION = (
     "Keep writing until you are stopped."
 )
 CUT_OFF_HINT = (
-    "llama-cpp-python ends a running stream when another request arrives: "
-    "--set interrupt_requests=false"
+    "the server or a proxy closed the stream early; if it is llama-cpp-python, which ends a "
+    "running stream when another request arrives: --set interrupt_requests=false"
 )
 # Context-length rejections as vLLM, sglang, llama.cpp (both servers) and TGI word them.
 _CONTEXT_RE = re.compile(
