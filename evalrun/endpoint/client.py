@@ -306,6 +306,8 @@ async def chat_attempt(
             if attempt == retry.attempts or should_stop():
                 raise exc.failure from None
             await sleep(retry.delay(attempt, rng, exc.retry_after))
+            if should_stop():  # the endpoint was called dead while we waited
+                raise exc.failure from None
         except RequestFailed as exc:
             exc.attempts = attempt
             on_try(exc)
