@@ -327,3 +327,23 @@ def test_signoff_md_escapes_names_from_the_suite(store):
     result = signoff(store, "latest:cand", "latest:base")
     report = (store.run_dir(result.candidate) / "signoff.md").read_text("utf-8")
     assert result.verdict == "fail" and "<img" not in report and "&lt;img" in report
+
+
+def test_signoff_terminal_output_shows_escapes_not_control_characters(store, capsys):
+    evil = "code\x1b]0;pwned\x07"
+    sizes = {evil: 12, "math": 24}
+    write_run(store, "2026-01-01_000000_base", items_for(sizes))
+    write_run(store, "2026-01-02_000000_cand", items_for(sizes, failing=ids_of({evil: 12})))
+    code, out, _ = cli(
+        capsys,
+        "signoff",
+        "--candidate",
+        "latest:cand",
+        "--baseline",
+        "latest:base",
+        "--results",
+        str(store.root),
+    )
+    assert code == 1 and "\x1b" not in out and "code\\x1b]0;pwned\\x07" in out
+    report = (store.run_dir("2026-01-02_000000_cand") / "signoff.md").read_text("utf-8")
+    assert "\x1b" not in report

@@ -41,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from evalrun.signoff.gate import signoff, to_dict
     from evalrun.signoff.policy import DEFAULT_POLICY_YAML, load_policy
     from evalrun.store import RunStore, json_text
+    from evalrun.text_safety import terminal_text
 
     if args.print_policy:
         print(DEFAULT_POLICY_YAML, end="")
@@ -80,10 +81,10 @@ def run(args: argparse.Namespace) -> int:
         print(json_text(to_dict(result)))
     else:
         print(f"signoff: {result.verdict.upper()}  {result.candidate} vs {result.baseline}")
-        print(result.headline)
+        print(terminal_text(result.headline))
         for reason in result.reasons:
-            print(f"  FAIL {reason}")
+            print(f"  FAIL {terminal_text(reason)}")
         for warning in result.warnings:
-            print(f"  warn {warning}")
+            print(f"  warn {terminal_text(warning)}")
         print(f"report: {result.report}", file=sys.stderr)
     return 0 if result.verdict == "pass" else 1

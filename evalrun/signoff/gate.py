@@ -220,9 +220,12 @@ def render_report(result: Signoff) -> str:
     """signoff.md: verdict, every reason, the tables and the flips."""
     import html
 
+    from evalrun.text_safety import one_line
+
     def md(text: str) -> str:
-        """Suite category names, policy paths and hints are not markup: escaped, one line."""
-        return html.escape(text, quote=False).replace("\n", " ")
+        """Suite category names, policy paths and hints are not markup: one safe line, escaped
+        (quotes kept: `evalrun report` reads these lines back)."""
+        return html.escape(one_line(text), quote=False)
 
     from evalrun.compare.report import render_markdown
 
