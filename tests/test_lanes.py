@@ -174,7 +174,7 @@ def test_vllm_dist_info_names_the_distribution_vllm(tmp_path: Path) -> None:
 
 def test_cli_unknown_lane_and_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["lane", "setup", "no-such-lane", "--check"]) == 2
-    assert "known lanes: vllm-cpu" in capsys.readouterr().err
+    assert "known lanes: sglang-cpu, vllm-cpu" in capsys.readouterr().err
     assert "vllm-cpu" in LANES
     assert LANES["vllm-cpu"].contract == "bisect/contracts/vllm-cpu.yaml"
 
