@@ -27,6 +27,10 @@ CRASH_LOOP_REPEATS = 3  # the same fatal line this often while the process lives
 FATAL_LINE = re.compile(
     r"^\s*[\w.]*(Error|Exception|Fault)\b.*|^Fatal Python error.*|.*Segmentation fault.*"
 )
+OOM_HINT = (
+    "ask for less memory: lower n_ctx / max-model-len / gpu-memory-utilization / max-num-seqs, "
+    "or use a smaller KV cache dtype"
+)
 CUDA_DIRS = ("/usr/local/cuda/bin", "/usr/local/cuda-*/bin", "/opt/cuda/bin", "/usr/lib/cuda/bin")
 
 
@@ -195,20 +199,8 @@ def classify(
         r"out of memory|OutOfMemoryError|MemoryError|std::bad_alloc|"
         r"Cannot allocate memory|failed to allocate|No available memory for the cache",
     )
-    if oom or code == -9:
-        line = (
-            line_of(oom)
-            if oom
-            else f"killed by SIGKILL (the kernel OOM killer?): {watch.key_line()}"
-        )
-        return (
-            "oom",
-            line,
-            (
-                "ask for less memory: lower n_ctx / max-model-len / "
-                "gpu-memory-utilization / max-num-seqs, or use a smaller KV cache dtype"
-            ),
-        )
+    if oom:
+        return "oom", line_of(oom), OOM_HINT
     if m := _search(
         lines,
         r"unrecognized arguments?: (\S+)|error: argument (-[\w.-]+)|"
@@ -242,4 +234,9 @@ def classify(
                 "message names"
             ),
         )
+    if code == -9:
+        # After the refusals: sglang SIGKILLs its own group when its scheduler raised (FIELD,
+        # 0.5.23: "Received sigquit from a child process" + kill_process_tree), so -9 with a
+        # logged refusal is that refusal; a bare -9 is the kernel's OOM killer.
+        return "oom", f"killed by SIGKILL (the kernel OOM killer?): {watch.key_line()}", OOM_HINT
     return ("crashed", watch.key_line(), f"exit code {code}: the end of server.log says why")
