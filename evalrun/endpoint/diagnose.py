@@ -42,6 +42,14 @@ HINTS: dict[str, str] = {
         "tool calls came back as raw text in content, not tool_calls: launch with the matching "
         "--tool-call-parser (vLLM also needs --enable-auto-tool-choice)"
     ),
+    # FIELD (sglang 0.5.23): without --tool-call-parser a request with tools gets HTTP 200 and
+    # plain text (vLLM 0.32 answers 400); nothing fails but the item, so the answer must say it.
+    "no_tool_call": (
+        "a tool call was expected but the answer is plain text with no tool_calls: sglang without "
+        "--tool-call-parser answers tools this way (HTTP 200; vLLM answers 400), and a chat "
+        "template that ignores `tools` hides them from the model; set tool-call-parser: <parser "
+        "for the model> (evalrun lint checks the contract), or the model chose not to call"
+    ),
     "length_no_answer": (
         "finish_reason length with no answer at all: check the chat template and stop tokens, "
         "or raise max_tokens"
@@ -96,8 +104,11 @@ def diagnose_error(error: dict[str, Any] | None) -> list[str]:
     return out
 
 
-def diagnose_response(response: Response, *, tools_offered: bool = False) -> list[str]:
-    """Diagnoses of an answer that came back (HTTP 200)."""
+def diagnose_response(
+    response: Response, *, tools_offered: bool = False, tool_expected: bool = False
+) -> list[str]:
+    """Diagnoses of an answer that came back (HTTP 200). `tool_expected`: the item's grader
+    wants a tool call (a prose answer to a direct question is fine even with tools offered)."""
     content = response.content or ""
     reasoning = response.reasoning or ""
     has_answer = bool(content.strip()) or bool(response.tool_calls)
@@ -114,6 +125,8 @@ def diagnose_response(response: Response, *, tools_offered: bool = False) -> lis
         out.append("think_in_content")
     if tools_offered and not response.tool_calls and _RAW_TOOL_RE.search(content):
         out.append("raw_tool_call")
+    elif tool_expected and not response.tool_calls and content.strip():
+        out.append("no_tool_call")
     return out
 
 

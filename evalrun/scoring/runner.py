@@ -58,7 +58,7 @@ from evalrun.store import (
     now_iso,
     slug,
 )
-from evalrun.suite.load import Item, Suite
+from evalrun.suite.load import GraderSpec, Item, Suite
 from evalrun.suite.select import Selection
 from evalrun.tables import score100
 
@@ -205,6 +205,20 @@ def summarize(
     )
 
 
+def expects_tool_call(spec: GraderSpec) -> bool:
+    """Whether an item's grader passes only a tool call: `tool_call` naming a function, `all`
+    with such a part, `any` whose every part is one."""
+    params = spec.params()
+    if spec.kind == "tool_call":
+        return params.get("name") is not None
+    subs = [GraderSpec(**sub) for sub in params.get("graders") or [] if isinstance(sub, dict)]
+    if spec.kind == "all":
+        return any(expects_tool_call(sub) for sub in subs)
+    if spec.kind == "any":
+        return bool(subs) and all(expects_tool_call(sub) for sub in subs)
+    return False
+
+
 def _check_graders(items: list[Item]) -> None:
     from evalrun.grading.registry import GRADERS
 
@@ -284,7 +298,9 @@ async def _score_item(
         status="passed" if verdict.passed else "failed",
         response=resp.model_dump(mode="json"),
         grade={"passed": verdict.passed, "detail": verdict.detail},
-        diagnoses=diagnose_response(resp, tools_offered=bool(item.tools)),
+        diagnoses=diagnose_response(
+            resp, tools_offered=bool(item.tools), tool_expected=expects_tool_call(item.grader)
+        ),
         garble=garble,
         attempts=got.attempts,
         latency_s=resp.latency_s,
