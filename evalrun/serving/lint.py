@@ -5,7 +5,8 @@ Checks: schema and engine; flags that need a partner (vLLM `enable-auto-tool-cho
 the tool flags (tool requests get HTTP 400); a reasoning parser without `enable_thinking: false`,
 or one that ignores it (answers land in the reasoning channel, content is null); executables and
 `python -m` modules missing from the server's effective PATH (and where they do exist); a missing
-local model path; missing path_prepend dirs; a busy port.
+local model path; missing path_prepend dirs; a busy port; sglang without a tool-call parser
+(requests with tools come back as plain text, HTTP 200).
 """
 
 from __future__ import annotations
@@ -180,6 +181,24 @@ def _reasoning_findings(c: Contract) -> list[Finding]:
     ]
 
 
+def _sglang_tool_findings(c: Contract) -> list[Finding]:
+    """sglang without a tool-call parser: tool requests come back as plain text, silently."""
+    if c.engine != "sglang" or _truthy(c.args.get("tool-call-parser")):
+        return []
+    return [
+        Finding(
+            kind="tools_as_text",
+            level="warning",
+            # FIELD (sglang 0.5.23): tools + tool_choice "auto" and no parser -> HTTP 200 with
+            # plain text and no tool_calls ("required" -> the call as JSON text in content).
+            message="no tool-call-parser: sglang answers requests with tools HTTP 200 and plain "
+            "text (no tool_calls, no 400 as vLLM sends), so tool items fail without an error",
+            fix="add tool-call-parser: <parser for this model> (e.g. qwen25 for <tool_call> "
+            "JSON) to args",
+        )
+    ]
+
+
 def _module_missing(python: str, module: str, env: dict[str, str]) -> bool:
     top = module.split(".")[0]
     if os.path.realpath(python) == os.path.realpath(sys.executable) and os.path.abspath(
@@ -318,6 +337,7 @@ def lint_contract(
         return report
     report.findings = [
         *_partner_findings(contract),
+        *_sglang_tool_findings(contract),
         *_environment_findings(contract),
         *_port_findings(contract),
     ]
