@@ -294,3 +294,19 @@ def test_reference_contract_loads_and_exposes_its_knobs() -> None:
     model = argv[argv.index("--model") + 1]
     assert model.endswith(".gguf") and Path(model).is_file()
     json.dumps(c.model_dump(mode="json"))  # serialisable for run.json
+
+
+def test_token_counts_and_tokenizers_are_knobs_not_secrets() -> None:
+    # FIELD: sglang's --max-total-tokens was recorded as *** in run.json, hiding a knob's value.
+    argv = ["x", "--max-total-tokens", "32768", "--max-num-batched-tokens", "8192",
+            "--tokenizer", "org/tok", "--hf-token", "hf_x", "--access-token", "t"]  # fmt: skip
+    assert redact_argv(argv) == [
+        "x", "--max-total-tokens", "32768", "--max-num-batched-tokens", "8192",
+        "--tokenizer", "org/tok", "--hf-token", "***", "--access-token", "***",
+    ]  # fmt: skip
+    env = {"TOKENIZERS_PARALLELISM": "false", "MAX_TOKENS": "64", "HF_TOKEN": "hf_x"}
+    assert redact_env(env) == {
+        "TOKENIZERS_PARALLELISM": "false",
+        "MAX_TOKENS": "64",
+        "HF_TOKEN": "***",
+    }

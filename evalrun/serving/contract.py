@@ -36,7 +36,8 @@ ENGINES: tuple[str, ...] = ("vllm", "sglang", "llama.cpp", "other")
 
 # evalrun/data/bisect links to the repository's bisect/ (one copy; a wheel carries the files).
 CONTRACTS_DIR = (Path(__file__).resolve().parents[1] / "data" / "bisect" / "contracts").resolve()
-SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
+# TOKEN but not TOKENS or TOKENIZER: --max-total-tokens and TOKENIZERS_PARALLELISM are knobs.
+SECRET_NAME = re.compile(r"KEY|TOKEN(?!S|IZER)|SECRET|PASSWORD", re.IGNORECASE)
 REDACTED = "***"
 PYTHON_NAMES = ("python", "python3")
 # Fields that have their own place in the rendered command line, never in `args`.
@@ -393,7 +394,7 @@ def effective_env(contract: Contract, base: dict[str, str] | None = None) -> dic
 
 
 def redact_env(env: dict[str, str]) -> dict[str, str]:
-    """Values of variables whose name matches KEY|TOKEN|SECRET|PASSWORD replaced by ***."""
+    """Values of variables whose name matches SECRET_NAME (KEY, TOKEN, ...) replaced by ***."""
     return {k: (REDACTED if SECRET_NAME.search(k) else v) for k, v in env.items()}
 
 
