@@ -58,3 +58,13 @@ def test_the_lane_contract_has_its_parser_and_unsetting_it_is_flagged() -> None:
     assert "tools_as_text" not in {f.kind for f in lint_contract(contract).findings}
     unset = lint_contract(contract, unsets=["tool-call-parser"])
     assert "tools_as_text" in {f.kind for f in unset.findings}
+
+
+def test_sglang_deepseek_r1_is_flagged_even_with_enable_thinking_false(tmp_path: Path) -> None:
+    path = write(tmp_path, {"tool-call-parser": "qwen25", "reasoning-parser": "deepseek-r1"})
+    data = yaml.safe_load(path.read_text())
+    data["request"] = {"chat_template_kwargs": {"enable_thinking": False}}
+    path.write_text(yaml.safe_dump(data))
+    found = {f.kind: f for f in lint_contract(path).findings}
+    message = found["reasoning_parser"].message
+    assert "whatever enable_thinking says" in message and "reasoning_content" in message

@@ -146,7 +146,14 @@ def _partner_findings(c: Contract) -> list[Finding]:
 # FIELD (vLLM 0.32): deepseek_r1 files every token before `</think>` as reasoning whatever the
 # request's chat_template_kwargs say, so enable_thinking: false does not bring the answer back;
 # qwen3 and deepseek_v3 honour it (measured on the vllm-cpu lane's think model).
-IGNORES_ENABLE_THINKING = {"vllm": {"deepseek_r1"}}
+# FIELD (sglang 0.5.23): its deepseek-r1 detector forces reasoning too (content "", the answer in
+# reasoning_content, with or without enable_thinking: false; the sglang tier checks it).
+IGNORES_ENABLE_THINKING = {"vllm": {"deepseek_r1"}, "sglang": {"deepseek-r1"}}
+# Where each engine puts the answer then (FIELD: vLLM 0.32, sglang 0.5.23).
+REASONING_SHAPE = {
+    "vllm": "content null (the text in `reasoning`)",
+    "sglang": 'content "" (the text in `reasoning_content`)',
+}
 
 
 def _reasoning_findings(c: Contract) -> list[Finding]:
@@ -161,7 +168,7 @@ def _reasoning_findings(c: Contract) -> list[Finding]:
                 level="warning",
                 message=f"reasoning-parser {parser} files everything before </think> as "
                 "reasoning, whatever enable_thinking says: a model that does not write </think> "
-                "answers with content null (the text in `reasoning`)",
+                f"answers with {REASONING_SHAPE.get(c.engine, 'an empty content')}",
                 fix="drop reasoning-parser unless the model writes <think>...</think>; to switch "
                 "thinking per request use a parser that honours enable_thinking (vLLM: qwen3, "
                 "deepseek_v3)",
