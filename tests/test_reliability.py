@@ -15,8 +15,10 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 from fakeserver import Fault, last_user, reply, simple_item
 from support.synthruns import items_for, write_run
+from test_launcher import contract_file
 
 from evalrun.cli import main
 from evalrun.endpoint.response import parse_completion
@@ -393,26 +395,9 @@ def test_a_killed_run_shows_stale(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_contract_secrets_stay_out_of_run_json_and_server_log(tmp_path, make_suite, capsys):
-    import sys
-
-    import yaml
-
-    engine = Path(__file__).parent / "fake_engines" / "engine.py"
-    contract = tmp_path / "contract.yaml"
-    contract.write_text(
-        yaml.safe_dump(
-            {
-                "name": "fake-engine",
-                "engine": "vllm",
-                "command": [sys.executable, str(engine)],
-                "model": "fake-model",
-                "port": 0,
-                "boot_timeout": 30,
-                "args": {"api-key": "argsecret789", "print-env": "HF_TOKEN"},
-                "env": {"HF_TOKEN": "envsecret456"},
-            }
-        )
-    )
+    contract = contract_file(tmp_path, 0, **{"api-key": "argsecret789", "print-env": "HF_TOKEN"})
+    doc = yaml.safe_load(contract.read_text())
+    contract.write_text(yaml.safe_dump({**doc, "env": {"HF_TOKEN": "envsecret456"}}))
     results = tmp_path / "r"
     suite = make_suite([simple_item(0, answer="OK")])
     code = main(
