@@ -1,20 +1,22 @@
-"""How much time evalrun adds on top of the endpoint (issue 2, item 10). Prints figures and ratios.
+"""How much time evalrun adds on top of the endpoint, against the bare asyncio + openai floor.
 
 Setup: a fake OpenAI-compatible server in its own process, 100 ms per request, capacity 32
-concurrent requests; a 184-item suite; `--concurrency 32`. Ideal request phase:
-ceil(184/32) * 0.1 s = 0.6 s. Targets: request phase <= 1.3x ideal; the whole command <= 1.3x
-(ideal + start-up); `evalrun --help` < 0.3 s. The request phase is timed as the whole in-process
-`score_suite` call (model listing, provenance and run.json included), and once more with the
-openai client's default transport for comparison with evalrun's (evalrun/transport.py).
+concurrent requests; a 184-item suite. The floor is what a user would write by hand: asyncio, a
+semaphore and `openai.AsyncOpenAI().chat.completions.create` (the SDK's defaults), run in this
+same process, in turns with evalrun so a change in load hits both. Figures:
 
-    python bench/score_overhead.py [--repeat 3]
+- request phase at C = 1/8/32: in-process `score_suite` (model listing, provenance, run.json
+  included) vs the floor's requests, and vs the ideal ceil(184/C) * 0.1 s;
+- whole command at C = 32: `evalrun score` as a subprocess vs a `python -c` floor script
+  (interpreter, `import openai`, the same 184 requests). Target: ratio <= 1.3;
+- `evalrun --help` (target < 0.3 s).
+
+    python bench/score_overhead.py [--repeat 3] [--levels 1,8,32]
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import functools
 import math
 import os
 import statistics
@@ -22,7 +24,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,7 +31,6 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
 ITEMS, CONCURRENCY, LATENCY, CAPACITY = 184, 32, 0.1, 32
-IDEAL = math.ceil(ITEMS / CONCURRENCY) * LATENCY
 ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
 
@@ -98,17 +98,44 @@ def serve() -> None:
     print(f"{time.process_time():.3f}", flush=True)
 
 
-@contextlib.contextmanager
-def default_transport() -> Iterator[None]:
-    """Score with the openai client's own transport, for comparison with evalrun's lean one."""
-    from evalrun.scoring import runner
+FLOOR = """
+import asyncio, sys, openai
+async def main(base, n, c):
+    client = openai.AsyncOpenAI(base_url=base, api_key="x")
+    sem = asyncio.Semaphore(c)
+    async def one(i):
+        async with sem:
+            await client.chat.completions.create(
+                model="bench", messages=[{"role": "user", "content": f"q{i}"}],
+                max_tokens=16, temperature=0)
+    await asyncio.gather(*(one(i) for i in range(n)))
+    await client.close()
+asyncio.run(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3])))
+"""
 
-    lean = runner.make_client
-    runner.make_client = functools.partial(lean, lean=False)
-    try:
-        yield
-    finally:
-        runner.make_client = lean
+
+def floor_phase(base_url: str, suite, concurrency: int) -> float:  # type: ignore[no-untyped-def]
+    """The bare asyncio + openai request phase, in this process."""
+    import asyncio
+
+    import openai
+
+    async def go() -> None:
+        client = openai.AsyncOpenAI(base_url=base_url, api_key="x")
+        sem = asyncio.Semaphore(concurrency)
+
+        async def one(item) -> None:  # type: ignore[no-untyped-def]
+            async with sem:
+                await client.chat.completions.create(
+                    model="bench", messages=item.messages, max_tokens=item.max_tokens, temperature=0
+                )
+
+        await asyncio.gather(*(one(i) for i in suite.items))
+        await client.close()
+
+    start = time.perf_counter()
+    asyncio.run(go())
+    return time.perf_counter() - start
 
 
 def timed(argv: list[str]) -> float:
@@ -124,13 +151,15 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--levels", default="1,8,32", help="concurrency levels of the phase")
     args = parser.parse_args()
     if args.serve:
         return serve()
 
     from fakeserver import simple_item, write_suite
 
-    from evalrun.scoring.runner import score_suite
+    from evalrun.scoring.runner import ScoreRequest, score_suite
+    from evalrun.serving.target import Target
     from evalrun.store import RunStore
     from evalrun.suite.load import load_suite
 
@@ -144,65 +173,40 @@ def main() -> None:
         text=True,
     )
     base_url = server.stdout.readline().strip()
+    levels = [int(x) for x in args.levels.split(",")]
     try:
         py = sys.executable
         helps = [timed([py, "-m", "evalrun", "--help"]) for _ in range(5)]
-        bare = statistics.median(timed([py, "-c", "pass"]) for _ in range(5))
-        imports = [
-            py,
-            "-c",
-            (
-                "import evalrun.cli, evalrun.commands.score, evalrun.scoring.runner, "
-                "evalrun.scoring.report, evalrun.grading.registry, evalrun.grading.garble, "
-                "evalrun.provenance, evalrun.endpoint.transport, openai, "
-                "tabulate, git"
-            ),
-        ]
         suite = load_suite(str(suite_dir))
-
-        def phase_runs(tag: str) -> tuple[list[float], list[float]]:
-            phases, cpus = [], []
-            for n in range(args.repeat + 1):  # the first run warms imports and connections
-                start, cpu = time.perf_counter(), time.process_time()
-                record, _ = score_suite(
-                    endpoint=base_url,
-                    suite=suite,
-                    concurrency=CONCURRENCY,
-                    store=RunStore(tmp / "results-inproc"),
-                    progress=False,
-                    label=f"{tag}{n}",
+        store = RunStore(tmp / "results-inproc")
+        phases: dict[int, tuple[list[float], list[float], list[float]]] = {}
+        for c in levels:
+            ours, floors, cpus = [], [], []
+            reps = 1 if c == 1 else args.repeat
+            for n in range(reps + 1):  # the first pass warms imports and connections
+                req = ScoreRequest(
+                    target=Target.endpoint(base_url), suite=suite, concurrency=c, label=f"c{c}-{n}"
                 )
-                if n:
-                    phases.append(time.perf_counter() - start)
-                    cpus.append(time.process_time() - cpu)
+                start, cpu = time.perf_counter(), time.process_time()
+                record, _ = score_suite(req, store)
+                took, cpu = time.perf_counter() - start, time.process_time() - cpu
                 assert record.summary and record.summary.passed == ITEMS, record.summary
-            return phases, cpus
-
-        phases, cpus = phase_runs("bench")
-        with default_transport():
-            default_phases, _ = phase_runs("default")
-        # start-up and the whole command are timed in turns, so a change in load hits both
-        startups, wholes = [], []
-        for n in range(args.repeat):
-            startups.append(timed(imports))
+                floor = floor_phase(base_url, suite, c)
+                if n:
+                    ours.append(took)
+                    cpus.append(cpu)
+                    floors.append(floor)
+            phases[c] = (ours, floors, cpus)
+        wholes, floor_wholes = [], []
+        for n in range(args.repeat):  # in turns, so a change in load hits both
+            floor_wholes.append(timed([py, "-c", FLOOR, base_url, str(ITEMS), str(CONCURRENCY)]))
             wholes.append(
                 timed(
                     [
-                        py,
-                        "-m",
-                        "evalrun",
-                        "score",
-                        "--endpoint",
-                        base_url,
-                        "--suite",
-                        str(suite_dir),
-                        "--concurrency",
-                        str(CONCURRENCY),
-                        "--results",
-                        str(tmp / "results-cli"),
-                        "--no-progress",
-                        "--name",
-                        f"cli{n}",
+                        *(py, "-m", "evalrun", "score", "--endpoint", base_url),
+                        *("--suite", str(suite_dir), "--concurrency", str(CONCURRENCY)),
+                        *("--results", str(tmp / "results-cli"), "--no-progress"),
+                        *("--name", f"cli{n}"),
                     ]
                 )
             )
@@ -210,36 +214,25 @@ def main() -> None:
         server.stdin.close()
         server_cpu = server.stdout.readline().strip()
         server.wait(timeout=10)
-    phase = statistics.median(phases)
-    load = os.getloadavg()[0]
-    print(f"load average (1 min): {load:.2f} on {os.cpu_count()} cores")
+    print(f"load average (1 min): {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    print(f"evalrun --help: median {statistics.median(helps):.3f}s (target < 0.3 s)")
+    for c, (ours, floors, cpus) in phases.items():
+        ideal = math.ceil(ITEMS / c) * LATENCY
+        ratios = [o / f for o, f in zip(ours, floors)]
+        print(
+            f"request phase C={c}: evalrun {statistics.median(ours):.3f}s, "
+            f"bare asyncio+openai {statistics.median(floors):.3f}s, ratio "
+            f"{statistics.median(ratios):.2f} (paired); ideal {ideal:.2f}s "
+            f"(evalrun/ideal {statistics.median(ours) / ideal:.2f}); evalrun CPU "
+            f"{1000 * statistics.median(cpus) / ITEMS:.2f} ms/item"
+        )
+    ratios = [w / f for w, f in zip(wholes, floor_wholes)]
     print(
-        f"evalrun --help: median {statistics.median(helps):.3f}s (min {min(helps):.3f}s), "
-        f"target < 0.3 s (a bare `python -c pass` takes {bare:.3f}s here)"
-    )
-    startup, whole = statistics.median(startups), statistics.median(wholes)
-    print(f"start-up (interpreter + all imports of score): {startup:.3f}s")
-    print(
-        f"request phase: {phase:.3f}s for {ITEMS} items, ideal {IDEAL:.2f}s, "
-        f"ratio {phase / IDEAL:.2f} (target <= 1.3)"
-    )
-    cpu = statistics.median(cpus)
-    default = statistics.median(default_phases)
-    print(
-        f"  the same with openai's default httpx transport: {default:.3f}s, "
-        f"ratio {default / IDEAL:.2f} (evalrun/transport.py is {default / phase:.2f}x faster)"
-    )
-    print(
-        f"scorer CPU in the request phase: {cpu:.3f}s ({1000 * cpu / ITEMS:.2f} ms/item); "
-        f"on an idle core the phase cannot beat max(ideal, CPU) = {max(IDEAL, cpu):.2f}s"
+        f"whole command C={CONCURRENCY}: evalrun score {statistics.median(wholes):.3f}s, "
+        f"bare asyncio+openai script {statistics.median(floor_wholes):.3f}s, ratio "
+        f"{statistics.median(ratios):.2f} (median of {len(ratios)} paired runs; target <= 1.3)"
     )
     print(f"fake server CPU over the whole bench: {server_cpu}s")
-    ratios = [w / (IDEAL + s) for w, s in zip(wholes, startups)]
-    print(
-        f"whole command: {whole:.3f}s, ideal + start-up {IDEAL + startup:.3f}s, "
-        f"ratio {statistics.median(ratios):.2f} (median of {len(ratios)} paired runs; "
-        "target <= 1.3)"
-    )
 
 
 if __name__ == "__main__":

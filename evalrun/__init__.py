@@ -1,3 +1,21 @@
-"""evalrun: a quality gate for self-hosted LLM serving contracts."""
+"""evalrun: a quality gate for self-hosted LLM serving contracts.
+
+`evalrun.score(...)` and `await evalrun.ascore(...)` are the Python API (evalrun/api.py). They are
+loaded on first use, so `import evalrun` (and `evalrun --help`) stays fast; the import-layer
+contract sees no arrow from here up to api.py, by design.
+"""
+
+from __future__ import annotations
+
+from typing import Any
 
 __version__ = "0.1.0"
+__all__ = ["__version__", "ascore", "score"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("score", "ascore"):
+        import importlib
+
+        return getattr(importlib.import_module("evalrun.api"), name)
+    raise AttributeError(f"module 'evalrun' has no attribute {name!r}")

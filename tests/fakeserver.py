@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import socket
+import ssl
 import threading
 import time
 from collections import deque
@@ -213,6 +214,8 @@ class FakeServer:
         self.capacity = capacity
         self.down = False  # drop every connection: the endpoint stopped answering
         self.models_fault: Fault | None = None  # serve this instead of /v1/models
+        self.api_key: str | None = None  # when set: 401 unless `Authorization: Bearer <key>`
+        self.scheme = "http"
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []  # request headers, same order as `requests`
         self.in_flight = 0
@@ -236,7 +239,7 @@ class FakeServer:
 
     @property
     def host_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{self.scheme}://127.0.0.1:{self.port}"
 
     @property
     def base_url(self) -> str:
@@ -247,8 +250,9 @@ class FakeServer:
         return len(self.requests)
 
     # -- lifecycle -------------------------------------------------------------------------
-    def start(self, port: int = 0) -> FakeServer:
-        """Listen on 127.0.0.1:`port` (0: any free port; a port to come back on after stop())."""
+    def start(self, port: int = 0, tls: ssl.SSLContext | None = None) -> FakeServer:
+        """Listen on 127.0.0.1:`port` (0: any free port; a port to come back on after stop());
+        https with `tls` (a server-side context)."""
         handler = type("Handler", (_Handler,), {"fake": self})
         httpd = _QuietServer(("127.0.0.1", port), handler, bind_and_activate=False)
         httpd.request_queue_size = 256
@@ -256,6 +260,9 @@ class FakeServer:
         httpd.allow_reuse_address = True
         httpd.server_bind()
         httpd.server_activate()
+        if tls is not None:
+            httpd.socket = tls.wrap_socket(httpd.socket, server_side=True)
+            self.scheme = "https"
         self._httpd = httpd
         self._thread = threading.Thread(
             target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
@@ -385,10 +392,20 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:
             pass  # the client gave up: what a deadline is for
 
+    def _refused(self) -> bool:
+        """401 in OpenAI's envelope when the fake wants a key and this request lacks it."""
+        key = self.fake.api_key
+        if key is None or self.headers.get("Authorization") == f"Bearer {key}":
+            return False
+        self._json(401, {"error": {"message": "Incorrect API key provided", "code": 401}})
+        return True
+
     def do_GET(self) -> None:
         fake = self.fake
         if fake.down:
             return self._drop()
+        if self._refused():
+            return None
         path = self.path.split("?", 1)[0].rstrip("/")
         if path in ("/v1/models", "/models"):
             if fake.models_fault is not None:
@@ -416,6 +433,8 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(length) if length else b""
         if fake.down:
             return self._drop()
+        if self._refused():
+            return None
         path = self.path.split("?", 1)[0].rstrip("/")
         if path not in ("/v1/chat/completions", "/chat/completions"):
             return self._json(404, {"detail": "Not Found"})

@@ -18,6 +18,7 @@ from evalrun.endpoint.client import (
     parse_retry_after,
     pick_model,
 )
+from evalrun.endpoint.http import HttpOptions
 from evalrun.errors import EndpointError, UsageError
 
 FAST = RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.02)
@@ -31,7 +32,7 @@ PARAMS = {
 
 def send(fake, *, retry=FAST, timeout=5.0, delays=None):
     async def go():
-        client = make_client(fake.base_url, timeout=timeout)
+        client = make_client(fake.base_url, http=HttpOptions(timeout=timeout))
         slept = delays if delays is not None else []
 
         async def sleep(s):

@@ -102,7 +102,8 @@ def test_junit_errors_skips_and_bad_xml_characters(tmp_path: Path, fake_server) 
     from fakeserver import http_error, simple_item, write_suite
 
     from evalrun.endpoint.client import RetryPolicy
-    from evalrun.scoring.runner import score_suite
+    from evalrun.scoring.runner import ScoreRequest, score_suite
+    from evalrun.serving.target import Target
     from evalrun.store import RunStore
     from evalrun.suite.load import load_suite
 
@@ -111,13 +112,10 @@ def test_junit_errors_skips_and_bad_xml_characters(tmp_path: Path, fake_server) 
     fake_server.rule = lambda b: (
         http_error(400, "bad \x00 request") if "question 1" in str(b) else "ok \x07\ud800 bell"
     )
-    record, _ = score_suite(
-        endpoint=fake_server.base_url,
-        suite=suite,
-        store=store,
-        progress=False,
-        retry=RetryPolicy(attempts=1),
+    req = ScoreRequest(
+        target=Target.endpoint(fake_server.base_url), suite=suite, retry=RetryPolicy(attempts=1)
     )
+    record, _ = score_suite(req, store)
     text = render_export(load_view(store, record.run_id), "junit")
     root = ET.fromstring(text.encode("utf-8"))
     suite_el = root.find("testsuite")

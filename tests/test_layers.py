@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "evalrun"
 LAYERS: list[set[str]] = [
     {"__main__"},
     {"cli"},
-    {"commands"},
+    {"commands", "api"},
     {"bisection", "viewing"},
     {"signoff"},
     {"scoring", "slope", "compare"},

@@ -330,16 +330,16 @@ class FullDisk(RunStore):
 
 def test_disk_full_stops_the_run_with_one_line(fake_server, make_suite, tmp_path):
     from evalrun.errors import ConfigError
-    from evalrun.scoring.runner import score_suite
+    from evalrun.scoring.runner import ScoreRequest, score_suite
+    from evalrun.serving.target import Target
     from evalrun.suite.load import load_suite
 
     fake_server.latency = 0.01
     suite = load_suite(str(make_suite([simple_item(i) for i in range(60)])))
     store = FullDisk(tmp_path / "r", room=5)
     with pytest.raises(ConfigError) as info:
-        score_suite(
-            endpoint=fake_server.base_url, suite=suite, store=store, concurrency=2, progress=False
-        )
+        target = Target.endpoint(fake_server.base_url)
+        score_suite(ScoreRequest(target=target, suite=suite, concurrency=2), store)
     assert "No space left" in str(info.value) and "--resume" in str(info.value)
     assert "\n" not in str(info.value)
     assert fake_server.chat_requests < 20  # it stopped asking

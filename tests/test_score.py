@@ -16,12 +16,15 @@ from fakeserver import (
 )
 
 from evalrun.endpoint.client import RetryPolicy
+from evalrun.endpoint.options import RequestOptions
 from evalrun.errors import EndpointError, SuiteError, UsageError
 from evalrun.grading import garble
 from evalrun.grading import registry as graders
-from evalrun.scoring.runner import score_suite
+from evalrun.scoring.runner import ScoreHooks, ScoreRequest, score_suite
+from evalrun.serving.target import Target
 from evalrun.store import RunStore
 from evalrun.suite.load import load_suite
+from evalrun.suite.select import Selection
 
 FAST = RetryPolicy(attempts=2, base_delay=0.01, max_delay=0.02)
 TOOLS = [
@@ -35,15 +38,20 @@ TOOLS = [
 ]
 
 
-def run(fake, suite_dir, tmp_path, **kw):
+def run(fake, suite_dir, tmp_path, *, model=None, options=None, stop_when=None, **kw):
+    """score_suite on the fake, the way a Python caller builds the request."""
     kw.setdefault("retry", FAST)
-    kw.setdefault("progress", False)
-    return score_suite(
-        endpoint=fake.host_url,
-        suite=load_suite(str(suite_dir)),
-        store=RunStore(tmp_path / "results"),
-        **kw,
-    )
+    target = Target.endpoint(fake.host_url, model=model, options=options or RequestOptions())
+    picks = {k: kw.pop(k) for k in ("tags", "limit", "selection") if k in kw}
+    if "selection" in picks:
+        kw["selection"] = picks["selection"]
+    elif picks:
+        tags = picks.get("tags")
+        kw["selection"] = Selection(
+            tags=tuple(sorted(tags)) if tags else None, limit=picks.get("limit")
+        )
+    req = ScoreRequest(target=target, suite=load_suite(str(suite_dir)), **kw)
+    return score_suite(req, RunStore(tmp_path / "results"), ScoreHooks(stop_when=stop_when))
 
 
 def test_run_writes_record_and_items(fake_server, make_suite, tmp_path):
@@ -81,7 +89,7 @@ def test_tools_and_extra_body_are_sent(fake_server, make_suite, tmp_path):
         fake_server,
         make_suite([item]),
         tmp_path,
-        request_extra={"chat_template_kwargs": {"enable_thinking": False}},
+        options=RequestOptions(extra_body={"chat_template_kwargs": {"enable_thinking": False}}),
     )
     sent = fake_server.requests[0]
     assert sent["tools"] == TOOLS and sent["tool_choice"] == "auto"
@@ -115,12 +123,13 @@ def test_endpoint_that_dies_midway_stops_early(fake_server, make_suite, tmp_path
     store = RunStore(tmp_path / "results")
     with pytest.raises(EndpointError, match="stopped answering.*--resume"):
         score_suite(
-            endpoint=fake_server.base_url,
-            suite=load_suite(str(make_suite(n=60))),
-            store=store,
-            concurrency=2,
-            retry=FAST,
-            progress=False,
+            ScoreRequest(
+                target=Target.endpoint(fake_server.base_url),
+                suite=load_suite(str(make_suite(n=60))),
+                concurrency=2,
+                retry=FAST,
+            ),
+            store,
         )
     record = store.load_run("latest")
     assert record.status == "incomplete"

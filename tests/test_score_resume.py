@@ -108,7 +108,8 @@ def test_ctrl_c_marks_run_and_exits_130(fake_server, slow_suite, tmp_path):
 
 def test_sigterm_interrupts_like_ctrl_c(fake_server, slow_suite, tmp_path):
     from evalrun.errors import Interrupted
-    from evalrun.scoring.runner import score_suite
+    from evalrun.scoring.runner import ScoreRequest, score_suite
+    from evalrun.serving.target import Target
     from evalrun.suite.load import load_suite
 
     store = RunStore(tmp_path / "results")
@@ -121,11 +122,12 @@ def test_sigterm_interrupts_like_ctrl_c(fake_server, slow_suite, tmp_path):
     fake_server.rule = rule
     with pytest.raises(Interrupted, match="resume with --resume"):
         score_suite(
-            endpoint=fake_server.base_url,
-            suite=load_suite(str(slow_suite)),
-            store=store,
-            concurrency=1,
-            progress=False,
+            ScoreRequest(
+                target=Target.endpoint(fake_server.base_url),
+                suite=load_suite(str(slow_suite)),
+                concurrency=1,
+            ),
+            store,
         )
     record = store.load_run("latest")
     assert record.status == "interrupted" and 0 < len(store.load_items(record.run_id)) < N

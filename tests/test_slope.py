@@ -7,10 +7,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 from slope_fake import StreamingFake
 
 from evalrun.cli import main
 from evalrun.errors import EndpointError, UsageError
+from evalrun.serving.target import TargetSpec
 from evalrun.slope.record import (
     SlopePoint,
     SlopeRecord,
@@ -23,7 +25,7 @@ from evalrun.slope.record import (
     ratios_to_d0,
 )
 from evalrun.slope.report import compare_rows, headline, render_compare, render_text
-from evalrun.slope.sweep import run_slope, summarize
+from evalrun.slope.sweep import SlopeRequest, run_slope, summarize
 from evalrun.slope.wire import StreamTiming, filler, is_context_error
 
 # Decode is 12 ms/token below 1500 prompt tokens and 120 ms/token above: a cliff of 0.1. The tests
@@ -45,18 +47,11 @@ def fake() -> Iterator[StreamingFake]:
         server.stop()
 
 
-def sweep(fake: StreamingFake, tmp_path: Path, **kw) -> SlopeRecord:  # type: ignore[no-untyped-def]
-    args = dict(
-        endpoint=fake.base_url,
-        depths=[0, 512, 2048],
-        pp=32,
-        tg=6,
-        concurrency=[1, 2],
-        runs=1,
-        results=tmp_path,
-    )
-    args.update(kw)
-    return run_slope(**args)
+def sweep(fake: StreamingFake, tmp_path: Path, model=None, **kw) -> SlopeRecord:  # type: ignore[no-untyped-def]
+    args = dict(depths=(0, 512, 2048), pp=32, tg=6, concurrency=(1, 2), runs=1)
+    args.update({k: tuple(v) if isinstance(v, list) else v for k, v in kw.items()})
+    spec = TargetSpec(endpoint=fake.base_url, model=model)
+    return run_slope(spec, SlopeRequest(**args), tmp_path)
 
 
 # -- pure parts -------------------------------------------------------------------------------
@@ -276,7 +271,11 @@ def test_cli_exits_4_when_streams_failed(
 
 def test_unreachable_endpoint_is_an_endpoint_error(tmp_path: Path) -> None:
     with pytest.raises(EndpointError, match="cannot reach"):
-        run_slope(endpoint="http://127.0.0.1:9/v1", depths=[0], runs=1, results=tmp_path)
+        run_slope(
+            TargetSpec(endpoint="http://127.0.0.1:9/v1"),
+            SlopeRequest(depths=(0,), runs=1),
+            tmp_path,
+        )
     (folder,) = tmp_path.glob("slope-*")
     assert json.loads((folder / "slope.json").read_text())["status"] == "incomplete"
 
@@ -392,7 +391,7 @@ def test_contract_lane_is_booted_recorded_and_its_request_extra_sent(
     logs = []
 
     @contextmanager
-    def boot(c, log_path):  # type: ignore[no-untyped-def]
+    def boot(c, log_path, on_progress=None):  # type: ignore[no-untyped-def]
         logs.append(log_path)
         yield Server(
             base_url=fake.base_url,
@@ -407,15 +406,13 @@ def test_contract_lane_is_booted_recorded_and_its_request_extra_sent(
             pid=1,
         )
 
+    path = tmp_path / "lane-x.yaml"
+    path.write_text(yaml.safe_dump(contract.model_dump(exclude_none=True)))
     rec = run_slope(
-        contract=contract,
-        boot=boot,
-        depths=[0],
-        pp=16,
-        tg=4,
-        concurrency=[1],
-        runs=1,
-        results=tmp_path,
+        TargetSpec(contract=path),
+        SlopeRequest(depths=(0,), pp=16, tg=4, concurrency=(1,), runs=1),
+        tmp_path,
+        launcher=boot,
     )
     assert rec.label == "lane-x" and rec.run_id.endswith("_lane-x")
     assert logs == [tmp_path / f"slope-{rec.run_id}" / "server.log"]

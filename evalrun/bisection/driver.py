@@ -11,6 +11,7 @@ through the injected scorer and caches by contract hash. The record goes to
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -25,7 +26,7 @@ from evalrun.bisection.gitbisect import (
     read_at,
     resolve_rev,
 )
-from evalrun.bisection.trial import TrialResult, TrialRunner
+from evalrun.bisection.trial import Scorer, TrialResult, TrialRunner
 from evalrun.bisection.variants import (
     ABSENT,
     Difference,
@@ -37,6 +38,7 @@ from evalrun.bisection.variants import (
 )
 from evalrun.errors import ConfigError, UsageError
 from evalrun.serving.contract import Contract, load_contract
+from evalrun.serving.target import Launcher, TargetSpec
 from evalrun.store import claim_folder, now_iso
 
 SCHEMA_VERSION = 1
@@ -439,12 +441,14 @@ class BisectRequest(BaseModel):
 def run_bisect(
     req: BisectRequest,
     *,
-    launcher: Any = None,
-    scorer: Any = None,
-    log: Any = None,
-    boot_progress: Any = None,
+    target: TargetSpec | None = None,
+    launcher: Launcher | None = None,
+    scorer: Scorer | None = None,
+    log: Callable[[str], None] | None = None,
+    boot_progress: Callable[[str], Any] | None = None,
 ) -> BisectRecord:
-    """Run a bisect end to end and write bisect.json; the launcher and scorer default to
+    """Run a bisect end to end and write bisect.json. `target` carries the request options and
+    API key sent to every variant; the launcher and scorer default to
     evalrun.serving.launcher.boot_server and evalrun.scoring.runner.score_suite."""
     from evalrun.bisection.trial import Judge
     from evalrun.store import RunStore
@@ -467,9 +471,13 @@ def run_bisect(
         good = load_contract(req.good or "", sets=req.sets, unsets=req.unsets)
         bad = load_contract(req.bad or "", sets=req.sets, unsets=req.unsets)
     if launcher is None:
-        from evalrun.serving.launcher import boot_server as launcher
+        from evalrun.serving.launcher import boot_server
+
+        launcher = boot_server
     if scorer is None:
-        from evalrun.scoring.runner import score_suite as scorer
+        from evalrun.scoring.runner import score_suite
+
+        scorer = score_suite
     store = RunStore(req.results)
     store.ensure_writable()
     workdir = new_bisect_dir(store.root)
@@ -485,6 +493,7 @@ def run_bisect(
         use_cache=req.use_cache,
         log=log,
         boot_progress=boot_progress,
+        target=target,
     )
     record = BisectRecord(
         bisect_id=workdir.name,
@@ -514,6 +523,7 @@ def run_bisect(
             "suite": suite.label,
             "verify_endpoints": req.verify,
             "cache": req.use_cache,
+            "request": (target or TargetSpec()).options.record(),
         },
     )
     try:

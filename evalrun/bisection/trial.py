@@ -16,15 +16,17 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalrun.bisection.dd import Outcome, Vote, with_tries
+from evalrun.endpoint.options import RequestOptions
 from evalrun.errors import BootError, EndpointError, UsageError
+from evalrun.scoring.runner import ScoreHooks, ScoreRequest
 from evalrun.serving.contract import Contract, contract_hash
+from evalrun.serving.target import Launcher, Target, TargetSpec, boot_target
 from evalrun.store import ItemRecord, RunRecord, RunStore
 from evalrun.suite.load import Item, Suite
 
@@ -35,11 +37,15 @@ BURST = 8
 # Boot failures worth retrying next time rather than caching: they say nothing about the variant.
 TRANSIENT_BOOT = frozenset({"port_in_use", "teardown"})
 
-Launcher = Callable[
-    ..., AbstractContextManager[Any]
-]  # boot_server(contract, log_path, on_progress=)
-Scorer = Callable[..., tuple[RunRecord, list[ItemRecord]]]  # score_suite(**kwargs)
 Log = Callable[[str], None]
+
+
+class Scorer(Protocol):
+    """Scores one request against a target (scoring.runner.score_suite is one)."""
+
+    def __call__(
+        self, req: ScoreRequest, store: RunStore, hooks: ScoreHooks = ...
+    ) -> tuple[RunRecord, list[ItemRecord]]: ...
 
 
 class Measurement(BaseModel):
@@ -196,9 +202,11 @@ def _derived(suite: Suite, suffix: str, items: list[Item]) -> Suite:
     )
 
 
-def probe_key(passes: list[tuple[Suite, int]]) -> str:
-    """Identity of the probe (which items, how sent): part of the cache key."""
-    blob = json.dumps([[s.name, s.sha256, c] for s, c in passes]).encode()
+def probe_key(passes: list[tuple[Suite, int]], options: RequestOptions | None = None) -> str:
+    """Identity of the probe (which items, how sent, with which request options): part of the
+    cache key."""
+    sent = (options or RequestOptions()).record()
+    blob = json.dumps([[s.name, s.sha256, c] for s, c in passes] + [sent], sort_keys=True).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
@@ -237,14 +245,16 @@ class TrialRunner:
         use_cache: bool = True,
         log: Log | None = None,
         boot_progress: Callable[[str], Any] | None = None,
+        target: TargetSpec | None = None,
     ) -> None:
+        self.target = target or TargetSpec()
         self.store = store
         self.launcher = launcher
         self.scorer = scorer
         self.judge = judge
         self.workdir = Path(workdir)
         self.passes = probe_suites(suite, full=full, burst=burst)
-        self.key = probe_key(self.passes)
+        self.key = probe_key(self.passes, self.target.options)
         self.use_cache = use_cache
         self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
         self.boot_progress = boot_progress
@@ -357,17 +367,23 @@ class TrialRunner:
         booted = False
         progress = self.boot_progress(f"trial {n}") if self.boot_progress else None
         try:
-            with self.launcher(contract, log_path, on_progress=progress) as server:
+            with boot_target(
+                self.target,
+                log_path,
+                contract=contract,
+                on_progress=progress,
+                launcher=self.launcher,
+            ) as target:
                 booted = True
-                cached.boot_seconds = getattr(server, "boot_seconds", None)
+                server = target.server or {}
+                cached.boot_seconds = server.get("boot_seconds")
                 self.log(
                     f"trial {n}: ready in {cached.boot_seconds}s, probing "
                     f"({sum(len(s.items) for s, _ in self.passes)} requests)"
                 )
-                cached.engine_version = getattr(server, "engine_version", None)
-                contract_doc, server_doc = _records(contract, server)
+                cached.engine_version = server.get("engine_version")
                 for k in range(self.judge.tries):
-                    m = self._probe(server, contract, contract_doc, server_doc, chash, k)
+                    m = self._probe(target, chash, k)
                     cached.measurements.append(m)
                     v = self.judge.verdict(self.judge.kind(m), m)
                     if self.judge.vote == "any" and v is Outcome.FAIL:
@@ -391,15 +407,7 @@ class TrialRunner:
                     )
         return cached
 
-    def _probe(
-        self,
-        server: Any,
-        contract: Contract,
-        contract_doc: dict,
-        server_doc: dict,
-        chash: str,
-        k: int,
-    ) -> Measurement:
+    def _probe(self, target: Target, chash: str, k: int) -> Measurement:
         records: list[ItemRecord] = []
         run_ids: list[str] = []
         items = 0
@@ -423,20 +431,8 @@ class TrialRunner:
                 f"-try{k + 1}" if k else ""
             )
             try:
-                record, recs = self.scorer(
-                    endpoint=server.base_url,
-                    model=server.model,
-                    suite=suite,
-                    store=self.store,
-                    label=label,
-                    concurrency=concurrency,
-                    request_extra=contract.request or None,
-                    contract=contract_doc,
-                    server=server_doc,
-                    progress=False,
-                    server_exited=server.exited,
-                    stop_when=garble_certain,
-                )
+                req = ScoreRequest(target=target, suite=suite, label=label, concurrency=concurrency)
+                record, recs = self.scorer(req, self.store, ScoreHooks(stop_when=garble_certain))
             except EndpointError as exc:
                 items += len(suite.items)
                 stopped = exc.message
@@ -452,10 +448,3 @@ class TrialRunner:
                 break
             items += len(suite.items)
         return measure(records, run_ids, items, stopped)
-
-
-def _records(contract: Contract, server: Any) -> tuple[dict, dict]:
-    """(contract, server) dicts for run.json via the launcher's record_for_run."""
-    from evalrun.serving.launcher import record_for_run
-
-    return record_for_run(contract, server)

@@ -53,22 +53,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="git mode: every commit, not only those that changed the contract",
     )
-    what.add_argument(
-        "--set",
-        dest="sets",
-        action="append",
-        default=[],
-        metavar="K=V",
-        help="override a knob on every variant",
-    )
-    what.add_argument(
-        "--unset",
-        dest="unsets",
-        action="append",
-        default=[],
-        metavar="K",
-        help="remove a knob on every variant",
-    )
     judge = p.add_argument_group("what counts as bad")
     judge.add_argument(
         "--fail-on",
@@ -126,12 +110,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="do not boot the good and bad sides first (saves 2 boots)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    from evalrun.commands.target_args import add_target_arguments
+
+    add_target_arguments(p, endpoint=False, contract=False)
 
 
 def run(args: argparse.Namespace) -> int:
     from evalrun.bisection.driver import BisectRequest, run_bisect
     from evalrun.bisection.report import bisect_json, bisect_text
     from evalrun.bisection.variants import split_values
+    from evalrun.commands.target_args import target_spec
     from evalrun.errors import UsageError
     from evalrun.serving.launcher import stderr_progress
     from evalrun.store import json_text
@@ -167,7 +155,8 @@ def run(args: argparse.Namespace) -> int:
     def log(line: str) -> None:  # a live boot timer may hold the line: clear it first
         print(("\r\033[K" if tty else "") + line, file=sys.stderr, flush=True)
 
-    record = run_bisect(req, boot_progress=stderr_progress, log=log)
+    target = target_spec(args, timeout=120.0, concurrency=args.burst + 8)
+    record = run_bisect(req, target=target, boot_progress=stderr_progress, log=log)
     path = f"{args.results}/{record.bisect_id}/bisect.json"
     if args.json:
         print(json_text(bisect_json(record, path)))

@@ -35,7 +35,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evalrun.compare.pairing import compare_runs, to_json
+    from evalrun.compare.pairing import compare_runs, request_options_warning, to_json
     from evalrun.compare.report import render_html, render_text
     from evalrun.errors import ConfigError, UsageError
     from evalrun.store import RunStore, json_text
@@ -44,14 +44,18 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--alpha must be between 0 and 1, got {args.alpha}")
     if args.resamples < 1:
         raise UsageError("--resamples must be at least 1")
+    store = RunStore(args.results)
     cmp = compare_runs(
-        RunStore(args.results),
+        store,
         args.a,
         args.b,
         alpha=args.alpha,
         seed=args.seed,
         resamples=args.resamples,
     )
+    warning = request_options_warning(store.load_run(cmp.a.run_id), store.load_run(cmp.b.run_id))
+    if warning:
+        print(f"evalrun compare: warning: {warning}", file=sys.stderr)
     if args.html:
         try:
             args.html.write_text(render_html(cmp), encoding="utf-8")

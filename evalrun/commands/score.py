@@ -9,7 +9,6 @@ much garble, or items in error), 125 untestable (boot failure, endpoint unreacha
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -28,42 +27,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    target = p.add_argument_group("what to score")
-    target.add_argument(
-        "--endpoint",
-        metavar="URL",
-        help="base URL, e.g. http://127.0.0.1:8000/v1 (the /v1 is optional)",
-    )
-    target.add_argument("--model", help="model name to send (default: the one /v1/models lists)")
-    target.add_argument(
-        "--contract",
-        metavar="FILE",
-        help="boot the server this contract describes, score it, tear it down",
-    )
-    target.add_argument(
-        "--reference",
-        action="store_true",
-        help="boot the embedded reference endpoint (llama.cpp + SmolLM2-135M)",
-    )
-    target.add_argument(
-        "--set",
-        dest="sets",
-        action="append",
-        default=[],
-        metavar="K=V",
-        help="override a contract key, e.g. args.load-format=safetensors",
-    )
-    target.add_argument(
-        "--unset",
-        dest="unsets",
-        action="append",
-        default=[],
-        metavar="K",
-        help="remove a contract key, e.g. args.speculative-config",
-    )
-    target.add_argument(
-        "--api-key-env", metavar="VAR", help="environment variable with the API key"
-    )
+    from evalrun.commands.target_args import add_target_arguments
+
+    add_target_arguments(p)
     run = p.add_argument_group("the run")
     run.add_argument("--suite", default=None, help="suite name or folder (default: core)")
     run.add_argument(
@@ -113,13 +79,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="per request, queueing included (default 120; 600 with --reference, "
         "which runs on the CPU)",
     )
-    run.add_argument(
-        "--max-response-mb",
-        type=float,
-        default=8.0,
-        metavar="MB",
-        help="largest response body read (default 8); a bigger one is an item in error",
-    )
     run.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     run.add_argument(
         "--junit",
@@ -143,33 +102,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from evalrun.commands.target_args import target_spec
     from evalrun.errors import BootError, EndpointError, EvalrunError, UsageError
-    from evalrun.scoring.report import score_json, score_text
-    from evalrun.scoring.runner import resume_defaults, score_contract, score_suite
+    from evalrun.scoring.report import ProgressBar, score_json, score_text
+    from evalrun.scoring.runner import ScoreHooks, ScoreRequest, resume_defaults, score_target
+    from evalrun.serving.launcher import stderr_progress
+    from evalrun.serving.target import Target
     from evalrun.store import RunStore, json_text
     from evalrun.suite.load import load_suite
     from evalrun.suite.select import Selection
 
-    if args.max_response_mb <= 0:
-        raise UsageError(f"--max-response-mb must be positive, got {args.max_response_mb:g}")
     gating = args.fail_below is not None or args.fail_on_garble is not None
     if args.fail_on_garble is not None and not 0 <= args.fail_on_garble <= 1:
         raise UsageError(
             f"--fail-on-garble takes a rate between 0 and 1, got {args.fail_on_garble}"
-        )
-    booted = bool(args.contract or args.reference)
-    if args.contract and args.reference:
-        raise UsageError("pass either --contract FILE or --reference, not both")
-    if (args.sets or args.unsets) and not booted:
-        raise UsageError("--set/--unset change a contract; add --contract FILE or --reference")
-    if booted and args.endpoint:
-        raise UsageError(
-            "--endpoint and --contract/--reference exclude each other: "
-            "a contract boots its own endpoint"
-        )
-    if booted and args.model:
-        raise UsageError(
-            "a contract names its model; use --set served_model_name=NAME instead of --model"
         )
     store = RunStore(args.results)
     picking = args.limit is not None or args.items or args.categories or args.tags
@@ -179,27 +125,16 @@ def run(args: argparse.Namespace) -> int:
             "or start a new run without --resume"
         )
     defaults = resume_defaults(store, args.resume) if args.resume else {}
+    booted = bool(args.contract or args.reference)
     if defaults.get("contract") and not booted and not args.endpoint:
         raise UsageError(
             f"run {args.resume} was scored on a server booted from contract "
             f"{defaults['contract']!r}; resume with --contract FILE (or --reference) "
             f"--resume {args.resume}"
         )
-    endpoint = args.endpoint or defaults.get("endpoint")
-    if not endpoint and not booted:
-        raise UsageError(
-            "pass --endpoint URL (e.g. http://127.0.0.1:8000/v1), "
-            "or --contract FILE / --reference to boot a server"
-        )
-    api_key = None
-    if args.api_key_env:
-        api_key = os.environ.get(args.api_key_env)
-        if not api_key:
-            raise UsageError(
-                f"environment variable {args.api_key_env} is empty or unset; "
-                "export the API key there or drop --api-key-env"
-            )
-    suite = load_suite(args.suite or defaults.get("suite") or "core")
+    if not booted:
+        args.endpoint = args.endpoint or defaults.get("endpoint")
+        args.model = args.model or defaults.get("model")
     concurrency = (
         args.concurrency
         if args.concurrency is not None
@@ -210,9 +145,11 @@ def run(args: argparse.Namespace) -> int:
         if args.timeout is not None
         else (REFERENCE_TIMEOUT_S if args.reference else 120.0)
     )
-    common = dict(
+    spec = target_spec(args, timeout=timeout, concurrency=concurrency).check()
+    suite = load_suite(args.suite or defaults.get("suite") or "core")
+    req = ScoreRequest(
+        target=Target(base_url=spec.endpoint or ""),
         suite=suite,
-        store=store,
         label=args.name,
         concurrency=concurrency,
         selection=Selection(
@@ -222,27 +159,15 @@ def run(args: argparse.Namespace) -> int:
             limit=args.limit,
             seed=args.seed,
         ),
-        timeout=timeout,
-        api_key=api_key,
         resume=args.resume,
-        progress=not args.no_progress,
         repeats=args.repeats,
-        max_response_mb=args.max_response_mb,
     )
+    hooks = ScoreHooks(progress=None if args.no_progress else ProgressBar())
+    boot_progress = None
+    if spec.booted and not args.no_progress:
+        boot_progress = stderr_progress(spec.load_contract().name)
     try:
-        if booted:
-            record, _ = score_contract(
-                contract_path=args.contract,
-                reference=args.reference,
-                sets=args.sets,
-                unsets=args.unsets,
-                **common,
-            )
-        else:
-            assert endpoint is not None
-            record, _ = score_suite(
-                endpoint=endpoint, model=args.model or defaults.get("model"), **common
-            )
+        record, _ = score_target(spec, req, store, hooks, on_boot_progress=boot_progress)
     except EvalrunError as exc:
         stored = getattr(exc, "run_id", None)  # set when the run stopped early
         if args.junit and stored:

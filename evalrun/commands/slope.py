@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -18,28 +17,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "t/s (ratio to d0, cliffs), TTFT and aggregate t/s. Depths are calibrated from the "
         "server's own usage.prompt_tokens. `evalrun slope compare A B` puts two runs side by side.",
     )
-    target = p.add_mutually_exclusive_group()
-    target.add_argument("--endpoint", metavar="URL", help="a running OpenAI-compatible server")
-    target.add_argument("--contract", metavar="FILE", type=Path, help="boot this contract first")
-    target.add_argument(
-        "--reference",
-        action="store_true",
-        help="boot the embedded reference engine (llama.cpp, SmolLM2-135M)",
-    )
-    p.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="K=V",
-        help="override a contract field or knob (repeatable)",
-    )
-    p.add_argument(
-        "--unset",
-        action="append",
-        default=[],
-        metavar="K",
-        help="remove a contract knob (repeatable)",
-    )
+    from evalrun.commands.target_args import add_target_arguments
+
+    add_target_arguments(p)
     p.add_argument(
         "--depths",
         default="0,8192,32768,131072",
@@ -56,13 +36,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--runs", type=int, default=2, help="repetitions; medians are reported (2)")
     p.add_argument("--name", metavar="LABEL", help="label of the run id (default: model/contract)")
-    p.add_argument("--model", help="model name to send (default: the one the server lists)")
     p.add_argument(
         "--warm-cache",
         action="store_true",
         help="share each depth's context across requests so prefix caches may serve it",
     )
-    p.add_argument("--api-key-env", metavar="VAR", help="environment variable with the API key")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per request (600)")
     p.add_argument("--results", default="results", metavar="DIR", help="results dir (results)")
     p.add_argument("--no-plot", action="store_true", help="do not write slope.png")
@@ -92,42 +70,29 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.slope_command == "compare":
         return _compare(args)
-    from evalrun.errors import UsageError
+    from evalrun.commands.target_args import target_spec
+    from evalrun.serving.launcher import stderr_progress
     from evalrun.slope.record import parse_depths, parse_levels, slope_dir
-    from evalrun.slope.sweep import run_slope
+    from evalrun.slope.sweep import SlopeHooks, SlopeRequest, run_slope
 
-    depths = parse_depths(args.depths)
     levels = parse_levels(args.concurrency)
-    contract, boot = _contract(args)
-    if contract is None and not args.endpoint:
-        raise UsageError("pass --endpoint URL, --contract FILE or --reference")
-    api_key = os.environ.get(args.api_key_env) if args.api_key_env else None
-    if args.api_key_env and not api_key:
-        raise UsageError(
-            f"environment variable {args.api_key_env} is empty or unset; "
-            "export the API key there or drop --api-key-env"
-        )
+    spec = target_spec(args, timeout=args.timeout, concurrency=max(levels)).check()
+    req = SlopeRequest(
+        depths=tuple(parse_depths(args.depths)),
+        pp=args.pp,
+        tg=args.tg,
+        concurrency=tuple(levels),
+        runs=args.runs,
+        label=args.name,
+        warm_cache=args.warm_cache,
+    )
 
     def progress(msg: str) -> None:
         print(f"slope: {msg}", file=sys.stderr, flush=True)
 
-    record = run_slope(
-        endpoint=args.endpoint,
-        contract=contract,
-        boot=boot,
-        depths=depths,
-        pp=args.pp,
-        tg=args.tg,
-        concurrency=levels,
-        runs=args.runs,
-        model=args.model,
-        label=args.name,
-        warm_cache=args.warm_cache,
-        api_key=api_key,
-        timeout=args.timeout,
-        results=Path(args.results),
-        progress=progress,
-    )
+    boot_progress = stderr_progress(spec.load_contract().name) if spec.booted else None
+    hooks = SlopeHooks(progress=progress, boot_progress=boot_progress)
+    record = run_slope(spec, req, Path(args.results), hooks)
     folder = slope_dir(Path(args.results), record.run_id)
     png = None if args.no_plot else _plot([(record.label, record)], folder / "slope.png")
     from evalrun.slope.report import points_json, render_text
@@ -158,24 +123,6 @@ def run(args: argparse.Namespace) -> int:
         )
         return 4
     return 0
-
-
-def _contract(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    """(contract, boot function) for --contract / --reference, else (None, None)."""
-    from evalrun.errors import UsageError
-
-    if not (args.contract or args.reference):
-        if args.set or args.unset:
-            raise UsageError("--set/--unset change a contract: add --contract FILE or --reference")
-        return None, None
-    from functools import partial
-
-    from evalrun.serving.contract import load_contract, reference_contract_path
-    from evalrun.serving.launcher import boot_server, stderr_progress
-
-    path = reference_contract_path() if args.reference else args.contract
-    contract = load_contract(path, sets=args.set, unsets=args.unset)
-    return contract, partial(boot_server, on_progress=stderr_progress(contract.name))
 
 
 def _plot(lanes, path: Path) -> Path | None:  # type: ignore[no-untyped-def]

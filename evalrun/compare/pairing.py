@@ -255,6 +255,21 @@ def _load_items(store: RunStore, run_id: str) -> list[ItemRecord]:
         ) from exc
 
 
+def request_options_warning(run_a: RunRecord, run_b: RunRecord) -> str | None:
+    """One line when the two runs were sent different request options (temperature, extra
+    body, ...): a difference between them may then come from the options, not the serving."""
+    from evalrun.endpoint.options import options_differ
+
+    differ = options_differ(run_a.sampling, run_b.sampling)
+    if not differ:
+        return None
+    pairs = ", ".join(f"{k} {run_a.sampling.get(k)!r} vs {run_b.sampling.get(k)!r}" for k in differ)
+    return (
+        f"the runs were sent different request options ({pairs}); a difference may come "
+        "from those, not from the serving"
+    )
+
+
 def check_same_suite(run_a: RunRecord, run_b: RunRecord) -> None:
     """Refuse to pair runs of different suites (or suite versions): the items are not the same."""
     if run_a.suite.sha256 != run_b.suite.sha256:

@@ -5,36 +5,34 @@ Retried (exponential backoff with jitter): connection errors, timeouts, HTTP 408
 completion. A request that still fails raises `RequestFailed`, which carries the cause; the runner
 records it as an item in error, never as a wrong answer.
 
-The openai package is imported here (and by transport.py, which must speak the httpx openai uses),
-lazily by callers, so `evalrun --help` stays fast.
+The openai package is imported here, lazily by callers, so `evalrun --help` stays fast; the HTTP
+client under it comes from http.py (the one stack evalrun speaks).
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import email.utils
 import json
+import os
 import random
 import re
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
-from evalrun.endpoint.limits import (
-    DEFAULT_MAX_RESPONSE_MB,
-    BadEncoding,
-    ResponseTooLarge,
-    capped_transport,
-    http_library,
-)
+from evalrun.endpoint.http import HttpOptions, async_client, describe_failure
+from evalrun.endpoint.limits import BadEncoding, ResponseTooLarge
 from evalrun.endpoint.response import Response, parse_completion
 from evalrun.errors import EndpointError, UsageError
 
 if TYPE_CHECKING:
     import openai
 
+T = TypeVar("T")
 RETRY_STATUSES = frozenset({408, 429})
 _OPTION_KEYS = frozenset({"extra_body", "extra_headers", "timeout"})
 MAX_RETRY_AFTER_S = 120.0
@@ -70,7 +68,7 @@ class RequestFailed(EndpointError):
         body: str | None = None,
     ) -> None:
         super().__init__(message)
-        self.kind = kind  # connect | timeout | http | bad_response
+        self.kind = kind  # connect | tls | timeout | http | bad_response
         self.http_status = http_status
         self.attempts = attempts
         self.body = body
@@ -118,43 +116,56 @@ def normalise_endpoint(endpoint: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 
+@dataclass(frozen=True)
+class ApiKey:
+    """The API key to send, and where it came from (named in error hints, never stored)."""
+
+    value: str | None = field(default=None, repr=False)
+    source: str | None = None  # "--api-key-env VAR" | "OPENAI_API_KEY"; None: no key
+
+    def refused_hint(self) -> str:
+        """What to do after a 401/403, naming what the user actually set."""
+        if self.source:
+            return f"the key from {self.source} was refused: check that it is valid for this server"
+        return "no API key was sent: export OPENAI_API_KEY, or pass --api-key-env VAR"
+
+
+def resolve_api_key(api_key_env: str | None, environ: Mapping[str, str] | None = None) -> ApiKey:
+    """--api-key-env VAR wins, else OPENAI_API_KEY, else no key; UsageError when VAR is empty."""
+    env = os.environ if environ is None else environ
+    if api_key_env:
+        value = env.get(api_key_env)
+        if not value:
+            raise UsageError(
+                f"environment variable {api_key_env} is empty or unset; "
+                "export the API key there or drop --api-key-env"
+            )
+        return ApiKey(value, f"--api-key-env {api_key_env}")
+    if env.get("OPENAI_API_KEY"):
+        return ApiKey(env["OPENAI_API_KEY"], "OPENAI_API_KEY")
+    return ApiKey()
+
+
 def make_client(
     base_url: str,
     *,
-    api_key: str | None = None,
-    timeout: float = 120.0,
-    concurrency: int = 16,
-    lean: bool = True,
-    max_response_mb: float = DEFAULT_MAX_RESPONSE_MB,
+    api_key: ApiKey | str | None = None,
+    http: HttpOptions | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> openai.AsyncOpenAI:
-    """An AsyncOpenAI client with our retries (its own are off).
-
-    Plain-http endpoints (a local engine, the usual case) get evalrun's lean HTTP/1.1 transport
-    under openai's httpx client: the default one costs ~2 ms of CPU per request, which at high
-    concurrency made the client, not the server, the bottleneck (evalrun/transport.py). https
-    endpoints keep the default transport, and so does `lean=False` (bench/score_overhead.py
-    compares the two). `concurrency` is accepted for callers that size pools; both transports keep
-    as many connections as there are requests in flight. Every response body is capped at
-    `max_response_mb` (limits.py).
-    """
+    """An AsyncOpenAI client with our retries (its own are off), on http.py's client: the pool
+    holds `http.concurrency` connections, proxies and TLS follow http.py's rules."""
     import openai
 
-    del concurrency
-    inner: Any
-    if base_url.startswith("http://") and lean:
-        from evalrun.endpoint.transport import LeanTransport
-
-        inner = LeanTransport()
-    else:  # plain http needs no CA certificates (~0.14 s a client)
-        inner = http_library().AsyncHTTPTransport(verify=not base_url.startswith("http://"))
-    capped = capped_transport(inner, int(max_response_mb * 1024 * 1024))
-    http_client = openai.DefaultAsyncHttpxClient(transport=capped, timeout=timeout)
+    http = http or HttpOptions()
+    key = api_key.value if isinstance(api_key, ApiKey) else api_key
     return openai.AsyncOpenAI(
         base_url=base_url,
-        api_key=api_key or "EMPTY",
+        api_key=key or "EMPTY",
         max_retries=0,
-        timeout=timeout,
-        http_client=http_client,
+        timeout=http.timeout,
+        default_headers=dict(headers or {}),
+        http_client=async_client(base_url, http),
     )
 
 
@@ -207,16 +218,17 @@ async def _once(client: openai.AsyncOpenAI, params: dict[str, Any]) -> tuple[Res
         # client.post with the JSON body as is: chat.completions.create() would walk every
         # message and tool through its type-driven transform (~5 ms per request of pure CPU).
         content = await client.post("/chat/completions", cast_to=bytes, body=body, options=options)  # type: ignore[call-overload]
-    except openai.APITimeoutError as exc:
-        raise _Retryable(RequestFailed(f"timed out ({exc})", kind="timeout")) from exc
     except (ResponseTooLarge, BadEncoding) as exc:
         raise _unreadable(exc) from exc
-    except openai.APIConnectionError as exc:
+    except openai.APIConnectionError as exc:  # APITimeoutError included
         cause = exc.__cause__ or exc
         if isinstance(cause, (ResponseTooLarge, BadEncoding)):
             raise _unreadable(cause) from exc
-        failure = RequestFailed(f"connection failed: {_short(cause)}", kind="connect")
-        raise _Retryable(failure) from exc
+        kind, why = describe_failure(exc)
+        if kind == "tls":  # a certificate does not fix itself between tries
+            raise RequestFailed(f"connection failed: {why}", kind="tls") from exc
+        what = "timed out" if kind == "timeout" else "connection failed"
+        raise _Retryable(RequestFailed(f"{what}: {why}", kind=kind)) from exc
     except openai.APIStatusError as exc:
         status = exc.status_code
         text = exc.response.text
@@ -315,29 +327,33 @@ async def chat_attempt(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-async def chat(client: openai.AsyncOpenAI, params: dict[str, Any], **kw: Any) -> Response:
-    """Send one chat request with retries and return the parsed Response (raises RequestFailed)."""
-    return (await chat_attempt(client, params, **kw)).response
-
-
-async def list_models(client: openai.AsyncOpenAI, base_url: str) -> list[str]:
+async def list_models(
+    client: openai.AsyncOpenAI, base_url: str, api_key: ApiKey | None = None
+) -> list[str]:
     """Model ids from GET /v1/models; EndpointError (one line, what to do) if that fails."""
     import openai
 
     try:
         raw = await client.models.with_raw_response.list()
     except openai.APIConnectionError as exc:
-        cause = exc.__cause__ or exc
+        kind, why = describe_failure(exc)
+        if kind == "tls":
+            raise EndpointError(f"cannot reach {base_url}: {why}") from exc
         raise EndpointError(
-            f"cannot reach {base_url} ({_short(cause)}); is the server up? "
+            f"cannot reach {base_url} ({why}); is the server up? "
             "check --endpoint (host, port, and the /v1 prefix)"
         ) from exc
     except openai.APIStatusError as exc:
+        status = exc.status_code
+        what = error_message(exc.response.text)
+        if status in (401, 403):
+            hint = (api_key or ApiKey()).refused_hint()
+            raise EndpointError(
+                f"{base_url}/models answered HTTP {status} ({what}); {hint}"
+            ) from exc
         raise EndpointError(
-            f"{base_url}/models answered HTTP {exc.status_code} "
-            f"({error_message(exc.response.text)}); point --endpoint at an OpenAI-compatible "
-            "server's /v1 base URL"
-            + ("; set --api-key-env" if exc.status_code in (401, 403) else "")
+            f"{base_url}/models answered HTTP {status} ({what}); point --endpoint at an "
+            "OpenAI-compatible server's /v1 base URL"
         ) from exc
     body = raw.http_response.content
     try:
@@ -368,6 +384,12 @@ def pick_model(requested: str | None, served: list[str], base_url: str) -> str:
     return served[0]
 
 
-def _short(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
-    return text.split("\n", 1)[0][:160]
+def run_sync(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run a coroutine to completion from sync code, also when the caller is itself inside a
+    running event loop (a notebook cell): then it runs on its own loop in a worker thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="evalrun") as pool:
+        return pool.submit(asyncio.run, make()).result()

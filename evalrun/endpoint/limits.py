@@ -10,7 +10,6 @@ can inflate to gigabytes); one that does not inflate raises `BadEncoding`.
 
 from __future__ import annotations
 
-import importlib
 import zlib
 from collections.abc import AsyncIterator
 from functools import lru_cache
@@ -37,14 +36,10 @@ _WBITS = {"gzip": 31, "x-gzip": 31, "deflate": 15}
 
 
 def http_library() -> ModuleType:
-    """The httpx package the installed openai builds on (httpx2 for openai 3.x, else httpx):
-    a transport must speak that one's Request and Response types."""
-    import openai
+    """The one httpx flavour evalrun speaks: httpx2, what openai 3.x builds on (endpoint/http.py)."""
+    import httpx2
 
-    for cls in openai.DefaultAsyncHttpxClient.__mro__:
-        if cls.__name__ == "AsyncClient":
-            return importlib.import_module(cls.__module__.split(".")[0])
-    raise ImportError("cannot tell which httpx the installed openai uses")  # pragma: no cover
+    return httpx2
 
 
 def capped_transport(inner: Any, max_bytes: int) -> Any:

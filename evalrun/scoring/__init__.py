@@ -8,17 +8,23 @@ table, headline, --json objects.
 from __future__ import annotations
 
 from evalrun.scoring.runner import (
+    ScoreHooks,
+    ScoreRequest,
+    ascore_suite,
     list_runs,
     resume_defaults,
-    score_contract,
     score_suite,
+    score_target,
     with_summary,
 )
 
 __all__ = [
+    "ScoreHooks",
+    "ScoreRequest",
+    "ascore_suite",
     "list_runs",
     "resume_defaults",
-    "score_contract",
     "score_suite",
+    "score_target",
     "with_summary",
 ]

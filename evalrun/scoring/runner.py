@@ -11,6 +11,7 @@ answering altogether the run stops early (status `incomplete`) and says so.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import queue
 import random
@@ -19,10 +20,9 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from evalrun import __version__
 from evalrun.endpoint.client import (
@@ -33,10 +33,11 @@ from evalrun.endpoint.client import (
     make_client,
     normalise_endpoint,
     pick_model,
+    run_sync,
 )
 from evalrun.endpoint.diagnose import diagnose_error, diagnose_response
 from evalrun.endpoint.diagnose import summarize as summarize_diagnoses
-from evalrun.endpoint.limits import DEFAULT_MAX_RESPONSE_MB
+from evalrun.endpoint.options import RequestOptions, options_differ
 from evalrun.errors import (
     ConfigError,
     EndpointError,
@@ -45,6 +46,7 @@ from evalrun.errors import (
     SuiteError,
     UsageError,
 )
+from evalrun.serving.target import BootProgress, Launcher, Target, TargetSpec, boot_target
 from evalrun.store import (
     CategoryTally,
     Diagnosis,
@@ -68,8 +70,42 @@ if TYPE_CHECKING:
 # Consecutive items failing at the transport level, with 5xx or 429, or with a body that is not a
 # chat completion, before we call the endpoint dead.
 DEAD_AFTER = 8
-DEAD_KINDS = frozenset({"connect", "timeout", "bad_response"})
+DEAD_KINDS = frozenset({"connect", "timeout", "bad_response", "tls"})
 DEAD_STATUSES = frozenset({429})
+
+
+@dataclass(frozen=True)
+class ScoreRequest:
+    """One scoring run: the target, the suite and how much of it (the hooks are separate)."""
+
+    target: Target
+    suite: Suite
+    label: str | None = None
+    concurrency: int = 16
+    selection: Selection = Selection()  # which items (default: the whole suite)
+    repeats: int = 1  # ask every item this many times (score --repeats K)
+    resume: str | None = None  # a run id to finish
+    run_id: str | None = None  # fixes the id of a new run (booted runs need it for server.log)
+    retry: RetryPolicy = RetryPolicy()
+
+
+class Progress(Protocol):
+    """What the runner reports progress to (scoring.report.ProgressBar is one)."""
+
+    def start(self, *, total: int, done: int = 0, passed: int = 0, errors: int = 0) -> None: ...
+    def advance(self, status: str) -> None: ...
+    def finish(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class ScoreHooks:
+    """Callbacks into a run. `server_exited` says whether the booted server died (the run then
+    stops at once instead of retrying into a dead port); `stop_when` sees each finished item and
+    may end the run early by returning why (bisect does once garble is certain)."""
+
+    progress: Progress | None = None
+    server_exited: Callable[[], bool] | None = None  # default: the target's own
+    stop_when: Callable[[ItemRecord], str | None] | None = None
 
 
 class _ItemWriter:
@@ -137,21 +173,20 @@ class _State:
     repeats: int = 1  # requests per item (score --repeats K)
 
 
-def build_params(item: Item, model: str, request_extra: dict | None) -> dict[str, Any]:
-    """Keyword arguments of chat.completions.create for one item: temperature 0, its max_tokens,
-    its tools/tool_choice, plus the contract's extra body."""
+def build_params(item: Item, model: str, options: RequestOptions) -> dict[str, Any]:
+    """Keyword arguments of chat.completions.create for one item: the run's sampling options,
+    its max_tokens (scaled), its tools/tool_choice, plus the extra body."""
     params: dict[str, Any] = {
         "model": model,
         "messages": item.messages,
-        "temperature": 0,
-        "max_tokens": item.max_tokens,
+        **options.body(item.max_tokens),
     }
     if item.tools is not None:
         params["tools"] = item.tools
     if item.tool_choice is not None:
         params["tool_choice"] = item.tool_choice
-    if request_extra:
-        params["extra_body"] = request_extra
+    if options.extra_body:
+        params["extra_body"] = options.extra_body
     return params
 
 
@@ -237,7 +272,7 @@ async def _score_item(
     item: Item,
     client: openai.AsyncOpenAI,
     model: str,
-    request_extra: dict | None,
+    options: RequestOptions,
     retry: RetryPolicy,
     rng: random.Random,
     should_stop: Callable[[], bool],
@@ -246,7 +281,7 @@ async def _score_item(
     from evalrun.grading.pattern import GradeTimeout
     from evalrun.grading.registry import grade
 
-    params = build_params(item, model, request_extra)
+    params = build_params(item, model, options)
     base: dict[str, Any] = {
         "id": item.id,
         "category": item.category,
@@ -313,7 +348,7 @@ async def _score_repeated(
     item: Item,
     client: openai.AsyncOpenAI,
     model: str,
-    request_extra: dict | None,
+    options: RequestOptions,
     retry: RetryPolicy,
     rng: random.Random,
     should_stop: Callable[[], bool],
@@ -321,9 +356,7 @@ async def _score_repeated(
 ) -> tuple[ItemRecord, str | None]:
     """Ask an item `repeats` times, one after another: the first run's record, with every run's
     {status, detail, garbled} in `repeats` (compare pairs items on their majority outcome)."""
-    rec, served = await _score_item(
-        item, client, model, request_extra, retry, rng, should_stop, on_try
-    )
+    rec, served = await _score_item(item, client, model, options, retry, rng, should_stop, on_try)
     if repeats == 1:
         return rec, served
     runs = [rec]
@@ -331,7 +364,7 @@ async def _score_repeated(
         if should_stop():
             break
         more, again = await _score_item(
-            item, client, model, request_extra, retry, rng, should_stop, on_try
+            item, client, model, options, retry, rng, should_stop, on_try
         )
         runs.append(more)
         served = served or again
@@ -359,7 +392,7 @@ def _is_dead_signal(failure: RequestFailed | dict[str, Any] | None) -> bool:
     )
 
 
-@contextmanager
+@contextlib.contextmanager
 def _sigterm_cancels(task: asyncio.Task) -> Iterator[None]:
     """SIGTERM cancels the run like Ctrl-C does (only possible in the main thread)."""
     loop = asyncio.get_running_loop()
@@ -378,72 +411,60 @@ def _sigterm_cancels(task: asyncio.Task) -> Iterator[None]:
 
 async def _run(
     state: _State,
+    req: ScoreRequest,
+    hooks: ScoreHooks,
     *,
     base_url: str,
-    suite: Suite,
     items: list[Item],
     done: dict[str, ItemRecord],
     store: RunStore,
-    model: str | None,
-    label: str | None,
-    run_id: str | None,
-    concurrency: int,
-    timeout: float,
-    api_key: str | None,
-    request_extra: dict | None,
-    contract: dict | None,
-    server: dict | None,
     selection: dict[str, Any],
-    retry: RetryPolicy,
-    progress: Any,
-    server_exited: Callable[[], bool] | None,
-    stop_when: Callable[[ItemRecord], str | None] | None,
-    max_response_mb: float,
+    own_loop: bool,
 ) -> None:
+    target = req.target
+    http = replace(target.http, concurrency=req.concurrency)  # the pool holds what is in flight
     client = make_client(
-        base_url,
-        api_key=api_key,
-        timeout=timeout,
-        concurrency=concurrency,
-        max_response_mb=max_response_mb,
+        base_url, api_key=target.api_key, http=http, headers=target.options.headers
     )
-    state.timeout = timeout
+    state.timeout = target.http.timeout
     task = asyncio.current_task()
     assert task is not None
     try:
-        with _sigterm_cancels(task):
+        with _sigterm_cancels(task) if own_loop else contextlib.nullcontext():
             facts = asyncio.create_task(asyncio.to_thread(_provenance))  # git runs meanwhile
             try:
-                served = await list_models(client, base_url)
+                served = await list_models(client, base_url, target.api_key)
             finally:
                 provenance = await facts
             state.served = served
             if state.record is None:
-                chosen = pick_model(model, served, base_url)
-                label = label or slug(chosen)
+                chosen = pick_model(target.model, served, base_url)
+                label = req.label or slug(chosen)
                 state.record = RunRecord(
-                    run_id=run_id or unique_run_id(store, label),
+                    run_id=req.run_id or unique_run_id(store, label),
                     label=slug(label),
                     evalrun_version=__version__,
                     suite=SuiteRef(
-                        name=suite.name, version=suite.version, sha256=suite.sha256, path=suite.path
+                        name=req.suite.name,
+                        version=req.suite.version,
+                        sha256=req.suite.sha256,
+                        path=req.suite.path,
                     ),
                     endpoint=base_url,
-                    model_requested=model,
+                    model_requested=target.model,
                     sampling={
-                        "temperature": 0,
+                        **target.options.record(),
                         **({"repeats": state.repeats} if state.repeats > 1 else {}),
-                        **({"extra": request_extra} if request_extra else {}),
                     },
                     selection=selection,
-                    contract=contract,
-                    server=server,
+                    contract=target.contract,
+                    server=target.server,
                     provenance=provenance,
                     started_at=now_iso(),
                 )
             else:
                 chosen = (
-                    model
+                    target.model
                     or state.record.model_requested
                     or state.record.model_served
                     or pick_model(None, served, base_url)
@@ -452,20 +473,7 @@ async def _run(
             record.status = "running"
             record.pid, record.host = os.getpid(), socket.gethostname()  # `stale` once gone
             store.write_run(record)
-            await _work(
-                state,
-                client,
-                chosen,
-                items,
-                done,
-                store,
-                concurrency,
-                request_extra,
-                retry,
-                progress,
-                server_exited,
-                stop_when,
-            )
+            await _work(state, client, chosen, items, done, store, req, hooks)
     finally:
         await client.close()
 
@@ -477,13 +485,12 @@ async def _work(
     items: list[Item],
     done: dict[str, ItemRecord],
     store: RunStore,
-    concurrency: int,
-    request_extra: dict | None,
-    retry: RetryPolicy,
-    progress: Any,
-    server_exited: Callable[[], bool] | None,
-    stop_when: Callable[[ItemRecord], str | None] | None,
+    req: ScoreRequest,
+    hooks: ScoreHooks,
 ) -> None:
+    retry, progress = req.retry, hooks.progress
+    server_exited = hooks.server_exited or req.target.exited
+    stop_when = hooks.stop_when
     record = state.record
     assert record is not None
     state.records.update(done)  # errors too: counted until this run asks their items again
@@ -502,7 +509,7 @@ async def _work(
             state.stopped = "the server process exited"
         return state.stopped is not None or state.halted is not None or writer.error is not None
 
-    give_up_tries = max(DEAD_AFTER, concurrency)
+    give_up_tries = max(DEAD_AFTER, req.concurrency)
 
     def on_try(failure: RequestFailed | None) -> None:
         """Count failed tries across items: a hung or throttling endpoint is dead long before
@@ -540,7 +547,7 @@ async def _work(
                     item,
                     client,
                     model,
-                    request_extra,
+                    req.target.options,
                     retry,
                     rng,
                     should_stop,
@@ -566,7 +573,7 @@ async def _work(
             if progress is not None:
                 progress.advance(rec.status)
 
-    workers.extend(asyncio.ensure_future(worker()) for _ in range(max(1, concurrency)))
+    workers.extend(asyncio.ensure_future(worker()) for _ in range(max(1, req.concurrency)))
     try:
         await asyncio.gather(*workers)
     finally:
@@ -600,53 +607,34 @@ def _provenance() -> dict[str, Any]:
 
 
 def score_suite(
-    *,
-    endpoint: str,
-    suite: Suite,
-    store: RunStore,
-    model: str | None = None,
-    label: str | None = None,
-    concurrency: int = 16,
-    limit: int | None = None,
-    tags: set[str] | None = None,
-    selection: Selection | None = None,
-    timeout: float = 120.0,
-    api_key: str | None = None,
-    request_extra: dict | None = None,
-    contract: dict | None = None,
-    server: dict | None = None,
-    resume: str | None = None,
-    progress: bool = True,
-    run_id: str | None = None,
-    retry: RetryPolicy | None = None,
-    server_exited: Callable[[], bool] | None = None,
-    stop_when: Callable[[ItemRecord], str | None] | None = None,
-    repeats: int = 1,
-    max_response_mb: float = DEFAULT_MAX_RESPONSE_MB,
+    req: ScoreRequest, store: RunStore, hooks: ScoreHooks = ScoreHooks()
 ) -> tuple[RunRecord, list[ItemRecord]]:
-    """Run (or resume) `suite` against an OpenAI-compatible endpoint; store and return the run.
+    """Run (or resume) a suite against a target; store and return the run.
 
     Raises EndpointError when the endpoint is unreachable, not OpenAI-compatible, or stops
     answering mid-run (the run is then `incomplete` and resumable); Interrupted on Ctrl-C or
-    SIGTERM (run.json status `interrupted`, resumable). `run_id` fixes the id of a new run (the
-    contract flow needs it before boot, for server.log); `retry` overrides the retry policy.
-    `server_exited` says whether the booted server process has died: the run then stops at once
-    instead of retrying into a dead port. `stop_when` sees each finished item and may end the run
-    early by returning why (bisect does once garble is certain): the requests in flight are
-    dropped, the run is `incomplete` unless every item had already finished, and no error is
-    raised. `repeats` asks each item that many times (same request, temperature 0): the item's
-    record is the first answer's, and `repeats` on it lists every run's outcome.
+    SIGTERM (run.json status `interrupted`, resumable). A halt by `hooks.stop_when` drops the
+    requests in flight; the run is `incomplete` unless every item had already finished, and no
+    error is raised. Works inside a running event loop too (the run then gets its own thread).
     """
-    if concurrency < 1:
-        raise UsageError(f"--concurrency must be at least 1, got {concurrency}")
-    if not 1 <= repeats <= 20:
-        raise UsageError(f"--repeats must be between 1 and 20, got {repeats}")
-    store.ensure_writable()
-    base_url = normalise_endpoint(endpoint)
-    state = _State(repeats=repeats)
-    done: dict[str, ItemRecord] = {}
-    if resume:
-        state.record = store.load_run(resume)
+    return run_sync(lambda: _score(req, store, hooks, own_loop=True))
+
+
+async def ascore_suite(
+    req: ScoreRequest, store: RunStore, hooks: ScoreHooks = ScoreHooks()
+) -> tuple[RunRecord, list[ItemRecord]]:
+    """`score_suite` for a caller already in an event loop (a notebook): the same run, awaited.
+    Cancelling it leaves the run `interrupted` and resumable."""
+    return await _score(req, store, hooks, own_loop=False)
+
+
+def _select(
+    req: ScoreRequest, store: RunStore, state: _State
+) -> tuple[list[Item], dict[str, ItemRecord], dict[str, Any]]:
+    """(items to score, items already done, selection for run.json); loads a resumed run."""
+    suite = req.suite
+    if req.resume:
+        state.record = store.load_run(req.resume)
         state.repeats = int(state.record.sampling.get("repeats", 1))  # as the run began
         if state.record.suite.sha256 != suite.sha256:
             raise SuiteError(
@@ -654,53 +642,54 @@ def score_suite(
                 f"{state.record.suite.version} ({state.record.suite.sha256[:12]}), not this suite "
                 f"({suite.sha256[:12]}); resume needs the same suite, or start a new run"
             )
-        picked = Selection.from_record(state.record.selection)
-        items = picked.pick(suite)
-        done = {r.id: r for r in store.load_items(state.record.run_id)}  # errors are asked again
-        recorded = state.record.selection
-    else:
-        picked = selection or Selection(tags=tuple(sorted(tags)) if tags else None, limit=limit)
-        items = picked.pick(suite)
-        recorded = picked.record(items)
-    _check_graders(items)
-    bar = None
-    if progress:
-        from evalrun.scoring.report import ProgressBar
-
-        bar = ProgressBar()
-    try:
-        asyncio.run(
-            _run(
-                state,
-                base_url=base_url,
-                suite=suite,
-                items=items,
-                done=done,
-                store=store,
-                model=model,
-                label=label,
-                run_id=run_id,
-                concurrency=concurrency,
-                timeout=timeout,
-                api_key=api_key,
-                request_extra=request_extra,
-                contract=contract,
-                server=server,
-                selection=recorded,
-                retry=retry or RetryPolicy(),
-                progress=bar,
-                server_exited=server_exited,
-                stop_when=stop_when,
-                max_response_mb=max_response_mb,
+        differ = options_differ(state.record.sampling, req.target.options.record())
+        if differ:
+            raise UsageError(
+                f"run {state.record.run_id} was sent other request options ({', '.join(differ)}: "
+                f"{state.record.sampling}); resume with the same options, or start a new run"
             )
+        items = Selection.from_record(state.record.selection).pick(suite)
+        done = {r.id: r for r in store.load_items(state.record.run_id)}  # errors are asked again
+        return items, done, state.record.selection
+    items = req.selection.pick(suite)
+    return items, {}, req.selection.record(items)
+
+
+async def _score(
+    req: ScoreRequest, store: RunStore, hooks: ScoreHooks, *, own_loop: bool
+) -> tuple[RunRecord, list[ItemRecord]]:
+    if req.concurrency < 1:
+        raise UsageError(f"--concurrency must be at least 1, got {req.concurrency}")
+    if not 1 <= req.repeats <= 20:
+        raise UsageError(f"--repeats must be between 1 and 20, got {req.repeats}")
+    store.ensure_writable()
+    base_url = normalise_endpoint(req.target.base_url)
+    state = _State(repeats=req.repeats)
+    items, done, selection = _select(req, store, state)
+    _check_graders(items)
+    bar = hooks.progress
+    try:
+        await _run(
+            state,
+            req,
+            hooks,
+            base_url=base_url,
+            items=items,
+            done=done,
+            store=store,
+            selection=selection,
+            own_loop=own_loop,
         )
     except (KeyboardInterrupt, asyncio.CancelledError) as exc:
         if bar is not None:
             bar.finish()
         rec = state.record
+        if rec is not None:
+            _finish(store, rec, items, state, status="interrupted")
+        if not own_loop and isinstance(exc, asyncio.CancelledError):
+            raise  # the caller's loop cancelled us: let it see its cancellation
         if rec is None:
             raise Interrupted("interrupted before the run started; nothing was written") from exc
-        _finish(store, rec, items, state, status="interrupted")
         raise Interrupted(
             f"interrupted after {len(state.records)}/{len(items)} items; results are saved in "
             f"{store.run_dir(rec.run_id)}; resume with --resume {rec.run_id}"
@@ -752,57 +741,35 @@ def _finish(
         raise store_full(store, record.run_id, exc) from None
 
 
-def score_contract(
-    *,
-    contract_path: str | Path | None,
-    reference: bool = False,
-    sets: Sequence[str] = (),
-    unsets: Sequence[str] = (),
-    suite: Suite,
+def score_target(
+    spec: TargetSpec,
+    req: ScoreRequest,
     store: RunStore,
-    label: str | None = None,
-    on_boot_progress: Callable[..., None] | None = None,
-    resume: str | None = None,
-    **kw: Any,
+    hooks: ScoreHooks = ScoreHooks(),
+    *,
+    on_boot_progress: BootProgress | None = None,
+    launcher: Launcher | None = None,
 ) -> tuple[RunRecord, list[ItemRecord]]:
-    """Boot the server a contract describes, score the suite against it, tear it down.
-
-    server.log goes into the run's folder. BootError (exit 3) if the server does not come up.
-    """
-    from evalrun.serving.contract import load_contract, reference_contract_path
-    from evalrun.serving.launcher import boot_server, record_for_run, stderr_progress
-
-    path = reference_contract_path() if reference else contract_path
-    if path is None:
-        raise UsageError("pass --contract FILE or --reference")
-    contract = load_contract(path, sets=list(sets), unsets=list(unsets))
-    store.ensure_writable()
-    if resume:
-        run_id = store.resolve(resume)
-        log_name = f"server.resume-{now_iso()[11:19].replace(':', '')}.log"
-    else:
-        run_id = unique_run_id(store, label or contract.name)
-        log_name = "server.log"
-    log_path = store.run_dir(run_id) / log_name
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    if on_boot_progress is None and kw.get("progress", True):
-        on_boot_progress = stderr_progress(contract.name)
-    with boot_server(contract, log_path, on_progress=on_boot_progress) as srv:
-        contract_dict, server_dict = record_for_run(contract, srv)
-        return score_suite(
-            endpoint=srv.base_url,
-            model=srv.model,
-            suite=suite,
-            store=store,
-            label=label or contract.name,
-            request_extra=contract.request or None,
-            contract=contract_dict,
-            server=server_dict,
-            run_id=None if resume else run_id,
-            resume=resume,
-            server_exited=srv.exited,
-            **kw,
-        )
+    """Score `req.suite` against the spec's target: the endpoint, or a server booted from the
+    contract (server.log in the run's folder; BootError, exit 3, if it does not come up) and torn
+    down afterwards. `req.target` is replaced by the target reached."""
+    spec = spec.check()
+    log_path = None
+    run_id = req.run_id
+    if spec.booted:
+        store.ensure_writable()
+        name = spec.load_contract().name
+        if req.resume:
+            run_id = None
+            log_path = store.run_dir(store.resolve(req.resume)) / (
+                f"server.resume-{now_iso()[11:19].replace(':', '')}.log"
+            )
+        else:
+            run_id = run_id or unique_run_id(store, req.label or name)
+            log_path = store.run_dir(run_id) / "server.log"
+        req = replace(req, label=req.label or name)
+    with boot_target(spec, log_path, on_progress=on_boot_progress, launcher=launcher) as target:
+        return score_suite(replace(req, target=target, run_id=run_id), store, hooks)
 
 
 def resume_defaults(store: RunStore, ref: str) -> dict[str, Any]:

@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-import httpx
+import httpx2 as httpx
 
+from evalrun.endpoint.http import sync_client
 from evalrun.errors import BootError, Interrupted
 from evalrun.serving.bootfail import LogWatch, classify, find_elsewhere
 from evalrun.serving.contract import (
@@ -296,7 +297,7 @@ def _wait_ready(
     argv: list[str],
     on_progress: Progress | None,
     poll: float,
-) -> float:
+) -> tuple[float, str]:
     start = time.monotonic()
     health_url = root + contract.health_path
     was_healthy = flaps = refusals = polls = 0
@@ -334,7 +335,9 @@ def _wait_ready(
                 watch,
             )
         status = _health(client, health_url)
-        if status == 200:
+        if status == 200 and not model:
+            model = _served_model(client, root)  # the contract names none: ask, as --endpoint does
+        if status == 200 and model:
             was_healthy = 1
             phase = "warming"
             code_chat, detail = _chat_probe(
@@ -348,7 +351,7 @@ def _wait_ready(
                 ready = time.monotonic() - start
                 if on_progress is not None:
                     on_progress(ready, "ready")
-                return ready
+                return ready, model
             if code_chat is not None and 400 <= code_chat < 500 and code_chat not in (408, 429):
                 refusals += 1
                 last_refusal = f"HTTP {code_chat}: {detail}"
@@ -395,7 +398,7 @@ def boot_server(
     model = request_model(contract, argv)
     log_path = Path(log_path)
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    with sigterm_raises(), log_path.open("ab") as log, httpx.Client(trust_env=False) as client:
+    with sigterm_raises(), log_path.open("ab") as log, sync_client(root) as client:
         secrets = secret_values(contract)
         start = log.tell()
         watch = LogWatch(log_path, start=start, secrets=secrets)  # this boot's part of the log
@@ -403,7 +406,7 @@ def boot_server(
         proc = _spawn(contract, argv, env, log)
         clean = False
         try:
-            boot_s = _wait_ready(
+            boot_s, model = _wait_ready(
                 contract, proc, client, root, model, watch, env, argv, on_progress, poll_interval
             )
             version, source = probe_version(client, root)
@@ -465,14 +468,26 @@ def scrub_log(path: Path, secrets: list[str], start: int = 0) -> None:
 
 
 def request_model(contract: Contract, argv: list[str]) -> str:
-    """The model name to send: served_model_name, else the model as passed on the command line."""
+    """The model name to send: served_model_name, else the model as passed on the command line;
+    "" when the contract names neither (readiness then asks /v1/models)."""
     if contract.served_model_name:
         return contract.served_model_name
     if contract.engine == "llama.cpp" and "--model" in argv:
         return argv[argv.index("--model") + 1]
     if contract.engine == "sglang" and "--model-path" in argv:
         return argv[argv.index("--model-path") + 1]
-    return contract.model or contract.name
+    return contract.model or ""
+
+
+def _served_model(client: httpx.Client, root: str) -> str:
+    """The only model /v1/models lists ("" until it lists exactly one)."""
+    with contextlib.suppress(httpx.HTTPError, ValueError, AttributeError, KeyError, TypeError):
+        resp = client.get(f"{root}/v1/models", timeout=3.0)
+        if resp.status_code == 200:
+            ids = [str(m["id"]) for m in resp.json().get("data") or []]
+            if len(ids) == 1:
+                return ids[0]
+    return ""
 
 
 def _died_in_use(

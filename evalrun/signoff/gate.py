@@ -27,6 +27,7 @@ from evalrun.compare.pairing import (
     GarbleStats,
     PairedStats,
     compare_runs,
+    request_options_warning,
     to_json,
 )
 from evalrun.compare.stats import DEFAULT_SEED
@@ -84,6 +85,9 @@ def signoff(
         checks.append(
             Check(rule="baseline", outcome="warn", reason="candidate and baseline are the same run")
         )
+    options = request_options_warning(store.load_run(cmp.a.run_id), store.load_run(cmp.b.run_id))
+    if options:
+        checks.append(Check(rule="request_options", outcome="warn", reason=options))
     if cmp.a.errors or cmp.a.missing:
         checks.append(
             Check(

@@ -18,14 +18,15 @@ import random
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import httpx
-
-from evalrun.endpoint.client import normalise_endpoint, pick_model
+from evalrun.endpoint.client import pick_model, run_sync
+from evalrun.endpoint.http import async_client
+from evalrun.endpoint.options import RequestOptions
 from evalrun.errors import EndpointError, EvalrunError, Interrupted, UsageError
+from evalrun.serving.target import BootProgress, Launcher, Target, TargetSpec, boot_target
 from evalrun.slope.record import (
     Calibration,
     SlopePoint,
@@ -264,78 +265,87 @@ def _stream_row(
     }
 
 
-BootFn = Callable[[Any, Path], AbstractContextManager[Any]]
+@dataclass(frozen=True)
+class SlopeRequest:
+    """One slope sweep: depths, sizes, concurrency levels and repetitions."""
+
+    depths: tuple[int, ...]
+    pp: int = 2048  # prompt tokens after the context
+    tg: int = 128  # tokens generated per stream
+    concurrency: tuple[int, ...] = (1, 2)
+    runs: int = 2
+    label: str | None = None
+    warm_cache: bool = False
+
+
+@dataclass(frozen=True)
+class SlopeHooks:
+    """Callbacks into a sweep: progress lines, the boot timer, the clock streams are timed by."""
+
+    progress: Callable[[str], None] | None = None
+    boot_progress: BootProgress | None = None
+    clock: Callable[[], float] = time.perf_counter
+
+
+def _sent_extras(options: RequestOptions) -> dict[str, Any]:
+    """What slope sends beyond its defaults (temperature 0): sampling options and extra body."""
+    sampling = {k: v for k, v in options.body(None).items() if k != "temperature" or v != 0}
+    return {**sampling, **options.extra_body}
 
 
 def run_slope(
-    *,
-    endpoint: str | None = None,
-    contract: Any = None,
-    depths: Sequence[int],
-    pp: int = 2048,
-    tg: int = 128,
-    concurrency: Sequence[int] = (1, 2),
-    runs: int = 2,
-    model: str | None = None,
-    label: str | None = None,
-    warm_cache: bool = False,
-    request_extra: dict[str, Any] | None = None,
-    api_key: str | None = None,
-    timeout: float = 600.0,
+    spec: TargetSpec,
+    req: SlopeRequest,
     results: Path = DEFAULT_RESULTS,
-    progress: Callable[[str], None] | None = None,
-    transport: httpx.AsyncBaseTransport | None = None,
-    boot: BootFn | None = None,
-    clock: Callable[[], float] = time.perf_counter,
+    hooks: SlopeHooks = SlopeHooks(),
+    *,
+    launcher: Launcher | None = None,
 ) -> SlopeRecord:
-    """Measure a slope against `endpoint`, or against a server booted from `contract`.
+    """Measure a slope against the spec's endpoint, or a server booted from its contract.
 
     Writes results/slope-<run_id>/ as it goes and returns the final record. Raises EndpointError
     when the endpoint is unusable, BootError when the contract does not boot, Interrupted on
     Ctrl-C (after writing status=interrupted).
     """
-    if (endpoint is None) == (contract is None):
-        raise UsageError("pass exactly one of --endpoint, --contract or --reference")
-    if pp < 1 or tg < 2 or runs < 1:
+    spec = spec.check()
+    if req.pp < 1 or req.tg < 2 or req.runs < 1:
         raise UsageError("--pp needs 1 or more tokens, --tg 2 or more, --runs 1 or more")
     settings = SlopeSettings(
-        depths=sorted(set(depths)),
-        pp=pp,
-        tg=tg,
-        concurrency=sorted(set(concurrency)),
-        runs=runs,
-        warm_cache=warm_cache,
+        depths=sorted(set(req.depths)),
+        pp=req.pp,
+        tg=req.tg,
+        concurrency=sorted(set(req.concurrency)),
+        runs=req.runs,
+        warm_cache=req.warm_cache,
     )
-    label = slug(
-        label or (getattr(contract, "name", None) if contract else None) or model or "slope"
-    )
+    contract = spec.load_contract() if spec.booted else None
+    label = slug(req.label or (contract.name if contract else None) or spec.model or "slope")
     run_id, folder = _claim_folder(Path(results), label)
-    say = progress or (lambda _msg: None)
+    say = hooks.progress or (lambda _msg: None)
     record = SlopeRecord(
         run_id=run_id,
         label=label,
-        endpoint=endpoint or "",
+        endpoint=spec.endpoint or "",
         settings=settings,
-        model_requested=model,
-        request_extra=dict(request_extra or {}),
+        model_requested=spec.model,
         provenance=_provenance(),
         started_at=now_iso(),
     )
-    if contract is None:
-        record.endpoint = normalise_endpoint(endpoint or "")
-        return _measure(record, results, api_key, timeout, transport, clock, say)
-    from evalrun.serving.launcher import boot_server, record_for_run
-
-    boot = boot or boot_server
-
-    say(f"booting {getattr(contract, 'name', 'contract')} (log: {folder / 'server.log'})")
-    with boot(contract, folder / "server.log") as server:
-        record.contract, record.server = record_for_run(contract, server)
-        record.endpoint = normalise_endpoint(server.base_url)
-        record.model_requested = model or server.model
-        contract_extra = getattr(contract, "request", None) or {}
-        record.request_extra = {**contract_extra, **record.request_extra}
-        return _measure(record, results, api_key, timeout, transport, clock, say)
+    if contract is not None:
+        say(f"booting {contract.name} (log: {folder / 'server.log'})")
+    http = replace(spec.http, concurrency=max(settings.concurrency) + 2)
+    with boot_target(
+        replace(spec, http=http),
+        folder / "server.log",
+        contract=contract,
+        on_progress=hooks.boot_progress,
+        launcher=launcher,
+    ) as target:
+        record.contract, record.server = target.contract, target.server
+        record.endpoint = target.base_url
+        record.model_requested = target.model
+        record.request_extra = _sent_extras(target.options)
+        return _measure(record, results, target, hooks.clock, say)
 
 
 def _claim_folder(results: Path, label: str) -> tuple[str, Path]:
@@ -347,29 +357,25 @@ def _claim_folder(results: Path, label: str) -> tuple[str, Path]:
 def _measure(
     record: SlopeRecord,
     results: Path,
-    api_key: str | None,
-    timeout: float,
-    transport: httpx.AsyncBaseTransport | None,
+    target: Target,
     clock: Callable[[], float],
     say: Callable[[str], None],
 ) -> SlopeRecord:
     folder = write_record(results, record)
 
     async def go() -> None:
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        limits = httpx.Limits(max_connections=max(record.settings.concurrency) + 2)
-        async with httpx.AsyncClient(
-            transport=transport,
-            headers=headers,
-            limits=limits,
-            timeout=httpx.Timeout(timeout, connect=10.0),
-        ) as client:
+        headers = dict(target.options.headers)
+        if target.api_key.value:
+            headers["Authorization"] = f"Bearer {target.api_key.value}"
+        async with async_client(target.base_url, target.http) as client:
+            client.headers.update(headers)
             wire = Wire(
                 client,
                 record.endpoint,
                 record.model_requested,
                 request_extra=record.request_extra,
                 clock=clock,
+                api_key=target.api_key,
             )
             sweep = _Sweep(wire, record.settings, folder, seed=record.run_id, progress=say)
 
@@ -389,7 +395,7 @@ def _measure(
                 sync()
 
     try:
-        asyncio.run(go())
+        run_sync(go)
     except KeyboardInterrupt as exc:
         _finish(results, record, "interrupted", "interrupted by the user")
         raise Interrupted(f"slope interrupted; partial results in {folder}") from exc

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-import httpx
+import httpx2 as httpx
 
-from evalrun.endpoint.client import error_message
+from evalrun.endpoint.client import ApiKey, error_message
+from evalrun.endpoint.http import describe_failure, refused
 from evalrun.errors import EndpointError
 
 OPTIONAL_EXTRAS = ("ignore_eos", "min_tokens", "stream_options")
@@ -138,7 +139,9 @@ class Wire:
         *,
         request_extra: dict[str, Any] | None = None,
         clock: Callable[[], float],
+        api_key: ApiKey | None = None,
     ) -> None:
+        self.api_key = api_key or ApiKey()
         self.client = client
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -152,10 +155,15 @@ class Wire:
         try:
             resp = await self.client.get(f"{self.base_url}/models")
         except httpx.HTTPError as exc:
+            kind, why = describe_failure(exc)
             raise EndpointError(
-                f"cannot reach {self.base_url}/models ({type(exc).__name__})",
-                hint="is the server up? pass the base URL, e.g. http://127.0.0.1:8000/v1",
+                f"cannot reach {self.base_url}/models ({why})",
+                hint=None
+                if kind == "tls"
+                else "is the server up? pass the base URL, e.g. http://127.0.0.1:8000/v1",
             ) from exc
+        if resp.status_code in (401, 403):
+            raise self._unusable(resp.status_code, resp.text)
         if resp.status_code != 200:
             return {}
         try:
@@ -191,9 +199,13 @@ class Wire:
         return bool(named)
 
     def _unusable(self, status: int, text: str) -> EndpointError:
+        hint = (
+            self.api_key.refused_hint()
+            if status in (401, 403)
+            else "check the URL and the model name (--model)"
+        )
         return EndpointError(
-            f"{self.base_url}/chat/completions answered HTTP {status}: {_one_line(text)}",
-            hint="check the URL, the model name (--model) and the API key (--api-key-env)",
+            f"{self.base_url} answered HTTP {status}: {_one_line(text)}", hint=hint
         )
 
     async def probe(self, text: str) -> Probe:
@@ -204,7 +216,7 @@ class Wire:
                 resp = await self.client.post(f"{self.base_url}/chat/completions", json=body)
             except httpx.HTTPError as exc:
                 raise EndpointError(
-                    f"request to {self.base_url} failed ({type(exc).__name__}: {exc})",
+                    f"request to {self.base_url} failed ({describe_failure(exc)[1]})",
                     hint="is the server still up? see its log",
                 ) from exc
             if resp.status_code == 200:
@@ -259,19 +271,17 @@ class Wire:
                             f"({CUT_OFF_HINT})"
                         )
                     return timing
-            except httpx.ConnectError as exc:
-                raise EndpointError(
-                    f"lost {self.base_url} ({exc})",
-                    hint="the server went away mid-sweep; see its log",
-                ) from exc
-            except httpx.RemoteProtocolError as exc:
-                if reconnects and timing.first is None:
+            except httpx.HTTPError as exc:
+                kind, why = describe_failure(exc)
+                if refused(exc):
+                    raise EndpointError(
+                        f"lost {self.base_url} ({why})",
+                        hint="the server went away mid-sweep; see its log",
+                    ) from exc
+                if kind == "connect" and reconnects and timing.first is None:
                     reconnects -= 1
                     continue
-                timing.error = f"{type(exc).__name__}: {exc}"
-                return timing
-            except httpx.HTTPError as exc:
-                timing.error = f"{type(exc).__name__}: {exc}"
+                timing.error = f"{type(exc).__name__}: {why}"
                 return timing
 
     async def _read_events(self, resp: httpx.Response, timing: StreamTiming) -> None:

@@ -1,0 +1,150 @@
+"""The target options of `score`, `slope` and `bisect`, declared once.
+
+`add_target_arguments` adds them to a parser (argparse only: `--help` stays fast);
+`target_spec(args)` turns the parsed flags into a `TargetSpec` (serving/target.py). Request options
+(`--temperature`, `--top-p`, `--request-seed`, `--max-tokens-scale`, `--extra-body`, `--header`) and the
+connection options (`--api-key-env`, `--ca-bundle`, `--insecure`) come with every target.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from evalrun.serving.target import TargetSpec
+
+
+def add_target_arguments(
+    parser: argparse.ArgumentParser, *, endpoint: bool = True, contract: bool = True
+) -> None:
+    """Add the target options; `endpoint=False` / `contract=False` leave out --endpoint/--model
+    and --contract/--reference for commands that bring their own (bisect)."""
+    target = parser.add_argument_group("what to measure")
+    if endpoint:
+        target.add_argument(
+            "--endpoint",
+            metavar="URL",
+            help="base URL, e.g. http://127.0.0.1:8000/v1 (the /v1 is optional; "
+            "default: $OPENAI_BASE_URL)",
+        )
+        target.add_argument(
+            "--model", help="model name to send (default: the one /v1/models lists)"
+        )
+    if contract:
+        target.add_argument(
+            "--contract",
+            metavar="FILE",
+            help="boot the server this contract describes, measure it, tear it down",
+        )
+        target.add_argument(
+            "--reference",
+            action="store_true",
+            help="boot the embedded reference endpoint (llama.cpp + SmolLM2-135M)",
+        )
+    target.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="override a contract key, e.g. args.load-format=safetensors (repeatable)",
+    )
+    target.add_argument(
+        "--unset",
+        dest="unsets",
+        action="append",
+        default=[],
+        metavar="K",
+        help="remove a contract key, e.g. args.speculative-config (repeatable)",
+    )
+    conn = parser.add_argument_group("connection")
+    conn.add_argument(
+        "--api-key-env",
+        metavar="VAR",
+        help="environment variable with the API key (default: $OPENAI_API_KEY when set)",
+    )
+    conn.add_argument(
+        "--ca-bundle",
+        metavar="PATH",
+        help="trust the CAs in this PEM file or folder (default: $SSL_CERT_FILE, else the system)",
+    )
+    conn.add_argument(
+        "--insecure", action="store_true", help="do not verify the endpoint's TLS certificate"
+    )
+    conn.add_argument(
+        "--max-response-mb",
+        type=float,
+        default=8.0,
+        metavar="MB",
+        help="largest response body read (default 8); a bigger one is an item in error",
+    )
+    req = parser.add_argument_group(
+        "request options (sent with every request; a contract's request: block is the same)"
+    )
+    req.add_argument("--temperature", type=float, metavar="T", help="sampling temperature (0)")
+    req.add_argument("--top-p", type=float, metavar="P", help="nucleus sampling (engine default)")
+    req.add_argument(
+        "--request-seed",
+        type=int,
+        metavar="N",
+        help="sampling seed sent with every request, for engines that take one",
+    )
+    req.add_argument(
+        "--max-tokens-scale",
+        type=float,
+        metavar="F",
+        help="multiply every item's max_tokens by F (e.g. 4 for a thinking model)",
+    )
+    req.add_argument(
+        "--extra-body",
+        metavar="JSON|@FILE",
+        help="merged into every request body: a JSON object or @file.json/@file.yaml, e.g. "
+        """'{"chat_template_kwargs": {"enable_thinking": false}}'""",
+    )
+    req.add_argument(
+        "--header",
+        dest="headers",
+        action="append",
+        default=[],
+        metavar="K:V",
+        help="extra HTTP header on every request (repeatable; values are not stored)",
+    )
+
+
+def target_spec(args: argparse.Namespace, *, timeout: float, concurrency: int) -> TargetSpec:
+    """The TargetSpec the parsed flags describe (UsageError on a bad value)."""
+    from evalrun.endpoint.client import resolve_api_key
+    from evalrun.endpoint.http import HttpOptions
+    from evalrun.endpoint.options import build_options, parse_extra_body, parse_headers
+    from evalrun.errors import UsageError
+    from evalrun.serving.target import TargetSpec
+
+    if args.max_response_mb <= 0:
+        raise UsageError(f"--max-response-mb must be positive, got {args.max_response_mb:g}")
+
+    options = build_options(
+        temperature=args.temperature,
+        top_p=args.top_p,
+        seed=args.request_seed,
+        max_tokens_scale=args.max_tokens_scale,
+        extra_body=parse_extra_body(args.extra_body) if args.extra_body else None,
+        headers=parse_headers(args.headers) or None,
+    )
+    return TargetSpec(
+        endpoint=getattr(args, "endpoint", None),
+        contract=getattr(args, "contract", None),
+        reference=getattr(args, "reference", False),
+        sets=tuple(args.sets),
+        unsets=tuple(args.unsets),
+        model=getattr(args, "model", None),
+        api_key=resolve_api_key(args.api_key_env),
+        options=options,
+        http=HttpOptions(
+            timeout=timeout,
+            concurrency=concurrency,
+            ca_bundle=args.ca_bundle,
+            insecure=args.insecure,
+            max_response_mb=args.max_response_mb,
+        ),
+    )

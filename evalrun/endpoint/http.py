@@ -1,0 +1,152 @@
+"""The one HTTP stack evalrun speaks: httpx2 (what the openai SDK builds on), with the SDK's aiohttp
+transport for the async side.
+
+Every request evalrun sends goes through a client made here: scoring (under `openai.AsyncOpenAI`),
+slope's streamed requests and the launcher's readiness polls (a sync `httpx2.Client`). So proxies
+(`HTTP(S)_PROXY`, `ALL_PROXY`, `NO_PROXY`) apply as httpx2 applies them for the SDK, TLS follows
+one rule (`--ca-bundle PATH`, else `SSL_CERT_FILE`/`SSL_CERT_DIR`, else the system store;
+`--insecure` turns verification off), and connection pools are bounded by the concurrency asked
+for. `describe_failure` names a TLS failure as one, not as "is the server up?".
+"""
+
+from __future__ import annotations
+
+import os
+import ssl
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evalrun.endpoint.limits import DEFAULT_MAX_RESPONSE_MB
+from evalrun.errors import UsageError
+
+if TYPE_CHECKING:
+    import httpx2
+
+_PROXY_VARS = ("http_proxy", "https_proxy", "all_proxy")
+
+
+@dataclass(frozen=True)
+class HttpOptions:
+    """How to reach an endpoint: timeouts, pool size, certificate checks."""
+
+    timeout: float = 120.0  # seconds per request (read, write and pool wait each)
+    concurrency: int = 16  # connections kept: one per request in flight
+    ca_bundle: str | None = None  # PEM file (or folder) of CAs to trust instead of the system's
+    insecure: bool = False  # do not verify the server's certificate at all
+    proxies: bool = True  # honour HTTP(S)_PROXY / NO_PROXY (off for servers evalrun booted itself)
+    max_response_mb: float = DEFAULT_MAX_RESPONSE_MB  # a body past this is an item in error
+
+    def verify(self, base_url: str) -> ssl.SSLContext | bool:
+        """The `verify=` for httpx2: False when insecure, or when no TLS can be involved (a plain
+        http endpoint and no proxy variable: loading the CA store costs ~0.1 s per client)."""
+        if self.insecure:
+            return False
+        if self.ca_bundle:
+            path = Path(self.ca_bundle).expanduser()
+            try:
+                if path.is_dir():
+                    return ssl.create_default_context(capath=str(path))
+                return ssl.create_default_context(cafile=str(path))
+            except (OSError, ssl.SSLError) as exc:
+                raise UsageError(
+                    f"--ca-bundle {self.ca_bundle}: not a readable PEM certificate file or folder "
+                    f"({exc}); pass the CA that signed the endpoint's certificate"
+                ) from exc
+        if base_url.startswith("http://") and not (self.proxies and _proxy_env()):
+            return False
+        return True  # httpx2: SSL_CERT_FILE / SSL_CERT_DIR, else the system store
+
+
+def _proxy_env() -> bool:
+    return any(os.environ.get(v) or os.environ.get(v.upper()) for v in _PROXY_VARS)
+
+
+def _limits(options: HttpOptions) -> httpx2.Limits:
+    import httpx2
+
+    n = max(1, options.concurrency)
+    return httpx2.Limits(max_connections=n, max_keepalive_connections=n, keepalive_expiry=30.0)
+
+
+def async_client(base_url: str, options: HttpOptions) -> httpx2.AsyncClient:
+    """An async client on the SDK's aiohttp transport (its choice for high concurrency), every
+    body capped at `max_response_mb` (limits.py), the proxy transports included."""
+    import openai
+
+    from evalrun.endpoint.limits import capped_transport
+
+    max_bytes = int(options.max_response_mb * 1024 * 1024)
+
+    class Capped(openai.DefaultAioHttpClient):  # type: ignore[misc,valid-type]
+        # The two hooks httpx2 builds its transports with (the SDK's aiohttp client overrides
+        # the same two): the direct one and one per proxy mount.
+        def _init_transport(self, *args: Any, **kwargs: Any) -> Any:
+            return capped_transport(super()._init_transport(*args, **kwargs), max_bytes)
+
+        def _init_proxy_transport(self, *args: Any, **kwargs: Any) -> Any:
+            return capped_transport(super()._init_proxy_transport(*args, **kwargs), max_bytes)
+
+    return Capped(  # type: ignore[no-any-return]
+        timeout=options.timeout,
+        limits=_limits(options),
+        verify=options.verify(base_url),
+        trust_env=options.proxies,
+    )
+
+
+def sync_client(base_url: str, options: HttpOptions | None = None) -> httpx2.Client:
+    """A sync client of the same family (the launcher's readiness polls; by default straight to
+    the server, no proxy: it is one evalrun booted on this machine)."""
+    import httpx2
+
+    options = options or HttpOptions(timeout=10.0, concurrency=2, proxies=False)
+    return httpx2.Client(
+        timeout=options.timeout,
+        limits=_limits(options),
+        verify=options.verify(base_url),
+        trust_env=options.proxies,
+    )
+
+
+def describe_failure(exc: BaseException) -> tuple[str, str]:
+    """(kind, one line) for a request that got no HTTP answer, from the whole exception chain:
+    kind is `tls` (a certificate or handshake problem, said with what to do), `timeout`, or
+    `connect`. The chain is read rather than the outer type because transports differ in how
+    they wrap a failure (the aiohttp adapter reports a refused connection as a connect timeout)."""
+    chain: list[BaseException] = []
+    seen: BaseException | None = exc
+    while seen is not None and seen not in chain:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    for err in chain:
+        cert = getattr(err, "certificate_error", None)  # aiohttp keeps the ssl error here
+        if isinstance(cert, ssl.SSLCertVerificationError):
+            err = cert
+        if isinstance(err, ssl.SSLCertVerificationError):
+            why = err.verify_message or str(err)
+            return "tls", (
+                f"TLS certificate not trusted ({why}); pass --ca-bundle PATH with the CA that "
+                "signed it (or set SSL_CERT_FILE), or --insecure to skip the check"
+            )
+        if isinstance(err, ssl.SSLError):
+            return "tls", (
+                f"TLS handshake failed ({err.reason or err}); is the endpoint https? "
+                "check the scheme of --endpoint"
+            )
+    root = chain[-1]
+    kind = "timeout" if any(isinstance(e, TimeoutError) for e in chain) else "connect"
+    text = str(root) or type(root).__name__
+    return kind, text.split("\n", 1)[0][:200]
+
+
+def refused(exc: BaseException) -> bool:
+    """Whether a failure was a refused connection (nothing listens: the server is gone)."""
+    seen: BaseException | None = exc
+    for _ in range(16):
+        if seen is None:
+            return False
+        if isinstance(seen, ConnectionRefusedError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False

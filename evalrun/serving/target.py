@@ -1,0 +1,170 @@
+"""What to measure: a running endpoint, or a server booted from a contract, as one `Target`.
+
+`score`, `slope` and `bisect` all take the same target options (commands/target_args.py turns them
+into a `TargetSpec`) and all reach a server through `boot_target`: for `--endpoint` (or
+`OPENAI_BASE_URL`) it yields the endpoint as is; for `--contract`/`--reference` (or a bisect
+variant) it boots the contract, yields it once ready, and tears it down on the way out. The
+`Target` carries everything a request needs: base URL, model, API key, request options (the
+contract's `request:` block folded in) and HTTP options.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+from evalrun.endpoint.client import ApiKey, normalise_endpoint
+from evalrun.endpoint.http import HttpOptions
+from evalrun.endpoint.options import RequestOptions
+from evalrun.errors import UsageError
+from evalrun.serving.contract import Contract
+
+# (seconds since start, phase): the launcher's boot progress callback
+BootProgress = Callable[[float, str], None]
+
+
+class RunningServer(Protocol):
+    """What a launcher yields: where the booted server answers, and whether it died."""
+
+    base_url: str
+    model: str
+    boot_seconds: float
+    engine_version: str | None
+
+    def exited(self) -> bool: ...
+
+
+class Launcher(Protocol):
+    """Boots a contract and yields the running server (serving.launcher.boot_server is one)."""
+
+    def __call__(
+        self, contract: Contract, log_path: Path, *, on_progress: BootProgress | None = None
+    ) -> AbstractContextManager[Any]: ...
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    """The target options as given: an endpoint, or a contract (file or the reference) to boot."""
+
+    endpoint: str | None = None
+    contract: str | Path | None = None
+    reference: bool = False
+    sets: tuple[str, ...] = ()
+    unsets: tuple[str, ...] = ()
+    model: str | None = None
+    api_key: ApiKey = ApiKey()
+    options: RequestOptions = field(default_factory=RequestOptions)
+    http: HttpOptions = HttpOptions()
+
+    @property
+    def booted(self) -> bool:
+        return bool(self.contract or self.reference)
+
+    def check(self, environ: Mapping[str, str] | None = None) -> TargetSpec:
+        """The spec with its endpoint settled (OPENAI_BASE_URL when none is given and nothing is
+        booted); UsageError for combinations that make no sense."""
+        if self.contract and self.reference:
+            raise UsageError("pass either --contract FILE or --reference, not both")
+        if (self.sets or self.unsets) and not self.booted:
+            raise UsageError("--set/--unset change a contract; add --contract FILE or --reference")
+        if self.booted and self.endpoint:
+            raise UsageError(
+                "--endpoint and --contract/--reference exclude each other: "
+                "a contract boots its own endpoint"
+            )
+        if self.booted and self.model:
+            raise UsageError(
+                "a contract names its model; use --set served_model_name=NAME instead of --model"
+            )
+        if self.booted or self.endpoint:
+            return self
+        env = os.environ if environ is None else environ
+        if env.get("OPENAI_BASE_URL"):
+            return TargetSpec(**{**self.__dict__, "endpoint": env["OPENAI_BASE_URL"]})
+        raise UsageError(
+            "pass --endpoint URL (e.g. http://127.0.0.1:8000/v1) or set OPENAI_BASE_URL, "
+            "or --contract FILE / --reference to boot a server"
+        )
+
+    def load_contract(self) -> Contract:
+        """The contract to boot, with --set/--unset applied."""
+        from evalrun.serving.contract import load_contract, reference_contract_path
+
+        path = reference_contract_path() if self.reference else self.contract
+        if path is None:
+            raise UsageError("pass --contract FILE or --reference")
+        return load_contract(path, sets=list(self.sets), unsets=list(self.unsets))
+
+
+@dataclass(frozen=True)
+class Target:
+    """A server ready for requests."""
+
+    base_url: str
+    model: str | None = None  # None: ask /v1/models
+    api_key: ApiKey = ApiKey()
+    options: RequestOptions = field(default_factory=RequestOptions)
+    http: HttpOptions = HttpOptions()
+    contract: dict[str, Any] | None = None  # the contract as rendered (run.json), when booted
+    server: dict[str, Any] | None = None  # engine version, boot seconds, log path, when booted
+    exited: Callable[[], bool] | None = None  # whether the booted process died
+
+    @classmethod
+    def endpoint(cls, url: str, **kw: Any) -> Target:
+        """A running endpoint (no boot)."""
+        return cls(base_url=normalise_endpoint(url), **kw)
+
+
+def served_target(spec: TargetSpec, contract: Contract, server: Any) -> Target:
+    """The Target of a server booted from `contract` (the launcher yielded `server`)."""
+    from evalrun.serving.launcher import record_for_run
+
+    contract_doc, server_doc = record_for_run(contract, server)
+    return Target(
+        base_url=normalise_endpoint(server.base_url),
+        model=server.model,
+        api_key=spec.api_key,
+        options=spec.options.with_contract(contract.request),
+        http=replace(spec.http, proxies=False),  # a server evalrun booted here: no proxy between
+        contract=contract_doc,
+        server=server_doc,
+        exited=server.exited,
+    )
+
+
+@contextlib.contextmanager
+def boot_target(
+    spec: TargetSpec,
+    log_path: Path | None = None,
+    *,
+    contract: Contract | None = None,
+    on_progress: BootProgress | None = None,
+    launcher: Launcher | None = None,
+) -> Iterator[Target]:
+    """Yield the spec's target: the endpoint as is, or the contract (`contract` overrides the
+    spec's, e.g. a bisect variant) booted with its log at `log_path` and torn down afterwards."""
+    if contract is None and not spec.booted:
+        if not spec.endpoint:
+            raise UsageError("pass --endpoint URL, or --contract FILE / --reference")
+        yield Target.endpoint(
+            spec.endpoint,
+            model=spec.model,
+            api_key=spec.api_key,
+            options=spec.options,
+            http=spec.http,
+        )
+        return
+    contract = contract or spec.load_contract()
+    if log_path is None:
+        raise UsageError("a booted target needs a log path")  # pragma: no cover - a caller bug
+    if launcher is None:
+        from evalrun.serving.launcher import boot_server
+
+        launcher = boot_server
+    with launcher(contract, log_path, on_progress=on_progress) as server:
+        yield served_target(spec, contract, server)
