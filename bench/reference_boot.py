@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import httpx
+import httpx2 as httpx
 
 from evalrun.serving.contract import load_contract, reference_contract_path
 from evalrun.serving.launcher import boot_server

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import httpx
+import httpx2 as httpx
 import pytest
 
 from evalrun.endpoint.response import Response

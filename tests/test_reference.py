@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import httpx
+import httpx2 as httpx
 import pytest
 
 from evalrun.errors import ConfigError

@@ -138,3 +138,28 @@ def test_score_reference_endpoint(tmp_path, make_suite, capsys):
     record = json.loads((Path(data["path"]) / "run.json").read_text())
     assert record["contract"]["name"] == "reference" and record["server"]["boot_seconds"] > 0
     assert (Path(data["path"]) / "server.log").stat().st_size > 0
+
+
+@pytest.mark.slow
+def test_contract_without_a_model_asks_v1_models(tmp_path, make_suite, capsys):
+    """No model/served_model_name: the model is the one /v1/models lists (not the contract's
+    name); the contract's request: block is read as request options, a flag winning over it."""
+    path = tmp_path / "nomodel.yaml"
+    contract = {
+        "name": "lane-without-model",
+        "engine": "vllm",
+        "command": [sys.executable, str(ENGINE), "served-by-engine"],
+        "port": 0,
+        "boot_timeout": 30,
+        "request": {"temperature": 0.5, "seed": 9, "top_k": 3},
+    }
+    path.write_text(yaml.safe_dump(contract))
+    suite = make_suite([simple_item(0, answer="OK")])
+    args = ["--suite", str(suite), "--results", str(tmp_path / "r"), "--json", "--no-progress"]
+    code = main(["score", "--contract", str(path), "--request-seed", "1", *args])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["model"] == "served-by-engine" and data["passed"] == 1
+    record = json.loads((Path(data["path"]) / "run.json").read_text())
+    assert record["sampling"] == {"temperature": 0.5, "seed": 1, "extra": {"top_k": 3}}

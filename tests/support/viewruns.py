@@ -78,7 +78,8 @@ def answer_for(request: dict[str, Any], *, first_pass: bool) -> Any:
 def hostile_run(root: Path, server: FakeServer, *, label: str = "hostile") -> tuple[RunStore, str]:
     """Score the suite, resume it; return the store and the run id."""
     from evalrun.errors import EvalrunError
-    from evalrun.scoring.runner import score_suite
+    from evalrun.scoring.runner import ScoreRequest, score_suite
+    from evalrun.serving.target import Target
 
     suite = load_suite(str(write_suite(root / "suite", _items(), name="mini")))
     store = RunStore(root / "results")
@@ -86,27 +87,16 @@ def hostile_run(root: Path, server: FakeServer, *, label: str = "hostile") -> tu
     server.models = [MODEL]
     server.rule = lambda body: answer_for(body, first_pass=True)
     try:
-        record, _ = score_suite(
-            endpoint=server.base_url,
-            suite=suite,
-            store=store,
-            label=label,
-            concurrency=2,
-            progress=False,
-            retry=retry,
-        )
+        target = Target.endpoint(server.base_url)
+        req = ScoreRequest(target=target, suite=suite, label=label, concurrency=2, retry=retry)
+        record, _ = score_suite(req, store)
         run_id = record.run_id
     except EvalrunError as exc:  # pragma: no cover - the errors are items, not a stopped run
         raise AssertionError(f"the first pass stopped: {exc}") from exc
     server.rule = lambda body: answer_for(body, first_pass=False)
+    target = Target.endpoint(server.base_url)
     score_suite(
-        endpoint=server.base_url,
-        suite=suite,
-        store=store,
-        resume=run_id,
-        concurrency=2,
-        progress=False,
-        retry=retry,
+        ScoreRequest(target=target, suite=suite, resume=run_id, concurrency=2, retry=retry), store
     )
     return store, run_id
 
