@@ -103,7 +103,8 @@ def hostile_run(root: Path, server: FakeServer, *, label: str = "hostile") -> tu
 
 def baseline_run(root: Path, server: FakeServer, *, label: str = "baseline") -> str:
     """The same suite with every answer right (after hostile_run): a baseline to pair with."""
-    from evalrun.scoring.runner import score_suite
+    from evalrun.scoring.runner import ScoreRequest, score_suite
+    from evalrun.serving.target import Target
 
     def right(body: dict[str, Any]) -> Any:
         text = last_user(body)
@@ -113,13 +114,12 @@ def baseline_run(root: Path, server: FakeServer, *, label: str = "baseline") -> 
 
     server.rule = right
     suite = load_suite(str(root / "suite"))
-    record, _ = score_suite(
-        endpoint=server.base_url,
+    req = ScoreRequest(
+        target=Target.endpoint(server.base_url),
         suite=suite,
-        store=RunStore(root / "results"),
         label=label,
         concurrency=2,
-        progress=False,
         retry=RetryPolicy(attempts=1, base_delay=0.0),
     )
+    record, _ = score_suite(req, RunStore(root / "results"))
     return record.run_id
