@@ -116,16 +116,16 @@ def test_history_svg_draws_the_label_runs(tmp_path: Path, fake_server) -> None:
     store, first = hostile_run(tmp_path, fake_server, label="lane")
     from support.viewruns import answer_for
 
-    from evalrun.scoring.runner import score_suite
+    from evalrun.scoring.runner import ScoreRequest, score_suite
+    from evalrun.serving.target import Target
 
     fake_server.rule = lambda body: answer_for(body, first_pass=False)
-    second, _ = score_suite(
-        endpoint=fake_server.base_url,
+    req = ScoreRequest(
+        target=Target.endpoint(fake_server.base_url),
         suite=load_suite(str(tmp_path / "suite")),
-        store=store,
         label="lane",
-        progress=False,
     )
+    second, _ = score_suite(req, store)
     page = _page(store.root, second.run_id, out=tmp_path / "h.html")
     assert "Score history of lane" in page and page.count("<circle") == 2
 
