@@ -24,7 +24,8 @@ sys.path.insert(0, str(ROOT))
 from fakeserver import FakeServer, last_user, reply  # noqa: E402
 
 from evalrun.endpoint.response import example_to_response  # noqa: E402
-from evalrun.scoring.runner import score_suite  # noqa: E402
+from evalrun.scoring.runner import ScoreRequest, score_suite  # noqa: E402
+from evalrun.serving.target import Target  # noqa: E402
 from evalrun.store import RunStore  # noqa: E402
 from evalrun.suite.load import load_suite  # noqa: E402
 from evalrun.viewing.html import write_report  # noqa: E402
@@ -54,9 +55,8 @@ def main() -> None:
         ids = []
         for seed, label in ((1, "baseline"), (2, "candidate")):
             server.rule = rule_for(seed)
-            record, _ = score_suite(
-                endpoint=server.base_url, suite=suite, store=store, label=label, progress=False
-            )
+            req = ScoreRequest(target=Target.endpoint(server.base_url), suite=suite, label=label)
+            record, _ = score_suite(req, store)
             ids.append(record.run_id)
             print(f"{label}: {record.summary.passed}/{record.summary.total}")  # type: ignore[union-attr]
         for refs in ((ids[1], None), (ids[0], ids[1])):
