@@ -331,21 +331,29 @@ def capture_mismap(prompts: list, out: Path, tmpdir: Path) -> None:
     for k, (name, pair) in enumerate(PAIRS.items()):
         model = write_mismapped_gguf(reference_gguf(), tmpdir / f"mismapped-{name}.gguf", pair)
         with serve(model, tmpdir / f"{name}.log") as base:
-            for i, (pid, langs, prompt) in enumerate(prompts):
-                if len(prompts) > BAD_EVERY and i % BAD_EVERY != k % BAD_EVERY:
-                    continue
-                for temp, seed, max_tokens in BAD_SETTINGS:
-                    text, finish = chat(base, prompt, temp, seed, max_tokens)
-                    rows.add(
-                        row(
-                            text,
-                            "garbled",
-                            langs,
-                            f"smollm2-mismap-{name}/{pid}/t{temp}/s{seed}/max{max_tokens}/{finish}",
-                        )
-                    )
+            ask_a_third(base, prompts, k, rows, f"smollm2-mismap-{name}", BAD_SETTINGS)
         model.unlink()
     rows.close()
+
+
+def ask_a_third(
+    base: str,
+    prompts: list,
+    k: int,
+    rows: RowWriter,
+    engine: str,
+    settings: list,
+    model: str | None = None,
+) -> None:
+    """Garbled rows from a broken engine: every third prompt (the `k`-th third, so several engines
+    share the prompts), at each of `settings`; source `<engine>/<prompt>/t../s../max../<finish>`."""
+    for i, (pid, langs, prompt) in enumerate(prompts):
+        if len(prompts) > BAD_EVERY and i % BAD_EVERY != k % BAD_EVERY:
+            continue
+        for temp, seed, max_tokens in settings:
+            text, finish = chat(base, prompt, temp, seed, max_tokens, model=model)
+            source = f"{engine}/{pid}/t{temp}/s{seed}/max{max_tokens}/{finish}"
+            rows.add(row(text, "garbled", langs, source))
 
 
 def capture_collapse(prompts: list, out: Path, tmpdir: Path) -> None:
@@ -485,19 +493,7 @@ def capture_faults(prompts: list, out: Path, tmpdir: Path) -> None:
         if zeroed:
             model = write_zeroed_gguf(model, tmpdir / f"{name}.gguf", zeroed)
         with serve(model, tmpdir / f"{name}.log", extra) as base:
-            for i, (pid, langs, prompt) in enumerate(prompts):
-                if len(prompts) > BAD_EVERY and i % BAD_EVERY != k % BAD_EVERY:
-                    continue
-                temp, seed, max_tokens = BAD_SETTINGS[0]
-                text, finish = chat(base, prompt, temp, seed, max_tokens)
-                rows.add(
-                    row(
-                        text,
-                        "garbled",
-                        langs,
-                        f"smollm2-fault-{name}/{pid}/t{temp}/s{seed}/max{max_tokens}/{finish}",
-                    )
-                )
+            ask_a_third(base, prompts, k, rows, f"smollm2-fault-{name}", BAD_SETTINGS[:1])
         if zeroed:
             model.unlink()
     rows.close()
@@ -562,19 +558,7 @@ def capture_vllm(prompts: list, out: Path, tmpdir: Path) -> None:
             *extra,
         ]
         with _serve(argv, port, tmpdir / f"vllm-{name}.log", env, timeout=900) as base:
-            for i, (pid, langs, prompt) in enumerate(prompts):
-                if len(prompts) > BAD_EVERY and i % BAD_EVERY != k % BAD_EVERY:
-                    continue
-                temp, seed, max_tokens = BAD_SETTINGS[0]
-                text, finish = chat(base, prompt, temp, seed, max_tokens, model="m")
-                rows.add(
-                    row(
-                        text,
-                        "garbled",
-                        langs,
-                        f"vllm-0.32-{name}/{pid}/t{temp}/s{seed}/max{max_tokens}/{finish}",
-                    )
-                )
+            ask_a_third(base, prompts, k, rows, f"vllm-0.32-{name}", BAD_SETTINGS[:1], model="m")
     rows.close()
 
 
