@@ -409,7 +409,13 @@ class RunStore:
         path = self.root / "tags.json"
         if not path.exists():
             return {}
-        return dict(json.loads(path.read_text(encoding="utf-8")))
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ConfigError(f"cannot read {path} ({exc}); fix or remove it") from exc
+        if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+            raise ConfigError(f"{path} is not a {{name: run id}} object; fix or remove it")
+        return data
 
     def set_tag(self, name: str, ref: str) -> None:
         """Name an anchor run (a score run, else a slope run)."""

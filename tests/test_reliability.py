@@ -171,6 +171,16 @@ def test_run_json_that_is_not_an_object(tmp_path, capsys):
     assert err.count("\n") == 1 and "run.json" in err
 
 
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"anchor": 5}'])
+def test_a_corrupted_tags_file_is_a_one_line_error(tmp_path, capsys, text):
+    store = RunStore(tmp_path / "r")
+    write_run(store, "2026-01-01_000000_a", items_for({"math": 3}))
+    (store.root / "tags.json").write_text(text)
+    assert main(["show", "--results", str(store.root), "anchor"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "tags.json" in err
+
+
 # -- 6. model output reaches the terminal escaped ----------------------------------------------------
 
 HOSTILE = "\x1b]0;pwned\x07 10,250 \x1b[2J\u202egnp.exe\x00"
