@@ -349,3 +349,18 @@ def test_tool_call_arguments_and_json_strings_are_judged_as_prose():
     assert not detect(
         json.dumps({"city": "Москва", "note": "a short trip"}), ["en", "json"]
     ).garbled
+
+
+def test_the_field_libraries_load_only_when_a_text_needs_them():
+    """Importing the detector loads no word list or language model (a run pays once, at its first
+    answer); judging an English text then loads wordfreq."""
+    code = (
+        "import sys\n"
+        "import evalrun.grading.garble as g\n"
+        "print(sorted(m for m in ('wordfreq', 'pycld2', 'ftfy') if m in sys.modules))\n"
+        "g.detect('The capital of France is Paris, a city on the Seine.', ['en'])\n"
+        "print('wordfreq' in sys.modules)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[:2] == ["[]", "True"], proc.stdout
