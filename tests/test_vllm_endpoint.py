@@ -10,11 +10,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from support.vllm import NO_TOOL_FLAGS, pick, sample_suite
+from support.vllm import NO_TOOL_FLAGS, pick, sample_suite, score_on
 
 from evalrun.cli import main
 from evalrun.serving import Server, boot_server, load_contract
-from evalrun.store import RunStore
 from evalrun.suite import load_suite
 
 pytestmark = pytest.mark.vllm
@@ -53,16 +52,7 @@ def test_tool_choice_400_and_context_length_are_diagnosed(no_tools: Server, tmp_
     suite = load_suite(
         sample_suite(tmp_path / "suite", pick(["tool-006", "tool-001", "long-003", "canary-001"]))
     )
-    from evalrun.scoring.runner import score_suite
-
-    record, items = score_suite(
-        endpoint=no_tools.base_url,
-        model=no_tools.model,
-        suite=suite,
-        store=RunStore(tmp_path / "results"),
-        progress=False,
-        timeout=300,
-    )
+    record, items = score_on(no_tools, suite, tmp_path / "results")
     by_id = {item.id: item for item in items}
     for tool in ("tool-006", "tool-001"):
         assert by_id[tool].status == "error" and by_id[tool].diagnoses == ["tool_choice_400"]

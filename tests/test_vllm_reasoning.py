@@ -13,12 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support.vllm import THINK_MODEL, pick, sample_suite
+from support.vllm import THINK_MODEL, pick, sample_suite, score_on
 
 from evalrun.endpoint.diagnose import HINTS
-from evalrun.scoring.runner import score_suite
 from evalrun.serving import Server, boot_server, lint_contract, load_contract
-from evalrun.store import RunStore
 from evalrun.suite import Suite, load_suite
 
 pytestmark = [pytest.mark.vllm, pytest.mark.timeout(1200)]
@@ -48,16 +46,7 @@ def parser_server(
 
 
 def run(server: Server, suite: Suite, tmp_path: Path, extra: dict | None) -> list:
-    _, items = score_suite(
-        endpoint=server.base_url,
-        model=server.model,
-        suite=suite,
-        store=RunStore(tmp_path / "results"),
-        request_extra=extra,
-        progress=False,
-        timeout=300,
-    )
-    return items
+    return score_on(server, suite, tmp_path / "results", extra=extra)[1]
 
 
 def test_reasoning_parser_is_diagnosed_and_the_hint_says_what_fixes_it(

@@ -13,10 +13,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from support.vllm import score_on
 
-from evalrun.scoring.runner import score_suite
 from evalrun.serving import boot_server, load_contract
-from evalrun.store import RunStore
 from evalrun.suite import load_suite
 
 pytestmark = [pytest.mark.vllm, pytest.mark.timeout(1200)]
@@ -36,16 +35,7 @@ def test_knob_boots_is_scored_and_takes_effect(
     contract = load_contract(vllm_contract, sets=["port=0", setting])
     suite = load_suite("core")
     with boot_server(contract, tmp_path / "server.log") as server:
-        record, items = score_suite(
-            endpoint=server.base_url,
-            model=server.model,
-            suite=suite,
-            store=RunStore(tmp_path / "results"),
-            tags={"probe"},
-            label=knob,
-            progress=False,
-            timeout=300,
-        )
+        record, items = score_on(server, suite, tmp_path / "results", tags=("probe",), label=knob)
         metrics = httpx.get(server.base_url.removesuffix("/v1") + "/metrics", timeout=30).text
     assert record.status == "complete" and len(items) == 16 and record.summary.errors == 0
     # Scored, not broken: below bisect's garble threshold (0.25), and well above dummy's 0.
