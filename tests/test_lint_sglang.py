@@ -2,7 +2,7 @@
 
 FIELD (sglang 0.5.23): with tools and no --tool-call-parser, sglang answers HTTP 200 with plain
 text where vLLM answers 400, so the run shows nothing wrong but failed tool items; lint says it
-before any boot. The sglang-cpu lane's own contract (with qwen25) is clean of it.
+before any boot. The sglang-cpu lane's own contract (with qwen) is clean of it.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def test_sglang_without_tool_call_parser_is_flagged(tmp_path: Path, capsys) -> N
 
 
 def test_sglang_with_a_parser_or_other_engines_are_not_flagged(tmp_path: Path) -> None:
-    with_parser = write(tmp_path, {"device": "cpu", "tool-call-parser": "qwen25"})
+    with_parser = write(tmp_path, {"device": "cpu", "tool-call-parser": "qwen"})
     assert "tools_as_text" not in {f.kind for f in lint_contract(with_parser).findings}
     data = yaml.safe_load(with_parser.read_text())
     data.update(engine="llama.cpp", args={})
@@ -61,7 +61,7 @@ def test_the_lane_contract_has_its_parser_and_unsetting_it_is_flagged() -> None:
 
 
 def test_sglang_deepseek_r1_is_flagged_even_with_enable_thinking_false(tmp_path: Path) -> None:
-    path = write(tmp_path, {"tool-call-parser": "qwen25", "reasoning-parser": "deepseek-r1"})
+    path = write(tmp_path, {"tool-call-parser": "qwen", "reasoning-parser": "deepseek-r1"})
     data = yaml.safe_load(path.read_text())
     data["request"] = {"chat_template_kwargs": {"enable_thinking": False}}
     path.write_text(yaml.safe_dump(data))

@@ -200,7 +200,7 @@ def _sglang_tool_findings(c: Contract) -> list[Finding]:
             # plain text and no tool_calls ("required" -> the call as JSON text in content).
             message="no tool-call-parser: sglang answers requests with tools HTTP 200 and plain "
             "text (no tool_calls, no 400 as vLLM sends), so tool items fail without an error",
-            fix="add tool-call-parser: <parser for this model> (e.g. qwen25 for <tool_call> "
+            fix="add tool-call-parser: <parser for this model> (e.g. qwen for <tool_call> "
             "JSON) to args",
         )
     ]
