@@ -9,13 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.lanes import score_on
 
-from evalrun.scoring.runner import score_suite
 from evalrun.serving import boot_server, load_contract
 from evalrun.serving.lint import lint_contract
-from evalrun.store import RunStore
 from evalrun.suite import load_suite
-from evalrun.suite.select import Selection
 
 pytestmark = [pytest.mark.sglang, pytest.mark.timeout(1200)]
 
@@ -30,18 +28,14 @@ def test_deepseek_r1_parser_is_reasoning_only_with_empty_content(
     assert "reasoning_parser" in {f.kind for f in lint.findings}
     contract = load_contract(sglang_contract, sets=["port=0", PARSER])
     suite = load_suite("core")
-    store = RunStore(tmp_path / "results")
+    results = tmp_path / "results"
     with boot_server(contract, tmp_path / "server.log") as server:
-        record, items = score_suite(
-            endpoint=server.base_url, model=server.model, suite=suite, store=store,
-            tags={"probe"}, label="r1", progress=False, timeout=300,
-        )  # fmt: skip
+        record, items = score_on(server, suite, results, tags=("probe",), label="r1")
         # FIELD (sglang 0.5.23): deepseek-r1's detector reasons "always", so the switch that
         # qwen3-style parsers honour changes nothing here (as vLLM's deepseek_r1).
-        _, switched = score_suite(
-            endpoint=server.base_url, model=server.model, suite=suite, store=store,
-            selection=Selection(items=CANARIES), label="r1-no-thinking", progress=False,
-            timeout=300, request_extra={"chat_template_kwargs": {"enable_thinking": False}},
+        _, switched = score_on(
+            server, suite, results, items=CANARIES, label="r1-no-thinking",
+            extra={"chat_template_kwargs": {"enable_thinking": False}},
         )  # fmt: skip
     answered = [rec for rec in items if rec.response is not None]
     assert len(answered) >= 12, [(r.id, r.status, r.error) for r in items]

@@ -15,6 +15,7 @@ from typing import Any
 from fakeserver import write_suite
 
 from support import lanes
+from support.lanes import score_on  # noqa: F401 - the vllm tier imports it from here
 
 REPO = Path(__file__).resolve().parents[2]
 CONTRACT = REPO / "bisect" / "contracts" / "vllm-cpu.yaml"
@@ -56,31 +57,3 @@ def stratified(per_category: int, *, max_chars: int = 8000) -> list[dict[str, An
 def sample_suite(folder: Path, items: list[dict[str, Any]], name: str = "core-sample") -> Path:
     """A suite folder holding `items` (a valid manifest with their sha256)."""
     return write_suite(folder, items, name=name)
-
-
-def score_on(
-    server: Any,
-    suite: Any,
-    results: Path,
-    *,
-    tags: tuple[str, ...] | None = None,
-    extra: dict[str, Any] | None = None,
-    label: str | None = None,
-) -> tuple[Any, list[Any]]:
-    """Score `suite` against a server booted in the test (one boot, several runs)."""
-    from evalrun.endpoint.http import HttpOptions
-    from evalrun.endpoint.options import RequestOptions
-    from evalrun.scoring.runner import ScoreRequest, score_suite
-    from evalrun.serving.target import Target
-    from evalrun.store import RunStore
-    from evalrun.suite.select import Selection
-
-    target = Target(
-        base_url=server.base_url,
-        model=server.model,
-        options=RequestOptions(extra_body=extra or {}),
-        http=HttpOptions(timeout=300.0, proxies=False),
-        exited=server.exited,
-    )
-    request = ScoreRequest(target=target, suite=suite, label=label, selection=Selection(tags=tags))
-    return score_suite(request, RunStore(results))
