@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
+import httpx2 as httpx
 import pytest
 from support.vllm import NO_TOOL_FLAGS, pick, sample_suite, score_on
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import httpx
+import httpx2 as httpx
 import pytest
 from support.vllm import score_on
 
