@@ -76,6 +76,37 @@ def test_partial_run_keeps_its_own_score_and_pairs_on_common_items(store, capsys
     assert "paired on 60 of 184 items" in out and "ran 60 of the suite's 184 items" in out
 
 
+def test_two_samples_of_the_same_items_do_not_claim_the_suite_size(store, capsys):
+    """Two --limit samples of the same 40 items pair on all 40: the refusal says a selection was
+    run, not `ran 40 of the suite's 40 items`."""
+    chosen = ids_of(CORE)[::4][:40]
+    runs = [
+        with_selection(
+            store,
+            write_run(
+                store,
+                f"2026-01-0{n}_000000_s{n}",
+                [i for i in items_for(CORE) if i.id in set(chosen)],
+            ),
+            chosen,
+        )
+        for n in (1, 2)
+    ]
+    code, out, _ = cli(
+        capsys,
+        "signoff",
+        "--candidate",
+        runs[1].run_id,
+        "--baseline",
+        runs[0].run_id,
+        "--results",
+        str(store.root),
+    )
+    assert code == 1
+    assert "ran a selection of 40 items, not the whole suite" in out
+    assert "of the suite's 40" not in out
+
+
 # --- misleading output 2: two rounding paths ------------------------------------------------------
 
 

@@ -178,7 +178,12 @@ def _incomplete(cmp: Comparison, policy: Policy) -> list[Check]:
     if b.missing:
         gaps.append(f"{b.missing} items not run")
     if b.partial:
-        gaps.append(f"ran {b.total} of the suite's {cmp.stats.universe} items")
+        # the pair covers the whole suite only when the baseline ran all of it
+        gaps.append(
+            f"ran {b.total} of the suite's {cmp.stats.universe} items"
+            if not cmp.a.partial
+            else f"ran a selection of {b.total} items, not the whole suite"
+        )
     if not gaps:
         return [Check(rule="incomplete", outcome="pass", reason="candidate run is complete")]
     what = "candidate run is incomplete (" + ", ".join(gaps) + ")"
