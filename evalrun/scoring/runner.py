@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import queue
 import random
@@ -19,7 +20,7 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -345,27 +346,20 @@ async def _score_item(
 
 async def _score_repeated(
     repeats: int,
-    item: Item,
-    client: openai.AsyncOpenAI,
-    model: str,
-    options: RequestOptions,
-    retry: RetryPolicy,
-    rng: random.Random,
+    ask: Callable[[], Awaitable[tuple[ItemRecord, str | None]]],
     should_stop: Callable[[], bool],
-    on_try: Callable[[RequestFailed | None], None],
 ) -> tuple[ItemRecord, str | None]:
-    """Ask an item `repeats` times, one after another: the first run's record, with every run's
-    {status, detail, garbled} in `repeats` (compare pairs items on their majority outcome)."""
-    rec, served = await _score_item(item, client, model, options, retry, rng, should_stop, on_try)
+    """Ask an item `repeats` times (`ask` scores it once), one after another: the first run's
+    record, with every run's {status, detail, garbled} in `repeats` (compare pairs items on their
+    majority outcome)."""
+    rec, served = await ask()
     if repeats == 1:
         return rec, served
     runs = [rec]
     for _ in range(repeats - 1):
         if should_stop():
             break
-        more, again = await _score_item(
-            item, client, model, options, retry, rng, should_stop, on_try
-        )
+        more, again = await ask()
         runs.append(more)
         served = served or again
     rec.repeats = [
@@ -542,8 +536,8 @@ async def _work(
             if should_stop():
                 return
             try:
-                rec, served = await _score_repeated(
-                    state.repeats,
+                ask = functools.partial(
+                    _score_item,
                     item,
                     client,
                     model,
@@ -553,6 +547,7 @@ async def _work(
                     should_stop,
                     on_try,
                 )
+                rec, served = await _score_repeated(state.repeats, ask, should_stop)
             except asyncio.CancelledError:
                 if asyncio.current_task() in dropped:
                     return  # halted: this item is simply not asked (no record)
