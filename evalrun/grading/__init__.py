@@ -5,7 +5,7 @@ live in text.py (exact, normalized, fuzzy, regex, contains_all, contains_none, l
 sequence) and answer.py (numeric, choice, json, tool_call) and register on import here, through
 `grader()`, exactly as a third-party grader would; span.py finds where a chat answer states its
 answer (boxed, markers, bold) and what it negates or hedges; extract.py pulls numbers and JSON out
-of text; batch.py grades a file of answers offline (`evalrun grade`); garble.py is the garble
+of text; batch.py grades a file of answers offline (`evalrun grade`); garble/ is the garble
 detector.
 """
 

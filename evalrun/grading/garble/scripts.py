@@ -88,7 +88,7 @@ je v se na to že s z do
 )
 
 
-_SCRIPT_NAMES = frozenset(s for v in LANG_SCRIPTS.values() for s in v) | {
+SCRIPT_NAMES = frozenset(s for v in LANG_SCRIPTS.values() for s in v) | {
     "syriac",
     "thaana",
     "gurmukhi",
@@ -108,10 +108,10 @@ _SCRIPT_NAMES = frozenset(s for v in LANG_SCRIPTS.values() for s in v) | {
 }
 
 
-_CJK = frozenset({"han", "hiragana", "katakana", "hangul", "bopomofo"})
+CJK = frozenset({"han", "hiragana", "katakana", "hangul", "bopomofo"})
 
 
-_COMPANIONS = {
+COMPANIONS = {
     "han": {"hiragana", "katakana", "bopomofo"},
     "hiragana": {"han", "katakana"},
     "katakana": {"han", "hiragana"},
@@ -139,14 +139,14 @@ def expected_scripts(expect: list[str] | None) -> frozenset[str] | None:
             out |= LANG_SCRIPTS[base]
         elif key == "math":
             out.add("greek")  # α, β, π, Σ, λ
-        elif key in _SCRIPT_NAMES:
+        elif key in SCRIPT_NAMES:
             out.add(key)
     for s in list(out):
-        out |= _COMPANIONS.get(s, set())
+        out |= COMPANIONS.get(s, set())
     return frozenset(out)
 
 
-_LATIN_ONLY = frozenset({"latin"})
+LATIN_ONLY = frozenset({"latin"})
 
 
 # Signs of code, JSON, YAML or a table: a line opening with a keyword, ending in ; { }, assigning
@@ -160,7 +160,7 @@ _LOOKS_STRUCTURED = re.compile(
 )
 
 
-def _looks_structured(text: str) -> bool:
+def looks_structured(text: str) -> bool:
     return _LOOKS_STRUCTURED.search(text) is not None
 
 
@@ -169,11 +169,11 @@ def is_structured(expect: list[str] | None) -> bool:
     return bool(expect) and any(e.strip().lower() in STRUCTURED for e in expect or ())
 
 
-_script_cache: dict[str, str] = {chr(c): "latin" if chr(c).isalpha() else "" for c in range(128)}
+script_cache: dict[str, str] = {chr(c): "latin" if chr(c).isalpha() else "" for c in range(128)}
 
 
 # Stripped from both ends of a whitespace-separated token to get the word.
-_PUNCT = (
+PUNCT = (
     "".join(chr(c) for c in range(33, 128) if not chr(c).isalnum())
     + "".join(
         chr(c)
@@ -193,7 +193,7 @@ _PUNCT = (
 
 def char_script(ch: str) -> str:
     """Writing system of a letter or mark ('latin', 'cyrillic', 'han', ...) or '' for none."""
-    got = _script_cache.get(ch)
+    got = script_cache.get(ch)
     if got is not None:
         return got
     script = ""
@@ -205,5 +205,5 @@ def char_script(ch: str) -> str:
             script = "katakana"
         elif first and first not in _NOT_A_SCRIPT:
             script = first
-    _script_cache[ch] = script
+    script_cache[ch] = script
     return script

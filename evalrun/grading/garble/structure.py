@@ -18,7 +18,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable
 
-_TOKEN = re.compile(r"\S+")
+TOKEN = re.compile(r"\S+")
 _CORE = re.compile(r"^[\W_]+|[\W_]+$")
 _FLOOD_PUNCT = frozenset(",.;:!?")
 
@@ -169,7 +169,7 @@ _ENGLISH_SHORT = frozenset(
 def punctuation_flood(text: str) -> tuple[float, str]:
     """Whitespace-free runs of sentence punctuation with letter fragments between."""
     best = (0.0, "")
-    for m in _TOKEN.finditer(text):
+    for m in TOKEN.finditer(text):
         tok = m.group()
         if len(tok) < 12:
             continue

@@ -10,14 +10,14 @@ words or lines is its own kind, `loop`: healthy small models loop too, so sign-o
 apart from engine damage.
 
 The parts:
-- garble_scripts.py: writing systems, the scripts each language may use, code-like answers;
-- garble_words.py: the words of a text, each judged by shape and by word lists;
-- garble_lexicon.py: the field's libraries behind those lists and guesses (wordfreq, pycld2,
+- scripts.py: writing systems, the scripts each language may use, code-like answers;
+- words.py: the words of a text, each judged by shape and by word lists;
+- lexicon.py: the field's libraries behind those lists and guesses (wordfreq, pycld2,
   ftfy), imported lazily;
-- garble_signals.py: word-level signals (scripts, soup, function words, salad, collapse, tail),
+- signals.py: word-level signals (scripts, soup, function words, salad, collapse, tail),
   also over windows so a junk tail is not diluted by a long clean start;
-- garble_repeats.py: floods, loops of tokens, diversity, fragments, mojibake and control chars;
-- garble_structure.py: sequence-level signals (punctuation floods, short-unit and line loops,
+- repeats.py: floods, loops of tokens, diversity, fragments, mojibake and control chars;
+- structure.py: sequence-level signals (punctuation floods, short-unit and line loops,
   word salad, symbol tails, punctuation clusters).
 
 Sentence-level repetition (small models ramble) only adds a little to the score and never flags a
@@ -31,44 +31,44 @@ import json
 from pydantic import BaseModel, Field
 
 from evalrun.endpoint.response import Response
-from evalrun.grading import garble_structure as structure
-from evalrun.grading.garble_lexicon import (
+from evalrun.grading.garble import structure
+from evalrun.grading.garble.lexicon import (
     LATIN_DEFAULT,
     guess_languages,
     wordfreq_code,
 )
-from evalrun.grading.garble_repeats import (
-    _chars_signal,
-    _diversity_signal,
-    _flood_signal,
-    _fragment_signal,
-    _repetition_signal,
+from evalrun.grading.garble.repeats import (
+    chars_signal,
+    diversity_signal,
+    flood_signal,
+    fragment_signal,
+    repetition_signal,
 )
-from evalrun.grading.garble_scripts import (
-    _LATIN_ONLY,
-    _SCRIPT_NAMES,
+from evalrun.grading.garble.scripts import (
     LANG_SCRIPTS,
+    LATIN_ONLY,
     OTHER_KINDS,
+    SCRIPT_NAMES,
     STRUCTURED,
-    _looks_structured,
     expected_scripts,
     is_structured,
+    looks_structured,
 )
-from evalrun.grading.garble_signals import (
-    _collapse_signal,
-    _prefix_signal,
-    _salad_signal,
-    _tail_signal,
-    _windowed,
+from evalrun.grading.garble.signals import (
+    collapse_signal,
+    prefix_signal,
+    salad_signal,
+    tail_signal,
+    windowed,
 )
-from evalrun.grading.garble_words import (
-    _COMPOUNDING,
-    _NONE,
-    _TOKEN,
-    _mark_function_words,
-    _Signal,
-    _Text,
-    _words,
+from evalrun.grading.garble.words import (
+    COMPOUNDING,
+    NONE,
+    TOKEN,
+    Signal,
+    Text,
+    mark_function_words,
+    read_words,
 )
 
 THRESHOLD = 0.5  # a score at or above this is garbled
@@ -102,38 +102,38 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
     """Judge one text; `expect` lists languages/scripts the answer may use."""
     if not text or not text.strip():
         return GarbleVerdict(garbled=False, score=0.0)
-    t = _Text(
+    t = Text(
         text,
         expected_scripts(expect),
-        is_structured(expect) and _looks_structured(text),
-        compounding=not expect or any(e.split("-")[0].lower() in _COMPOUNDING for e in expect),
+        is_structured(expect) and looks_structured(text),
+        compounding=not expect or any(e.split("-")[0].lower() in COMPOUNDING for e in expect),
     )
     t.langs, t.english_text = _lexicon_langs(text, expect)
-    _words(t)
-    _mark_function_words(t)
-    signals = _windowed(t)
-    signals += _chars_signal(text)
-    toks = _TOKEN.findall(text)
-    flood, loop = _flood_signal(text, t.structured)
+    read_words(t)
+    mark_function_words(t)
+    signals = windowed(t)
+    signals += chars_signal(text)
+    toks = TOKEN.findall(text)
+    flood, loop = flood_signal(text, t.structured)
     for name, (score, reason) in (
         ("flood", flood),
         ("loop", loop),
-        ("diversity", _diversity_signal(t.words, text)),
-        ("fragments", _fragment_signal(t)),
-        ("tail", _tail_signal(t)),
-        ("collapse", _collapse_signal(t)),
-        ("prefix", _prefix_signal(t)),
-        ("repetition", _repetition_signal(text)),
+        ("diversity", diversity_signal(t.words, text)),
+        ("fragments", fragment_signal(t)),
+        ("tail", tail_signal(t)),
+        ("collapse", collapse_signal(t)),
+        ("prefix", prefix_signal(t)),
+        ("repetition", repetition_signal(text)),
         ("punctuation", structure.punctuation_flood(text)),
         ("bangs", structure.bang_flood(toks)),
         ("short-loop", structure.short_unit_loop(toks, text.strip().count("\n") + 1)),
         ("line-loop", structure.line_loop(text)),
         ("dashes", structure.dash_soup(text)),
-        ("capitals", _salad_signal(t)),
+        ("capitals", salad_signal(t)),
         ("clusters", structure.punctuation_clusters(toks) if not t.structured else (0.0, "")),
         ("symbols", structure.symbol_tail(text) if not t.structured else (0.0, "")),
     ):
-        signals.append(_Signal(name, score, reason))
+        signals.append(Signal(name, score, reason))
     keep = 1.0
     for s in signals:
         keep *= 1.0 - s.score
@@ -189,7 +189,7 @@ _ENGINE_ONLY = frozenset({"multi-script", "non-words", "mojibake"})
 _TIE_FIRST = ("loop", "flood")  # on equal scores, the loop explains the rest (no function words)
 
 
-def _kind(shown: list[_Signal]) -> str:
+def _kind(shown: list[Signal]) -> str:
     """The family of the strongest signal; a loop is only a loop when no sign of engine damage
     (soup, scripts, mojibake) comes close, and a window that was clean before it is a collapse."""
     kinds = sorted(
@@ -211,10 +211,10 @@ def _lexicon_langs(text: str, expect: list[str] | None) -> tuple[tuple[str, ...]
     named = [c for c in (wordfreq_code(e) for e in expect or ()) if c]
     langs = ["en", *named]
     guessed: tuple[str, ...] = ()
-    if not expect or not any(LANG_SCRIPTS.get(c, _NONE) == _LATIN_ONLY for c in named):
+    if not expect or not any(LANG_SCRIPTS.get(c, NONE) == LATIN_ONLY for c in named):
         guessed = guess_languages(text)
         langs += guessed or LATIN_DEFAULT[1:]
-    latin = [c for c in named if LANG_SCRIPTS.get(c) == _LATIN_ONLY]
+    latin = [c for c in named if LANG_SCRIPTS.get(c) == LATIN_ONLY]
     english = latin == ["en"] if latin else guessed[:1] == ("en",) and not named
     return tuple(dict.fromkeys(langs)), english
 
@@ -303,7 +303,7 @@ def parse_expect(spec: str | None) -> list[str] | None:
         for c in codes
         if c.split("-")[0] not in LANG_SCRIPTS
         and c not in STRUCTURED | OTHER_KINDS
-        and c not in _SCRIPT_NAMES
+        and c not in SCRIPT_NAMES
     ]
     if unknown:
         raise UsageError(

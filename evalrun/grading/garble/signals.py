@@ -4,26 +4,26 @@ tail after a readable start, one fragment starting most words."""
 
 from __future__ import annotations
 
-from evalrun.grading import garble_structure as structure
-from evalrun.grading.garble_lexicon import (
+from evalrun.grading.garble import structure
+from evalrun.grading.garble.lexicon import (
     SCRIPT_LANGS,
     known,
     starts_a_word,
     zipf,
 )
-from evalrun.grading.garble_scripts import (
-    _CJK,
-    _COMPANIONS,
+from evalrun.grading.garble.scripts import (
+    CJK,
+    COMPANIONS,
     FUNCTION_WORDS,
 )
-from evalrun.grading.garble_words import (
-    _FINISHED,
-    _LATIN,
+from evalrun.grading.garble.words import (
+    FINISHED,
+    LATIN,
     NOT_A_WORD,
     PUNCT_RUN,
-    _Signal,
-    _Text,
-    _Word,
+    Signal,
+    Text,
+    Word,
 )
 
 LEXICON_LOW = 0.35  # share of listed-word misses that starts to count
@@ -35,7 +35,7 @@ LEXICON_SPAN = 0.2  # ... and how much more makes it certain (55%: "mostly non-w
 LEXICON_MIN = 5  # unlisted words needed before that share counts (a line of transliteration)
 
 
-def _tail_signal(t: _Text) -> tuple[float, str]:
+def tail_signal(t: Text) -> tuple[float, str]:
     """A fluent answer that ends in a few odd words: generation collapsed and ran to the token
     limit (`... designed noqarapists`). Odd words at the very end weigh more than anywhere else,
     because a clean answer cut at the limit ends in a truncated but ordinary word."""
@@ -48,7 +48,7 @@ def _tail_signal(t: _Text) -> tuple[float, str]:
     odd = [w for w in tail if w.weird in _TAIL_ODD]
     if len(odd) > 1 and len({w.key for w in odd}) == 1:
         return 0.0, ""  # one odd word over and over: a loop (the loop signals' business)
-    if _FINISHED.search(t.text):  # words no list holds, ending a sentence: rare words, not junk
+    if FINISHED.search(t.text):  # words no list holds, ending a sentence: rare words, not junk
         odd = [w for w in odd if w.weird != NOT_A_WORD]
     elif tail[-1].weird == NOT_A_WORD and starts_a_word(tail[-1].key):
         odd = odd[:-1]  # a word cut at the token limit (carbohydr) is in no word list
@@ -56,7 +56,7 @@ def _tail_signal(t: _Text) -> tuple[float, str]:
         odd.append(tail[-1])  # ... but no word starts like noqarapistsisbury
     if not odd or all(w.weird == NOT_A_WORD for w in odd) and len(odd) < 2:
         return 0.0, ""  # one word no list holds is a rare word or a small model's misspelling
-    if len(odd) == 1 and _FINISHED.search(t.text):
+    if len(odd) == 1 and FINISHED.search(t.text):
         return 0.0, ""  # a finished sentence: one rare word before its full stop is vocabulary
     head = prose[:-TAIL_WORDS]
     if head and _soup_signal(head)[0] >= 0.2:
@@ -95,7 +95,7 @@ TAIL_STEP = 0.15
 COLLAPSE_TAIL = 12  # words at the end compared with the rest
 
 
-def _junk(w: _Word, english: bool) -> bool:
+def _junk(w: Word, english: bool) -> bool:
     """Odd in any way: not word-like, unlisted, or (English) a short fragment (ov, ith, ek)."""
     if w.weird or w.listed is False:
         return True
@@ -109,7 +109,7 @@ def _junk(w: _Word, english: bool) -> bool:
     )
 
 
-def _collapse_signal(t: _Text) -> tuple[float, str]:
+def collapse_signal(t: Text) -> tuple[float, str]:
     """Readable words, then a tail of odd ones: the answer collapsed and ran on to the limit."""
     prose = [w for w in t.words if w.letters and not w.code]
     if len(prose) < COLLAPSE_TAIL + 6:
@@ -125,7 +125,7 @@ def _collapse_signal(t: _Text) -> tuple[float, str]:
     )
 
 
-def _prefix_signal(t: _Text) -> tuple[float, str]:
+def prefix_signal(t: Text) -> tuple[float, str]:
     """One fragment starting most words (wisacke wislished wisStackAs wisOr): recombined pieces."""
     words = [w for w in t.words if w.letters >= 3 and not w.code and w.key not in FUNCTION_WORDS]
     keys = [w.key for w in words]
@@ -148,7 +148,7 @@ def _prefix_signal(t: _Text) -> tuple[float, str]:
     )
 
 
-def _script_signal(t: _Text, words: list[_Word]) -> tuple[float, str]:
+def _script_signal(t: Text, words: list[Word]) -> tuple[float, str]:
     """Letters outside the expected scripts, and how many scripts are interleaved."""
     counts: dict[str, int] = {}
     for w in words:
@@ -166,11 +166,11 @@ def _script_signal(t: _Text, words: list[_Word]) -> tuple[float, str]:
     # Unknown expectations, and data (JSON values, table cells, string literals), may be in any
     # one script besides Latin: the most common one.
     lenient = t.expected is None or t.structured
-    allowed = t.expected or _LATIN
+    allowed = t.expected or LATIN
     others = {s: n for s, n in counts.items() if s not in allowed}
     if lenient and others:
         top = max(others, key=lambda s: others[s])
-        allowed = allowed | {top} | frozenset(_COMPANIONS.get(top, ()))
+        allowed = allowed | {top} | frozenset(COMPANIONS.get(top, ()))
     unexpected = {s: n for s, n in counts.items() if s not in allowed and n >= 2}
     n_unexp = sum(unexpected.values())
     share = n_unexp / total
@@ -184,7 +184,7 @@ def _script_signal(t: _Text, words: list[_Word]) -> tuple[float, str]:
         score = max(score, min(1.0, 0.4 + 0.2 * (n_scripts - 3) + share * 3))
     intact = _intact_share(words, frozenset(unexpected))
     glued = sum(1 for w in words if w.weird == "mixed scripts")
-    returns = _script_returns(words, allowed & _LATIN or _LATIN)
+    returns = _script_returns(words, allowed & LATIN or LATIN)
     isolated = lenient or _longest_run(words, frozenset(unexpected)) <= 2
     foreign = [w.letters for w in words if len(w.scripts) == 1 and not w.scripts <= allowed]
     scraps = n_scripts >= 4 and sum(foreign) <= 3 * len(foreign)  # 了 ত ครับ: letters, not words
@@ -206,7 +206,7 @@ def _script_signal(t: _Text, words: list[_Word]) -> tuple[float, str]:
 INTACT_SHARE = 0.6  # of the other-script words that must be real words for a text to be a glossary
 
 
-def _longest_run(words: list[_Word], scripts: frozenset[str]) -> int:
+def _longest_run(words: list[Word], scripts: frozenset[str]) -> int:
     """The most words in a row written in `scripts`: a name or a quoted word is one or two, a
     sentence drifting into another language is more."""
     best = run = 0
@@ -216,7 +216,7 @@ def _longest_run(words: list[_Word], scripts: frozenset[str]) -> int:
     return best
 
 
-def _script_returns(words: list[_Word], frame: frozenset[str]) -> int:
+def _script_returns(words: list[Word], frame: frozenset[str]) -> int:
     """How often the text goes back to another script after a third one: soup hops between
     scripts (了 ности 了 ত ść ত), a glossary visits each once (спасибо, ありがとう, 谢谢)."""
     seen: list[str] = []
@@ -225,7 +225,7 @@ def _script_returns(words: list[_Word], frame: frozenset[str]) -> int:
         if len(w.scripts) != 1 or w.scripts <= frame:
             continue
         (script,) = w.scripts
-        group = "cjk" if script in _CJK else script
+        group = "cjk" if script in CJK else script
         if seen and seen[-1] != group and group in seen:
             returns += 1
         if not seen or seen[-1] != group:
@@ -233,7 +233,7 @@ def _script_returns(words: list[_Word], frame: frozenset[str]) -> int:
     return returns
 
 
-def _intact_share(words: list[_Word], scripts: frozenset[str]) -> float:
+def _intact_share(words: list[Word], scripts: frozenset[str]) -> float:
     """Of the words written in `scripts`, the share that are whole words of a language of that
     script (in its word list; CJK runs of two or more; no list: three letters or more).
     Soup scatters fragments (ности, ংলা, ত); a glossary lists words (спасибо, 谢谢)."""
@@ -245,7 +245,7 @@ def _intact_share(words: list[_Word], scripts: frozenset[str]) -> float:
         seen += 1
         langs = SCRIPT_LANGS.get(script)
         if (
-            script in _CJK
+            script in CJK
             and w.letters >= 2
             or not langs
             and w.letters >= 3
@@ -256,7 +256,7 @@ def _intact_share(words: list[_Word], scripts: frozenset[str]) -> float:
     return intact / seen if seen else 1.0
 
 
-def _soup_signal(words: list[_Word]) -> tuple[float, str]:
+def _soup_signal(words: list[Word]) -> tuple[float, str]:
     """Share of words that do not look like words."""
     lettered = [w for w in words if w.letters or w.weird]
     if len(lettered) < 4:
@@ -281,7 +281,7 @@ def _soup_signal(words: list[_Word]) -> tuple[float, str]:
     return score, f"{rate:.0%} of words are not word-like ({detail})"
 
 
-def _function_word_signal(words: list[_Word]) -> tuple[float, str]:
+def _function_word_signal(words: list[Word]) -> tuple[float, str]:
     """Running text with almost no function words (the, of, и, der, ...) is a pile of tokens."""
     marked = [w for w in words if w.fw is not None]
     if len(marked) < 10 or len({w.key for w in marked}) < 8:
@@ -294,7 +294,7 @@ def _function_word_signal(words: list[_Word]) -> tuple[float, str]:
     )
 
 
-def _windowed(t: _Text) -> list[_Signal]:
+def windowed(t: Text) -> list[Signal]:
     """Script and soup signals over the whole text and over windows (catches a junk tail)."""
     out = []
     ws = t.words
@@ -305,7 +305,7 @@ def _windowed(t: _Text) -> list[_Signal]:
     # Only the signals that can fire anywhere are windowed (Latin is always allowed; soup needs
     # three odd words; function words need ten words of running text).
     signals = []
-    if any(w.scripts - _LATIN for w in ws):
+    if any(w.scripts - LATIN for w in ws):
         signals.append(("script", lambda chunk: _script_signal(t, chunk)))
     if sum(1 for w in ws if w.weird) >= 3:
         signals.append(("soup", _soup_signal))
@@ -336,11 +336,11 @@ def _windowed(t: _Text) -> list[_Signal]:
                 if _clean_head(t, lo)
                 else (f"{reason} (around char {start})")
             )
-        out.append(_Signal(name, score, reason))
+        out.append(Signal(name, score, reason))
     return out
 
 
-def _clean_head(t: _Text, lo: int) -> bool:
+def _clean_head(t: Text, lo: int) -> bool:
     head = t.words[:lo]
     return (
         _soup_signal(head)[0] < 0.2
@@ -358,7 +358,7 @@ COMMON_SHORT_ZIPF = (
 )
 
 
-def _salad_signal(t: _Text) -> tuple[float, str]:
+def salad_signal(t: Text) -> tuple[float, str]:
     """Capitalised words strung together on a line of prose."""
     lines = [line.split() for line in t.text.split("\n")] if not t.structured else []
     return structure.capitalised_run(lines)

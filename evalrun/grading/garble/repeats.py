@@ -6,19 +6,19 @@ from __future__ import annotations
 import re
 import zlib
 
-from evalrun.grading.garble_lexicon import (
+from evalrun.grading.garble.lexicon import (
     mojibake_badness,
 )
-from evalrun.grading.garble_scripts import (
+from evalrun.grading.garble.scripts import (
     FUNCTION_WORDS,
 )
-from evalrun.grading.garble_words import (
-    _EDGE,
-    _FINISHED,
-    _TOKEN,
-    _Signal,
-    _Text,
-    _Word,
+from evalrun.grading.garble.words import (
+    EDGE,
+    FINISHED,
+    TOKEN,
+    Signal,
+    Text,
+    Word,
 )
 
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff]")
@@ -54,14 +54,14 @@ _SPECIAL = re.compile(
 )
 
 
-def _flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[float, str]]:
+def flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[float, str]]:
     """The worst run of one short unit glued to itself (!!!!, ####, <pad><pad>, carecare): a
     flood; and the worst run of whole tokens repeated (opacity opacity ..., ciel, ciel): a loop."""
     best = (0.0, "")
     n = len(text)
     toks = []
     # glued floods inside one whitespace-free token: yondyondyond, !!!!!!, <pad><pad>, 't't't
-    for tm in _TOKEN.finditer(text):
+    for tm in TOKEN.finditer(text):
         tok = tm.group()
         toks.append(tok.rstrip(",.;:") or tok)  # ciel, ciel, ciel.: one word over and over
         if len(tok) < 6 or (len(tok) < 10 and tok.isalpha() and len(set(tok)) > 3):
@@ -94,7 +94,7 @@ def _flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple
                 )
     glued, best = best, (0.0, "")
     # the same token (or pair, or triple) over and over: opacity opacity ..., <pad> <pad>
-    finished = _FINISHED.search(text) is not None
+    finished = FINISHED.search(text) is not None
     in_runs = 0  # tokens in runs of 3+ of one token, all runs together
     for period in (1, 2, 3):
         run = 0
@@ -169,7 +169,7 @@ def _token_run(
     unit = toks[end - period : end]
     if total < 40 and all(c in _BENIGN_UNIT for tok in unit for c in tok):
         return best  # | --- | --- | --- |
-    wordy = all(_EDGE.sub("", t).isalpha() for t in unit)
+    wordy = all(EDGE.sub("", t).isalpha() for t in unit)
     score = min(1.0, max(0.0, (total - 6) / 10)) if wordy else min(1.0, (total - 4) / 8)
     if at_end:
         score = max(score, min(1.0, 0.5 + 0.1 * (total // period - END_LOOP_REPEATS)))
@@ -180,9 +180,9 @@ def _token_run(
     return best
 
 
-def _diversity_signal(words: list[_Word], text: str) -> tuple[float, str]:
+def diversity_signal(words: list[Word], text: str) -> tuple[float, str]:
     """Windows of 30 tokens with at most 3 distinct tokens (gen,gen,ß,gen ...)."""
-    toks = _TOKEN.findall(text)
+    toks = TOKEN.findall(text)
     if len(toks) < 30:
         return 0.0, ""
     for i in range(0, len(toks) - 29, 10):
@@ -198,7 +198,7 @@ _SUFFIXES = frozenset(
 )
 
 
-def _fragment_signal(t: _Text) -> tuple[float, str]:
+def fragment_signal(t: Text) -> tuple[float, str]:
     """A few fragments recombined: the commonest word also glued inside many others
     (Mut, Mutmutyond, MutLeave, Ledmut). A fluent loop repeats whole words, not this."""
     # identifiers embed each other (request, send_request, RequestError): code lines stay out
@@ -234,22 +234,22 @@ def _fragment_signal(t: _Text) -> tuple[float, str]:
     )
 
 
-def _chars_signal(text: str) -> list[_Signal]:
+def chars_signal(text: str) -> list[Signal]:
     """Replacement characters, control characters and mojibake."""
     out = []
     n = max(1, len(text))
     fffd = text.count("\ufffd")
     if fffd:
         score = min(1.0, 0.35 + 0.25 * (fffd - 1) + 20 * fffd / n)
-        out.append(_Signal("replacement", score, f"{fffd} replacement characters (U+FFFD)"))
+        out.append(Signal("replacement", score, f"{fffd} replacement characters (U+FFFD)"))
     ctrl = len(_CONTROL.findall(text))
     if ctrl:
-        out.append(_Signal("control", min(1.0, 0.3 * ctrl), f"{ctrl} control or private-use chars"))
+        out.append(Signal("control", min(1.0, 0.3 * ctrl), f"{ctrl} control or private-use chars"))
     moji = len(_MOJIBAKE.findall(text))
     badness = mojibake_badness(text) if _LATIN1_RANGE.search(text) else 0
     if moji >= 2 or badness:
         out.append(
-            _Signal(
+            Signal(
                 "mojibake",
                 min(1.0, max(0.25 * moji, 0.5 + badness / 20 if badness else 0.0)),
                 f"{moji} mojibake sequences (UTF-8 read as Latin-1 or cp1252, e.g. 'Ã©'); "
@@ -259,7 +259,7 @@ def _chars_signal(text: str) -> list[_Signal]:
     specials = len(_SPECIAL.findall(text))
     if specials >= 3:
         out.append(
-            _Signal(
+            Signal(
                 "special",
                 min(1.0, 0.2 * specials),
                 f"{specials} special-token markers such as <pad> or <|endoftext|>",
@@ -268,7 +268,7 @@ def _chars_signal(text: str) -> list[_Signal]:
     return out
 
 
-def _repetition_signal(text: str) -> tuple[float, str]:
+def repetition_signal(text: str) -> tuple[float, str]:
     """Compression ratio: loops of whole sentences. Never enough to flag a text on its own."""
     raw = text.encode("utf-8", "surrogatepass")  # servers may send lone surrogates
     if len(raw) < 300:

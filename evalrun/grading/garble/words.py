@@ -1,5 +1,5 @@
 """The garble detector's view of a text: its words, each with its scripts, whether it is a word
-(shape rules, then the word lists of `garble_lexicon`) and whether it is running text."""
+(shape rules, then the word lists of `lexicon`) and whether it is running text."""
 
 from __future__ import annotations
 
@@ -7,27 +7,27 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from evalrun.grading.garble_lexicon import (
+from evalrun.grading.garble.lexicon import (
     known,
 )
-from evalrun.grading.garble_scripts import (
-    _CJK,
-    _PUNCT,
+from evalrun.grading.garble.scripts import (
+    CJK,
     FUNCTION_WORDS,
-    _script_cache,
+    PUNCT,
     char_script,
+    script_cache,
 )
 
 
 @dataclass
-class _Signal:
+class Signal:
     name: str
     score: float
     reason: str
 
 
 @dataclass(slots=True)
-class _Word:
+class Word:
     start: int
     scripts: frozenset[str]
     letters: int
@@ -41,23 +41,23 @@ class _Word:
 
 
 @dataclass
-class _Text:
+class Text:
     text: str
     expected: frozenset[str] | None
     structured: bool
     compounding: bool = True
     langs: tuple[str, ...] = ()  # wordfreq codes Latin words are checked against; () = no lexicon
     english_text: bool = False  # English expected, or no language given and the text reads English
-    words: list[_Word] = field(default_factory=list)
+    words: list[Word] = field(default_factory=list)
 
 
 _FENCE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]{1,40}`", re.DOTALL)
 
 
-_TOKEN = re.compile(r"\S+")
+TOKEN = re.compile(r"\S+")
 
 
-_EDGE = re.compile(r"^[\W_]+|[\W_]+$")
+EDGE = re.compile(r"^[\W_]+|[\W_]+$")
 
 
 _VOWELS = frozenset("aeiouyàáâãäåæèéêëìíîïòóôõöøùúûüýÿœāēīōūăęąěůőű")
@@ -72,7 +72,7 @@ _CONS_RUN = re.compile(r"[bcdfghjklmnpqrstvwxzß]{6,}")
 _CONS_RUN_LONG = re.compile(r"[bcdfghjklmnpqrstvwxzß]{9,}")
 
 
-_LATIN = frozenset({"latin"})
+LATIN = frozenset({"latin"})
 
 
 _LATIN_CYR = frozenset({"latin", "cyrillic"})
@@ -96,11 +96,11 @@ _CAMEL = re.compile(r"(?:[A-Z][a-z]{2,})+")
 _PROSE_LIKE = re.compile(r"[^\W\d_]+")  # letters only: camelCase aside, code rarely looks like this
 
 
-_NONE: frozenset[str] = frozenset()
+NONE: frozenset[str] = frozenset()
 
 
 # Languages that glue words into long compounds with long consonant runs.
-_COMPOUNDING = frozenset({"de", "nl", "sv", "da", "no", "fi", "is", "pl", "cs", "hu", "et"})
+COMPOUNDING = frozenset({"de", "nl", "sv", "da", "no", "fi", "is", "pl", "cs", "hu", "et"})
 
 
 _CASE_FLIP_INNER = re.compile(
@@ -118,14 +118,14 @@ def _blank(m: re.Match) -> str:
     return " " * len(m.group())
 
 
-def _words(t: _Text) -> None:
+def read_words(t: Text) -> None:
     """Split the prose part of the text into words with their scripts and weirdness."""
     # Inline and fenced code is not prose: blank it out (keeping offsets) unless the whole answer
     # is code anyway, in which case identifiers are judged by code rules in _weird_reason.
     prose = t.text
     if not t.structured:  # LaTeX commands and $math$ are not prose either
         prose = _LATEX.sub(_blank, _FENCE.sub(_blank, prose))
-    cache = _script_cache
+    cache = script_cache
     offset = 0
     for line in prose.split("\n"):
         # In a structured answer, symbol-dense lines are code/JSON/table rows: identifiers there
@@ -133,9 +133,9 @@ def _words(t: _Text) -> None:
         code = t.structured and (
             line.startswith(("  ", "\t")) or _CODE_CHARS.search(line) is not None
         )
-        for m in _TOKEN.finditer(line):
+        for m in TOKEN.finditer(line):
             tok = m.group()
-            core = tok.strip(_PUNCT)
+            core = tok.strip(PUNCT)
             if (
                 not code
                 and len(tok) >= 5
@@ -144,7 +144,7 @@ def _words(t: _Text) -> None:
                 and not _MD_LINK.search(tok)
                 and not any(c in tok for c in "/=:")
             ):
-                junk = _Word(offset + m.start(), _NONE, 0, tok, False, code, "symbol junk")
+                junk = Word(offset + m.start(), NONE, 0, tok, False, code, "symbol junk")
                 t.words.append(junk)
                 if not core:
                     continue
@@ -152,7 +152,7 @@ def _words(t: _Text) -> None:
                 continue
             if core.isascii():
                 letters = len(core) if core.isalpha() else sum(map(str.isalpha, core))
-                scripts = _LATIN if letters else _NONE
+                scripts = LATIN if letters else NONE
             else:
                 found: dict[str, int] = {}
                 letters = 0
@@ -164,7 +164,7 @@ def _words(t: _Text) -> None:
                         found[s] = found.get(s, 0) + 1
                         letters += 1
                 scripts = frozenset(found)
-            w = _Word(offset + m.start(), scripts, letters, core.lower(), tok.endswith(","), code)
+            w = Word(offset + m.start(), scripts, letters, core.lower(), tok.endswith(","), code)
             if len(scripts) > 1:
                 w.per_script = found
             if letters >= 6 or (letters and (len(scripts) > 1 or not core.isalpha())):
@@ -177,7 +177,7 @@ def _words(t: _Text) -> None:
         offset += len(line) + 1
 
 
-def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: _Text, code: bool) -> str:
+def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: Text, code: bool) -> str:
     """Why a word is not word-like, or ''."""
     if letters < 6 and len(scripts) == 1 and core.isalpha():
         return ""  # short plain words: the checks below need six letters or mixed content
@@ -185,7 +185,7 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: _Text, co
         return "mixed scripts"
     if code and not _PROSE_LIKE.fullmatch(core):
         return ""  # identifiers, paths, literals
-    if scripts == _LATIN and letters >= 4:
+    if scripts == LATIN and letters >= 4:
         if _PUNCT_RUN.search(core):
             return PUNCT_RUN  # routersrapists,,,,,,,,isburyadays
         if "/" in core or "@" in core or "_" in core or "=" in core:
@@ -218,8 +218,8 @@ def _glued_scripts(core: str, scripts: frozenset[str]) -> bool:
     """Letters of two writing systems glued into one word. CJK runs carry no spaces, so Latin
     words glued to Han are normal; so are Greek math symbols (Δx, sinθ) and hyphenated
     compounds with one script each side (API-ключ, JSON/данные)."""
-    non_cjk = scripts - _CJK
-    if not (len(non_cjk) > 1 or (non_cjk and non_cjk != _LATIN)):
+    non_cjk = scripts - CJK
+    if not (len(non_cjk) > 1 or (non_cjk and non_cjk != LATIN)):
         return False
     per = Counter(char_script(c) for c in core if c.isalpha()).most_common()
     if len(per) < 2 or (per[1][1] < 2 and per[0][0] != "latin"):
@@ -227,7 +227,7 @@ def _glued_scripts(core: str, scripts: frozenset[str]) -> bool:
     if scripts <= {"greek", "latin"} and _greek_symbol(core):
         return False
     return not all(
-        len({char_script(c) for c in part if c.isalpha()} - _CJK) <= 1
+        len({char_script(c) for c in part if c.isalpha()} - CJK) <= 1
         for part in re.split(r"[-/]", core)
     )
 
@@ -240,7 +240,7 @@ PUNCT_RUN = "punctuation run inside"
 
 def _listed(key: str, scripts: frozenset[str], letters: int, langs: tuple[str, ...]) -> bool | None:
     """Is this lower-case word in a candidate language's word list? None when not looked up."""
-    if scripts != _LATIN or letters < (3 if key.isascii() else 2):
+    if scripts != LATIN or letters < (3 if key.isascii() else 2):
         return None  # a small model's Russian or Spanish is full of made-up words: no say there
     return known(key, langs)
 
@@ -255,7 +255,7 @@ def _repeats_fragment(low: str) -> bool:
 
 # The answer ends its last sentence (closing quotes and brackets aside): generation stopped by
 # itself, it did not collapse and run to the token limit mid-word.
-_FINISHED = re.compile(r"[.!?。！？]['\"’”»)\]*_]*\s*\Z")
+FINISHED = re.compile(r"[.!?。！？]['\"’”»)\]*_]*\s*\Z")
 
 
 def _greek_symbol(core: str) -> bool:
@@ -264,7 +264,7 @@ def _greek_symbol(core: str) -> bool:
     return greek <= 2 and sum(1 for c in core if c.isalpha()) - greek <= 3
 
 
-def _mark_function_words(t: _Text) -> None:
+def mark_function_words(t: Text) -> None:
     """Flag the words of running-text lines as function words or not (others stay None)."""
     if t.expected and not t.expected & _LATIN_CYR:
         return
