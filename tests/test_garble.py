@@ -364,3 +364,16 @@ def test_the_field_libraries_load_only_when_a_text_needs_them():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split("\n")[:2] == ["[]", "True"], proc.stdout
+
+
+def test_junk_inside_a_code_block_is_read_and_code_strings_stay_clean():
+    head = "To solve it in Python:\n```python\ndef solve(a, b, c):\n    d = b * b - 4 * a * c\n"
+    junk = "hin to ляWooradie esэ u y 份ar,unaק25heσμου,le тои, ,म18 egmenorn nsec .ycapit1 us nus"
+    assert detect(head + junk, ["en"]).garbled
+    greeting = (
+        '```python\ngreetings = {"ru": "Привет, мир", "ja": "こんにちは", "el": "Γειά σου"}\n'
+    )
+    greeting += (
+        'for lang, text in greetings.items():\n    print(f"{lang}: {text}")\n```\nEach prints.'
+    )
+    assert not detect(greeting, ["en"]).garbled

@@ -151,6 +151,8 @@ def prefix_signal(t: Text) -> tuple[float, str]:
 def _script_signal(t: Text, words: list[Word]) -> tuple[float, str]:
     """Letters outside the expected scripts, and how many scripts are interleaved."""
     counts: dict[str, int] = {}
+    if not t.structured:  # string literals in a fenced block of an answer may be in any language
+        words = [w for w in words if not w.code or w.weird == "mixed scripts"]
     for w in words:
         if len(w.scripts) == 1:
             (s,) = w.scripts

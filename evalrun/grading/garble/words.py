@@ -51,7 +51,10 @@ class Text:
     words: list[Word] = field(default_factory=list)
 
 
-_FENCE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]{1,40}`", re.DOTALL)
+_INLINE_CODE = re.compile(r"`[^`\n]{1,40}`")
+
+
+_FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 
 
 TOKEN = re.compile(r"\S+")
@@ -120,17 +123,22 @@ def _blank(m: re.Match) -> str:
 
 def read_words(t: Text) -> None:
     """Split the prose part of the text into words with their scripts and weirdness."""
-    # Inline and fenced code is not prose: blank it out (keeping offsets) unless the whole answer
-    # is code anyway, in which case identifiers are judged by code rules in _weird_reason.
+    # Inline code is not prose: blank it out (keeping offsets) unless the whole answer is code
+    # anyway. Inside fenced blocks and structured answers, symbol-dense lines are code, JSON or
+    # table rows whose identifiers follow code rules (_weird_reason); lines of plain words there
+    # (comments, explanations, and the junk a collapse leaves inside a block) are read as prose.
     prose = t.text
     if not t.structured:  # LaTeX commands and $math$ are not prose either
-        prose = _LATEX.sub(_blank, _FENCE.sub(_blank, prose))
+        prose = _LATEX.sub(_blank, _INLINE_CODE.sub(_blank, prose))
     cache = script_cache
     offset = 0
+    fenced = False
     for line in prose.split("\n"):
-        # In a structured answer, symbol-dense lines are code/JSON/table rows: identifiers there
-        # follow code rules. Lines of plain words (comments, explanations, soup) are prose.
-        code = t.structured and (
+        if _FENCE_LINE.match(line):
+            fenced = not fenced
+            offset += len(line) + 1
+            continue
+        code = (t.structured or fenced) and (
             line.startswith(("  ", "\t")) or _CODE_CHARS.search(line) is not None
         )
         for m in TOKEN.finditer(line):
