@@ -91,10 +91,11 @@ def test_figures_on_the_held_out_half(corpus):
     rows = [r for r in corpus if held_out(r)]
     assert len(rows) > 650
     got = _measure(rows)
-    misses = "\n".join(got["fp"] + got["fn"])
-    assert len(got["fp"]) <= HELD_OUT_FP * got["n_clean"], misses
-    assert len(got["fn"]) <= (1 - HELD_OUT_CAUGHT) * got["n_garbled"], misses
-    assert not got["loop_wrong"], got["loop_wrong"]
+    # Counts only: printing the held-out rows would show them to whoever tunes the detector next.
+    figures = (len(got["fp"]), got["n_clean"], len(got["fn"]), got["n_garbled"], got["family"])
+    assert len(got["fp"]) <= HELD_OUT_FP * got["n_clean"], figures
+    assert len(got["fn"]) <= (1 - HELD_OUT_CAUGHT) * got["n_garbled"], figures
+    assert not got["loop_wrong"], len(got["loop_wrong"])
 
 
 HELD_OUT_FP = 0.016  # measured 1.5% (5 of 331)

@@ -52,6 +52,7 @@ from evalrun.grading.garble.scripts import (
     STRUCTURED,
     expected_scripts,
     is_structured,
+    likely_scripts,
     looks_structured,
 )
 from evalrun.grading.garble.signals import (
@@ -304,6 +305,7 @@ def parse_expect(spec: str | None) -> list[str] | None:
         if c.split("-")[0] not in LANG_SCRIPTS
         and c not in STRUCTURED | OTHER_KINDS
         and c not in SCRIPT_NAMES
+        and not likely_scripts(c)
     ]
     if unknown:
         raise UsageError(

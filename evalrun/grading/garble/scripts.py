@@ -4,6 +4,7 @@ of the Latin- and Cyrillic-script languages."""
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -141,12 +142,45 @@ def expected_scripts(expect: list[str] | None) -> frozenset[str] | None:
             out.add("greek")  # α, β, π, Σ, λ
         elif key in SCRIPT_NAMES:
             out.add(key)
+        else:
+            out |= likely_scripts(key)
     for s in list(out):
         out |= COMPANIONS.get(s, set())
     return frozenset(out)
 
 
 LATIN_ONLY = frozenset({"latin"})
+
+
+# ISO 15924 script codes -> the script names `char_script` gives (first word of Unicode names).
+_ISO15924 = {
+    "Latn": "latin", "Cyrl": "cyrillic", "Grek": "greek", "Arab": "arabic", "Hebr": "hebrew",
+    "Deva": "devanagari", "Beng": "bengali", "Guru": "gurmukhi", "Gujr": "gujarati",
+    "Orya": "oriya", "Taml": "tamil", "Telu": "telugu", "Knda": "kannada", "Mlym": "malayalam",
+    "Sinh": "sinhala", "Thai": "thai", "Laoo": "lao", "Tibt": "tibetan", "Mymr": "myanmar",
+    "Geor": "georgian", "Armn": "armenian", "Ethi": "ethiopic", "Khmr": "khmer",
+    "Mong": "mongolian", "Hang": "hangul", "Kore": "hangul", "Hani": "han", "Hans": "han",
+    "Hant": "han", "Jpan": "han", "Thaa": "thaana", "Syrc": "syriac", "Cher": "cherokee",
+    "Yiii": "yi", "Cans": "canadian", "Tfng": "tifinagh", "Nkoo": "nko", "Vaii": "vai",
+    "Olck": "ol", "Adlm": "adlam", "Java": "javanese", "Bali": "balinese", "Bugi": "buginese",
+}  # fmt: skip
+
+
+@functools.cache
+def likely_scripts(code: str) -> frozenset[str]:
+    """The script a language tag is usually written in, from CLDR's likely subtags (the
+    `langcodes` library, a wordfreq dependency): pa -> gurmukhi, si -> sinhala, sr -> cyrillic.
+    Empty for a tag that names no known language."""
+    import langcodes  # imported only for a language this module does not list itself
+
+    try:
+        lang = langcodes.Language.get(code)
+    except (LookupError, ValueError):
+        return frozenset()
+    if not lang.is_valid() or not lang.language:
+        return frozenset()
+    script = _ISO15924.get(lang.maximize().script or "")
+    return frozenset({script}) if script else frozenset()
 
 
 # Signs of code, JSON, YAML or a table: a line opening with a keyword, ending in ; { }, assigning
