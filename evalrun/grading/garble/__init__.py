@@ -45,6 +45,7 @@ from evalrun.grading.garble.repeats import (
     repetition_signal,
 )
 from evalrun.grading.garble.scripts import (
+    FUNCTION_WORD_LANGS,
     LANG_SCRIPTS,
     LATIN_ONLY,
     OTHER_KINDS,
@@ -64,7 +65,6 @@ from evalrun.grading.garble.signals import (
 )
 from evalrun.grading.garble.words import (
     COMPOUNDING,
-    NONE,
     TOKEN,
     Signal,
     Text,
@@ -109,7 +109,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         is_structured(expect) and looks_structured(text),
         compounding=not expect or any(e.split("-")[0].lower() in COMPOUNDING for e in expect),
     )
-    t.langs, t.english_text = _lexicon_langs(text, expect)
+    t.langs, t.english_text, t.function_words = _lexicon_langs(text, expect)
     read_words(t)
     mark_function_words(t)
     signals = windowed(t)
@@ -205,19 +205,29 @@ def _kind(shown: list[Signal]) -> str:
     return kind
 
 
-def _lexicon_langs(text: str, expect: list[str] | None) -> tuple[tuple[str, ...], bool]:
+def _lexicon_langs(text: str, expect: list[str] | None) -> tuple[tuple[str, ...], bool, bool]:
     """Languages whose word lists judge the Latin-script words (English, the expected ones, and
-    when the item names no Latin-script language, the ones pycld2 finds in the text); and
-    whether the text is English (expected, or found)."""
-    named = [c for c in (wordfreq_code(e) for e in expect or ()) if c]
+    when the item names no Latin-script language, the ones pycld2 finds in the text); whether
+    the text is English (only English expected, or none and the text reads English); and
+    whether its running text should be full of the function words FUNCTION_WORD_LANGS list
+    (not Lithuanian, Igbo or Hinglish, whose function words the list lacks)."""
+    spoken = [e.strip().lower().split("-")[0] for e in expect or () if e.lower() not in _KINDS]
+    named = [c for c in (wordfreq_code(e) for e in spoken) if c]
     langs = ["en", *named]
     guessed: tuple[str, ...] = ()
-    if not expect or not any(LANG_SCRIPTS.get(c, NONE) == LATIN_ONLY for c in named):
+    if not spoken or not any(LANG_SCRIPTS.get(e) == LATIN_ONLY for e in spoken):
         guessed = guess_languages(text)
         langs += guessed or LATIN_DEFAULT[1:]
-    latin = [c for c in named if LANG_SCRIPTS.get(c) == LATIN_ONLY]
-    english = latin == ["en"] if latin else guessed[:1] == ("en",) and not named
-    return tuple(dict.fromkeys(langs)), english
+    if spoken:
+        english = set(spoken) == {"en"}
+        function_words = all(e in FUNCTION_WORD_LANGS for e in spoken)
+    else:
+        english = guessed[:1] == ("en",)
+        function_words = not guessed or guessed[0] in FUNCTION_WORD_LANGS
+    return tuple(dict.fromkeys(langs)), english, function_words
+
+
+_KINDS = STRUCTURED | OTHER_KINDS
 
 
 def check_response(response: Response, expect: list[str] | None = None) -> dict | None:

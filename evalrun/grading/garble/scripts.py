@@ -89,6 +89,10 @@ je v se na to že s z do
 )
 
 
+# The languages FUNCTION_WORDS speaks for (wordfreq codes where they differ: fil, nb).
+FUNCTION_WORD_LANGS = frozenset("en fr de es it pt nl sv pl tr vi id ms cs sk ru uk be bg".split())
+
+
 SCRIPT_NAMES = frozenset(s for v in LANG_SCRIPTS.values() for s in v) | {
     "syriac",
     "thaana",

@@ -48,6 +48,7 @@ class Text:
     compounding: bool = True
     langs: tuple[str, ...] = ()  # wordfreq codes Latin words are checked against; () = no lexicon
     english_text: bool = False  # English expected, or no language given and the text reads English
+    function_words: bool = True  # its languages are ones FUNCTION_WORDS speaks for
     words: list[Word] = field(default_factory=list)
 
 
@@ -274,7 +275,7 @@ def _greek_symbol(core: str) -> bool:
 
 def mark_function_words(t: Text) -> None:
     """Flag the words of running-text lines as function words or not (others stay None)."""
-    if t.expected and not t.expected & _LATIN_CYR:
+    if t.expected and not t.expected & _LATIN_CYR or not t.function_words:
         return
     text, words = t.text, t.words
     line_start = 0
@@ -289,7 +290,10 @@ def mark_function_words(t: Text) -> None:
         lettered = [
             w
             for w in line
-            if w.scripts and w.scripts <= _LATIN_CYR and (w.letters >= 2 or w.key in FUNCTION_WORDS)
+            if w.scripts
+            and w.scripts <= _LATIN_CYR
+            and (w.letters >= 2 or w.key in FUNCTION_WORDS)
+            and not w.code
         ]
         if len(lettered) < 8:
             continue  # headings, list items, table rows
