@@ -55,6 +55,7 @@ from evalrun.grading.garble.scripts import (
     is_structured,
     likely_scripts,
     looks_structured,
+    looks_tabular,
 )
 from evalrun.grading.garble.signals import (
     collapse_signal,
@@ -103,10 +104,12 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
     """Judge one text; `expect` lists languages/scripts the answer may use."""
     if not text or not text.strip():
         return GarbleVerdict(garbled=False, score=0.0)
+    tabular = looks_tabular(text)
     t = Text(
         text,
         expected_scripts(expect),
-        is_structured(expect) and looks_structured(text),
+        is_structured(expect) and looks_structured(text) or tabular,
+        tabular=tabular,
         compounding=not expect or any(e.split("-")[0].lower() in COMPOUNDING for e in expect),
     )
     t.langs, t.english_text, t.function_words = _lexicon_langs(text, expect)

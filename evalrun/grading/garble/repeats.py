@@ -102,8 +102,8 @@ def flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[
             if i < len(toks) and toks[i] == toks[i - period]:
                 run += 1
                 continue
-            if period == 1 and run >= 2:
-                in_runs += run + 1
+            if period == 1 and run >= 2 and not (structured and _HEX.fullmatch(toks[i - 1])):
+                in_runs += run + 1  # (zero bytes of a hex dump or a matrix are data)
             if run + period >= 8 or (i == len(toks) and run // period + 1 >= END_LOOP_REPEATS):
                 best = _token_run(best, toks, i, period, run, finished)
             run = 0
@@ -112,6 +112,9 @@ def flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[
         if score > best[0]:
             best = (score, f"{in_runs} tokens in runs of one token repeated back to back")
     return glued, best
+
+
+_HEX = re.compile(r"[0-9a-fA-F]{1,4}")
 
 
 def _rule_line(text: str, tm: re.Match) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections import Counter
 
 _LATIN_LANGS = (
     "en fr de es it pt nl sv no da fi is pl cs sk sl hr bs ro hu tr az vi id ms tl sw ca eu gl "
@@ -200,6 +201,29 @@ _LOOKS_STRUCTURED = re.compile(
 
 def looks_structured(text: str) -> bool:
     return _LOOKS_STRUCTURED.search(text) is not None
+
+
+_QUOTED = re.compile(r'"[^"\n]*"')
+
+
+_HEX_OFFSET = re.compile(r"^[0-9a-fA-F]{4,16}:?\s", re.MULTILINE)
+
+
+def looks_tabular(text: str) -> bool:
+    """CSV, TSV, pipe tables and hex dumps whatever the item expects: three or more lines, most
+    with the same number (two or more) of one delimiter, or opening with a hex offset. Soup
+    scatters its commas and bars; data repeats its columns line after line."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    if len(lines) < 3:
+        return False
+    if len(_HEX_OFFSET.findall(text)) >= 3:
+        return True
+    for delim in ",\t|;":
+        counts = Counter(_QUOTED.sub("", line).count(delim) for line in lines)
+        width, n = counts.most_common(1)[0]
+        if width >= 2 and n >= max(3, 0.7 * len(lines)):
+            return True
+    return False
 
 
 def is_structured(expect: list[str] | None) -> bool:

@@ -127,7 +127,11 @@ def collapse_signal(t: Text) -> tuple[float, str]:
 
 def prefix_signal(t: Text) -> tuple[float, str]:
     """One fragment starting most words (wisacke wislished wisStackAs wisOr): recombined pieces."""
-    words = [w for w in t.words if w.letters >= 3 and not w.code and w.key not in FUNCTION_WORDS]
+    words = [
+        w
+        for w in t.words
+        if w.letters >= 3 and not w.code and w.key.isalpha() and w.key not in FUNCTION_WORDS
+    ]  # np.zeros np.ones, border-width border-style, APP_ENV APP_PORT: names in a namespace
     keys = [w.key for w in words]
     if len(keys) < 4:
         return 0.0, ""

@@ -46,6 +46,7 @@ class Text:
     expected: frozenset[str] | None
     structured: bool
     compounding: bool = True
+    tabular: bool = False  # CSV, TSV, a pipe table or a hex dump: every line is data
     langs: tuple[str, ...] = ()  # wordfreq codes Latin words are checked against; () = no lexicon
     english_text: bool = False  # English expected, or no language given and the text reads English
     function_words: bool = True  # its languages are ones FUNCTION_WORDS speaks for
@@ -94,6 +95,9 @@ _MD_LINK = re.compile(r"!?\[[^\]]*\]\([^)]*\)")
 _CODE_CHARS = re.compile(r"[=(){}\[\]<>;|`_/\\#*$@^~&]")
 
 
+_QUALIFIED = re.compile(r"[A-Za-z]\w*(?:(?:\.|::)[A-Za-z]\w*)+")
+
+
 _CAMEL = re.compile(r"(?:[A-Z][a-z]{2,})+")
 
 
@@ -139,8 +143,10 @@ def read_words(t: Text) -> None:
             fenced = not fenced
             offset += len(line) + 1
             continue
-        code = (t.structured or fenced) and (
-            line.startswith(("  ", "\t")) or _CODE_CHARS.search(line) is not None
+        code = (
+            t.tabular
+            or (t.structured or fenced)
+            and (line.startswith(("  ", "\t")) or _CODE_CHARS.search(line) is not None)
         )
         for m in TOKEN.finditer(line):
             tok = m.group()
@@ -197,8 +203,8 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: Text, cod
     if scripts == LATIN and letters >= 4:
         if _PUNCT_RUN.search(core):
             return PUNCT_RUN  # routersrapists,,,,,,,,isburyadays
-        if "/" in core or "@" in core or "_" in core or "=" in core:
-            return ""  # paths, URLs, e-mail addresses, identifiers
+        if "/" in core or "@" in core or "_" in core or "=" in core or _QUALIFIED.fullmatch(core):
+            return ""  # paths, URLs, e-mail addresses, identifiers, gl.glBindBuffer, AWS::EC2::VPC
         low = core.lower()
         if letters >= 6 and not any(c in _VOWELS for c in low) and not core.isupper():
             return "no vowels"
