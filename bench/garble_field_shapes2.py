@@ -256,9 +256,26 @@ def fix_sigma(word: str) -> str:
     return word[:-1] + "ς" if word.endswith("σ") else word
 
 
+# Frequency lists carry slurs and obscenities; the corpus has no need of them.
+RUDE_PARTS = (
+    "shit fuck whore cunt nigg bitch porn pussy retard suicid racis penis vagin slut horny "
+    "бля хуй хуя хуе пизд ебан ебат ебал сука шлюх"
+).split()
+RUDE_WORDS = set("rape raped rapist cum tit tits ass anal sex sexy dick cock fag nude boob".split())
+
+
+def decent(word: str) -> bool:
+    low = word.lower().strip()
+    return low not in RUDE_WORDS and not any(part in low for part in RUDE_PARTS)
+
+
 def top(lang: str, n: int, lo: int = 0, min_len: int = 1) -> list[str]:
     words = wordfreq.top_n_list(lang, n)[lo:]
-    return [fix_sigma(w) for w in words if len(w) >= min_len and not any(c.isdigit() for c in w)]
+    return [
+        fix_sigma(w)
+        for w in words
+        if len(w) >= min_len and not any(c.isdigit() for c in w) and decent(w)
+    ]
 
 
 class CharModel:
@@ -305,7 +322,7 @@ def vocab_pieces() -> tuple[list[str], list[str], list[str]]:
         except UnicodeDecodeError:
             continue
         body = text[1:] if text.startswith(" ") else text
-        if not body.isalpha() or not body.isascii():
+        if not body.isalpha() or not body.isascii() or not decent(body):
             continue
         (lead if text.startswith(" ") else inner).append(text)
     return lead, inner, raw
