@@ -75,7 +75,7 @@ STRIPPED_ESCAPES = GH + "soimort/translate-shell/issues/441"  # u200b-style esca
 # loops of junk
 DOUBLING = GH + "langchain-ai/langchain/pull/10532"  # every streamed token emitted twice
 TOOL_STUTTER = GH + "vllm-project/vllm/issues/40875"  # ngram spec: stuttered tool-call markup
-MARKER_LOOP = "https://docs.aspose.com/llm/net/troubleshooting/garbled-output/"  # markers repeat
+MARKER_LOOP = GH + "NVIDIA/TensorRT-LLM/issues/425"  # a right answer, then end markers to the limit
 
 # ---- our own material -------------------------------------------------------------------------
 
@@ -993,6 +993,7 @@ def main() -> int:
                 "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n",
                 "<unused6226>",
                 "<|im_end|><|endoftext|>",
+                "</s>",
             ]
         )
         reps = []
