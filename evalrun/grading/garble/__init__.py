@@ -183,6 +183,7 @@ _SIGNAL_KIND = {
     "replacement": "mojibake",
     "control": "mojibake",
     "mojibake": "mojibake",
+    "decoder": "mojibake",
     "symbols": "collapse",
 }
 

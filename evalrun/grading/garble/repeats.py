@@ -49,6 +49,17 @@ _CHAR_RUN = re.compile(r"(.)\1{3,}", re.DOTALL)
 _BENIGN_UNIT = frozenset("-=_*~.|:+<>/\\ \t\n─━│┃═")
 
 
+# A detokenizer that did not decode: SentencePiece's ▁ and byte-level BPE's Ġ/Ċ glued inside
+# words (Maltese Ġ and Ċ start words, after a space or hyphen), byte-fallback pieces, and
+# JSON's \uXXXX escapes that lost their backslash (uc12duc528).
+_DECODER = (
+    re.compile(r"(?<=[^\W\d_])\u2581|\u2581(?=[^\W\d_])"),
+    re.compile(r"(?<=[^\s\-'’])[\u0120\u010a]"),
+    re.compile(r"<0x[0-9A-F]{2}>"),
+    re.compile(r"\bu[0-9a-f]{4}(?:u[0-9a-f]{4})+\b"),
+)
+
+
 _SPECIAL = re.compile(
     r"<(?:pad|unk|mask|eos|bos|/?s|0x[0-9A-Fa-f]{2})>|<\|[A-Za-z_]{2,20}\|>|\[(?:PAD|UNK|CLS|SEP|MASK)\]"
 )
@@ -250,6 +261,8 @@ def chars_signal(text: str) -> list[Signal]:
         out.append(Signal("control", min(1.0, 0.3 * ctrl), f"{ctrl} control or private-use chars"))
     moji = len(_MOJIBAKE.findall(text))
     badness = mojibake_badness(text) if _LATIN1_RANGE.search(text) else 0
+    if badness < 3 and not moji:
+        badness = 0  # one odd pair twice (IPA's [œ̃] reads as 'œ]' to ftfy) is not mojibake
     if moji >= 2 or badness:
         out.append(
             Signal(
@@ -257,6 +270,16 @@ def chars_signal(text: str) -> list[Signal]:
                 min(1.0, max(0.25 * moji, 0.5 + badness / 20 if badness else 0.0)),
                 f"{moji} mojibake sequences (UTF-8 read as Latin-1 or cp1252, e.g. 'Ã©'); "
                 f"ftfy's badness {badness}",
+            )
+        )
+    pieces = sum(len(r.findall(text)) for r in _DECODER)
+    if pieces >= 3:
+        out.append(
+            Signal(
+                "decoder",
+                min(1.0, 0.4 + 0.1 * pieces),
+                f"{pieces} tokenizer pieces left undecoded (▁ or Ġ for a space, Ċ for a newline, "
+                "<0x0A> bytes, \\u escapes without their backslash)",
             )
         )
     specials = len(_SPECIAL.findall(text))
