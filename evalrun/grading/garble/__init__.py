@@ -27,6 +27,7 @@ text on its own. Russian, Chinese, code, JSON, math, tables and transliterations
 from __future__ import annotations
 
 import json
+import re
 
 from pydantic import BaseModel, Field
 
@@ -148,7 +149,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
     verdict = GarbleVerdict(
         garbled=garbled, score=score, reasons=reasons, kind=_kind(shown) if garbled else ""
     )
-    strings = _json_strings(text) if t.structured else ""
+    strings = _json_strings(text) if "{" in text or "[" in text else ""
     if strings:
         inner = detect(strings, None)  # data may be in any language: judged as such
         if inner.score > verdict.score:
@@ -262,17 +263,19 @@ def check_response(response: Response, expect: list[str] | None = None) -> dict 
 
 
 def _json_strings(text: str) -> str:
-    """The string values of a JSON document that hold a space, one a line; '' when `text` is not
-    JSON. Prose inside strings is judged as prose: tool-call arguments and JSON answers hold it."""
-    body = text.strip()
-    if body.startswith("```"):
-        body = body.split("\n", 1)[-1].rsplit("```", 1)[0].strip()
-    if not body.startswith(("{", "[")):
+    """The string values of the JSON in a text that hold a space, one a line; '' when there is
+    none. Prose inside strings is judged as prose: tool-call arguments and JSON answers hold it.
+    The JSON may sit in a fence or a <tool_call> tag, and may be cut off mid-string (a collapse
+    runs to the token limit): then its values are read one by one."""
+    start = min((i for i in (text.find("{"), text.find("[")) if i >= 0), default=-1)
+    if start < 0 or not _JSON_KEY.search(text, start):
         return ""
+    body = text[start : max(text.rfind("}"), text.rfind("]")) + 1]
     try:
         doc = json.loads(body)
     except ValueError:
-        return ""
+        values = [m.group(1) for m in _JSON_VALUE.finditer(text, start)]
+        return "\n".join(v for v in values if " " in v.strip())
     out: list[str] = []
     stack = [doc]
     while stack:
@@ -284,6 +287,13 @@ def _json_strings(text: str) -> str:
         elif isinstance(node, str) and " " in node.strip():
             out.append(node)
     return "\n".join(out)
+
+
+_JSON_KEY = re.compile(r'"[^"\n]{1,80}"\s*:')
+
+
+# A string value after a key or in a list, closed or cut off at the end of the text.
+_JSON_VALUE = re.compile(r'(?:[:\[,])\s*"((?:[^"\\\n]|\\.)*)(?:"|\Z)')
 
 
 # Languages and kinds an answer in each core category may use when the item does not say.
