@@ -143,11 +143,7 @@ def read_words(t: Text) -> None:
             fenced = not fenced
             offset += len(line) + 1
             continue
-        code = (
-            t.tabular
-            or (t.structured or fenced)
-            and (line.startswith(("  ", "\t")) or _CODE_CHARS.search(line) is not None)
-        )
+        code = t.tabular or (t.structured or fenced) and _code_line(line)
         for m in TOKEN.finditer(line):
             tok = m.group()
             core = tok.strip(PUNCT)
@@ -190,6 +186,21 @@ def read_words(t: Text) -> None:
                     w.weird = NOT_A_WORD
             t.words.append(w)
         offset += len(line) + 1
+
+
+def _code_line(line: str) -> bool:
+    """A line of code, JSON or a table in a structured answer or a fenced block: indented or
+    symbol-dense. A comment or docstring line that reads as words is prose (it is written for
+    people, and it is where a collapse inside code shows)."""
+    comment = _COMMENT.match(line)
+    body = line[comment.end() :] if comment else line.strip()
+    if (comment or line.startswith(("  ", "\t"))) and len(body.split()) >= 4:
+        if sum(c.isalpha() or c == " " for c in body) >= 0.85 * len(body):
+            return False
+    return line.startswith(("  ", "\t")) or _CODE_CHARS.search(line) is not None
+
+
+_COMMENT = re.compile(r"^\s*(?:#+|//+|/\*+|\*+|--|\"\"\"|\'\'\'|;+)\s*")
 
 
 def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: Text, code: bool) -> str:
