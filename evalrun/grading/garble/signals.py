@@ -200,6 +200,7 @@ def _script_signal(t: Text, words: list[Word]) -> tuple[float, str]:
         and isolated
         and not scraps
         and intact >= (INTACT_SHARE if lenient else 0.8)
+        and _framed_share(t.text, words, allowed) >= FRAMED_SHARE
     ):
         score = min(score, 0.45)  # a list of words in many languages, each intact: not soup
     names = ", ".join(sorted(unexpected, key=lambda s: -unexpected[s])[:4])
@@ -207,6 +208,41 @@ def _script_signal(t: Text, words: list[Word]) -> tuple[float, str]:
     if t.expected is None:
         exp = f"no languages given, so Latin plus the commonest other script: {exp}"
     return score, f"{share:.0%} of letters in unexpected scripts ({names}; expected {exp})"
+
+
+FRAMED_SHARE = 0.5  # of the runs of other-script words that a glossary sets apart
+
+
+def _framed_share(text: str, words: list[Word], allowed: frozenset[str]) -> float:
+    """Of the runs of words in other scripts, the share set apart the way people quote a word
+    of another language: after a colon, a dash, an opening bracket or quote, a comma or a line
+    start, or closed by a bracket or quote ("Russian: Доброе утро", "thank you (спасибо)").
+    Soup drops them between ordinary words (war's 自己目标银行 ascribed)."""
+    runs = framed = 0
+    prev_foreign = False
+    for i, w in enumerate(words):
+        foreign = bool(w.scripts) and not w.scripts <= allowed
+        if foreign and not prev_foreign:
+            runs += 1
+            before = text[: w.start].rstrip(" \t")[-1:]
+            end = text.find(" ", w.start)
+            token = text[w.start : len(text) if end < 0 else end].rstrip("\n")
+            after = text[words[i + 1].start] if i + 1 < len(words) else ""
+            framed += (
+                before in _OPENERS
+                or token[0] in _OPENERS[2:]
+                or token[-1:] in _CLOSERS
+                or after in "(（"
+            )
+        prev_foreign = foreign or (prev_foreign and not w.scripts)
+    return framed / runs if runs else 1.0
+
+
+# '' and a line break count as a start; so does the end of a sentence in another language.
+_OPENERS = "\n:(（[\"“«'‘„,，、-–—=→/|.!?。！？"
+
+
+_CLOSERS = ")）]\"”»'’:："
 
 
 INTACT_SHARE = 0.6  # of the other-script words that must be real words for a text to be a glossary
