@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from evalrun.grading.garble.lexicon import (
@@ -60,6 +61,25 @@ _FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 
 
 TOKEN = re.compile(r"\S+")
+
+
+def _prose_tokens(line: str) -> Iterator[re.Match]:
+    """Words of a prose line: split at spaces, and at a comma glued between two words of four
+    letters or more in a run of long pieces (soup glues words so: standcritics,muscletransport);
+    1,000, a,b and `get deploy,sts,ds` stay whole."""
+    for m in TOKEN.finditer(line):
+        pieces = m.group().split(",")
+        if len(pieces) < 2 or len(m.group()) < 7 * len(pieces):
+            yield m  # short pieces: a list of names or flags (deploy,sts,ds,rs)
+            continue
+        start = m.start()
+        for cut in _GLUED_COMMA.finditer(line, m.start(), m.end()):
+            yield from TOKEN.finditer(line, start, cut.start())
+            start = cut.end()
+        yield from TOKEN.finditer(line, start, m.end())
+
+
+_GLUED_COMMA = re.compile(r"(?<=[^\W\d_]{4}),(?=[^\W\d_]{4})")
 
 
 EDGE = re.compile(r"^[\W_]+|[\W_]+$")
@@ -144,7 +164,7 @@ def read_words(t: Text) -> None:
             offset += len(line) + 1
             continue
         code = t.tabular or (t.structured or fenced) and _code_line(line)
-        for m in TOKEN.finditer(line):
+        for m in TOKEN.finditer(line) if code else _prose_tokens(line):
             tok = m.group()
             core = tok.strip(PUNCT)
             if (
