@@ -137,6 +137,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         ("capitals", salad_signal(t)),
         ("clusters", structure.punctuation_clusters(toks) if not t.structured else (0.0, "")),
         ("symbols", structure.symbol_tail(text) if not t.structured else (0.0, "")),
+        ("scatter", structure.letter_scatter(toks) if not t.structured else (0.0, "")),
     ):
         signals.append(Signal(name, score, reason))
     keep = 1.0
@@ -186,6 +187,7 @@ _SIGNAL_KIND = {
     "mojibake": "mojibake",
     "decoder": "mojibake",
     "symbols": "collapse",
+    "scatter": "collapse",
 }
 
 

@@ -420,3 +420,26 @@ def symbol_tail(text: str) -> tuple[float, str]:
     if share < 0.4 or sum(c.isalpha() for c in head) < 0.5 * max(1, len(head.strip())):
         return 0.0, ""
     return min(1.0, 0.4 + share), f"{share:.0%} of the last {len(chars)} characters are symbols"
+
+
+def letter_scatter(tokens: list[str]) -> tuple[float, str]:
+    """A tail of lone letters, digits and dots after readable words (`mutability. 's s 4 d 4 1.
+    r. n l e`): generation fell apart into single characters. Spelled-out words, the alphabet,
+    DNA and chess moves are capitals, runs of one kind, or longer tokens."""
+    run = lone = 0
+    letters: set[str] = set()
+    for tok in reversed(tokens):
+        core = _CORE.sub("", tok)
+        if len(core) > 2 and run >= 8:
+            break
+        run += 1
+        if len(core) <= 1:
+            lone += 1
+            if core.islower():
+                letters.add(core)
+    words = len(tokens) - run
+    if lone < 8 or lone < 0.65 * run or len(letters) < 3 or words < 5:
+        return 0.0, ""
+    return min(1.0, 0.5 + 0.05 * (lone - 8)), (
+        f"ends in {lone} lone letters, digits or dots in its last {run} tokens, after {words} words"
+    )
