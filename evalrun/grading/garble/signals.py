@@ -329,11 +329,19 @@ def _function_word_signal(words: list[Word]) -> tuple[float, str]:
     if len(marked) < 10 or len({w.key for w in marked}) < 8:
         return 0.0, ""  # too little text, or one phrase repeated (the flood signal's business)
     rate = sum(1 for w in marked if w.fw) / len(marked)
+    if rate >= FUNCTION_WORDS_ONLY and len(marked) >= 15:  # the. that, on, by to; and on. is
+        return min(1.0, 0.5 + (rate - FUNCTION_WORDS_ONLY) * 5), (
+            f"{rate:.0%} function words (the, of, и, der, ...) in {len(marked)} words of running "
+            "text: nothing for them to join"
+        )
     score = min(1.0, max(0.0, (0.07 - rate) / 0.05))
     return score, (
         f"only {rate:.0%} function words (the, of, и, der, ...) in {len(marked)} "
         "words of running text"
     )
+
+
+FUNCTION_WORDS_ONLY = 0.85  # prose runs 35-60%; a line of them alone has no content words
 
 
 def windowed(t: Text) -> list[Signal]:

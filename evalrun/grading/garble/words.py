@@ -310,6 +310,9 @@ def _greek_symbol(core: str) -> bool:
     return greek <= 2 and sum(1 for c in core if c.isalpha()) - greek <= 3
 
 
+_PUNCT_REPEAT = re.compile(r"([^\w\s])\1{2,}")
+
+
 def mark_function_words(t: Text) -> None:
     """Flag the words of running-text lines as function words or not (others stay None)."""
     if t.expected and not t.expected & _LATIN_CYR or not t.function_words:
@@ -337,6 +340,7 @@ def mark_function_words(t: Text) -> None:
         span = text[line[0].start : end]
         if t.structured and text[text.rfind("\n", 0, line[0].start) + 1 :].startswith(("  ", "\t")):
             continue  # an indented line of code: its strings and names are not running text
+        span = _PUNCT_REPEAT.sub("", span)  # a flood of backslashes between words is not code
         if sum(map(str.isalpha, span)) + span.count(" ") < 0.8 * len(span):
             continue  # code, JSON, tables: symbols everywhere
         if sum(w.comma for w in lettered) >= 0.4 * len(lettered):
