@@ -60,6 +60,7 @@ from evalrun.grading.garble.scripts import (
 )
 from evalrun.grading.garble.signals import (
     collapse_signal,
+    other_script_lexicon_signal,
     prefix_signal,
     salad_signal,
     tail_signal,
@@ -128,6 +129,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         ("tail", tail_signal(t)),
         ("collapse", collapse_signal(t)),
         ("prefix", prefix_signal(t)),
+        ("lexicon", other_script_lexicon_signal(t)),
         ("repetition", repetition_signal(text)),
         ("punctuation", structure.punctuation_flood(text)),
         ("bangs", structure.bang_flood(toks)),
@@ -168,6 +170,7 @@ _SIGNAL_KIND = {
     "tail": "collapse",
     "collapse": "collapse",
     "prefix": "non-words",
+    "lexicon": "non-words",
     "function-words": "salad",
     "salad": "salad",
     "capitals": "salad",

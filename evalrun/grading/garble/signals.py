@@ -323,6 +323,34 @@ def _soup_signal(words: list[Word]) -> tuple[float, str]:
     return score, f"{rate:.0%} of words are not word-like ({detail})"
 
 
+def other_script_lexicon_signal(t: Text) -> tuple[float, str]:
+    """Words of a script with word lists (Cyrillic, Greek, Arabic, Hebrew, Devanagari, ...) that
+    almost none of its languages know: made-up words (расного первные яркома). A small model's
+    own Russian invents some words; soup invents nearly all."""
+    by_script: dict[str, list[Word]] = {}
+    for w in t.words:
+        if len(w.scripts) == 1 and w.letters >= 4 and not w.code:
+            (script,) = w.scripts
+            if script in SCRIPT_LANGS and script not in CJK:
+                by_script.setdefault(script, []).append(w)
+    best = (0.0, "")
+    for script, words in by_script.items():
+        if len(words) < OTHER_LEXICON_MIN:
+            continue
+        share = sum(known(w.key, SCRIPT_LANGS[script]) for w in words) / len(words)
+        if share < OTHER_LEXICON_LOW:
+            score = min(1.0, 0.5 + (OTHER_LEXICON_LOW - share) * 2)
+            if score > best[0]:
+                best = (score, f"only {share:.0%} of {len(words)} {script} words are words")
+    return best
+
+
+OTHER_LEXICON_MIN = 12  # words of four letters or more in the script
+
+
+OTHER_LEXICON_LOW = 0.25  # share of them in a word list under which the text is made-up words
+
+
 def _function_word_signal(words: list[Word]) -> tuple[float, str]:
     """Running text with almost no function words (the, of, и, der, ...) is a pile of tokens."""
     marked = [w for w in words if w.fw is not None]
