@@ -235,7 +235,8 @@ def _framed_share(text: str, words: list[Word], allowed: frozenset[str]) -> floa
                 or after in "(（"
             )
         prev_foreign = foreign or (prev_foreign and not w.scripts)
-    return framed / runs if runs else 1.0
+    # one or two words of another language in a sentence are a mention ("Moscow is Москва")
+    return framed / runs if runs >= 3 else 1.0
 
 
 # '' and a line break count as a start; so does the end of a sentence in another language.

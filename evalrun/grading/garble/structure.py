@@ -422,6 +422,9 @@ def symbol_tail(text: str) -> tuple[float, str]:
     return min(1.0, 0.4 + share), f"{share:.0%} of the last {len(chars)} characters are symbols"
 
 
+_MATH_SIGNS = frozenset("= + − - × * / ÷ ^ < > ≤ ≥ ≈ ≠ · ± →".split())
+
+
 def letter_scatter(tokens: list[str]) -> tuple[float, str]:
     """A tail of lone letters, digits and dots after readable words (`mutability. 's s 4 d 4 1.
     r. n l e`): generation fell apart into single characters. Spelled-out words, the alphabet,
@@ -432,6 +435,8 @@ def letter_scatter(tokens: list[str]) -> tuple[float, str]:
         core = _CORE.sub("", tok)
         if len(core) > 2 and run >= 8:
             break
+        if tok in _MATH_SIGNS:
+            return 0.0, ""  # x = 2, y = 3: a formula's variables stand alone
         run += 1
         if len(core) <= 1:
             lone += 1
