@@ -113,8 +113,11 @@ def flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[
             if i < len(toks) and toks[i] == toks[i - period]:
                 run += 1
                 continue
-            if period == 1 and run >= 2 and not (structured and _HEX.fullmatch(toks[i - 1])):
-                in_runs += run + 1  # (zero bytes of a hex dump or a matrix are data)
+            if structured and _HEX.fullmatch(toks[i - 1]):
+                run = 0  # zero bytes of a dump, zeros of a matrix: data
+                continue
+            if period == 1 and run >= 2:
+                in_runs += run + 1
             if run + period >= 8 or (i == len(toks) and run // period + 1 >= END_LOOP_REPEATS):
                 best = _token_run(best, toks, i, period, run, finished)
             run = 0
@@ -133,7 +136,12 @@ def _rule_line(text: str, tm: re.Match) -> bool:
     before = text.rfind("\n", 0, tm.start())
     after = text.find("\n", tm.end())
     line = text[before + 1 : len(text) if after < 0 else after]
-    return all(c in _BENIGN_UNIT or c == "#" for c in line)
+    rest = [c for c in line if c not in _BENIGN_UNIT and c not in "#[](){}%" and not c.isdigit()]
+    return len(rest) <= 8 and all(not _is_box(c) for c in rest)  # [#####-----] 50% done
+
+
+def _is_box(c: str) -> bool:
+    return "\u2500" <= c <= "\u259f"  # box drawing and block elements: diagrams, bars, trees
 
 
 def _glued_score(unit: str, span: int, cover: float, structured: bool, where: str) -> float:
@@ -144,12 +152,12 @@ def _glued_score(unit: str, span: int, cover: float, structured: bool, where: st
         return 0.0 if reps < 4 else min(1.0, max(0.0, (span - 8) / 24))
     if span >= 16 and cover >= 0.9:
         return 1.0  # the whole answer is one unit repeated
-    if all(c in _BENIGN_UNIT for c in unit):
+    if all(c in _BENIGN_UNIT or _is_box(c) for c in unit):
         # rules, underlines, table borders, code banners: fine on a line of their own; a long run
         # glued to text or ending the answer (generation stopped inside it) is a flood
         if span >= 200 or (where == "end" and span >= 32):
             return 1.0
-        if where == "line" or structured:
+        if where == "line" or structured or _is_box(unit[0]):
             return 0.0
         return min(1.0, max(0.0, (span - 16) / 24))
     if any(c.isdigit() for c in unit) and all(c.isdigit() or c in " ,." for c in unit):
