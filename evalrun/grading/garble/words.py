@@ -174,6 +174,7 @@ def read_words(t: Text) -> None:
                 and len(_BRACKETS.findall(tok)) >= 5
                 and not _MD_LINK.search(tok)
                 and not any(c in tok for c in "/=:")
+                and not _bracketed_name(core)
             ):
                 junk = Word(offset + m.start(), NONE, 0, tok, False, code, "symbol junk")
                 t.words.append(junk)
@@ -249,7 +250,7 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: Text, cod
             and not _CAMEL.fullmatch(core)
         ):
             return "run-together"  # CamelCase names (PermissionDeniedError) are not
-        if len(_INNER_PUNCT.findall(core)) >= 2:
+        if len(_INNER_PUNCT.findall(core)) >= 2 and not _bracketed_name(core):
             return "punctuation inside"
         if letters >= 8 and not code and _repeats_fragment(low):
             return "repeated fragment"
@@ -258,6 +259,22 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: Text, cod
     ):
         return "no vowels"
     return ""
+
+
+def _bracketed_name(core: str) -> bool:
+    """A name built with balanced brackets, hyphens and locants: (RS)-2-(4-(2-methylpropyl)
+    phenyl)propanoic, N-(4-hydroxyphenyl)acetamide, f(x), a[i][j]. Soup leaves brackets open."""
+    depth = 0
+    for c in core:
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth < 0:
+                return False
+        elif not (c.isalnum() or c in "-,'′"):
+            return False
+    return depth == 0 and any(c in "([{" for c in core)
 
 
 def _glued_scripts(core: str, scripts: frozenset[str]) -> bool:
