@@ -395,7 +395,11 @@ def windowed(t: Text) -> list[Signal]:
                 (
                     "salad",
                     lambda chunk: structure.salad(
-                        [(w.key, w.fw is not None and not w.code) for w in chunk if w.letters],
+                        [
+                            (w.key, w.fw is not None and not w.code and not w.caps)
+                            for w in chunk
+                            if w.letters
+                        ],
                         _common_english,
                     ),
                 )

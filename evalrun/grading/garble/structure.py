@@ -372,10 +372,16 @@ _RULE_CHARS = frozenset("-=_*~.|:+#<>/\\ \t─━│┃═")
 _JUNK_PUNCT = frozenset("-_,.'")
 
 
+_MORSE = re.compile(r"(?<!\S)[.\-/]{1,7}(?!\S)")
+_MORSE_MIXED = re.compile(r"(?<!\S)(?=[.\-]*\.)(?=[.\-]*-)[.\-]{2,7}(?!\S)")
+
+
 def dash_soup(text: str) -> tuple[float, str]:
     """Dashes, underscores and commas make most of the text, with word fragments between
     (`-, the-\n----_'s\n---------,,The. The wis`): what a wrong rope base produced. Lines of
     rule characters alone (markdown rules, table borders) do not count."""
+    if len(_MORSE_MIXED.findall(text)) >= 3:  # .-.. -.-- : Morse code, dots and dashes are letters
+        text = _MORSE.sub(" ", text)
     lines = [
         line
         for line in text.split("\n")

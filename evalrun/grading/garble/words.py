@@ -39,6 +39,7 @@ class Word:
     listed: bool | None = None  # in a candidate language's word list? None when not looked up
     per_script: dict[str, int] | None = None  # letters per script, for words of several
     fw: bool | None = None  # a function word? None outside running text
+    caps: bool = False  # written in capitals: an acronym, a code, a sequence (PO, ATG, HTTP)
 
 
 @dataclass
@@ -197,6 +198,7 @@ def read_words(t: Text) -> None:
                         letters += 1
                 scripts = frozenset(found)
             w = Word(offset + m.start(), scripts, letters, core.lower(), tok.endswith(","), code)
+            w.caps = letters > 1 and core.isupper()
             if len(scripts) > 1:
                 w.per_script = found
             if letters >= 6 or (letters and (len(scripts) > 1 or not core.isalpha())):
@@ -240,7 +242,11 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: Text, cod
         low = core.lower()
         if letters >= 6 and not any(c in _VOWELS for c in low) and not core.isupper():
             return "no vowels"
-        if _CONS_RUN.search(low) and not (t.compounding and not _CONS_RUN_LONG.search(low)):
+        if (
+            _CONS_RUN.search(low)
+            and not (t.compounding and not _CONS_RUN_LONG.search(low))
+            and not core.isupper()  # MVLSPADKTNVKAAW: a protein sequence, an acronym
+        ):
             return "consonant run"
         if not code and _CASE_FLIP_INNER.search(core):
             return "case flip inside"  # camelCase is normal in code, JSON and tables
@@ -248,6 +254,7 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: Text, cod
             letters >= (28 if t.compounding else 18)
             and "-" not in core
             and not _CAMEL.fullmatch(core)
+            and not core.isupper()
         ):
             return "run-together"  # CamelCase names (PermissionDeniedError) are not
         if len(_INNER_PUNCT.findall(core)) >= 2 and not _bracketed_name(core):
