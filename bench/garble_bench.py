@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from support.garble_corpus import FAMILIES, held_out, load_corpus  # noqa: E402
+from support.garble_corpus import FAMILIES, held_out, load_corpus_with_files  # noqa: E402
 
 from evalrun.grading.garble import GarbleVerdict, detect  # noqa: E402
 
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--misses", action="store_true", help="list the tuning half's misses")
     ap.add_argument("--repeat", type=int, default=5, help="timing passes (default 5)")
     args = ap.parse_args(argv)
-    rows = load_corpus()
+    rows = load_corpus_with_files()
     t0 = time.perf_counter()
     for r in rows:  # warm caches (word lists, script lookups) once, as a long-running scorer would
         detect(r["text"], r["expect"])
@@ -90,6 +90,16 @@ def main(argv: list[str] | None = None) -> int:
     for want, title in ((True, "held-out half (not tuned on)"), (False, "tuning half")):
         sel = [i for i, r in enumerate(rows) if held_out(r) is want]
         report([rows[i] for i in sel], [verdicts[i] for i in sel], title)
+
+    print("\nheld-out half per corpus file (label, texts, called garbled; counts only):")
+    total, flagged = Counter(), Counter()
+    for r, v in zip(rows, verdicts):
+        if held_out(r):
+            key = (r["label"], r["file"])
+            total[key] += 1
+            flagged[key] += v.garbled
+    for key in sorted(total):
+        print(f"  {key[0]:<8} {key[1]:<40} {total[key]:>4}  {flagged[key]:>4}")
 
     print("\nper origin (label, texts, called garbled):")
     total, flagged = Counter(), Counter()

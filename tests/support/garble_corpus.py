@@ -24,6 +24,15 @@ def load_corpus() -> list[dict]:
     return rows
 
 
+def load_corpus_with_files() -> list[dict]:
+    """load_corpus(), each row also naming its file (key "file")."""
+    return [
+        {**row, "file": path.name}
+        for path in sorted(CORPUS.glob("*.jsonl"))
+        for row in read_jsonl(path)
+    ]
+
+
 def held_out(row: dict) -> bool:
     """The held-out half (issue 15): rows the detector was not tuned on; figures are reported here."""
     digest = hashlib.sha256(
