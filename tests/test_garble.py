@@ -377,3 +377,74 @@ def test_junk_inside_a_code_block_is_read_and_code_strings_stay_clean():
         'for lang, text in greetings.items():\n    print(f"{lang}: {text}")\n```\nEach prints.'
     )
     assert not detect(greeting, ["en"]).garbled
+
+
+# ---------------------------------------------------------------- session 4: shapes and look-alikes
+
+
+@pytest.mark.parametrize(
+    ("garbled", "clean", "expect"),
+    [
+        (  # a detokenizer that did not decode
+            "SortingĠaĠlistĠinĠPythonĠisĠdoneĠwithĠsorted().ĊĊUseĠkey=forĠcustomĠorder.",
+            "Il-Ġimgħa li għaddiet morna Ċirkewwa u mbagħad Għawdex bil-vapur.",
+            None,
+        ),
+        (  # JSON in a text tool call, cut off while its value decays
+            '<tool_call>\n{"name": "book", "arguments": {"note": "please reserveatomy '
+            "tablinghood forprotes wisquently gorblen stradivoke plumptiously",
+            '<tool_call>\n{"name": "book", "arguments": {"note": "a table for two at eight, '
+            'near the window if possible"}}\n</tool_call>',
+            ["en", "json"],
+        ),
+        (  # long words glued with commas
+            "Results:,windowframecarpet,teachersoundmountain,quicklyharborpencil,gardenvoltage",
+            "kubectl get deploy,sts,ds,svc -n prod shows every workload in the namespace.",
+            ["en"],
+        ),
+        (  # function words and nothing else
+            "the of. and to, in a; is that it for on. with as by the at; from or an of to in the "
+            "and is a it that.",
+            "It is what it is, and that is all there is to it, as far as I can tell.",
+            ["en"],
+        ),
+        (  # made-up Russian words
+            "Варонтика пресольные за мирдатые корплен, свобритая онешка траблите и плодинский "
+            "восмерный дарпатель. Клирон валдеруют по мешенной стролке брамчаты сунерил.",
+            "Москва — столица России и крупнейший город страны. Здесь находятся Кремль, "
+            "Красная площадь и Большой театр, а метро перевозит миллионы людей каждый день.",
+            ["ru"],
+        ),
+        (  # a readable start, then lone characters
+            "The boiling point of water at sea level is 100 degrees Celsius. r 4 d\nk. s\tl e 2 j",
+            "Solve for x: 2x + 3 = 7, so x = 2. Then y = 3x - 1 = 5 and z = x + y = 7.",
+            ["en"],
+        ),
+    ],
+)
+def test_session_4_shapes_and_their_look_alikes(garbled, clean, expect):
+    assert detect(garbled, expect).garbled
+    assert not detect(clean, expect).garbled
+
+
+def test_other_scripts_dropped_between_words_are_soup_but_a_glossary_is_not():
+    soup = (
+        "The treaty was signed in 1648 выход and ended the war 战争结束 between the states "
+        "ความ of Europe, which then γράμμα rebuilt its trade 交易 routes."
+    )
+    glossary = (
+        "Thank you in five languages:\n- Russian: спасибо\n- Chinese: 谢谢\n- Thai: ขอบคุณ\n"
+        "- Greek: ευχαριστώ\n- Hindi: धन्यवाद"
+    )
+    assert detect(soup, ["en"]).garbled
+    assert not detect(glossary, None).garbled
+
+
+def test_data_and_names_are_not_soup():
+    csv = 'id,name,city\n1,"Novak, Ana",Zagreb\n2,"Kim, Ji-woo",Busan\n3,"Ortiz, Luis",Quito'
+    dump = "00000000  89 50 4e 47 0d 0a 1a 0a  00 00 00 0d 49 48 44 52\n" * 3
+    names = "Its siblings are np.zeros, np.ones, np.empty, np.full and np.zeros_like."
+    iupac = "Aspirin is 2-(acetyloxy)benzoic acid; caffeine is 1,3,7-trimethylpurine-2,6-dione."
+    for text in (csv, dump, names, iupac):
+        assert not detect(text, None).garbled, text
+    assert not detect("ਸਤ ਸ੍ਰੀ ਅਕਾਲ, ਤੁਸੀਂ ਕਿਵੇਂ ਹੋ? ਮੈਂ ਠੀਕ ਹਾਂ, ਧੰਨਵਾਦ।", ["pa"]).garbled

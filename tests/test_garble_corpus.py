@@ -89,7 +89,7 @@ def test_figures_on_the_held_out_half(corpus):
     """The half the detector was not tuned on. Floors at the measured figures (issue 15's targets
     are 1% / 98% / 95% per family: bench/garble_bench.py prints how far each family is)."""
     rows = [r for r in corpus if held_out(r)]
-    assert len(rows) > 650
+    assert len(rows) > 1000
     got = _measure(rows)
     # Counts only, in plain ints: a failing assert must not print the held-out rows (pytest shows
     # the values of the expressions it compares) to whoever tunes the detector next.
@@ -101,8 +101,9 @@ def test_figures_on_the_held_out_half(corpus):
     assert loops_wrong == 0, f"{loops_wrong} held-out loops not reported as loops"
 
 
-HELD_OUT_FP = 0.016  # measured 1.5% (5 of 331)
-HELD_OUT_CAUGHT = 0.94  # measured 94.4% (335 of 355)
+# measured 4.4% (22 of 498): 3 of 331 on the older files, 19 of 167 on clean_adversarial
+HELD_OUT_FP = 0.045
+HELD_OUT_CAUGHT = 0.94  # measured 94.1% (493 of 524)
 
 
 def test_real_smollm2_answers_are_never_soup(corpus):
