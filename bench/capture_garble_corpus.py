@@ -16,6 +16,15 @@ What it does, deterministically (temperature-0 requests plus seeded sampled ones
 4. (phase harvest, no servers) clean rows from this project's own text: evalrun's functions and
    docstrings, README paragraphs and markdown tables, and JSON evalrun writes (no third-party text).
 
+5. (phases vllm-clean, vllm, sglang-clean, sglang; the lanes of `evalrun lane setup vllm-cpu` and
+   `sglang-cpu`, one engine at a time) the same for real vLLM and sglang: the healthy bf16 lane
+   answering PROMPTS and a share of the core suite's items (tool items included), then the engine
+   serving a mis-mapped safetensors copy per pair (plus collapse rows continued from the healthy
+   lane's own answers) and `--load-format dummy`. These write results/garble-<engine>-*-
+   candidates.jsonl: a person labels each row (clean, loop or garbled with a family) into
+   clean_engines.jsonl, garbled_vllm.jsonl and garbled_sglang.jsonl. Run `-clean` first: the
+   fault phase's collapse rows start from its answers.
+
 Files: clean_reference.jsonl, garbled_mismap.jsonl, garbled_collapse.jsonl, clean_harvested.jsonl
 (phases reference, mismap, collapse, harvest; reference and mismap can run at once in two
 processes; collapse reads reference's file).
@@ -33,6 +42,7 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -41,6 +51,9 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -183,8 +196,15 @@ def serve(model: Path, log: Path, extra: tuple[str, ...] = ()):
 
 
 @contextlib.contextmanager
-def _serve(argv: list[str], port: int, log: Path, env: dict | None = None, timeout: float = 180):
-    """Run a server on 127.0.0.1:`port`; yield its base URL once /v1/models answers; kill its
+def _serve(
+    argv: list[str],
+    port: int,
+    log: Path,
+    env: dict | None = None,
+    timeout: float = 180,
+    ready: str = "/v1/models",
+):
+    """Run a server on 127.0.0.1:`port`; yield its base URL once `ready` answers 200; kill its
     process group."""
     with log.open("wb") as fh:
         proc = subprocess.Popen(
@@ -201,7 +221,7 @@ def _serve(argv: list[str], port: int, log: Path, env: dict | None = None, timeo
             if proc.poll() is not None:
                 raise RuntimeError(f"server exited ({proc.returncode}); see {log}")
             try:
-                with urllib.request.urlopen(base + "/v1/models", timeout=2):
+                with urllib.request.urlopen(base + ready, timeout=2):
                     break
             except (urllib.error.URLError, OSError):
                 if time.monotonic() > deadline:
@@ -227,13 +247,24 @@ def post(base: str, path: str, body: dict) -> dict:
 
 
 def chat(
-    base: str, prompt: str, temperature: float, seed: int, max_tokens: int, model: str | None = None
+    base: str,
+    prompt: str | dict,
+    temperature: float,
+    seed: int,
+    max_tokens: int,
+    model: str | None = None,
 ) -> tuple[str, str]:
+    """One chat answer and its finish reason. `prompt` is a user message, or a request-body
+    fragment (`messages`, and `tools`/`tool_choice` for a suite tool item); tool calls the engine
+    parsed out of the answer are part of its text, one `{"name", "arguments"}` JSON a line."""
+    body = (
+        {"messages": [{"role": "user", "content": prompt}]} if isinstance(prompt, str) else prompt
+    )
     out = post(
         base,
         "/v1/chat/completions",
         {
-            "messages": [{"role": "user", "content": prompt}],
+            **body,
             "temperature": temperature,
             "seed": seed,
             "max_tokens": max_tokens,
@@ -241,10 +272,15 @@ def chat(
         },
     )
     choice = out["choices"][0]
-    return choice["message"]["content"] or "", choice.get("finish_reason") or ""
+    message = choice["message"]
+    calls = [json.dumps(c["function"], ensure_ascii=False) for c in message.get("tool_calls") or []]
+    text = "\n".join([message["content"], *calls] if message.get("content") else calls)
+    return text, choice.get("finish_reason") or ""
 
 
-def continue_raw(base: str, prompt: str, prefix: str, max_tokens: int) -> str:
+def continue_raw(
+    base: str, prompt: str, prefix: str, max_tokens: int, model: str | None = None
+) -> str:
     out = post(
         base,
         "/v1/completions",
@@ -253,6 +289,7 @@ def continue_raw(base: str, prompt: str, prefix: str, max_tokens: int) -> str:
             "temperature": 0.0,
             "seed": 0,
             "max_tokens": max_tokens,
+            **({"model": model} if model else {}),
         },
     )
     return out["choices"][0]["text"] or ""
@@ -344,16 +381,30 @@ def ask_a_third(
     engine: str,
     settings: list,
     model: str | None = None,
+    every: int = BAD_EVERY,
+    label: str = "garbled",
+    concurrency: int = 1,
 ) -> None:
-    """Garbled rows from a broken engine: every third prompt (the `k`-th third, so several engines
-    share the prompts), at each of `settings`; source `<engine>/<prompt>/t../s../max../<finish>`."""
-    for i, (pid, langs, prompt) in enumerate(prompts):
-        if len(prompts) > BAD_EVERY and i % BAD_EVERY != k % BAD_EVERY:
-            continue
-        for temp, seed, max_tokens in settings:
-            text, finish = chat(base, prompt, temp, seed, max_tokens, model=model)
+    """Rows from an engine (a broken one: garbled): every third prompt (the `k`-th third, so several
+    engines share the prompts; `every` for another share), at each of `settings`, `concurrency`
+    requests at a time (rows still in prompt order); source
+    `<engine>/<prompt>/t../s../max../<finish>`."""
+    asks = [
+        (pid, langs, prompt, setting)
+        for i, (pid, langs, prompt) in enumerate(prompts)
+        if len(prompts) <= every or i % every == k % every
+        for setting in settings
+    ]
+
+    def ask(a: tuple) -> tuple[str, str]:
+        return chat(base, a[2], *a[3], model=model)
+
+    with ThreadPoolExecutor(concurrency) as pool:
+        for (pid, langs, _, (temp, seed, max_tokens)), (text, finish) in zip(
+            asks, pool.map(ask, asks), strict=True
+        ):
             source = f"{engine}/{pid}/t{temp}/s{seed}/max{max_tokens}/{finish}"
-            rows.add(row(text, "garbled", langs, source))
+            rows.add(row(text, label, langs, source))
 
 
 def capture_collapse(prompts: list, out: Path, tmpdir: Path) -> None:
@@ -499,67 +550,263 @@ def capture_faults(prompts: list, out: Path, tmpdir: Path) -> None:
     rows.close()
 
 
-VLLM_LANE = Path("~/.cache/evalrun/lanes/vllm-cpu").expanduser()  # `evalrun lane setup vllm-cpu`
-# q_proj and o_proj swapped in every layer: the safetensors twin of the GGUF's q-out fault
+# Real vLLM and sglang: the lanes `evalrun lane setup vllm-cpu|sglang-cpu` made (used read-only),
+# booted with the flags and env of bisect/contracts/<lane>.yaml, every socket on 127.0.0.1.
+LANES = Path("~/.cache/evalrun/lanes").expanduser()
+LANE_MODEL = "smollm2-135m-instruct"
+
+
+@dataclass(frozen=True)
+class EngineLane:
+    """How this script boots one lane's engine; `{bin}` is the lane venv's bin, `{model}` a model
+    folder."""
+
+    source: str  # the engine in a row's source: vllm-0.32, sglang-0.5.23
+    lane: str
+    command: tuple[str, ...]
+    args: tuple[str, ...]
+    env: dict[str, str]
+    ready: str  # 200 here means it answers (sglang's /v1/models answers before warm-up ends)
+
+    @property
+    def bin(self) -> Path:
+        return LANES / self.lane / "venv" / "bin"
+
+    @property
+    def model(self) -> Path:
+        return LANES / self.lane / "models" / LANE_MODEL
+
+
+ENGINES = {
+    "vllm": EngineLane(
+        "vllm-0.32",
+        "vllm-cpu",
+        ("{bin}/vllm", "serve", "{model}"),
+        ("--dtype", "bfloat16", "--max-model-len", "2048", "--enforce-eager")
+        + ("--enable-auto-tool-choice", "--tool-call-parser", "hermes")
+        + ("--generation-config", "vllm"),
+        {
+            "VLLM_CPU_KVCACHE_SPACE": "1",
+            "VLLM_CPU_OMP_THREADS_BIND": "nobind",
+            "VLLM_NO_USAGE_STATS": "1",
+            "VLLM_HOST_IP": "127.0.0.1",  # its engine's own sockets stay on loopback too
+            "HF_HUB_OFFLINE": "1",
+            "OMP_WAIT_POLICY": "PASSIVE",  # the contract's: spinning threads on a shared machine
+        },
+        "/v1/models",
+    ),
+    "sglang": EngineLane(
+        "sglang-0.5.23",
+        "sglang-cpu",
+        ("{bin}/python", "-m", "sglang.launch_server", "--model-path", "{model}"),
+        ("--device", "cpu", "--max-total-tokens", "32768", "--tool-call-parser", "qwen"),
+        {"SGLANG_USE_CPU_ENGINE": "1", "HF_HUB_OFFLINE": "1", "OMP_WAIT_POLICY": "PASSIVE"},
+        "/health",
+    ),
+}
+# PAIRS under their safetensors names (per layer: model.layers.<i>.<name>.weight)
+SAFETENSORS_PAIRS = {
+    "q-out": ("self_attn.q_proj", "self_attn.o_proj"),
+    "k-v": ("self_attn.k_proj", "self_attn.v_proj"),
+    "gate-up": ("mlp.gate_proj", "mlp.up_proj"),
+}
+# Runs in the lane's venv: a copy of the model folder with two tensors swapped in every layer.
 _SWAP_SAFETENSORS = """
 import shutil, sys
 from pathlib import Path
 from safetensors.torch import load_file, save_file
-src, dst = Path(sys.argv[1]), Path(sys.argv[2])
+src, dst, a, b = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
 shutil.copytree(src, dst, dirs_exist_ok=True)
 t = load_file(str(src / "model.safetensors"))
 i = 0
-while f"model.layers.{i}.self_attn.q_proj.weight" in t:
-    q, o = f"model.layers.{i}.self_attn.q_proj.weight", f"model.layers.{i}.self_attn.o_proj.weight"
-    t[q], t[o] = t[o].clone(), t[q].clone()
+while f"model.layers.{i}.{a}.weight" in t:
+    x, y = f"model.layers.{i}.{a}.weight", f"model.layers.{i}.{b}.weight"
+    t[x], t[y] = t[y].clone(), t[x].clone()
     i += 1
 save_file(t, str(dst / "model.safetensors"), metadata={"format": "pt"})
-print(i, "layers swapped")
+print(i, "layers swapped:", a, b)
 """
+# Runs in the lane's venv: for each stdin line [text, n], the first n tokens of text (a cut inside
+# a character backs off a token), or null when text is not n + 8 tokens long.
+_PREFIXES = """
+import json, sys
+from tokenizers import Tokenizer
+tok = Tokenizer.from_file(sys.argv[1])
+for line in sys.stdin:
+    text, n = json.loads(line)
+    ids = tok.encode(text, add_special_tokens=False).ids
+    out = None
+    if len(ids) >= n + 8:
+        out = tok.decode(ids[:n])
+        while "\\ufffd" in out and n > 1:
+            n -= 1
+            out = tok.decode(ids[:n])
+    print(json.dumps(out))
+"""
+# Suite items asked too (suites/core/items.jsonl): every n-th item of a category, tools included.
+SUITE_EVERY = {
+    "tool": 1,
+    "structured": 4,
+    "multilingual": 2,
+    "code": 4,
+    "instruction": 4,
+    "logic": 6,
+}
+# Healthy lanes: (temperature, seed, max_tokens, every n-th prompt); long ones ramble and loop.
+CLEAN_SETTINGS = [(0.0, 0, 96, 1), (0.0, 0, 384, 10), (0.8, 1, 128, 6), (1.0, 2, 256, 15)]
+BAD, BAD_SAMPLED = (0.0, 0, 48), (0.8, 3, 96)  # broken engines: every third prompt, every sixth
+# Requests in flight at once: both engines batch them, several times the rate of one at a time on
+# 2 cores (greedy answers may then differ from a lone request's in the last bits: still real).
+CONCURRENCY = 6
+DUMMY_ROWS = 8  # random weights answer one shape (`loguploadlogupload…`): a few rows suffice
 
 
-def capture_vllm(prompts: list, out: Path, tmpdir: Path) -> None:
-    """Candidate rows from real vLLM (the vllm-cpu lane) serving a mis-mapped safetensors copy of
-    the lane's model, and serving random weights (`--load-format dummy`). Written to
-    results/garble-vllm-candidates.jsonl for labelling by hand."""
-    python = VLLM_LANE / "venv" / "bin" / "python"
-    model = VLLM_LANE / "models" / "smollm2-135m-instruct"
-    if not python.exists() or not model.exists():
-        raise SystemExit("no vllm-cpu lane: run `evalrun lane setup vllm-cpu` first")
-    bad = tmpdir / "vllm-mismap-q-out"
-    subprocess.run([str(python), "-c", _SWAP_SAFETENSORS, str(model), str(bad)], check=True)
-    rows = RowWriter(ROOT / "results" / "garble-vllm-candidates.jsonl", resume=True)
-    env = {
-        "VLLM_CPU_KVCACHE_SPACE": "1",
-        "VLLM_CPU_OMP_THREADS_BIND": "nobind",
-        "VLLM_NO_USAGE_STATS": "1",
-        "VLLM_HOST_IP": "127.0.0.1",  # its engine's own sockets stay on loopback too
-        "HF_HUB_OFFLINE": "1",
-        "PATH": f"{python.parent}:{os.environ.get('PATH', '')}",
-    }
-    for k, (name, path, extra) in enumerate(
-        (("mismap-q-out", bad, ()), ("load-format-dummy", model, ("--load-format", "dummy")))
-    ):
-        port = free_port()
-        argv = [
-            str(python.parent / "vllm"),
-            "serve",
-            str(path),
-            "--served-model-name",
-            "m",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--dtype",
-            "bfloat16",
-            "--max-model-len",
-            "2048",
-            *extra,
-        ]
-        with _serve(argv, port, tmpdir / f"vllm-{name}.log", env, timeout=900) as base:
-            ask_a_third(base, prompts, k, rows, f"vllm-0.32-{name}", BAD_SETTINGS[:1], model="m")
+def engine_prompts(prompts: list) -> list:
+    """PROMPTS plus a share of the core suite's items (as request-body fragments: messages, and
+    tools for tool items, whose expected text is a JSON call)."""
+    from evalrun.suite.load import read_jsonl
+
+    seen: dict[str, int] = {}
+    items = []
+    for item in read_jsonl(ROOT / "suites" / "core" / "items.jsonl"):
+        n = seen[item["category"]] = seen.get(item["category"], -1) + 1
+        every = SUITE_EVERY.get(item["category"])
+        if every is None or n % every:
+            continue
+        body = {k: item[k] for k in ("messages", "tools", "tool_choice") if k in item}
+        langs = ["en", "json"] if "tools" in item else item.get("languages") or ["en"]
+        items.append((f"core-{item['id']}", langs, body))
+    return prompts + (items if len(prompts) == len(PROMPTS) else items[::10])  # --quick: a few
+
+
+def lane_serve(lane: EngineLane, model: Path, log: Path, extra: tuple[str, ...] = ()):
+    """Boot a lane's engine serving `model` (as `m`) on a free 127.0.0.1 port."""
+    port = free_port()
+    argv = [a.format(bin=lane.bin, model=model) for a in lane.command]
+    argv += ["--served-model-name", "m", "--host", "127.0.0.1", "--port", str(port)]
+    env = {**lane.env, "PATH": f"{lane.bin}:{os.environ.get('PATH', '')}"}
+    return _serve([*argv, *lane.args, *extra], port, log, env, timeout=900, ready=lane.ready)
+
+
+def lane_of(engine: str) -> EngineLane:
+    lane = ENGINES[engine]
+    if not (lane.bin / "python").exists() or not lane.model.exists():
+        raise SystemExit(f"no {lane.lane} lane: run `evalrun lane setup {lane.lane}` first")
+    return lane
+
+
+def candidates(engine: str, kind: str) -> Path:
+    """Where an engine phase writes its rows for labelling by hand (results/ is not the corpus)."""
+    return ROOT / "results" / f"garble-{engine}-{kind}-candidates.jsonl"
+
+
+def capture_engine_clean(prompts: list, out: Path, tmpdir: Path, engine: str) -> None:
+    """Candidate rows from a healthy lane: the bf16 model answering PROMPTS and suite items at
+    temperature 0, some sampled with seeds, some long enough to ramble and loop. Proposed label
+    clean; a person relabels the model's own loops `loop`."""
+    lane = lane_of(engine)
+    rows = RowWriter(candidates(engine, "clean"), resume=True)
+    with lane_serve(lane, lane.model, tmpdir / f"{engine}-clean.log") as base:
+        for k, (temp, seed, max_tokens, every) in enumerate(CLEAN_SETTINGS):
+            ask_a_third(
+                base,
+                engine_prompts(prompts),
+                k,
+                rows,
+                f"{lane.source}-bf16",
+                [(temp, seed, max_tokens)],
+                model="m",
+                every=every,
+                label="clean",
+                concurrency=CONCURRENCY,
+            )
     rows.close()
+
+
+def capture_engine_faults(prompts: list, out: Path, tmpdir: Path, engine: str) -> None:
+    """Candidate rows from a lane's engine serving broken weights: a mis-mapped safetensors copy
+    of the model per pair (every third prompt at temperature 0, every sixth sampled, and collapse
+    rows: the first N tokens of the healthy lane's own answer, continued by the broken engine),
+    then `--load-format dummy` (random weights). Proposed label garbled; a person relabels."""
+    lane = lane_of(engine)
+    asked = engine_prompts(prompts)
+    rows = RowWriter(candidates(engine, "faults"), resume=True)
+    answers = (
+        {
+            r["source"].split("/")[1]: r["text"]
+            for r in map(json.loads, candidates(engine, "clean").open(encoding="utf-8"))
+            if "/t0.0/s0/max96/" in r["source"]
+        }
+        if candidates(engine, "clean").exists()
+        else {}
+    )
+    for k, (name, pair) in enumerate(SAFETENSORS_PAIRS.items()):
+        bad = tmpdir / f"{engine}-mismap-{name}"
+        swap = [str(lane.bin / "python"), "-c", _SWAP_SAFETENSORS, str(lane.model), str(bad), *pair]
+        subprocess.run(swap, check=True)
+        with lane_serve(lane, bad, tmpdir / f"{engine}-{name}.log") as base:
+            tag = f"{lane.source}-mismap-{name}"
+            ask_a_third(base, asked, k, rows, tag, [BAD], model="m", concurrency=CONCURRENCY)
+            ask_a_third(
+                base,
+                asked,
+                k + 3,
+                rows,
+                tag,
+                [BAD_SAMPLED],
+                model="m",
+                every=6,
+                concurrency=CONCURRENCY,
+            )
+            collapse_on(base, lane, prompts, k, answers, rows, name)
+        shutil.rmtree(bad)
+    with lane_serve(
+        lane, lane.model, tmpdir / f"{engine}-dummy.log", ("--load-format", "dummy")
+    ) as base:
+        every = max(1, len(asked) // DUMMY_ROWS)
+        ask_a_third(
+            base,
+            asked,
+            0,
+            rows,
+            f"{lane.source}-load-format-dummy",
+            [BAD],
+            model="m",
+            every=every,
+            concurrency=CONCURRENCY,
+        )
+    rows.close()
+
+
+def collapse_on(
+    base: str, lane: EngineLane, prompts: list, k: int, answers: dict, rows: RowWriter, pair: str
+) -> None:
+    """Collapse rows: the `k`-th third of the prompts the healthy lane answered, its first N tokens
+    (N from COLLAPSE_PREFIX_TOKENS in turn) sent as the assistant's start to the broken engine."""
+    share = [
+        (i, pid, prompt)
+        for i, (pid, _, prompt) in enumerate(prompts)
+        if i % len(PAIRS) == k and pid in answers and isinstance(prompt, str)
+    ]
+    asks = [
+        (answers[pid], COLLAPSE_PREFIX_TOKENS[(i // len(PAIRS)) % len(COLLAPSE_PREFIX_TOKENS)])
+        for i, pid, _ in share
+    ]
+    done = subprocess.run(
+        [str(lane.bin / "python"), "-c", _PREFIXES, str(lane.model / "tokenizer.json")],
+        input="".join(json.dumps(a, ensure_ascii=False) + "\n" for a in asks),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    langs = {pid: langs for pid, langs, _ in prompts}
+    for (_, pid, prompt), (_, n), line in zip(share, asks, done.stdout.splitlines(), strict=True):
+        prefix = json.loads(line)
+        if prefix is None:
+            continue
+        tail = continue_raw(base, prompt, prefix, COLLAPSE_TAIL_TOKENS, model="m")
+        source = f"{lane.source}-prefix{n}+mismap-{pair}/{pid}/t0.0/s0/max{COLLAPSE_TAIL_TOKENS}"
+        rows.add(row(prefix + tail, "garbled", langs[pid], source))
 
 
 PHASES = {
@@ -568,8 +815,12 @@ PHASES = {
     "collapse": capture_collapse,
     "harvest": capture_harvest,
     "faults": capture_faults,
-    "vllm": capture_vllm,
+    "vllm-clean": partial(capture_engine_clean, engine="vllm"),
+    "vllm": partial(capture_engine_faults, engine="vllm"),
+    "sglang-clean": partial(capture_engine_clean, engine="sglang"),
+    "sglang": partial(capture_engine_faults, engine="sglang"),
 }
+LOCAL_PHASES = ("reference", "mismap", "collapse", "harvest")  # `all`: llama.cpp only
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -587,7 +838,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the servers' teardown
     with tempfile.TemporaryDirectory(prefix="garble-capture-") as tmp:
         for name, phase in PHASES.items():
-            if args.phase == name or (args.phase == "all" and name not in ("faults", "vllm")):
+            if args.phase == name or (args.phase == "all" and name in LOCAL_PHASES):
                 phase(prompts, args.out, Path(tmp))
     return 0
 
