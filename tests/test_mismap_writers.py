@@ -74,7 +74,9 @@ def test_scales_the_named_tensors_f32_and_quantized(tmp_path):
     dst = write_scaled_gguf(src, tmp_path / "s.gguf", ("attn_norm.weight",), 4.0)
     got = _read(dst)
     for n in range(3):
-        assert np.allclose(got[f"blk.{n}.attn_norm.weight"], 4.0 * orig[f"blk.{n}.attn_norm.weight"])
+        assert np.allclose(
+            got[f"blk.{n}.attn_norm.weight"], 4.0 * orig[f"blk.{n}.attn_norm.weight"]
+        )
     _same_except(got, orig, {f"blk.{n}.attn_norm.weight" for n in range(3)})
     one = _read(write_scaled_gguf(src, tmp_path / "q.gguf", ("ffn_down.weight",), 3.0, range(2, 3)))
     # Q4_1 requantized: close to 3x (its own rounding), same type and size
