@@ -32,8 +32,11 @@ def reference_gguf() -> Path:
     return found[0]
 
 
-def swap_plan(src: Path, pair: tuple[str, str] = DEFAULT_PAIR) -> list[tuple[int, int, int]]:
-    """(offset_a, offset_b, n_bytes) for every layer holding both tensors of `pair`.
+def swap_plan(
+    src: Path, pair: tuple[str, str] = DEFAULT_PAIR, layers: range | None = None
+) -> list[tuple[int, int, int]]:
+    """(offset_a, offset_b, n_bytes) for every layer holding both tensors of `pair` (only the
+    layers in `layers` when given: one mis-mapped layer damages less than all of them).
 
     `pair` names the per-layer suffixes, e.g. ("attn_q.weight", "attn_output.weight"); the two
     tensors of a layer must agree in shape and quantization type, or the copy would not load.
@@ -53,19 +56,24 @@ def swap_plan(src: Path, pair: tuple[str, str] = DEFAULT_PAIR) -> list[tuple[int
                 f"blk.{layer}: {pair[0]} {list(a.shape)} {a.tensor_type.name} and {pair[1]} "
                 f"{list(b.shape)} {b.tensor_type.name} differ; pick a same-shaped, same-type pair"
             )
-        plan.append((int(a.data_offset), int(b.data_offset), int(a.n_bytes)))
+        if layers is None or layer in layers:
+            plan.append((int(a.data_offset), int(b.data_offset), int(a.n_bytes)))
         layer += 1
     if not plan:
-        raise ValueError(f"no tensor named blk.0.{pair[0]} in {src}")
+        raise ValueError(f"no tensor named blk.{layers[0] if layers else 0}.{pair[0]} in {src}")
     return plan
 
 
 def write_mismapped_gguf(
-    src: Path | str, dst: Path | str, pair: tuple[str, str] = DEFAULT_PAIR
+    src: Path | str,
+    dst: Path | str,
+    pair: tuple[str, str] = DEFAULT_PAIR,
+    layers: range | None = None,
 ) -> Path:
-    """Copy `src` to `dst`, then swap the bytes of the two tensors of `pair` in every layer."""
+    """Copy `src` to `dst`, then swap the bytes of the two tensors of `pair` in every layer (or
+    only in `layers`)."""
     src, dst = Path(src), Path(dst)
-    plan = swap_plan(src, pair)
+    plan = swap_plan(src, pair, layers)
     dst.parent.mkdir(parents=True, exist_ok=True)
     tmp = dst.with_name(dst.name + ".partial")
     shutil.copyfile(src, tmp)
@@ -110,6 +118,76 @@ def write_zeroed_gguf(
             fh.write(bytes(size))
     tmp.replace(dst)
     return dst
+
+
+def _rewrite_gguf(
+    src: Path | str,
+    dst: Path | str,
+    names: tuple[str, ...],
+    layers: range | None,
+    change,
+) -> Path:
+    """Copy `src` to `dst` with every tensor `blk.<layer>.<suffix>` (suffix in `names`, layer in
+    `layers` or any) or named exactly as in `names` (`output_norm.weight`) replaced by
+    `change(values, rng)`: dequantized to float32, changed, quantized back to its own type, so the
+    file keeps its layout and the engine loads it as before."""
+    import numpy as np
+    from gguf import GGUFReader
+    from gguf.quants import dequantize, quantize
+
+    src, dst = Path(src), Path(dst)
+    reader = GGUFReader(str(src))
+    chosen = [
+        t
+        for t in reader.tensors
+        if t.name in names
+        or (
+            t.name.startswith("blk.")
+            and t.name.split(".", 2)[2] in names
+            and (layers is None or int(t.name.split(".")[1]) in layers)
+        )
+    ]
+    if not chosen:
+        raise ValueError(f"no tensor blk.*.{{{','.join(names)}}} in {src}")
+    rng = np.random.default_rng(0)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dst.with_name(dst.name + ".partial")
+    shutil.copyfile(src, tmp)
+    with tmp.open("r+b") as fh:
+        for t in chosen:
+            values = dequantize(np.asarray(t.data), t.tensor_type).astype(np.float32)
+            data = quantize(change(values, rng).astype(np.float32), t.tensor_type)
+            assert data.nbytes == t.n_bytes, t.name
+            fh.seek(int(t.data_offset))
+            fh.write(data.tobytes())
+    tmp.replace(dst)
+    return dst
+
+
+def write_scaled_gguf(
+    src: Path | str,
+    dst: Path | str,
+    names: tuple[str, ...],
+    factor: float,
+    layers: range | None = None,
+) -> Path:
+    """Copy `src` to `dst` with the named tensors multiplied by `factor` (a norm weight read with
+    the wrong scale, e.g. an RMSNorm stored as 1 + w but loaded as w)."""
+    return _rewrite_gguf(src, dst, names, layers, lambda v, _rng: v * factor)
+
+
+def write_noisy_gguf(
+    src: Path | str,
+    dst: Path | str,
+    names: tuple[str, ...],
+    sigma: float,
+    layers: range | None = None,
+) -> Path:
+    """Copy `src` to `dst` with seeded Gaussian noise of `sigma` times each named tensor's own
+    standard deviation added to it (bit rot, a bad requantization)."""
+    return _rewrite_gguf(
+        src, dst, names, layers, lambda v, rng: v + rng.normal(0.0, sigma * v.std(), v.shape)
+    )
 
 
 @cache

@@ -13,6 +13,8 @@ from mismap import (  # noqa: E402
     shared_mismapped_gguf,
     swap_plan,
     write_mismapped_gguf,
+    write_noisy_gguf,
+    write_scaled_gguf,
     write_zeroed_gguf,
 )
 
@@ -22,5 +24,7 @@ __all__ = [
     "shared_mismapped_gguf",
     "swap_plan",
     "write_mismapped_gguf",
+    "write_noisy_gguf",
+    "write_scaled_gguf",
     "write_zeroed_gguf",
 ]
