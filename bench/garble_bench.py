@@ -6,7 +6,8 @@
 Prints figures only. The corpus is split in a fixed tuning half and a held-out half
 (tests/support/garble_corpus.py: held_out); the detector is tuned on the first and reported on the
 second. Labels: clean (must not be flagged), garbled (caught when called garbled; counted per
-family) and loop (a healthy model's own loop: right when reported as kind "loop").
+family) and loop (a healthy model's own loop: right unless called engine garble: kind "loop",
+or left clean).
 """
 
 from __future__ import annotations
@@ -62,7 +63,11 @@ def report(rows: list[dict], verdicts: list[GarbleVerdict], title: str) -> None:
         ]
         print(f"    {family:<14} {sum(got):>4} of {len(got):<4} {sum(got) / max(1, len(got)):7.2%}")
     kinds = Counter(k or "clean" for k in loops)
-    print(f"  loops reported as kind loop: {kinds['loop']} of {len(loops)} ({dict(kinds)})")
+    print(
+        f"  a healthy model's loops: {kinds['loop']} of {len(loops)} reported as kind loop, "
+        f"{kinds['clean']} left clean, {len(loops) - kinds['loop'] - kinds['clean']} called engine "
+        f"garble ({dict(kinds)})"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\nmisses of the tuning half:")
         for r, v in zip(rows, verdicts):
             wrong = (
-                (v.kind != "loop")
+                (v.garbled and v.kind != "loop")
                 if r["label"] == "loop"
                 else (v.garbled != (r["label"] == "garbled"))
             )

@@ -64,8 +64,8 @@ def _measure(rows: list[dict]) -> dict:
             if v.garbled:
                 out["fp"].append(f"FP {r['source']}: {v.reasons}")
         elif r["label"] == "loop":
-            if v.kind != "loop":
-                out["loop_wrong"].append(f"{r['source']}: {v.kind or 'clean'} {v.reasons}")
+            if v.garbled and v.kind != "loop":  # a loop left clean is fine; engine garble not
+                out["loop_wrong"].append(f"{r['source']}: {v.kind} {v.reasons}")
         else:
             out["n_garbled"] += 1
             caught, total = out["family"].get(r["family"], (0, 0))

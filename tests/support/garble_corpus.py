@@ -17,7 +17,7 @@ def load_corpus() -> list[dict]:
     """Every row of every corpus file: {text, label, expect, source[, family]}.
 
     label is clean, garbled (engine damage: caught when the detector calls it garbled) or loop
-    (a healthy small model's own repetition loop: right when the detector reports kind "loop")."""
+    (a healthy small model's own repetition loop: right unless called engine garble)."""
     rows = []
     for path in sorted(CORPUS.glob("*.jsonl")):
         rows += read_jsonl(path)
