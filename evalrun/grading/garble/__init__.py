@@ -228,8 +228,8 @@ def _lexicon_langs(text: str, expect: list[str] | None) -> tuple[tuple[str, ...]
     if not spoken or not any(LANG_SCRIPTS.get(e) == LATIN_ONLY for e in spoken):
         guessed = guess_languages(text)
         langs += guessed or LATIN_DEFAULT[1:]
-    if spoken:
-        english = set(spoken) == {"en"}
+    if spoken:  # (an English answer to an item in Russian or Hindi is judged as English)
+        english = set(spoken) == {"en"} or bool(guessed) and guessed[0] == "en"
         function_words = all(e in FUNCTION_WORD_LANGS for e in spoken)
     else:
         english = guessed[:1] == ("en",)

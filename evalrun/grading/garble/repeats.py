@@ -7,6 +7,7 @@ import re
 import zlib
 
 from evalrun.grading.garble.lexicon import (
+    known,
     mojibake_badness,
 )
 from evalrun.grading.garble.scripts import (
@@ -68,7 +69,7 @@ _SPECIAL = re.compile(
 def flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[float, str]]:
     """The worst run of one short unit glued to itself (!!!!, ####, <pad><pad>, carecare): a
     flood; and the worst run of whole tokens repeated (opacity opacity ..., ciel, ciel): a loop."""
-    best = (0.0, "")
+    best = word_loop = (0.0, "")
     n = len(text)
     toks = []
     # glued floods inside one whitespace-free token: yondyondyond, !!!!!!, <pad><pad>, 't't't
@@ -97,13 +98,15 @@ def flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[
                 )
             )
             score = _glued_score(unit, span, span / n, structured, where)
-            if score > best[0]:
-                shown = unit if len(unit) <= 8 else unit[:8] + "…"
-                best = (
-                    score,
-                    (f"{shown!r} repeated {span // len(unit)} times at char {pos + m.start()}"),
-                )
-    glued, best = best, (0.0, "")
+            shown = unit if len(unit) <= 8 else unit[:8] + "…"
+            reason = f"{shown!r} repeated {span // len(unit)} times at char {pos + m.start()}"
+            word = _EDGE_PUNCT.sub("", unit)
+            if len(word) >= 3 and word.isalpha() and known(word.lower(), ("en",)):
+                if score > word_loop[0]:  # -Cuban-Cuban-Cuban: a word looped, hyphens between
+                    word_loop = (score, reason)
+            elif score > best[0]:
+                best = (score, reason)
+    glued, best = best, word_loop
     # the same token (or pair, or triple) over and over: opacity opacity ..., <pad> <pad>
     finished = FINISHED.search(text) is not None
     in_runs = 0  # tokens in runs of 3+ of one token, all runs together
@@ -126,6 +129,9 @@ def flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[
         if score > best[0]:
             best = (score, f"{in_runs} tokens in runs of one token repeated back to back")
     return glued, best
+
+
+_EDGE_PUNCT = re.compile(r"^[\W_]+|[\W_]+$")
 
 
 _HEX = re.compile(r"[0-9a-fA-F]{1,4}")

@@ -346,7 +346,7 @@ def other_script_lexicon_signal(t: Text) -> tuple[float, str]:
     return best
 
 
-OTHER_LEXICON_MIN = 12  # words of four letters or more in the script
+OTHER_LEXICON_MIN = 12  # words of four letters or more (SmolLM2 at t=0.8 writes 9 made-up of 10)
 
 
 OTHER_LEXICON_LOW = 0.25  # share of them in a word list under which the text is made-up words
