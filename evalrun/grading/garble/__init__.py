@@ -140,6 +140,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         ("clusters", structure.punctuation_clusters(toks) if not t.structured else (0.0, "")),
         ("symbols", structure.symbol_tail(text) if not t.structured else (0.0, "")),
         ("scatter", structure.letter_scatter(toks) if not t.structured else (0.0, "")),
+        ("stray", structure.stray_punctuation(text) if not t.structured else (0.0, "")),
     ):
         signals.append(Signal(name, score, reason))
     keep = 1.0
@@ -191,6 +192,7 @@ _SIGNAL_KIND = {
     "decoder": "mojibake",
     "symbols": "collapse",
     "scatter": "collapse",
+    "stray": "salad",
 }
 
 

@@ -454,3 +454,24 @@ def letter_scatter(tokens: list[str]) -> tuple[float, str]:
     return min(1.0, 0.5 + 0.05 * (lone - 8)), (
         f"ends in {lone} lone letters, digits or dots in its last {run} tokens, after {words} words"
     )
+
+
+def stray_punctuation(text: str) -> tuple[float, str]:
+    """Brackets, quotes and commas standing alone between words (`he " ' not or ( or legal '`):
+    the punctuation of a sentence without the sentence. Prose keeps its punctuation on words;
+    checkboxes and code are not asked (structured answers, fenced blocks)."""
+    tokens = _CHECKBOX.sub(" ", text).split()
+    if len(tokens) < 8 or "```" in text:
+        return 0.0, ""
+    stray = sum(1 for tok in tokens if _STRAY.fullmatch(tok))
+    share = stray / len(tokens)
+    if stray < 4 or share < STRAY_SHARE:
+        return 0.0, ""
+    return min(1.0, 0.5 + (share - STRAY_SHARE) * 3), (
+        f"{stray} of {len(tokens)} tokens are brackets, quotes or commas standing alone"
+    )
+
+
+STRAY_SHARE = 0.12
+_STRAY = re.compile(r"[()\[\]\"'“”‘’„«»,;:]+|[.!?]*[()\[\]\"'“”‘’„«»,;:][.!?,;:]*")
+_CHECKBOX = re.compile(r"\[[ xX]?\]")
