@@ -217,10 +217,17 @@ def _code_line(line: str) -> bool:
     people, and it is where a collapse inside code shows)."""
     comment = _COMMENT.match(line)
     body = line[comment.end() :] if comment else line.strip()
-    if (comment or line.startswith(("  ", "\t"))) and len(body.split()) >= 4:
-        if sum(c.isalpha() or c == " " for c in body) >= 0.85 * len(body):
-            return False
+    words = len(body.split())
+    if words >= (4 if comment or line.startswith(("  ", "\t")) else 8):
+        if sum(c.isalpha() or c == " " for c in body) >= 0.85 * len(body) and not (
+            _CODE_SIGN.search(body)
+        ):
+            return False  # (a line of eight words or more that reads as words is prose anywhere)
     return line.startswith(("  ", "\t")) or _CODE_CHARS.search(line) is not None
+
+
+# A call, an assignment or arrow, or a line ending as code lines end: not prose however wordy.
+_CODE_SIGN = re.compile(r"\w\(|[=<>]|[{;(\[,]\s*$")
 
 
 _COMMENT = re.compile(r"^\s*(?:#+|//+|/\*+|\*+|--|\"\"\"|\'\'\'|;+)\s*")
