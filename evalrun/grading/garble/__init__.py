@@ -141,6 +141,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         ("symbols", structure.symbol_tail(text) if not t.structured else (0.0, "")),
         ("scatter", structure.letter_scatter(toks) if not t.structured else (0.0, "")),
         ("stray", structure.stray_punctuation(text) if not t.structured else (0.0, "")),
+        ("blank", structure.blank_flood(text)),
     ):
         signals.append(Signal(name, score, reason))
     keep = 1.0
@@ -193,6 +194,7 @@ _SIGNAL_KIND = {
     "symbols": "collapse",
     "scatter": "collapse",
     "stray": "salad",
+    "blank": "flood",
 }
 
 

@@ -475,3 +475,23 @@ def stray_punctuation(text: str) -> tuple[float, str]:
 STRAY_SHARE = 0.12
 _STRAY = re.compile(r"[()\[\]\"'“”‘’„«»,;:]+|[.!?]*[()\[\]\"'“”‘’„«»,;:][.!?,;:]*")
 _CHECKBOX = re.compile(r"\[[ xX]?\]")
+
+
+def blank_flood(text: str) -> tuple[float, str]:
+    """A run of blank lines or spaces that nothing readable follows or that swamps the answer
+    (`1.  (  "` and sixty spaces; ` or areal` and sixty line breaks): the engine emitted one
+    whitespace token until the limit."""
+    worst = max((m.end() - m.start() for m in _BLANK_RUN.finditer(text)), default=0)
+    lines = max((len(m.group()) for m in _BLANK_LINES.finditer(text)), default=0)
+    if worst < 48 and lines < 24:
+        return 0.0, ""
+    share = sum(c.isspace() for c in text) / len(text)
+    if share < 0.5 and text[-1:].strip():
+        return 0.0, ""  # a wide table or ASCII art with text after it
+    return min(1.0, 0.5 + share / 2), (
+        f"{max(worst, lines)} blank characters in a row; {share:.0%} of the answer is blank"
+    )
+
+
+_BLANK_RUN = re.compile(r" {48,}")
+_BLANK_LINES = re.compile(r"(?:[ \t]*\n){24,}")
