@@ -55,6 +55,7 @@ from evalrun.grading.garble.scripts import (
     expected_scripts,
     is_structured,
     likely_scripts,
+    looks_like_code,
     looks_structured,
     looks_tabular,
 )
@@ -110,7 +111,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
     t = Text(
         text,
         expected_scripts(expect),
-        is_structured(expect) and looks_structured(text) or tabular,
+        is_structured(expect) and looks_structured(text) or tabular or looks_like_code(text),
         tabular=tabular,
         compounding=not expect or any(e.split("-")[0].lower() in COMPOUNDING for e in expect),
     )

@@ -209,6 +209,26 @@ _QUOTED = re.compile(r'"[^"\n]*"')
 _HEX_OFFSET = re.compile(r"^[0-9a-fA-F]{4,16}:?\s", re.MULTILINE)
 
 
+def looks_like_code(text: str) -> bool:
+    """Most lines of a text of three or more read as code whatever the item expects: they end in
+    { } ; ( or :, open with a keyword or indentation, assign, call or pipe. Soup has the symbols
+    but not the line shapes."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    if len(lines) < 3:
+        return False
+    code = sum(1 for line in lines if _CODE_LINE.search(line))
+    return code >= 0.6 * len(lines)
+
+
+_CODE_LINE = re.compile(
+    r"[{};(\[]\s*$|^\s*[}\])]|^(?:\s{2,}|\t)\S|^\s*(?:def|class|import|from|return|if|elif|"
+    r"else|for|while|try|except|with|function|const|let|var|val|public|private|static|fn|func|"
+    r"package|struct|object|impl|use|module|#include|select|insert|update|create|FROM|RUN|COPY|"
+    r"WORKDIR|ENV|CMD|Host|server|location)\b|^\s*[-\w.$@]+\s*(?:=|:=|<-|->|=>|\+=)\s*\S"
+    r"|\w\(.*\)\s*$|\s\|\s*[\w-]+|^\s*(?:\$|>>>|PS>|#!)\s*\S"
+)
+
+
 def looks_tabular(text: str) -> bool:
     """CSV, TSV, pipe tables and hex dumps whatever the item expects: three or more lines, most
     with the same number (two or more) of one delimiter, or opening with a hex offset. Soup
