@@ -363,11 +363,20 @@ def _function_word_signal(words: list[Word]) -> tuple[float, str]:
             f"{rate:.0%} function words (the, of, и, der, ...) in {len(marked)} words of running "
             "text: nothing for them to join"
         )
+    run = longest = 0
+    for w in marked:
+        run = 0 if w.stop else run + 1
+        longest = max(longest, run)
+    if longest < UNPUNCTUATED_RUN:
+        return 0.0, ""  # short items between commas and full stops: a list, notes, shorthand
     score = min(1.0, max(0.0, (0.07 - rate) / 0.05))
     return score, (
         f"only {rate:.0%} function words (the, of, и, der, ...) in {len(marked)} "
         "words of running text"
     )
+
+
+UNPUNCTUATED_RUN = 5  # words in a row with no punctuation before too few function words count
 
 
 FUNCTION_WORDS_ONLY = 0.93  # prose runs 35-60%, idioms up to ~90% ("it is what it is")
@@ -394,14 +403,7 @@ def windowed(t: Text) -> list[Signal]:
             signals.append(
                 (
                     "salad",
-                    lambda chunk: structure.salad(
-                        [
-                            (w.key, w.fw is not None and not w.code and not w.caps)
-                            for w in chunk
-                            if w.letters
-                        ],
-                        _common_english,
-                    ),
+                    lambda chunk: structure.salad(_salad_words(chunk), _common_english),
                 )
             )
     best: dict[str, tuple[float, str, int]] = {}
@@ -420,6 +422,20 @@ def windowed(t: Text) -> list[Signal]:
                 else (f"{reason} (around char {start})")
             )
         out.append(Signal(name, score, reason))
+    return out
+
+
+def _salad_words(words: list[Word]) -> list[tuple[str, bool]]:
+    """(word, is running text) for the salad signal. Acronyms, short names (Mon, Om) and units
+    after a number (500 mg, 7 d) are not the fragments salad is made of."""
+    out = []
+    prev: Word | None = None
+    for w in words:
+        if w.letters:
+            unit = prev is not None and not prev.letters and prev.key[:1].isdigit()
+            running = w.fw is not None and not w.code and not w.caps and not unit
+            out.append((w.key, running and not (w.letters <= 3 and w.title)))
+        prev = w
     return out
 
 

@@ -40,6 +40,8 @@ class Word:
     per_script: dict[str, int] | None = None  # letters per script, for words of several
     fw: bool | None = None  # a function word? None outside running text
     caps: bool = False  # written in capitals: an acronym, a code, a sequence (PO, ATG, HTTP)
+    title: bool = False  # starts with a capital (a name, a weekday, a sentence's first word)
+    stop: bool = False  # punctuation ends it (, ; . : ! ? ) and dashes): a list or clause ends
 
 
 @dataclass
@@ -147,6 +149,9 @@ def _blank(m: re.Match) -> str:
     return " " * len(m.group())
 
 
+STOPS = frozenset(",;.:!?)]—–…")
+
+
 def read_words(t: Text) -> None:
     """Split the prose part of the text into words with their scripts and weirdness."""
     # Inline code is not prose: blank it out (keeping offsets) unless the whole answer is code
@@ -199,6 +204,8 @@ def read_words(t: Text) -> None:
                 scripts = frozenset(found)
             w = Word(offset + m.start(), scripts, letters, core.lower(), tok.endswith(","), code)
             w.caps = letters > 1 and core.isupper()
+            w.title = core[:1].isupper() and not w.caps
+            w.stop = tok[-1] in STOPS or tok[0] in "(—–"
             if len(scripts) > 1:
                 w.per_script = found
             if letters >= 6 or (letters and (len(scripts) > 1 or not core.isalpha())):
