@@ -101,7 +101,7 @@ def flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[
             shown = unit if len(unit) <= 8 else unit[:8] + "…"
             reason = f"{shown!r} repeated {span // len(unit)} times at char {pos + m.start()}"
             word = _EDGE_PUNCT.sub("", unit)
-            if len(word) >= 3 and word.isalpha() and known(word.lower(), ("en",)):
+            if "-" in unit and len(word) >= 4 and word.isalpha() and known(word.lower(), ("en",)):
                 if score > word_loop[0]:  # -Cuban-Cuban-Cuban: a word looped, hyphens between
                     word_loop = (score, reason)
             elif score > best[0]:

@@ -169,7 +169,11 @@ def read_words(t: Text) -> None:
             fenced = not fenced
             offset += len(line) + 1
             continue
-        code = t.tabular or (t.structured or fenced) and _code_line(line)
+        code = (
+            t.tabular
+            or (t.structured or fenced)
+            and (_code_line(line) or fenced and len(line.split()) < 8)
+        )  # (a short line in a fenced block is code: USER nonroot:nonroot)
         for m in TOKEN.finditer(line) if code else _prose_tokens(line):
             tok = m.group()
             core = tok.strip(PUNCT)
