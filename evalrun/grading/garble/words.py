@@ -118,6 +118,10 @@ _MD_LINK = re.compile(r"!?\[[^\]]*\]\([^)]*\)")
 _CODE_CHARS = re.compile(r"[=(){}\[\]<>;|`_/\\#*$@^~&]")
 
 
+# Hashes, hex and base64 blobs, keys: long runs of letters and digits with many digits.
+_BLOB = re.compile(r"(?=(?:[A-Za-z]*\d){4})[A-Za-z0-9+]{16,}={0,2}")
+
+
 _QUALIFIED = re.compile(r"[A-Za-z]\w*(?:(?:\.|::)[A-Za-z]\w*)+")
 
 
@@ -248,14 +252,21 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: Text, cod
     """Why a word is not word-like, or ''."""
     if letters < 6 and len(scripts) == 1 and core.isalpha():
         return ""  # short plain words: the checks below need six letters or mixed content
-    if len(scripts) > 1 and _glued_scripts(core, scripts):
+    if len(scripts) > 1 and _glued_scripts(core, scripts, code):
         return "mixed scripts"
     if code and not _PROSE_LIKE.fullmatch(core):
         return ""  # identifiers, paths, literals
     if scripts == LATIN and letters >= 4:
         if _PUNCT_RUN.search(core):
             return PUNCT_RUN  # routersrapists,,,,,,,,isburyadays
-        if "/" in core or "@" in core or "_" in core or "=" in core or _QUALIFIED.fullmatch(core):
+        if (
+            "/" in core
+            or "@" in core
+            or "_" in core
+            or "=" in core
+            or _QUALIFIED.fullmatch(core)
+            or _BLOB.fullmatch(core)
+        ):
             return ""  # paths, URLs, e-mail addresses, identifiers, gl.glBindBuffer, AWS::EC2::VPC
         low = core.lower()
         if letters >= 6 and not any(c in _VOWELS for c in low) and not core.isupper():
@@ -286,6 +297,10 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: Text, cod
     return ""
 
 
+_NOT_LETTERS = re.compile(r"[\W\d_]+")
+_HYPHEN_SLASH = re.compile(r"[-/]")
+
+
 def _bracketed_name(core: str) -> bool:
     """A name built with balanced brackets, hyphens and locants: (RS)-2-(4-(2-methylpropyl)
     phenyl)propanoic, N-(4-hydroxyphenyl)acetamide, f(x), a[i][j]. Soup leaves brackets open."""
@@ -302,7 +317,7 @@ def _bracketed_name(core: str) -> bool:
     return depth == 0 and any(c in "([{" for c in core)
 
 
-def _glued_scripts(core: str, scripts: frozenset[str]) -> bool:
+def _glued_scripts(core: str, scripts: frozenset[str], code: bool = False) -> bool:
     """Letters of two writing systems glued into one word. CJK runs carry no spaces, so Latin
     words glued to Han are normal; so are Greek math symbols (Δx, sinθ) and hyphenated
     compounds with one script each side (API-ключ, JSON/данные)."""
@@ -316,8 +331,8 @@ def _glued_scripts(core: str, scripts: frozenset[str]) -> bool:
         return False
     return not all(
         len({char_script(c) for c in part if c.isalpha()} - CJK) <= 1
-        for part in re.split(r"[-/]", core)
-    )
+        for part in (_NOT_LETTERS if code else _HYPHEN_SLASH).split(core)
+    )  # (API-ключ; in code, sum(βαθμοί.values()): one script between separators)
 
 
 NOT_A_WORD = "not a word"
