@@ -35,6 +35,7 @@ from evalrun.endpoint.response import Response
 from evalrun.grading.garble import structure
 from evalrun.grading.garble.lexicon import (
     LATIN_DEFAULT,
+    WORDFREQ_LANGS,
     guess_languages,
     wordfreq_code,
 )
@@ -232,7 +233,7 @@ def _lexicon_langs(text: str, expect: list[str] | None) -> tuple[tuple[str, ...]
     guessed: tuple[str, ...] = ()
     if not spoken or not any(LANG_SCRIPTS.get(e) == LATIN_ONLY for e in spoken):
         guessed = guess_languages(text)
-        langs += guessed or LATIN_DEFAULT[1:]
+        langs += [c for c in guessed if c in WORDFREQ_LANGS] or LATIN_DEFAULT[1:]
     if spoken:  # (an English answer to an item in Russian or Hindi is judged as English)
         english = set(spoken) == {"en"} or bool(guessed) and guessed[0] == "en"
         function_words = all(e in FUNCTION_WORD_LANGS for e in spoken)

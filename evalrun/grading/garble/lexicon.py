@@ -149,7 +149,8 @@ def mojibake_badness(text: str) -> int:
 
 
 def guess_languages(text: str) -> tuple[str, ...]:
-    """wordfreq codes of the languages pycld2 finds in `text` (most text first); () if none."""
+    """The languages pycld2 finds in `text` (most text first): wordfreq's codes where it has
+    lists, pycld2's own otherwise (uz, sw, yo); () if none."""
     import pycld2
 
     try:
@@ -158,7 +159,9 @@ def guess_languages(text: str) -> tuple[str, ...]:
         return ()
     out = []
     for _name, code, percent, _score in details:
-        wf = wordfreq_code(code) if percent >= 10 else None
-        if wf and wf not in out:
+        if percent < 10 or code in ("un", "xx", "xxx"):  # (pycld2's "unknown")
+            continue
+        wf = wordfreq_code(code) or code.lower()
+        if wf not in out:
             out.append(wf)
     return tuple(out)
