@@ -658,7 +658,7 @@ BAD, BAD_SAMPLED = (0.0, 0, 48), (0.8, 3, 96)  # broken engines: every third pro
 # Requests in flight at once: both engines batch them, several times the rate of one at a time on
 # 2 cores (greedy answers may then differ from a lone request's in the last bits: still real).
 CONCURRENCY = 6
-DUMMY_ROWS = 8  # random weights answer one shape (`loguploadlogupload…`): a few rows suffice
+DUMMY_ROWS = 8  # random weights answer one shape (`loguploadlogupload…`): a few prompts suffice
 
 
 def engine_prompts(prompts: list) -> list:
@@ -770,7 +770,7 @@ def capture_engine_faults(prompts: list, out: Path, tmpdir: Path, engine: str) -
             0,
             rows,
             f"{lane.source}-load-format-dummy",
-            [BAD],
+            [BAD, BAD_SAMPLED],  # greedy answers are all one text: the seeded ones vary
             model="m",
             every=every,
             concurrency=CONCURRENCY,
