@@ -78,6 +78,7 @@ class Fault:
     temps: tuple[float, ...] = (0.0, 0.7)
     n_prompts: int = 8
     long: bool = False  # long prompts and answers (a quantized KV cache degrades with length)
+    multilingual: bool = False  # only the prompts that expect a language other than English
     max_tokens: int = 64
 
 
@@ -129,22 +130,49 @@ FAULTS: list[Fault] = [
         max_tokens=160,
     ),
     Fault("kv-q4_0-k-no-fa", ("--type_k", "2"), long=True, max_tokens=160),
-    Fault("n_ctx-96", ("--n_ctx", "96"), n_prompts=5),
+    Fault("n_ctx-96", ("--n_ctx", "96"), n_prompts=5),  # answered HTTP 500: no rows
     *(
         Fault(f"sampling-t{t}-topk0", request=BROKEN_SAMPLING, temps=(t, t), n_prompts=8)
         for t in (1.8, 2.2, 2.5)
     ),
+    # round 2, after reading round 1: more of the faults that drift into other scripts or into
+    # made-up words of the asked language (one mid-stack k-v layer, layer 0's ffn_down zeroed,
+    # noisy ffn_down), on prompts in other languages
+    *(
+        Fault(f"mismap-k-v-L{n}", model=_mismap("k-v", range(n, n + 1)), multilingual=True)
+        for n in (8, 12, 18, 22)
+    ),
+    Fault("mismap-gate-up-L10", model=_mismap("gate-up", range(10, 11)), multilingual=True),
+    Fault("noise-ffn-down-0.35", model=_noise("ffn_down.weight", 0.35), multilingual=True),
+    Fault("zeroed-ffn-down-L1", model=_zero("ffn_down.weight", 1), multilingual=True),
+    Fault("rope150", ("--rope_freq_base", "150"), n_prompts=10),
+    Fault("rope-scale0.4", ("--rope_freq_scale", "0.4"), multilingual=True),
+    Fault("sampling-t1.5-topk0", request=BROKEN_SAMPLING, temps=(1.5, 1.5), multilingual=True),
 ]
 # the faults whose answers were damaged in the sweep: the collapse phase continues healthy
 # prefixes under them (read from the sweep's candidates, then set by hand)
-COLLAPSE_FAULTS = ("rope300", "rope1000", "mismap-q-out-L0", "noise-attn-q-0.5")
+COLLAPSE_FAULTS = (
+    "rope100",
+    "rope-scale0.25",
+    "mismap-k-v-L15",
+    "mismap-q-out-L15",
+    "mismap-gate-up-L15",
+    "scaled-attn-norm-x10-L15",
+    "noise-ffn-down-0.3",
+    "zeroed-attn-norm-L0",
+    "sampling-t1.8-topk0",
+)
+COLLAPSE_SHARE = 4  # each fault continues every fourth reference answer
 COLLAPSE_PREFIX_TOKENS = (12, 30, 45)
 COLLAPSE_TAIL_TOKENS = 56
 
 
-def prompt_pool(long: bool) -> list[tuple[str, list[str] | None, list[dict]]]:
+def prompt_pool(
+    long: bool, multilingual: bool = False
+) -> list[tuple[str, list[str] | None, list[dict]]]:
     """(id, expected languages, messages): the capture script's PROMPTS plus suite items (no tool
-    items: they need the tools field); long=True gives the long-context items and long asks."""
+    items: they need the tools field); long=True gives the long-context items and long asks,
+    multilingual=True the ones that expect another language than English."""
     pool = [(pid, langs, [{"role": "user", "content": p}]) for pid, langs, p in PROMPTS]
     items = read_jsonl(ROOT / "suites" / "core" / "items.jsonl")
     suite = [
@@ -157,7 +185,10 @@ def prompt_pool(long: bool) -> list[tuple[str, list[str] | None, list[dict]]]:
         return [p for p in pool if p[0] in longs] + [
             s for s in suite if s[0].startswith("core-long")
         ]
-    return pool + [s for s in suite if not s[0].startswith("core-long")]
+    pool += [s for s in suite if not s[0].startswith("core-long")]
+    if multilingual:
+        return [p for p in pool if p[1] and set(p[1]) - {"en", "code", "math", "json", "table"}]
+    return pool
 
 
 def ask(base: str, messages: list[dict], temp: float, seed: int, max_tokens: int, extra: dict):
@@ -191,7 +222,7 @@ def sweep(tmpdir: Path, only: set[str] | None) -> None:
         if only and fault.name not in only:
             continue
         rng = random.Random(f"fault-sweep/{fault.name}")
-        pool = prompt_pool(fault.long)
+        pool = prompt_pool(fault.long, fault.multilingual)
         prompts = rng.sample(pool, min(fault.n_prompts, len(pool)))
         engine = f"smollm2-fault-{fault.name}"
         if all(any(s.startswith(f"{engine}/{p[0]}/") for s in rows.sources) for p in prompts):
@@ -220,7 +251,8 @@ def sweep(tmpdir: Path, only: set[str] | None) -> None:
 def collapse(tmpdir: Path, only: set[str] | None) -> None:
     """A healthy start, then the fault: the first N tokens of a temperature-0 reference answer
     (clean_reference.jsonl) sent as the assistant's prefix (raw /v1/completions with the chat
-    template) and continued at temperature 0 under a damaging fault."""
+    template) and continued under a damaging fault (at temperature 0, or the fault's own
+    sampling)."""
     answers = {}
     for r in read_jsonl(OUT / "clean_reference.jsonl"):
         pid, temp = r["source"].split("/")[1:3]
@@ -236,9 +268,9 @@ def collapse(tmpdir: Path, only: set[str] | None) -> None:
         model = _model_for(fault, tmpdir)
         with serve(model or reference_gguf(), tmpdir / f"c-{name}.log", fault.server) as base:
             for i, (pid, langs, prompt) in enumerate(prompts):
-                if i % len(COLLAPSE_FAULTS) != k:
+                if i % COLLAPSE_SHARE != k % COLLAPSE_SHARE:
                     continue
-                n_prefix = COLLAPSE_PREFIX_TOKENS[(i // len(COLLAPSE_FAULTS)) % 3]
+                n_prefix = COLLAPSE_PREFIX_TOKENS[(i // COLLAPSE_SHARE + k) % 3]
                 source = f"smollm2-ref-prefix{n_prefix}+fault-{name}/{pid}"
                 if source in rows.sources:
                     continue
@@ -250,9 +282,10 @@ def collapse(tmpdir: Path, only: set[str] | None) -> None:
                     "/v1/completions",
                     {
                         "prompt": CHAT.format(prompt=prompt) + prefix,
-                        "temperature": 0.0,
+                        "temperature": fault.temps[0],
                         "seed": 0,
                         "max_tokens": COLLAPSE_TAIL_TOKENS,
+                        **fault.request,
                     },
                 )
                 tail = out["choices"][0]["text"] or ""
