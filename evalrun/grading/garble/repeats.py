@@ -268,7 +268,11 @@ def chars_signal(text: str) -> list[Signal]:
     n = max(1, len(text))
     fffd = text.count("\ufffd")
     if fffd:
+        # one alone is a sampled byte token that formed no character (healthy small models at
+        # temperature 0.8 do it); more, or one in a short text, is broken decoding
         score = min(1.0, 0.35 + 0.25 * (fffd - 1) + 20 * fffd / n)
+        if fffd == 1:
+            score = min(score, 0.45)
         out.append(Signal("replacement", score, f"{fffd} replacement characters (U+FFFD)"))
     ctrl = len(_CONTROL.findall(text))
     if ctrl:
