@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from support.garble_corpus import FAMILIES, held_out, load_corpus_with_files  # noqa: E402
+from support.garble_corpus import FAMILIES, HEALTHY, held_out, load_corpus_with_files  # noqa: E402
 
 from evalrun.grading.garble import GarbleVerdict, detect  # noqa: E402
 
@@ -44,11 +44,11 @@ def report(rows: list[dict], verdicts: list[GarbleVerdict], title: str) -> None:
     clean = [v.garbled for r, v in zip(rows, verdicts) if r["label"] == "clean"]
     garbled = [v.garbled for r, v in zip(rows, verdicts) if r["label"] == "garbled"]
     loops = [v.kind for r, v in zip(rows, verdicts) if r["label"] == "loop"]
-    ref = [v for r, v in zip(rows, verdicts) if r["source"].startswith("smollm2-ref/")]
+    ref = [v for r, v in zip(rows, verdicts) if r["source"].startswith(HEALTHY)]
     print(f"\n{title}: {len(rows)} texts")
     print(
         f"  clean flagged    {sum(clean):>4} of {len(clean):<4} {sum(clean) / max(1, len(clean)):7.2%}"
-        f"   (real SmolLM2 answers flagged as soup: "
+        f"   (real SmolLM2 answers on healthy engines called engine garble: "
         f"{sum(v.garbled and v.kind != 'loop' for v in ref)} of {len(ref)})"
     )
     print(

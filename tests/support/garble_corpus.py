@@ -9,6 +9,9 @@ from evalrun.suite.load import read_jsonl
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "garble"
 LABELS = ("clean", "garbled", "loop")
+# Real answers of SmolLM2 on healthy engines (llama.cpp reference, the vLLM and sglang bf16 lanes):
+# never engine garble (a loop of the model's own is reported as kind "loop" at most).
+HEALTHY = ("smollm2-ref/", "vllm-0.32-bf16/", "sglang-0.5.23-bf16/")
 # The garble families of issue 15: every garbled row names one, and each is measured apart.
 FAMILIES = ("multi-script", "non-words", "salad", "loop", "flood", "collapse", "mojibake")
 

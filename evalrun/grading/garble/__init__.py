@@ -214,6 +214,8 @@ def _kind(shown: list[Signal]) -> str:
         key=lambda ks: (-ks[1].score, ks[0] not in _TIE_FIRST),
     )
     kind, top = kinds[0]
+    if top.name == "diversity" and any(k == "loop" and s.score >= 0.5 for k, s in kinds[1:]):
+        kind = "loop"  # few distinct tokens because whole lines repeat
     if kind == "loop" and any(k in _ENGINE_ONLY and s.score >= 0.5 for k, s in kinds[1:]):
         kind = next(k for k, s in kinds[1:] if k in _ENGINE_ONLY and s.score >= 0.5)
     if kind != "loop" and "(clean before)" in top.reason:

@@ -246,14 +246,18 @@ _DIGITS = re.compile(r"\d+")
 def line_loop(text: str) -> tuple[float, str]:
     """The same line (numbers aside) over and over: `Step 7: Add a contact form.` or `A:`. Six
     in a row reaching the end of the answer (generation never stopped), or twelve anywhere."""
-    lines = [_DIGITS.sub("#", line.strip()) for line in text.split("\n") if line.strip()]
+    lines = [  # (table rows keep their numbers: | 1 | ok | and | 2 | ok | are two rows)
+        line.strip() if line.lstrip().startswith("|") else _DIGITS.sub("#", line.strip())
+        for line in text.split("\n")
+        if line.strip()
+    ]
     best, run = (0.0, ""), 1
     for i in range(1, len(lines) + 1):
         if i < len(lines) and lines[i] == lines[i - 1]:
             run += 1
             continue
         line = lines[i - 1]
-        wordy = sum(c.isalpha() for c in line) >= 1 and not line.startswith("|")
+        wordy = sum(c.isalpha() for c in line) >= 1  # (| Pluto | 2 | six times is a loop too)
         at_end = i == len(lines)
         if wordy and (run >= 12 or (at_end and run >= 6)):
             score = min(1.0, 0.5 + (run - 6) / 12)
