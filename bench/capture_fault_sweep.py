@@ -64,6 +64,20 @@ from evalrun.suite.load import read_jsonl  # noqa: E402
 CANDIDATES = ROOT / "results" / "fault-sweep-candidates.jsonl"
 BROKEN_SAMPLING = {"top_p": 1.0, "top_k": 0, "min_p": 0.0}
 LAST = 29  # SmolLM2-135M has 30 blocks
+LOOPY = (
+    "repeat-yes",
+    "count-20",
+    "alphabet",
+    "list-fruits",
+    "tongue-twister",
+    "poem-sea",
+    "advice-sleep",
+    "math-primes",
+    "ru-poem",
+    "zh-poem",
+    "de-story",
+    "self-intro",
+)
 
 
 @dataclass(frozen=True)
@@ -79,6 +93,7 @@ class Fault:
     n_prompts: int = 8
     long: bool = False  # long prompts and answers (a quantized KV cache degrades with length)
     multilingual: bool = False  # only the prompts that expect a language other than English
+    prompt_ids: tuple[str, ...] = ()  # these prompts, not a sample
     max_tokens: int = 64
 
 
@@ -148,6 +163,26 @@ FAULTS: list[Fault] = [
     Fault("rope150", ("--rope_freq_base", "150"), n_prompts=10),
     Fault("rope-scale0.4", ("--rope_freq_scale", "0.4"), multilingual=True),
     Fault("sampling-t1.5-topk0", request=BROKEN_SAMPLING, temps=(1.5, 1.5), multilingual=True),
+    # round 3: more one-layer k-v swaps (the best source of script drift), and long answers to
+    # loop-prone prompts under faults that left the model fluent: its own repetition loops
+    *(
+        Fault(f"mismap-k-v-L{n}", model=_mismap("k-v", range(n, n + 1)), multilingual=True)
+        for n in (6, 10, 14, 16)
+    ),
+    *(
+        Fault(name, server, temps=(0.0,), max_tokens=200, prompt_ids=LOOPY)
+        for name, server in (
+            ("rope3000-long", ("--rope_freq_base", "3000")),
+            ("kv-q4_0-fa-long", ("--type_k", "2", "--type_v", "2", "--flash_attn", "true")),
+        )
+    ),
+    *(
+        Fault(name, server, temps=(0.0,), max_tokens=200, n_prompts=20)
+        for name, server in (
+            ("rope10000-long", ("--rope_freq_base", "10000")),
+            ("kv-q4_0-k-no-fa-long", ("--type_k", "2")),
+        )
+    ),
 ]
 # the faults whose answers were damaged in the sweep: the collapse phase continues healthy
 # prefixes under them (read from the sweep's candidates, then set by hand)
@@ -223,7 +258,10 @@ def sweep(tmpdir: Path, only: set[str] | None) -> None:
             continue
         rng = random.Random(f"fault-sweep/{fault.name}")
         pool = prompt_pool(fault.long, fault.multilingual)
-        prompts = rng.sample(pool, min(fault.n_prompts, len(pool)))
+        if fault.prompt_ids:
+            prompts = [p for p in pool if p[0] in fault.prompt_ids]
+        else:
+            prompts = rng.sample(pool, min(fault.n_prompts, len(pool)))
         engine = f"smollm2-fault-{fault.name}"
         if all(any(s.startswith(f"{engine}/{p[0]}/") for s in rows.sources) for p in prompts):
             continue  # captured by an earlier, interrupted run
