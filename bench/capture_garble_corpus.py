@@ -23,7 +23,7 @@ What it does, deterministically (temperature-0 requests plus seeded sampled ones
    lane's own answers) and `--load-format dummy`. These write results/garble-<engine>-*-
    candidates.jsonl: a person labels each row (clean, loop or garbled with a family) into
    clean_engines.jsonl, garbled_vllm.jsonl and garbled_sglang.jsonl. Run `-clean` first: the
-   fault phase's collapse rows start from its answers.
+   fault phase's collapse rows start from its answers; `-dummy` reruns the random weights alone.
 
 Files: clean_reference.jsonl, garbled_mismap.jsonl, garbled_collapse.jsonl, clean_harvested.jsonl
 (phases reference, mismap, collapse, harvest; reference and mismap can run at once in two
@@ -658,7 +658,7 @@ BAD, BAD_SAMPLED = (0.0, 0, 48), (0.8, 3, 96)  # broken engines: every third pro
 # Requests in flight at once: both engines batch them, several times the rate of one at a time on
 # 2 cores (greedy answers may then differ from a lone request's in the last bits: still real).
 CONCURRENCY = 6
-DUMMY_ROWS = 8  # random weights answer one shape (`loguploadlogupload…`): a few prompts suffice
+DUMMY_ROWS = 8  # random weights answer one shape (`loguploadlogupload…`): a few seeds suffice
 
 
 def engine_prompts(prompts: list) -> list:
@@ -724,22 +724,27 @@ def capture_engine_clean(prompts: list, out: Path, tmpdir: Path, engine: str) ->
 
 
 def capture_engine_faults(prompts: list, out: Path, tmpdir: Path, engine: str) -> None:
-    """Candidate rows from a lane's engine serving broken weights: a mis-mapped safetensors copy
-    of the model per pair (every third prompt at temperature 0, every sixth sampled, and collapse
-    rows: the first N tokens of the healthy lane's own answer, continued by the broken engine),
-    then `--load-format dummy` (random weights). Proposed label garbled; a person relabels."""
+    """Candidate rows from a lane's engine serving broken weights: the mis-mapped copies, then
+    random weights. Proposed label garbled; a person relabels."""
+    capture_engine_mismap(prompts, out, tmpdir, engine)
+    capture_engine_dummy(prompts, out, tmpdir, engine)
+
+
+def capture_engine_mismap(prompts: list, out: Path, tmpdir: Path, engine: str) -> None:
+    """A mis-mapped safetensors copy of the lane's model per pair: every third prompt at
+    temperature 0, every sixth sampled, and collapse rows (the first N tokens of the healthy
+    lane's own answer, from its candidates, continued by the broken engine)."""
+    from evalrun.suite.load import read_jsonl
+
     lane = lane_of(engine)
     asked = engine_prompts(prompts)
     rows = RowWriter(candidates(engine, "faults"), resume=True)
-    answers = (
-        {
-            r["source"].split("/")[1]: r["text"]
-            for r in map(json.loads, candidates(engine, "clean").open(encoding="utf-8"))
-            if "/t0.0/s0/max96/" in r["source"]
-        }
-        if candidates(engine, "clean").exists()
-        else {}
-    )
+    healthy = candidates(engine, "clean")
+    answers = {
+        r["source"].split("/")[1]: r["text"]
+        for r in (read_jsonl(healthy) if healthy.exists() else [])
+        if "/t0.0/s0/max96/" in r["source"]
+    }
     for k, (name, pair) in enumerate(SAFETENSORS_PAIRS.items()):
         bad = tmpdir / f"{engine}-mismap-{name}"
         swap = [str(lane.bin / "python"), "-c", _SWAP_SAFETENSORS, str(lane.model), str(bad), *pair]
@@ -760,20 +765,21 @@ def capture_engine_faults(prompts: list, out: Path, tmpdir: Path, engine: str) -
             )
             collapse_on(base, lane, prompts, k, answers, rows, name)
         shutil.rmtree(bad)
+    rows.close()
+
+
+def capture_engine_dummy(prompts: list, out: Path, tmpdir: Path, engine: str) -> None:
+    """`--load-format dummy` (random weights): one prompt, greedy and at DUMMY_ROWS seeds (the
+    answer hardly depends on the prompt: vLLM gave every prompt the same text per seed)."""
+    lane = lane_of(engine)
+    rows = RowWriter(candidates(engine, "faults"), resume=True)
+    seeded = [(BAD_SAMPLED[0], seed, BAD_SAMPLED[2]) for seed in range(1, DUMMY_ROWS + 1)]
     with lane_serve(
         lane, lane.model, tmpdir / f"{engine}-dummy.log", ("--load-format", "dummy")
     ) as base:
-        every = max(1, len(asked) // DUMMY_ROWS)
+        tag = f"{lane.source}-load-format-dummy"
         ask_a_third(
-            base,
-            asked,
-            0,
-            rows,
-            f"{lane.source}-load-format-dummy",
-            [BAD, BAD_SAMPLED],  # greedy answers are all one text: the seeded ones vary
-            model="m",
-            every=every,
-            concurrency=CONCURRENCY,
+            base, prompts[:1], 0, rows, tag, [BAD, *seeded], model="m", concurrency=CONCURRENCY
         )
     rows.close()
 
@@ -817,8 +823,10 @@ PHASES = {
     "faults": capture_faults,
     "vllm-clean": partial(capture_engine_clean, engine="vllm"),
     "vllm": partial(capture_engine_faults, engine="vllm"),
+    "vllm-dummy": partial(capture_engine_dummy, engine="vllm"),
     "sglang-clean": partial(capture_engine_clean, engine="sglang"),
     "sglang": partial(capture_engine_faults, engine="sglang"),
+    "sglang-dummy": partial(capture_engine_dummy, engine="sglang"),
 }
 LOCAL_PHASES = ("reference", "mismap", "collapse", "harvest")  # `all`: llama.cpp only
 
