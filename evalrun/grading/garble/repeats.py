@@ -119,8 +119,8 @@ def flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[
             if structured and _HEX.fullmatch(toks[i - 1]):
                 run = 0  # zero bytes of a dump, zeros of a matrix: data
                 continue
-            if period == 1 and run >= 2:
-                in_runs += run + 1
+            if period == 1 and run >= 2 and any(c.isalnum() for c in toks[i - 1]):
+                in_runs += run + 1  # (* * * and | | | are drawing, not words looping)
             if run + period >= 8 or (i == len(toks) and run // period + 1 >= END_LOOP_REPEATS):
                 best = _token_run(best, toks, i, period, run, finished)
             run = 0

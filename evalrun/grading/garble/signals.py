@@ -202,7 +202,7 @@ def _script_signal(t: Text, words: list[Word]) -> tuple[float, str]:
         and intact >= (INTACT_SHARE if lenient else 0.8)
         and _framed_share(t.text, words, allowed) >= FRAMED_SHARE
     ):
-        score = min(score, 0.45)  # a list of words in many languages, each intact: not soup
+        score = min(score, GLOSSARY_CAP)  # a list of words in many languages, each intact: not soup
     names = ", ".join(sorted(unexpected, key=lambda s: -unexpected[s])[:4])
     exp = "/".join(sorted(allowed))
     if t.expected is None:
@@ -244,6 +244,9 @@ _OPENERS = "\n:(（[\"“«'‘„,，、-–—=→/|.!?。！？"
 
 
 _CLOSERS = ")）]\"”»'’:："
+
+
+GLOSSARY_CAP = 0.3  # a glossary's script score: another signal has to be strong to flag it
 
 
 INTACT_SHARE = 0.6  # of the other-script words that must be real words for a text to be a glossary
