@@ -122,6 +122,9 @@ _CODE_CHARS = re.compile(r"[=(){}\[\]<>;|`_/\\#*$@^~&]")
 _BLOB = re.compile(r"(?=(?:[A-Za-z]*\d){4})[A-Za-z0-9+]{16,}={0,2}")
 
 
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")  # URL-encoded: evalrun%20garble%20corpus
+
+
 _QUALIFIED = re.compile(r"[A-Za-z]\w*(?:(?:\.|::)[A-Za-z]\w*)+")
 
 
@@ -266,6 +269,7 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: Text, cod
             or "=" in core
             or _QUALIFIED.fullmatch(core)
             or _BLOB.fullmatch(core)
+            or _PERCENT_ESCAPE.search(core)
         ):
             return ""  # paths, URLs, e-mail addresses, identifiers, gl.glBindBuffer, AWS::EC2::VPC
         low = core.lower()
