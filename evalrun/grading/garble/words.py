@@ -408,3 +408,6 @@ def mark_function_words(t: Text) -> None:
             continue  # an enumeration: apples, pears, ...
         for w in lettered:
             w.fw = w.key in FUNCTION_WORDS
+        for w, nxt in zip(line, line[1:]):
+            if nxt.scripts and not nxt.scripts <= _LATIN_CYR:
+                w.stop = True  # a word in another script ends the run: Tbilisi თბილისი, Kyiv
