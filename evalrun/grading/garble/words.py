@@ -122,6 +122,14 @@ _CODE_CHARS = re.compile(r"[=(){}\[\]<>;|`_/\\#*$@^~&]")
 _BLOB = re.compile(r"(?=(?:[A-Za-z]*\d){4})[A-Za-z0-9+]{16,}={0,2}")
 
 
+# No path segment, identifier or key has thirty letters in a row; soup glued into one does.
+_LONG_LETTERS = re.compile(r"[^\W\d_]{30,}")
+
+
+# The one-letter codes of amino acids (a superset of DNA's ACGT and N).
+_SEQUENCE = re.compile(r"[ACDEFGHIKLMNPQRSTVWY]+")
+
+
 _PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")  # URL-encoded: evalrun%20garble%20corpus
 
 
@@ -262,7 +270,7 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: Text, cod
     if scripts == LATIN and letters >= 4:
         if _PUNCT_RUN.search(core):
             return PUNCT_RUN  # routersrapists,,,,,,,,isburyadays
-        if (
+        if not _LONG_LETTERS.search(core) and (
             "/" in core
             or "@" in core
             or "_" in core
@@ -287,9 +295,9 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: Text, cod
             letters >= (28 if t.compounding else 18)
             and "-" not in core
             and not _CAMEL.fullmatch(core)
-            and not core.isupper()
+            and not (core.isupper() and (letters < 18 or _SEQUENCE.fullmatch(core)))
         ):
-            return "run-together"  # CamelCase names (PermissionDeniedError) are not
+            return "run-together"  # (not a protein or DNA sequence: MVLSPADKTNVKAAW)  # CamelCase names (PermissionDeniedError) are not
         if len(_INNER_PUNCT.findall(core)) >= 2 and not _bracketed_name(core):
             return "punctuation inside"
         if letters >= 8 and not code and _repeats_fragment(low):
