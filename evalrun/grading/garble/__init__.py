@@ -3,25 +3,31 @@
 A weak model answers badly in fluent language; a broken serving stack (mis-mapped weights, a wrong
 rope base, a bad attention backend, a quantized KV cache, speculative decoding with CUDA graphs)
 produces token soup, floods of one token, scripts no language mixes, or text that collapses into
-junk after a correct start. `detect` scores one text with cheap signals (~0.3 ms for a typical
+junk after a correct start. `detect` scores one text with cheap signals (~0.4 ms for a typical
 answer, after a one-time load of the word lists), names the garble family of the strongest one
 (`GarbleVerdict.kind`) and explains the verdict with reasons a person can read. A loop of whole
 words or lines is its own kind, `loop`: healthy small models loop too, so sign-off can count it
 apart from engine damage.
 
 The parts:
-- scripts.py: writing systems, the scripts each language may use, code-like answers;
-- words.py: the words of a text, each judged by shape and by word lists;
+- scripts.py: writing systems, the scripts each language may use (CLDR's likely scripts via
+  `langcodes` for languages it does not list), answers that read as code, CSV or a hex dump;
+- words.py: the words of a text, each judged by shape and by word lists; fenced blocks, code
+  lines, comments and docstrings told apart;
 - lexicon.py: the field's libraries behind those lists and guesses (wordfreq, pycld2,
   ftfy), imported lazily;
-- signals.py: word-level signals (scripts, soup, function words, salad, collapse, tail),
-  also over windows so a junk tail is not diluted by a long clean start;
-- repeats.py: floods, loops of tokens, diversity, fragments, mojibake and control chars;
+- signals.py: word-level signals (scripts, and whether other-script words are set apart the way
+  a glossary sets them; soup; made-up words in scripts with word lists; function words; salad;
+  collapse; tail), also over windows so a junk tail is not diluted by a long clean start;
+- repeats.py: floods, loops of tokens, diversity, fragments, mojibake, undecoded tokenizer
+  pieces, replacement and control chars;
 - structure.py: sequence-level signals (punctuation floods, short-unit and line loops,
-  word salad, symbol tails, punctuation clusters).
+  word salad, symbol tails, punctuation clusters, lone letters, stray brackets and quotes,
+  blank floods).
 
 Sentence-level repetition (small models ramble) only adds a little to the score and never flags a
-text on its own. Russian, Chinese, code, JSON, math, tables and transliterations are clean.
+text on its own. Russian, Chinese, code, JSON, CSV, math, tables, chemical names, glossaries
+and transliterations are clean.
 """
 
 from __future__ import annotations

@@ -7,7 +7,10 @@ Each function takes the text (or its tokens) and returns (score 0..1, reason):
 - `short_unit_loop`: a few short tokens over and over, junk between (`C# | C# | C32. C#的. (C#`);
 - `salad`: words with no syntax: function words in orders no sentence has (`the of by the in to
   and`), fragments that are not words (`ov ek ur ith`), capitalised words with nothing between;
-- `symbol_tail`: a tail of symbols and invisible characters after a readable start.
+- `symbol_tail`: a tail of symbols and invisible characters after a readable start;
+- `letter_scatter`: a tail of lone letters, digits and dots after readable words;
+- `stray_punctuation`: brackets, quotes and commas standing alone between words;
+- `blank_flood`: blank lines or spaces to the token limit.
 """
 
 from __future__ import annotations

@@ -297,7 +297,7 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: Text, cod
             and not _CAMEL.fullmatch(core)
             and not (core.isupper() and (letters < 18 or _SEQUENCE.fullmatch(core)))
         ):
-            return "run-together"  # (not a protein or DNA sequence: MVLSPADKTNVKAAW)  # CamelCase names (PermissionDeniedError) are not
+            return "run-together"  # (not CamelCase names, nor protein or DNA sequences)
         if len(_INNER_PUNCT.findall(core)) >= 2 and not _bracketed_name(core):
             return "punctuation inside"
         if letters >= 8 and not code and _repeats_fragment(low):
