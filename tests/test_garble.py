@@ -198,6 +198,9 @@ def test_parse_expect_refuses_unknown_codes():
     assert parse_expect(None) is None
     with pytest.raises(UsageError, match="klingon"):
         parse_expect("en,klingon")
+    # any language CLDR knows is accepted, and gets its script (Gurmukhi, Sinhala, Ge'ez)
+    assert parse_expect("pa,si,am") == ["pa", "si", "am"]
+    assert expected_scripts(["si"]) == frozenset({"latin", "sinhala"})
 
 
 def test_check_response_reports_the_worse_channel():
