@@ -189,11 +189,16 @@ def read_words(t: Text) -> None:
             or (t.structured or fenced)
             and (_code_line(line) or fenced and len(line.split()) < 8)
         )  # (a short line in a fenced block is code: USER nonroot:nonroot)
+        sentences = _string_sentences(line) if code else ()
         for m in TOKEN.finditer(line) if code else _prose_tokens(line):
             tok = m.group()
             core = tok.strip(PUNCT)
+            word_code = code and (  # (a placeholder in an f-string stays code: {exc.errors()})
+                _CODE_CHARS.search(tok) is not None
+                or not any(lo <= m.start() < hi for lo, hi in sentences)
+            )
             if (
-                not code
+                not word_code
                 and len(tok) >= 5
                 and not (core.isalnum() and len(tok) - len(core) < 5)
                 and len(_BRACKETS.findall(tok)) >= 5
@@ -201,7 +206,7 @@ def read_words(t: Text) -> None:
                 and not any(c in tok for c in "/=:")
                 and not _bracketed_name(core)
             ):
-                junk = Word(offset + m.start(), NONE, 0, tok, False, code, "symbol junk")
+                junk = Word(offset + m.start(), NONE, 0, tok, False, word_code, "symbol junk")
                 t.words.append(junk)
                 if not core:
                     continue
@@ -221,20 +226,38 @@ def read_words(t: Text) -> None:
                         found[s] = found.get(s, 0) + 1
                         letters += 1
                 scripts = frozenset(found)
-            w = Word(offset + m.start(), scripts, letters, core.lower(), tok.endswith(","), code)
+            w = Word(
+                offset + m.start(), scripts, letters, core.lower(), tok.endswith(","), word_code
+            )
             w.caps = letters > 1 and core.isupper()
             w.title = core[:1].isupper() and not w.caps
             w.stop = tok[-1] in STOPS or tok[0] in "(—–"
             if len(scripts) > 1:
                 w.per_script = found
             if letters >= 6 or (letters and (len(scripts) > 1 or not core.isalpha())):
-                w.weird = _weird_reason(core, scripts, letters, t, code)
-            if not w.weird and t.english_text and not code and core.isalpha() and core.islower():
+                w.weird = _weird_reason(core, scripts, letters, t, word_code)
+            if (
+                not w.weird
+                and t.english_text
+                and not word_code
+                and core.isalpha()
+                and core.islower()
+            ):
                 w.listed = _listed(w.key, scripts, letters, t.langs)
                 if w.listed is False:
                     w.weird = NOT_A_WORD
             t.words.append(w)
         offset += len(line) + 1
+
+
+def _string_sentences(line: str) -> list[tuple[int, int]]:
+    """Spans of a code line's string literals that hold a sentence (four spaces or more, closed
+    or running to the end of the line): print("Hello, how are you today?") is prose inside code,
+    and so is the soup a collapse leaves in a literal."""
+    return [m.span(2) for m in _STRING_LITERAL.finditer(line) if m.group(2).count(" ") >= 4]
+
+
+_STRING_LITERAL = re.compile(r"([\"'])((?:(?!\1)[^\\\n]|\\.)+)(?:\1|$)")
 
 
 def _code_line(line: str) -> bool:
