@@ -62,6 +62,11 @@ def report(rows: list[dict], verdicts: list[GarbleVerdict], title: str) -> None:
             if r["label"] == "garbled" and r["family"] == family
         ]
         print(f"    {family:<14} {sum(got):>4} of {len(got):<4} {sum(got) / max(1, len(got)):7.2%}")
+    fluent = [v.garbled for r, v in zip(rows, verdicts) if r["label"] == "fluent"]
+    print(
+        f"  fluent damage (reads as language; the graders' business) called garbled: "
+        f"{sum(fluent)} of {len(fluent)}"
+    )
     kinds = Counter(k or "clean" for k in loops)
     print(
         f"  a healthy model's loops: {kinds['loop']} of {len(loops)} reported as kind loop, "
@@ -139,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
                 if r["label"] == "loop"
                 else (v.garbled != (r["label"] == "garbled"))
             )
-            if wrong and not held_out(r):
+            if wrong and not held_out(r) and r["label"] != "fluent":
                 print(
                     f"  {r['label']:<8} {r['source']}: {v.score:.2f} {v.kind} {v.reasons} "
                     f"{r['text'][:100]!r}"

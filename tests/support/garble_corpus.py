@@ -8,7 +8,7 @@ from pathlib import Path
 from evalrun.suite.load import read_jsonl
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "garble"
-LABELS = ("clean", "garbled", "loop")
+LABELS = ("clean", "garbled", "loop", "fluent")
 # Real answers of SmolLM2 on healthy engines (llama.cpp reference, the vLLM and sglang bf16 lanes):
 # never engine garble (a loop of the model's own is reported as kind "loop" at most).
 HEALTHY = ("smollm2-ref/", "vllm-0.32-bf16/", "sglang-0.5.23-bf16/")
@@ -19,8 +19,10 @@ FAMILIES = ("multi-script", "non-words", "salad", "loop", "flood", "collapse", "
 def load_corpus() -> list[dict]:
     """Every row of every corpus file: {text, label, expect, source[, family]}.
 
-    label is clean, garbled (engine damage: caught when the detector calls it garbled) or loop
-    (a healthy small model's own repetition loop: right unless called engine garble)."""
+    label is clean, garbled (engine damage: caught when the detector calls it garbled), loop
+    (a healthy small model's own repetition loop: right unless called engine garble) or fluent
+    (a broken engine's output that reads as fluent language: wrong answers are the graders'
+    business, so the detector may call it either way; counted apart)."""
     rows = []
     for path in sorted(CORPUS.glob("*.jsonl")):
         rows += read_jsonl(path)
