@@ -150,6 +150,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         ("scatter", structure.letter_scatter(toks) if not t.structured else (0.0, "")),
         ("stray", structure.stray_punctuation(text) if not t.structured else (0.0, "")),
         ("blank", structure.blank_flood(text)),
+        ("glitches", structure.word_glitches(text) if not t.structured else (0.0, "")),
     ):
         signals.append(Signal(name, score, reason))
     keep = 1.0
@@ -203,6 +204,7 @@ _SIGNAL_KIND = {
     "scatter": "collapse",
     "stray": "salad",
     "blank": "flood",
+    "glitches": "non-words",
 }
 
 

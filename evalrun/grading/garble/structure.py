@@ -502,3 +502,24 @@ def blank_flood(text: str) -> tuple[float, str]:
 
 _BLANK_RUN = re.compile(r" {48,}")
 _BLANK_LINES = re.compile(r"(?:[ \t]*\n){24,}")
+
+
+def word_glitches(text: str) -> tuple[float, str]:
+    """Glitches no writer makes, in otherwise fluent prose (what one broken layer leaves):
+    contractions no language has (we’s, don’s), a function word glued to the next word
+    (theWe, andThe), a word glued to itself (bedbed). Two or more in a text."""
+    prose = _FENCED.sub(" ", text)
+    found = [m.group() for rx in _GLITCHES for m in rx.finditer(prose)]
+    if len(found) < 2:
+        return 0.0, ""
+    return min(1.0, 0.3 + 0.2 * len(found)), (
+        f"{len(found)} glitches no writer makes: {', '.join(found[:4])}"
+    )
+
+
+_FENCED = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
+_GLITCHES = (
+    re.compile(r"\b(?:we|they|you|don|doesn|didn|isn|aren|wasn|can|won|me|us|them)['’]s\b", re.I),
+    re.compile(r"\b(?:the|and|or|of|to|in|is|we|you|this|that|these|with|for)[A-Z][a-z]+\b"),
+    re.compile(r"\b([a-z]{3,})\1\b"),
+)
