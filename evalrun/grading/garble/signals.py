@@ -191,7 +191,9 @@ def _script_signal(t: Text, words: list[Word]) -> tuple[float, str]:
     intact = _intact_share(words, frozenset(unexpected))
     glued = sum(1 for w in words if w.weird == "mixed scripts")
     returns = _script_returns(words, allowed & LATIN or LATIN)
-    isolated = lenient or _longest_run(words, frozenset(unexpected)) <= 2
+    framed = _framed_share(t.text, words, allowed)
+    # a name or phrase in brackets or quotes may run long: Tchaikovsky (Пётр Ильич Чайковский)
+    isolated = lenient or _longest_run(words, frozenset(unexpected)) <= 2 or framed >= 0.9
     foreign = [w.letters for w in words if len(w.scripts) == 1 and not w.scripts <= allowed]
     scraps = n_scripts >= 4 and sum(foreign) <= 3 * len(foreign)  # 了 ত ครับ: letters, not words
     if (
@@ -200,7 +202,7 @@ def _script_signal(t: Text, words: list[Word]) -> tuple[float, str]:
         and isolated
         and not scraps
         and intact >= (INTACT_SHARE if lenient else 0.8)
-        and _framed_share(t.text, words, allowed) >= FRAMED_SHARE
+        and framed >= FRAMED_SHARE
     ):
         score = min(score, GLOSSARY_CAP)  # a list of words in many languages, each intact: not soup
     names = ", ".join(sorted(unexpected, key=lambda s: -unexpected[s])[:4])
@@ -432,13 +434,16 @@ def _salad_words(words: list[Word]) -> list[tuple[str, bool]]:
     """(word, is running text) for the salad signal. Acronyms, short names (Mon, Om) and units
     after a number (500 mg, 7 d) are not the fragments salad is made of."""
     out = []
-    prev: Word | None = None
-    for w in words:
+    for i, w in enumerate(words):
         if w.letters:
+            prev = words[i - 1] if i else None
+            nxt = words[i + 1] if i + 1 < len(words) else None
             unit = prev is not None and not prev.letters and prev.key[:1].isdigit()
-            running = w.fw is not None and not w.code and not w.caps and not unit
+            gloss = any(  # a romanization beside its native script: 蝦餃 har gow, あ a
+                v is not None and v.scripts and not v.scripts <= LATIN for v in (prev, nxt)
+            )
+            running = w.fw is not None and not w.code and not w.caps and not unit and not gloss
             out.append((w.key, running and not (w.letters <= 3 and w.title)))
-        prev = w
     return out
 
 
@@ -452,7 +457,11 @@ def _clean_head(t: Text, lo: int) -> bool:
 
 
 def _common_english(word: str) -> bool:
-    return zipf(word, "en") >= COMMON_SHORT_ZIPF
+    """A short word English uses (am, he, tap, tin, idk), not a fragment (ov, ux, ith)."""
+    return zipf(word, "en") >= (COMMON_SHORT_ZIPF if len(word) < 3 else COMMON_THREE_ZIPF)
+
+
+COMMON_THREE_ZIPF = 3.6  # three letters: tap, tin, imo, ppl are words; ith, cdr, ust are not
 
 
 COMMON_SHORT_ZIPF = (

@@ -448,8 +448,8 @@ def letter_scatter(tokens: list[str]) -> tuple[float, str]:
         core = _CORE.sub("", tok)
         if len(core) > 2 and run >= 8:
             break
-        if tok in _MATH_SIGNS:
-            return 0.0, ""  # x = 2, y = 3: a formula's variables stand alone
+        if tok in _MATH_SIGNS or not tok.isascii():
+            return 0.0, ""  # x = 2 and y = 3; あ a, い i: variables and readings stand alone
         run += 1
         if len(core) <= 1:
             lone += 1
@@ -480,7 +480,8 @@ def stray_punctuation(text: str) -> tuple[float, str]:
 
 
 STRAY_SHARE = 0.12
-_STRAY = re.compile(r"[()\[\]\"'“”‘’„«»,;:]+|[.!?]*[()\[\]\"'“”‘’„«»,;:][.!?,;:]*")
+# (not « », : or ; alone: French typography spaces them off)
+_STRAY = re.compile(r"[()\[\]\"'“”‘’„,]+|[.!?]*[()\[\]\"'“”‘’„,][.!?,;:]*")
 _CHECKBOX = re.compile(r"\[[ xX]?\]")
 
 
