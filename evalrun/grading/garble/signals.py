@@ -191,9 +191,14 @@ def _script_signal(t: Text, words: list[Word]) -> tuple[float, str]:
     intact = _intact_share(words, frozenset(unexpected))
     glued = sum(1 for w in words if w.weird == "mixed scripts")
     returns = _script_returns(words, allowed & LATIN or LATIN)
-    framed = _framed_share(t.text, words, allowed)
+    runs, framed_runs = _framed_runs(t.text, words, allowed)
+    framed = (
+        framed_runs / runs if runs >= 3 else 1.0
+    )  # (one or two are a mention: Moscow is Москва)
     # a name or phrase in brackets or quotes may run long: Tchaikovsky (Пётр Ильич Чайковский)
-    isolated = lenient or _longest_run(words, frozenset(unexpected)) <= 2 or framed >= 0.9
+    isolated = (
+        lenient or _longest_run(words, frozenset(unexpected)) <= 2 or framed_runs >= 0.9 * runs
+    )
     foreign = [w.letters for w in words if len(w.scripts) == 1 and not w.scripts <= allowed]
     scraps = n_scripts >= 4 and sum(foreign) <= 3 * len(foreign)  # 了 ত ครับ: letters, not words
     if (
@@ -215,8 +220,8 @@ def _script_signal(t: Text, words: list[Word]) -> tuple[float, str]:
 FRAMED_SHARE = 0.5  # of the runs of other-script words that a glossary sets apart
 
 
-def _framed_share(text: str, words: list[Word], allowed: frozenset[str]) -> float:
-    """Of the runs of words in other scripts, the share set apart the way people quote a word
+def _framed_runs(text: str, words: list[Word], allowed: frozenset[str]) -> tuple[int, int]:
+    """The runs of words in other scripts, and how many are set apart the way people quote a word
     of another language: after a colon, a dash, an opening bracket or quote, a comma or a line
     start, or closed by a bracket or quote ("Russian: Доброе утро", "thank you (спасибо)").
     Soup drops them between ordinary words (war's 自己目标银行 ascribed)."""
@@ -237,8 +242,7 @@ def _framed_share(text: str, words: list[Word], allowed: frozenset[str]) -> floa
                 or after in "(（"
             )
         prev_foreign = foreign or (prev_foreign and not w.scripts)
-    # one or two words of another language in a sentence are a mention ("Moscow is Москва")
-    return framed / runs if runs >= 3 else 1.0
+    return runs, framed
 
 
 # '' and a line break count as a start; so does the end of a sentence in another language.
