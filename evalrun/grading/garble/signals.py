@@ -206,7 +206,7 @@ def _script_signal(t: Text, words: list[Word]) -> tuple[float, str]:
         and returns < 2
         and isolated
         and not scraps
-        and intact >= (INTACT_SHARE if lenient else 0.8)
+        and intact >= (INTACT_SHARE if lenient or framed >= 0.75 else 0.8)
         and framed >= FRAMED_SHARE
     ):
         score = min(score, GLOSSARY_CAP)  # a list of words in many languages, each intact: not soup
