@@ -508,7 +508,8 @@ _BLANK_LINES = re.compile(r"(?:[ \t]*\n){24,}")
 def word_glitches(text: str) -> tuple[float, str]:
     """Glitches no writer makes, in otherwise fluent prose (what one broken layer leaves):
     contractions no language has (we’s, don’s), a function word glued to the next word
-    (theWe, andThe), a word glued to itself (bedbed). Two or more in a text."""
+    (theWe, andThe, butSEL), a word glued to itself (bedbed) or to a four-digit number
+    (traf2880). Two or more in a text."""
     prose = _FENCED.sub(" ", text)
     found = [m.group() for rx in _GLITCHES for m in rx.finditer(prose)]
     if len(found) < 2:
@@ -523,4 +524,8 @@ _GLITCHES = (
     re.compile(r"\b(?:we|they|you|don|doesn|didn|isn|aren|wasn|can|won|me|us|them)['’]s\b", re.I),
     re.compile(r"\b(?:the|and|or|of|to|in|is|we|you|this|that|these|with|for)[A-Z][a-z]+\b"),
     re.compile(r"\b([a-z]{3,})\1\b"),
+    # a word glued to a four-digit number (traf2880, 7221nostal), or to a capitals fragment
+    # after a function word (butSEL, whichLOADI)
+    re.compile(r"(?<![\w.])(?:[a-z]{3,}\d{4,}|\d{4,}[a-z]{3,})(?![\w.])"),
+    re.compile(r"\b(?:it|is|but|if|that|which|been|were|she|he|we|this|and|or|of|make)[A-Z]{3,}\b"),
 )
