@@ -151,6 +151,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         ("stray", structure.stray_punctuation(text) if not t.structured else (0.0, "")),
         ("blank", structure.blank_flood(text)),
         ("glitches", structure.word_glitches(text) if not t.structured else (0.0, "")),
+        ("run-on", structure.salad_after_sentences(text) if not t.structured else (0.0, "")),
     ):
         signals.append(Signal(name, score, reason))
     keep = 1.0
@@ -205,6 +206,7 @@ _SIGNAL_KIND = {
     "stray": "salad",
     "blank": "flood",
     "glitches": "non-words",
+    "run-on": "salad",
 }
 
 

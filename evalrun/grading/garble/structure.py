@@ -529,3 +529,24 @@ _GLITCHES = (
     re.compile(r"(?<![\w.])(?:[a-z]{3,}\d{4,}|\d{4,}[a-z]{3,})(?![\w.])"),
     re.compile(r"\b(?:it|is|but|if|that|which|been|were|she|he|we|this|and|or|of|make)[A-Z]{3,}\b"),
 )
+
+
+def salad_after_sentences(text: str) -> tuple[float, str]:
+    """Forty words or more with no punctuation and no line break, after an answer that was
+    ending its sentences (two full stops or more before): the sentences stopped and a salad of
+    words runs on. Edited prose, and even a run-on writer, put a comma in forty words."""
+    prose = _FENCED.sub(".", text)
+    for m in _UNPUNCTUATED.finditer(prose):
+        words = [w for w in m.group().split() if _LETTER.search(w)]
+        if len(words) >= RUN_ON and len(_SENTENCE_END.findall(prose, 0, m.start())) >= 2:
+            return 0.6, (
+                f"{len(words)} words in a row without punctuation from char {m.start()} on, after "
+                "sentences that ended"
+            )
+    return 0.0, ""
+
+
+RUN_ON = 40
+_UNPUNCTUATED = re.compile(r"[^.,;:!?…—–()\[\]\"“”«»|/\n。，、！？]+")
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+_LETTER = re.compile(r"[^\W\d_]")
