@@ -26,7 +26,7 @@ def test_module_entry_point_and_no_heavy_imports_on_help():
         "import sys; from evalrun.cli import main\n"
         "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
         "heavy = [m for m in ('openai', 'tabulate', 'matplotlib', 'git', 'rapidfuzz', 'wordfreq',"
-        " 'pycld2', 'ftfy')"
+        " 'pycld2', 'ftfy', 'langcodes')"
         " if m in sys.modules]\n"
         "print('HEAVY', heavy, file=sys.stderr)"
     )

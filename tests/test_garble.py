@@ -360,7 +360,7 @@ def test_the_field_libraries_load_only_when_a_text_needs_them():
     code = (
         "import sys\n"
         "import evalrun.grading.garble as g\n"
-        "print(sorted(m for m in ('wordfreq', 'pycld2', 'ftfy') if m in sys.modules))\n"
+        "print(sorted(m for m in ('wordfreq', 'pycld2', 'ftfy', 'langcodes') if m in sys.modules))\n"
         "g.detect('The capital of France is Paris, a city on the Seine.', ['en'])\n"
         "print('wordfreq' in sys.modules)\n"
     )
