@@ -451,3 +451,13 @@ def test_data_and_names_are_not_soup():
     for text in (csv, dump, names, iupac):
         assert not detect(text, None).garbled, text
     assert not detect("ਸਤ ਸ੍ਰੀ ਅਕਾਲ, ਤੁਸੀਂ ਕਿਵੇਂ ਹੋ? ਮੈਂ ਠੀਕ ਹਾਂ, ਧੰਨਵਾਦ।", ["pa"]).garbled
+
+
+def test_a_huge_answer_is_judged_on_its_head_and_tail():
+    """An 8 MB body (the client's cap) costs no more than 40,000 characters; a junk tail at the
+    very end still shows."""
+    fluent = "The committee met on Tuesday and agreed to publish the report in May. " * 60_000
+    verdict = detect(fluent, ["en"])
+    assert not verdict.garbled and "of 4,200,000 characters" in verdict.reasons[-1]
+    tail = " ".join(["wisacke wislished wisStackAs wisOr wisUT wisAP"] * 40)
+    assert detect(fluent + tail, ["en"]).garbled

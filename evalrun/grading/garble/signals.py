@@ -231,7 +231,7 @@ def _framed_runs(text: str, words: list[Word], allowed: frozenset[str]) -> tuple
         foreign = bool(w.scripts) and not w.scripts <= allowed
         if foreign and not prev_foreign:
             runs += 1
-            before = text[: w.start].rstrip(" \t")[-1:]
+            before = text[max(0, w.start - 80) : w.start].rstrip(" \t")[-1:] if w.start else ""
             end = text.find(" ", w.start)
             token = text[w.start : len(text) if end < 0 else end].rstrip("\n")
             after = text[words[i + 1].start] if i + 1 < len(words) else ""
