@@ -153,15 +153,19 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         ("line-loop", structure.line_loop(text)),
         ("dashes", structure.dash_soup(text)),
         ("capitals", salad_signal(t)),
-        ("clusters", structure.punctuation_clusters(toks) if not t.structured else (0.0, "")),
-        ("symbols", structure.symbol_tail(text) if not t.structured else (0.0, "")),
-        ("scatter", structure.letter_scatter(toks) if not t.structured else (0.0, "")),
-        ("stray", structure.stray_punctuation(text) if not t.structured else (0.0, "")),
         ("blank", structure.blank_flood(text)),
-        ("glitches", structure.word_glitches(text) if not t.structured else (0.0, "")),
-        ("run-on", structure.salad_after_sentences(text) if not t.structured else (0.0, "")),
     ):
         signals.append(Signal(name, score, reason))
+    if not t.structured:  # prose only: code, JSON and tables have symbols, lone letters, no commas
+        for name, (score, reason) in (
+            ("clusters", structure.punctuation_clusters(toks)),
+            ("symbols", structure.symbol_tail(text)),
+            ("scatter", structure.letter_scatter(toks)),
+            ("stray", structure.stray_punctuation(text)),
+            ("glitches", structure.word_glitches(text)),
+            ("run-on", structure.salad_after_sentences(text)),
+        ):
+            signals.append(Signal(name, score, reason))
     keep = 1.0
     for s in signals:
         keep *= 1.0 - s.score

@@ -11,10 +11,10 @@ from evalrun.grading.garble.lexicon import (
     mojibake_badness,
 )
 from evalrun.grading.garble.scripts import (
+    EDGE,
     FUNCTION_WORDS,
 )
 from evalrun.grading.garble.words import (
-    EDGE,
     FINISHED,
     TOKEN,
     Signal,
@@ -100,7 +100,7 @@ def flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[
             score = _glued_score(unit, span, span / n, structured, where)
             shown = unit if len(unit) <= 8 else unit[:8] + "…"
             reason = f"{shown!r} repeated {span // len(unit)} times at char {pos + m.start()}"
-            word = _EDGE_PUNCT.sub("", unit)
+            word = EDGE.sub("", unit)
             if "-" in unit and len(word) >= 4 and word.isalpha() and known(word.lower(), ("en",)):
                 if score > word_loop[0]:  # -Cuban-Cuban-Cuban: a word looped, hyphens between
                     word_loop = (score, reason)
@@ -129,9 +129,6 @@ def flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[
         if score > best[0]:
             best = (score, f"{in_runs} tokens in runs of one token repeated back to back")
     return glued, best
-
-
-_EDGE_PUNCT = re.compile(r"^[\W_]+|[\W_]+$")
 
 
 _HEX = re.compile(r"[0-9a-fA-F]{1,4}")

@@ -254,6 +254,10 @@ def is_structured(expect: list[str] | None) -> bool:
 script_cache: dict[str, str] = {chr(c): "latin" if chr(c).isalpha() else "" for c in range(128)}
 
 
+# Punctuation and symbols at either end of a token (a regex: EDGE.sub("", token) is its core).
+EDGE = re.compile(r"^[\W_]+|[\W_]+$")
+
+
 # Stripped from both ends of a whitespace-separated token to get the word.
 PUNCT = (
     "".join(chr(c) for c in range(33, 128) if not chr(c).isalnum())

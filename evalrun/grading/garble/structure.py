@@ -21,8 +21,9 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable
 
+from evalrun.grading.garble.scripts import EDGE
+
 TOKEN = re.compile(r"\S+")
-_CORE = re.compile(r"^[\W_]+|[\W_]+$")
 _FLOOD_PUNCT = frozenset(",.;:!?")
 
 # English closed-class words by role; a pair of these in the orders below occurs in no sentence.
@@ -213,7 +214,7 @@ def bang_flood(tokens: list[str]) -> tuple[float, str]:
 def short_unit_loop(tokens: list[str], lines: int = 1) -> tuple[float, str]:
     """A handful of short units over and over with junk between (C# | C# | C32. C#的.), on few
     lines (a list or table repeating a cell, one a line, is a list). `lines`: the text's lines."""
-    cores = [_CORE.sub("", t) or t for t in tokens]
+    cores = [EDGE.sub("", t) or t for t in tokens]
     if len(cores) < 12:
         return 0.0, ""
     counts = Counter(cores)
@@ -445,7 +446,7 @@ def letter_scatter(tokens: list[str]) -> tuple[float, str]:
     run = lone = 0
     letters: set[str] = set()
     for tok in reversed(tokens):
-        core = _CORE.sub("", tok)
+        core = EDGE.sub("", tok)
         if len(core) > 2 and run >= 8:
             break
         if tok in _MATH_SIGNS or not tok.isascii():

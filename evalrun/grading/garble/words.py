@@ -85,9 +85,6 @@ def _prose_tokens(line: str) -> Iterator[re.Match]:
 _GLUED_COMMA = re.compile(r"(?<=[^\W\d_]{4}),(?=[^\W\d_]{4})")
 
 
-EDGE = re.compile(r"^[\W_]+|[\W_]+$")
-
-
 _VOWELS = frozenset("aeiouyàáâãäåæèéêëìíîïòóôõöøùúûüýÿœāēīōūăęąěůőű")
 
 
