@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -461,3 +462,24 @@ def test_a_huge_answer_is_judged_on_its_head_and_tail():
     assert not verdict.garbled and "of 4,200,000 characters" in verdict.reasons[-1]
     tail = " ".join(["wisacke wislished wisStackAs wisOr wisUT wisAP"] * 40)
     assert detect(fluent + tail, ["en"]).garbled
+
+
+def test_reasons_read_the_same_in_every_process():
+    """Script names tied on letter count come out in one order whatever the hash seed."""
+    text = (
+        "The answer is 42, as the table shows. жβกאڡ жβกאڡ жβกאڡ"  # five scripts, one letter each
+    )
+    code = f"from evalrun.grading.garble import detect; print(detect({text!r}, ['en']).reasons)"
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        ).stdout
+        for seed in range(6)
+    }
+    assert outs == {
+        "['script (1.00): 37% of letters in unexpected scripts (arabic, cyrillic, greek, "
+        "hebrew; expected latin)']\n"
+    }, outs

@@ -164,7 +164,7 @@ def _script_signal(t: Text, words: list[Word]) -> tuple[float, str]:
                 continue  # math symbols
             counts[s] = counts.get(s, 0) + w.letters
         else:
-            for s in w.scripts:
+            for s in sorted(w.scripts):  # (a set: sorted, so ties come out the same every run)
                 counts[s] = counts.get(s, 0) + (w.per_script or {}).get(s, 1)
     total = sum(counts.values())
     if total < 8:
@@ -210,7 +210,7 @@ def _script_signal(t: Text, words: list[Word]) -> tuple[float, str]:
         and framed >= FRAMED_SHARE
     ):
         score = min(score, GLOSSARY_CAP)  # a list of words in many languages, each intact: not soup
-    names = ", ".join(sorted(unexpected, key=lambda s: -unexpected[s])[:4])
+    names = ", ".join(sorted(unexpected, key=lambda s: (-unexpected[s], s))[:4])
     exp = "/".join(sorted(allowed))
     if t.expected is None:
         exp = f"no languages given, so Latin plus the commonest other script: {exp}"
