@@ -23,19 +23,16 @@ def load_corpus() -> list[dict]:
     (a healthy small model's own repetition loop: right unless called engine garble) or fluent
     (a broken engine's output that reads as fluent language: wrong answers are the graders'
     business, so the detector may call it either way; counted apart)."""
-    rows = []
-    for path in sorted(CORPUS.glob("*.jsonl")):
-        rows += read_jsonl(path)
-    return rows
+    return [row for _, row in _rows()]
 
 
 def load_corpus_with_files() -> list[dict]:
     """load_corpus(), each row also naming its file (key "file")."""
-    return [
-        {**row, "file": path.name}
-        for path in sorted(CORPUS.glob("*.jsonl"))
-        for row in read_jsonl(path)
-    ]
+    return [{**row, "file": name} for name, row in _rows()]
+
+
+def _rows() -> list[tuple[str, dict]]:
+    return [(path.name, row) for path in sorted(CORPUS.glob("*.jsonl")) for row in read_jsonl(path)]
 
 
 def held_out(row: dict) -> bool:
