@@ -19,6 +19,7 @@ from evalrun.grading.garble import (
     explain_text,
     parse_expect,
 )
+from evalrun.grading.garble.lexicon import pair_association
 
 # ------------------------------------------------------------------ each signal
 
@@ -362,12 +363,38 @@ def test_the_field_libraries_load_only_when_a_text_needs_them():
         "import sys\n"
         "import evalrun.grading.garble as g\n"
         "print(sorted(m for m in ('wordfreq', 'pycld2', 'ftfy', 'langcodes') if m in sys.modules))\n"
-        "g.detect('The capital of France is Paris, a city on the Seine.', ['en'])\n"
-        "print('wordfreq' in sys.modules)\n"
+        "g.detect('The capital of France is Paris, a city on the Seine, and it is known as the city "
+        "of light for its role in the age of ideas.', ['en'])\n"
+        "print('wordfreq' in sys.modules, 'symspellpy' in sys.modules)\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split("\n")[:2] == ["[]", "True"], proc.stdout
+    # symspellpy's pair counts are read from its folder: its compiled module is never imported
+    assert proc.stdout.split("\n")[:2] == ["[]", "True False"], proc.stdout
+
+
+def test_word_pairs_english_avoids_are_salad_and_real_pairs_are_not():
+    assert pair_association("of", "the") > 2  # written together far more often than by chance
+    assert pair_association("the", "of") < -3  # almost never
+    assert pair_association("zyxwv", "the") is None  # a word the counts lack says nothing
+    salad = (
+        "Photosynthesis turns light into sugar. The plant takes in water and carbon dioxide. "
+        "work levels he than here disaster these scheme but should some admit were with article "
+        "years opinions presence formal engine go begun different immediately portion the than"
+    )
+    verdict = detect(salad, ["en"])
+    assert verdict.garbled and verdict.kind == "salad"
+    assert any(r.startswith("word-order") and "`he than`" in r for r in verdict.reasons)
+    for clean in (  # unusual order that English does write: headlines, verse, text-speak
+        "Council approves budget after long night of talks; mayor hails deal as teachers win "
+        "raise and parks get money for new trees along the river walk.",
+        "Whose woods these are I think I know, his house is in the village though; he will not "
+        "see me stopping here to watch his woods fill up with snow.",
+        "ok so i tried what u said and it kinda worked but now the screen goes black for like 2 "
+        "secs every time i open chrome is that normal or did i break something lol",
+    ):
+        verdict = detect(clean, ["en"])
+        assert not verdict.garbled and not any(r.startswith("word-order") for r in verdict.reasons)
 
 
 def test_junk_inside_a_code_block_is_read_and_code_strings_stay_clean():

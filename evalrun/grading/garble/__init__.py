@@ -73,6 +73,7 @@ from evalrun.grading.garble.signals import (
     salad_signal,
     tail_signal,
     windowed,
+    word_order_signal,
 )
 from evalrun.grading.garble.words import (
     COMPOUNDING,
@@ -153,6 +154,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         ("line-loop", structure.line_loop(text)),
         ("dashes", structure.dash_soup(text)),
         ("capitals", salad_signal(t)),
+        ("word-order", word_order_signal(t)),
         ("blank", structure.blank_flood(text)),
     ):
         signals.append(Signal(name, score, reason))
@@ -198,6 +200,7 @@ _SIGNAL_KIND = {
     "function-words": "salad",
     "salad": "salad",
     "capitals": "salad",
+    "word-order": "salad",
     "clusters": "non-words",
     "flood": "flood",
     "diversity": "flood",

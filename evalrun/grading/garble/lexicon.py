@@ -7,6 +7,9 @@
   them, which the project's own letter-trigram model got wrong.
 - `ftfy` (the mojibake fixer wordfreq itself uses) counts the character sequences that UTF-8
   read as Latin-1 or cp1252 leaves, in every script; asked only about texts with such letters.
+- `symspellpy` (a spelling corrector) ships English word and word-pair counts from Google Books
+  (82,765 words, 242,342 pairs); `pair_association` reads them to tell word order that English
+  has (`of the`, `can create`) from order it avoids (`the of`, `he than`): the word-salad signal.
 - `pycld2` (Chromium's compact language detector, model inside its wheel, ~30 µs a text) guesses
   which languages an answer is in when the item does not say, so that a Polish or Vietnamese
   answer is checked against Polish or Vietnamese words rather than flagged.
@@ -138,6 +141,54 @@ def starts_a_word(fragment: str) -> bool:
     words = _sorted_english()
     i = bisect.bisect_left(words, fragment)
     return i < len(words) and words[i].startswith(fragment)
+
+
+@cache
+def _english_pairs() -> tuple[dict[str, int], dict[str, int], float]:
+    """symspellpy's English counts: words, word pairs ("of the"), and the total of the words.
+    Read from its package folder without importing it (its import pulls in a compiled module)."""
+    from importlib.util import find_spec
+    from pathlib import Path
+
+    spec = find_spec("symspellpy")
+    assert spec is not None and spec.submodule_search_locations, "symspellpy is a dependency"
+    folder = Path(next(iter(spec.submodule_search_locations)))
+
+    def counts(name: str) -> dict[str, int]:
+        lines = (folder / name).read_text(encoding="utf-8").splitlines()
+        return {key: int(n) for key, _, n in (line.rpartition(" ") for line in lines if line)}
+
+    words = counts("frequency_dictionary_en_82_765.txt")
+    pairs = counts("frequency_bigramdictionary_en_243_342.txt")
+    return words, pairs, float(sum(words.values()))
+
+
+# The pair counts come from a corpus about PAIR_SCALE times the words' (measured: a frequent word's
+# pairs add up to 37-53 times its own count), and list no pair seen fewer than PAIR_FLOOR times.
+PAIR_SCALE = 50
+PAIR_FLOOR = 6_400_000
+PMI_CLAMP = 6.0
+
+
+@lru_cache(maxsize=1 << 16)
+def pair_association(first: str, second: str) -> float | None:
+    """How much more often English writes `first second` than two words at random would be:
+    log2 of observed over expected (pointwise mutual information), clamped to ±6. For a pair the
+    counts do not list, the most it could be (when even that is below 0, English avoids the
+    pair: `the of`); None when the counts cannot tell (a word they lack, or a pair too rare to
+    be listed either way)."""
+    words, pairs, total = _english_pairs()
+    a, b = words.get(first), words.get(second)
+    if not a or not b:
+        return None
+    expected = a * b / total
+    seen = pairs.get(f"{first} {second}")
+    if seen is None:
+        bound = PAIR_FLOOR / PAIR_SCALE / expected
+        if bound > 0.5:
+            return None  # rare enough that missing from the list says nothing
+        return max(-PMI_CLAMP, math.log2(bound))
+    return max(-PMI_CLAMP, min(PMI_CLAMP, math.log2(seen / PAIR_SCALE / expected)))
 
 
 def mojibake_badness(text: str) -> int:
