@@ -458,6 +458,41 @@ def test_session_4_shapes_and_their_look_alikes(garbled, clean, expect):
     assert not detect(clean, expect).garbled
 
 
+@pytest.mark.parametrize(
+    "garbled, clean, expect",
+    [
+        (  # soup pycld2 cannot place (it guesses Basque at best): its words are looked up
+            "stownite-apeios dellaitersLow ninthinke only defend wegathore much xmondaytonnf wis "
+            "cubileocity haguejoicezensimar mnem dumipy questionakersna eman",
+            "Euskara Euskal Herriko hizkuntza da, eta munduko hizkuntza zaharrenetako bat dela "
+            "uste da. Hiztun gehienak Gipuzkoan eta Bizkaian bizi dira.",
+            None,
+        ),
+        (  # pinyin with tone marks is romanization, not made-up words
+            "Ad ahabacit ad ast alam az eukalama ast yambitilindismampigb orrundel kazumpast",
+            "Xièxie nǐ de bāngzhù! Wǒmen míngtiān zài túshūguǎn jiànmiàn ba. Rúguǒ nǐ yǒu "
+            "shíjiān, wǒ xiǎng qǐng nǐ hē kāfēi.",
+            None,
+        ),
+        (  # five letters glued to themselves inside words
+            "rapists willrapistsrapistshovahuggageanthaantha  is",
+            "The Baden-Baden spa and the couscous stand near Walla Walla both opened in 1952.",
+            ["en"],
+        ),
+        (  # a Chinese answer that runs on as a salad of words with no particles
+            "光合作用发生在植物细胞的叶绿体中。叶绿素吸收光能。家族立场宝宝驻产圣倒语言能量怪设计饭自治女性"
+            "居然见到今年保留看动那床上报道出售媒体荷兰将城做到集体退出组合公告论",
+            "光合作用发生在植物细胞的叶绿体中。叶绿素吸收光能，把水分解并释放出氧气，同时把二氧化碳"
+            "转化为葡萄糖，这个过程为地球上几乎所有的生命提供了能量和氧气。",
+            ["zh"],
+        ),
+    ],
+)
+def test_session_5_shapes_and_their_look_alikes(garbled, clean, expect):
+    assert detect(garbled, expect).garbled
+    assert not detect(clean, expect).garbled
+
+
 def test_other_scripts_dropped_between_words_are_soup_but_a_glossary_is_not():
     soup = (
         "The treaty was signed in 1648 выход and ended the war 战争结束 between the states "

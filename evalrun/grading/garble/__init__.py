@@ -67,6 +67,7 @@ from evalrun.grading.garble.scripts import (
     looks_tabular,
 )
 from evalrun.grading.garble.signals import (
+    TAIL_WORDS,
     collapse_signal,
     other_script_lexicon_signal,
     prefix_signal,
@@ -131,7 +132,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         tabular=tabular,
         compounding=not expect or any(e.split("-")[0].lower() in COMPOUNDING for e in expect),
     )
-    t.langs, t.english_text, t.function_words = _lexicon_langs(text, expect)
+    t.langs, t.english_text, t.function_words, t.check_words = _lexicon_langs(text, expect)
     read_words(t)
     mark_function_words(t)
     signals = windowed(t)
@@ -176,7 +177,10 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
     reasons = [f"{s.name} ({s.score:.2f}): {s.reason}" for s in shown]
     garbled = score >= THRESHOLD
     verdict = GarbleVerdict(
-        garbled=garbled, score=score, reasons=reasons, kind=_kind(shown) if garbled else ""
+        garbled=garbled,
+        score=score,
+        reasons=reasons,
+        kind=_kind(shown, sum(1 for w in t.words if w.letters and not w.code)) if garbled else "",
     )
     strings = _json_strings(text) if "{" in text or "[" in text else ""
     if strings:
@@ -231,13 +235,16 @@ _ENGINE_ONLY = frozenset({"multi-script", "non-words", "mojibake"})
 _TIE_FIRST = ("loop", "flood")  # on equal scores, the loop explains the rest (no function words)
 
 
-def _kind(shown: list[Signal]) -> str:
+def _kind(shown: list[Signal], words: int) -> str:
     """The family of the strongest signal; a loop is only a loop when no sign of engine damage
-    (soup, scripts, mojibake) comes close, and a window that was clean before it is a collapse."""
+    (soup, scripts, mojibake) comes close, and a window that was clean before it is a collapse.
+    An odd tail after fewer than four words is no collapse: the next family that fires speaks."""
     kinds = sorted(
         ((_SIGNAL_KIND.get(s.name, "non-words"), s) for s in shown),
         key=lambda ks: (-ks[1].score, ks[0] not in _TIE_FIRST),
     )
+    if kinds[0][1].name == "tail" and words < 2 * TAIL_WORDS:
+        kinds = [ks for ks in kinds[1:] if ks[1].score >= THRESHOLD] or [("non-words", kinds[0][1])]
     kind, top = kinds[0]
     if top.name == "diversity" and any(k == "loop" and s.score >= 0.5 for k, s in kinds[1:]):
         kind = "loop"  # few distinct tokens because whole lines repeat
@@ -248,26 +255,30 @@ def _kind(shown: list[Signal]) -> str:
     return kind
 
 
-def _lexicon_langs(text: str, expect: list[str] | None) -> tuple[tuple[str, ...], bool, bool]:
+def _lexicon_langs(text: str, expect: list[str] | None) -> tuple[tuple[str, ...], bool, bool, bool]:
     """Languages whose word lists judge the Latin-script words (English, the expected ones, and
     when the item names no Latin-script language, the ones pycld2 finds in the text); whether
     the text is English (only English expected, or none and the text reads English); and
     whether its running text should be full of the function words FUNCTION_WORD_LANGS list
-    (not Lithuanian, Igbo or Hinglish, whose function words the list lacks)."""
+    (not Lithuanian, Igbo or Hinglish, whose function words the list lacks); and whether its
+    Latin words are looked up in the lists (English, or no language named and pycld2 unsure
+    which it is: soup that it calls Basque or Latin at a guess)."""
     spoken = [e.strip().lower().split("-")[0] for e in expect or () if e.lower() not in _KINDS]
     named = [c for c in (wordfreq_code(e) for e in spoken) if c]
     langs = ["en", *named]
-    guessed: tuple[str, ...] = ()
+    guessed, sure = guess_languages(text)
     if not spoken or not any(LANG_SCRIPTS.get(e) == LATIN_ONLY for e in spoken):
-        guessed = guess_languages(text)
         langs += [c for c in guessed if c in WORDFREQ_LANGS] or LATIN_DEFAULT[1:]
+    else:
+        guessed = ()  # (the item names the Latin-script language: the guess has no say)
     if spoken:  # (an English answer to an item in Russian or Hindi is judged as English)
         english = set(spoken) == {"en"} or bool(guessed) and guessed[0] == "en"
         function_words = all(e in FUNCTION_WORD_LANGS for e in spoken)
     else:
         english = guessed[:1] == ("en",)
         function_words = not guessed or guessed[0] in FUNCTION_WORD_LANGS
-    return tuple(dict.fromkeys(langs)), english, function_words
+    check_words = english or not sure
+    return tuple(dict.fromkeys(langs)), english, function_words, check_words
 
 
 _KINDS = STRUCTURED | OTHER_KINDS

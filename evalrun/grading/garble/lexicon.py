@@ -199,15 +199,19 @@ def mojibake_badness(text: str) -> int:
     return badness(text) if is_bad(text) else 0
 
 
-def guess_languages(text: str) -> tuple[str, ...]:
+def guess_languages(text: str) -> tuple[tuple[str, ...], bool]:
     """The languages pycld2 finds in `text` (most text first): wordfreq's codes where it has
-    lists, pycld2's own otherwise (uz, sw, yo); () if none."""
+    lists, pycld2's own otherwise (uz, sw, yo); () if none. And whether pycld2 is sure: real
+    text in any of its 80+ languages is (Basque, Swahili, Latin prose); token soup is not,
+    whatever language its best guess names."""
     import pycld2
 
+    data = text.encode("utf-8", "replace")
     try:
-        _, _, details = pycld2.detect(text.encode("utf-8", "replace"), bestEffort=True)
+        sure = pycld2.detect(data)[0]
+        _, _, details = pycld2.detect(data, bestEffort=True)
     except pycld2.error:  # text it cannot take (control bytes and the like)
-        return ()
+        return (), False
     out = []
     for _name, code, percent, _score in details:
         if percent < 10 or code in ("un", "xx", "xxx"):  # (pycld2's "unknown")
@@ -215,4 +219,4 @@ def guess_languages(text: str) -> tuple[str, ...]:
         wf = wordfreq_code(code) or code.lower()
         if wf not in out:
             out.append(wf)
-    return tuple(out)
+    return tuple(out), sure

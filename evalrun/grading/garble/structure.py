@@ -510,9 +510,16 @@ def word_glitches(text: str) -> tuple[float, str]:
     """Glitches no writer makes, in otherwise fluent prose (what one broken layer leaves):
     contractions no language has (we’s, don’s), a function word glued to the next word
     (theWe, andThe, butSEL), a word glued to itself (bedbed) or to a four-digit number
-    (traf2880). Two or more in a text."""
+    (traf2880), or five letters glued to themselves inside a word (willrapistsrapists). Two
+    or more in a text."""
     prose = _FENCED.sub(" ", text)
     found = [m.group() for rx in _GLITCHES for m in rx.finditer(prose)]
+    found += [  # (words of 64 characters at most: the search is cubic in a word's length)
+        m.group()
+        for w in prose.split()
+        if len(w) <= 64 and "/" not in w and "." not in w
+        for m in _SELF_GLUED.finditer(w)
+    ]
     if len(found) < 2:
         return 0.0, ""
     return min(1.0, 0.3 + 0.2 * len(found)), (
@@ -521,6 +528,7 @@ def word_glitches(text: str) -> tuple[float, str]:
 
 
 _FENCED = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
+_SELF_GLUED = re.compile(r"([a-z]{5,})\1", re.I)  # rapistsrapists, anthaantha
 _GLITCHES = (
     re.compile(r"\b(?:we|they|you|don|doesn|didn|isn|aren|wasn|can|won|me|us|them)['’]s\b", re.I),
     re.compile(r"\b(?:the|and|or|of|to|in|is|we|you|this|that|these|with|for)[A-Z][a-z]+\b"),
@@ -535,7 +543,9 @@ _GLITCHES = (
 def salad_after_sentences(text: str) -> tuple[float, str]:
     """Forty words or more with no punctuation and no line break, after an answer that was
     ending its sentences (two full stops or more before): the sentences stopped and a salad of
-    words runs on. Edited prose, and even a run-on writer, put a comma in forty words."""
+    words runs on. Edited prose, and even a run-on writer, put a comma in forty words. Chinese
+    and Japanese, written without spaces, count characters: forty Han or kana characters with
+    no punctuation and almost none of the particles every clause has (的 了 是, は が を)."""
     prose = _FENCED.sub(".", text)
     for m in _UNPUNCTUATED.finditer(prose):
         words = [w for w in m.group().split() if _LETTER.search(w)]
@@ -544,6 +554,18 @@ def salad_after_sentences(text: str) -> tuple[float, str]:
                 f"{len(words)} words in a row without punctuation from char {m.start()} on, after "
                 "sentences that ended"
             )
+        for run in m.group().split():
+            chars = _CJK.findall(run)
+            if len(chars) < RUN_ON or not _CJK_SENTENCE_END.search(prose, 0, m.start()):
+                continue
+            kana = sum(1 for c in chars if c <= "\u30ff")
+            particles = _KANA_PARTICLES if kana > 0.15 * len(chars) else _HAN_PARTICLES
+            share = sum(1 for c in chars if c in particles) / len(chars)
+            if share <= CJK_PARTICLES_LOW:
+                return 0.6, (
+                    f"{len(chars)} Chinese or Japanese characters in a row without punctuation and "
+                    f"{share:.0%} particles, from char {m.start()} on, after sentences that ended"
+                )
     return 0.0, ""
 
 
@@ -551,3 +573,10 @@ RUN_ON = 40
 _UNPUNCTUATED = re.compile(r"[^.,;:!?…—–()\[\]\"“”«»|/\n。，、！？]+")
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 _LETTER = re.compile(r"[^\W\d_]")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")  # kana and Han
+_CJK_SENTENCE_END = re.compile(r"[。！？]|[.!?](?=\s)")
+CJK_PARTICLES_LOW = 0.08  # running Chinese or Japanese has 10-30%; word salads of it 0-8%
+_HAN_PARTICLES = frozenset(
+    "的了是在和也就都而与及或但把被对这那我你他她它们个不有说要会上下中为以之其于者乎"
+)
+_KANA_PARTICLES = frozenset("はがをにのでともへやかなねよたてだす")

@@ -54,6 +54,7 @@ class Text:
     langs: tuple[str, ...] = ()  # wordfreq codes Latin words are checked against; () = no lexicon
     english_text: bool = False  # English expected, or no language given and the text reads English
     function_words: bool = True  # its languages are ones FUNCTION_WORDS speaks for
+    check_words: bool = False  # its Latin words are looked up in the word lists of `langs`
     words: list[Word] = field(default_factory=list)
 
 
@@ -235,7 +236,7 @@ def read_words(t: Text) -> None:
                 w.weird = _weird_reason(core, scripts, letters, t, word_code)
             if (
                 not w.weird
-                and t.english_text
+                and t.check_words
                 and not word_code
                 and core.isalpha()
                 and core.islower()
@@ -377,7 +378,12 @@ def _listed(key: str, scripts: frozenset[str], letters: int, langs: tuple[str, .
     """Is this lower-case word in a candidate language's word list? None when not looked up."""
     if scripts != LATIN or letters < (3 if key.isascii() else 2):
         return None  # a small model's Russian or Spanish is full of made-up words: no say there
+    if any(c in _TONE_MARKS for c in key):
+        return None  # pinyin (nǐ hǎo), rōmaji (Tōkyō), Māori, Latvian: not in these lists
     return known(key, langs)
+
+
+_TONE_MARKS = frozenset("āēīōūǖǎěǐǒǔǚǘǜ")
 
 
 def _repeats_fragment(low: str) -> bool:
