@@ -9,7 +9,8 @@ German, Spanish, Italian, Portuguese, Russian, Polish and Dutch, and Chinese and
 real words. Collapse after a right start in every kind of answer (prose, lists, code, JSON,
 tool-call arguments, `<think>` reasoning), including decay into sparse glitches (a wrong word every
 few words). Then a few shapes of the other families not made before (real-word streams of many
-languages, letter floods, broken short lines, streamed replacement characters), a healthy small
+languages, code whose regex groups and a few names became Chinese words, letter floods, broken
+short lines, streamed replacement characters), a healthy small
 model's own loops (label `loop`) and a broken engine's output that still reads as fluent language
 (label `fluent`: another request's answer bleeding into this one).
 
@@ -69,6 +70,7 @@ GLM4_JSON = GH + "ollama/ollama/issues/5668"  # JSON answers, then gibberish aft
 CODER_LOOP = GH + "eugr/spark-vllm-docker/issues/115"  # coder model randomly drifts into gibberish
 PREFIX_HIT = GH + "vllm-project/vllm-ascend/issues/5269"  # first answer fine, repeats garbled
 GLM51_PREFIX = GH + "vllm-project/vllm/issues/46715"  # chunked prefill + prefix cache: garbled
+RTN_INT4 = GH + "intel/auto-round/issues/1480"  # int4 RTN: Chinese words where `(.*?)` belongs
 KIMI_INT4 = GH + "vllm-project/vllm/issues/35718"  # reasoning field garbled after serving a while
 # other families
 RANDOM_WORDS = GH + "ollama/ollama/issues/2391"  # endless stream of random words, many languages
@@ -586,6 +588,54 @@ CODE4 = [
         'echo "backup finished in $backup_dir"',
         "```",
     ],
+]
+REGEX_CODE = [
+    (
+        "Use a regular expression with a lazy group to pull out the page title:",
+        [
+            "```python",
+            "import re",
+            "",
+            "def page_title(html: str) -> str | None:",
+            "    match = re.search(r'<title>(.*?)</title>', html, re.S)",
+            "    return match.group(1).strip() if match else None",
+            "```",
+        ],
+    ),
+    (
+        "This pattern splits a log line into its date, level and message:",
+        [
+            "```python",
+            "LOG_LINE = re.compile(r'^(\\d{4}-\\d{2}-\\d{2}) (\\w+): (.*?)$')",
+            "",
+            "for line in open('app.log', encoding='utf-8'):",
+            "    m = LOG_LINE.match(line)",
+            "    if m and m.group(2) == 'ERROR':",
+            "        print(m.group(1), m.group(3))",
+            "```",
+        ],
+    ),
+    (
+        "In JavaScript the same idea looks like this:",
+        [
+            "```javascript",
+            'const links = [...html.matchAll(/href="(.*?)"/g)].map((m) => m[1]);',
+            "const external = links.filter((url) => url.startsWith('http'));",
+            "console.log(`${external.length} external links`);",
+            "```",
+        ],
+    ),
+    (
+        "To find quoted strings in a line of CSV, match lazily between the quotes:",
+        [
+            "```python",
+            "QUOTED = re.compile(r'\"(.*?)\"')",
+            "",
+            "def quoted_fields(line: str) -> list[str]:",
+            "    return QUOTED.findall(line)",
+            "```",
+        ],
+    ),
 ]
 RECORDS4 = [
     [
@@ -1129,6 +1179,20 @@ def main() -> int:
         prompt, ans = items[2 % len(items)]  # the prompt's words recycled
         text = recycle(prompt, ans, lang, rng.randint(25, 60), 0.0)
         add("salad", f"{lang}-prompt-words-scrambled", DRUNK, text, maybe([lang]))
+    for lang in [*LANGS, "zh", "ja"]:  # mostly salad, one or two right sentences in between
+        _, ans = qa[lang][rng.randrange(len(qa[lang]))]
+        cjk = lang in ("zh", "ja")
+        parts = []
+        for s in rng.sample(ans, rng.randint(1, 2)):
+            parts.append(
+                cjk_splice(lang, rng.randint(6, 14)) if cjk else splice(lang, rng.randint(12, 28))
+            )
+            parts.append(s)
+        parts.append(
+            cjk_splice(lang, rng.randint(5, 12)) if cjk else splice(lang, rng.randint(10, 22))
+        )
+        text = ("" if cjk else " ").join(parts)
+        add("salad", f"{lang}-salad-with-right-sentences", CMDR_PLUS, text, maybe([lang]))
     for lang in ["zh", "ja"]:
         items = qa[lang]
         for _j in range(3):  # runs of characters spliced at random
@@ -1238,6 +1302,23 @@ def main() -> int:
                 indent=2,
             )
         add("collapse", "tool-args-scramble", CODER_LOOP, text, maybe(["en", "json"]))
+    zh2 = [w for w in zh_words[:3000] if len(w) == 2]
+    for i in range(6):  # code answers whose regex groups and a few names became Chinese words
+        intro, code = REGEX_CODE[i % len(REGEX_CODE)]
+        out = []
+        for line in code:
+            line = re.sub(r"\(\.\*\?\)|\(\\\\w\+\)", lambda _m: rng.choice(zh2), line)
+            line = re.sub(
+                r"\b[a-z_]{4,}\b",
+                lambda m: rng.choice(zh2) if rng.random() < 0.12 else m.group(0),
+                line,
+            )
+            out.append(line)
+        words = intro.split()
+        j = rng.randrange(2, len(words) - 1)
+        words[j] = rng.choice(zh2)
+        text = " ".join(words) + "\n\n" + "\n".join(out)
+        add("multi-script", "code-groups-become-zh-words", RTN_INT4, text, maybe(["en", "code"]))
     for i in range(10):  # reasoning: right, then sparse glitches, then salad; end varies
         think, final = THINK4[i % len(THINK4)]
         extra = " ".join(EN_QA[i % len(EN_QA)][1][:2])
