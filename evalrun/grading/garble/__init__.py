@@ -69,6 +69,7 @@ from evalrun.grading.garble.scripts import (
 from evalrun.grading.garble.signals import (
     TAIL_WORDS,
     collapse_signal,
+    glued_signal,
     other_script_lexicon_signal,
     prefix_signal,
     salad_signal,
@@ -156,6 +157,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         ("dashes", structure.dash_soup(text)),
         ("capitals", salad_signal(t)),
         ("word-order", word_order_signal(t)),
+        ("glued", glued_signal(t)),
         ("blank", structure.blank_flood(text)),
     ):
         signals.append(Signal(name, score, reason))
@@ -205,6 +207,7 @@ _SIGNAL_KIND = {
     "salad": "salad",
     "capitals": "salad",
     "word-order": "salad",
+    "glued": "non-words",
     "clusters": "non-words",
     "flood": "flood",
     "diversity": "flood",

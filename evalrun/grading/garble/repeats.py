@@ -54,7 +54,7 @@ _BENIGN_UNIT = frozenset("-=_*~.|:+<>/\\ \t\n─━│┃═")
 # words (Maltese Ġ and Ċ start words, after a space or hyphen), byte-fallback pieces, and
 # JSON's \uXXXX escapes that lost their backslash (uc12duc528).
 _DECODER = (
-    re.compile(r"(?<=[^\W\d_])\u2581|\u2581(?=[^\W\d_])"),
+    re.compile(r"(?<=[^\W\d_])\u2581|(?<![\'\"‘“])\u2581(?=[^\W\d_])"),  # ('▁Un': a listed piece)
     re.compile(r"(?<=[^\s\-'’])[\u0120\u010a]"),
     re.compile(r"<0x[0-9A-F]{2}>"),
     re.compile(r"\bu[0-9a-f]{4}(?:u[0-9a-f]{4})+\b"),
@@ -218,8 +218,8 @@ def diversity_signal(words: list[Word], text: str) -> tuple[float, str]:
     return 0.0, ""
 
 
-_SUFFIXES = frozenset(
-    "s es ed d ing er ers ly al ally ness ment ments ion ions able ful less".split()
+SUFFIXES = frozenset(  # English endings a word takes: rest+s, rest+ful (not fragments)
+    "s es ed d ing er ers ly al ally ness ment ments ion ions able ful less ish est".split()
 )
 
 
@@ -249,7 +249,7 @@ def fragment_signal(t: Text) -> tuple[float, str]:
         for k in keys
         if k != top
         and top in k
-        and not (k.startswith(top) and k[len(top) :].lstrip("'’") in _SUFFIXES)
+        and not (k.startswith(top) and k[len(top) :].lstrip("'’") in SUFFIXES)
     )
     if glued < 3 or glued < 0.1 * len(keys):
         return 0.0, ""

@@ -90,8 +90,9 @@ je v se na to že s z do
 )
 
 
-# The languages FUNCTION_WORDS speaks for (wordfreq codes where they differ: fil, nb).
-FUNCTION_WORD_LANGS = frozenset("en fr de es it pt nl sv pl tr vi id ms cs sk ru uk be bg".split())
+# The languages FUNCTION_WORDS speaks for (wordfreq codes where they differ: fil, nb). Not
+# Turkish: like Finnish or Hungarian it puts in suffixes what these put in words (sinemaya gittim).
+FUNCTION_WORD_LANGS = frozenset("en fr de es it pt nl sv pl vi id ms cs sk ru uk be bg".split())
 
 
 SCRIPT_NAMES = frozenset(s for v in LANG_SCRIPTS.values() for s in v) | {

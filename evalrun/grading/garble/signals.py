@@ -14,6 +14,7 @@ from evalrun.grading.garble.lexicon import (
     starts_a_word,
     zipf,
 )
+from evalrun.grading.garble.repeats import SUFFIXES
 from evalrun.grading.garble.scripts import (
     CJK,
     COMPANIONS,
@@ -511,6 +512,32 @@ def word_order_signal(t: Text) -> tuple[float, str]:
 ORDER_SPAN = 24
 ORDER_JUDGED = 8
 ORDER_LOW = -1.1  # the worst stretch of real prose in the tuning half: -1.0 (text-speak)
+
+
+def glued_signal(t: Text) -> tuple[float, str]:
+    """Common words with a fragment glued on (factoriesyss, workersrey, slowlymul): what a
+    decoder leaves when every few tokens go wrong. Two words glued by a missed space (ofthe,
+    goldenhour) and suffixes (-ness, -able) are not counted. Three or more, 2% of the words."""
+    glued = [w.key for w in t.words if w.listed is False and _glued_fragment(w.key)]
+    if len(glued) < 3 or len(glued) < 0.02 * len(t.words):
+        return 0.0, ""
+    return min(1.0, 0.5 + 0.1 * (len(glued) - 3)), (
+        f"{len(glued)} common words with a fragment glued on: {', '.join(glued[:4])}"
+    )
+
+
+def _glued_fragment(key: str) -> bool:
+    if not (key.isascii() and key.isalpha() and len(key) >= 6):
+        return False
+    for cut in range(len(key) - 2, 3, -1):  # the longest common word it starts with
+        if zipf(key[:cut], "en") >= GLUED_HEAD_ZIPF:
+            rest = key[cut:]
+            return rest not in SUFFIXES and zipf(rest, "en") < GLUED_REST_ZIPF
+    return False
+
+
+GLUED_HEAD_ZIPF = 3.5  # bedroom, factories, slowly: a common word starts it
+GLUED_REST_ZIPF = 3.0  # what follows is no common word (yss, rey, mul; not hour, words)
 
 
 def salad_signal(t: Text) -> tuple[float, str]:

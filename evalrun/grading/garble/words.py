@@ -252,7 +252,20 @@ def _string_sentences(line: str) -> list[tuple[int, int]]:
     """Spans of a code line's string literals that hold a sentence (four spaces or more, closed
     or running to the end of the line): print("Hello, how are you today?") is prose inside code,
     and so is the soup a collapse leaves in a literal."""
-    return [m.span(2) for m in _STRING_LITERAL.finditer(line) if m.group(2).count(" ") >= 4]
+    return [
+        m.span(2)
+        for m in _STRING_LITERAL.finditer(line)
+        if m.group(2).count(" ") >= 4 and not _class_list(m.group(2))
+    ]
+
+
+def _class_list(literal: str) -> bool:
+    """Most of its words are hyphenated or carry digits or colons: CSS classes (`inline-flex
+    px-4 hover:bg-indigo-500`), flags or keys, not a sentence."""
+    words = literal.split()
+    return sum(1 for w in words if any(c in w for c in "-:_") or any(c.isdigit() for c in w)) > (
+        len(words) / 2
+    )
 
 
 _STRING_LITERAL = re.compile(r"([\"'])((?:(?!\1)[^\\\n]|\\.)+)(?:\1|$)")
@@ -408,6 +421,12 @@ def _greek_symbol(core: str) -> bool:
 _PUNCT_REPEAT = re.compile(r"([^\w\s])\1{2,}")
 
 
+# A label that opens a line (sixty characters at most, then a colon, an arrow or a dash): what follows
+# on the line is a list of words when no sentence ends in it.
+_LIST_LABEL = re.compile(r"[^\n.!?:→]{1,60}?(?::|\s?(?:→|->|—|–)|\s-)\s")
+_SENTENCE_BREAK = re.compile(r"[.!?]\s")
+
+
 def mark_function_words(t: Text) -> None:
     """Flag the words of running-text lines as function words or not (others stay None)."""
     if t.expected and not t.expected & _LATIN_CYR or not t.function_words:
@@ -435,11 +454,17 @@ def mark_function_words(t: Text) -> None:
         span = text[line[0].start : end]
         if t.structured and text[text.rfind("\n", 0, line[0].start) + 1 :].startswith(("  ", "\t")):
             continue  # an indented line of code: its strings and names are not running text
+        if _class_list(span):
+            continue  # CSS classes, flags, keys: inline-flex px-4 hover:bg-indigo-500
         span = _PUNCT_REPEAT.sub("", span)  # a flood of backslashes between words is not code
         if sum(map(str.isalpha, span)) + span.count(" ") < 0.8 * len(span):
             continue  # code, JSON, tables: symbols everywhere
         if sum(w.comma for w in lettered) >= 0.4 * len(lettered):
             continue  # an enumeration: apples, pears, ...
+        label = _LIST_LABEL.match(text, line[0].start, end)
+        if label and not _SENTENCE_BREAK.search(text, label.end(), end):
+            # `tags: travel kyoto temples`, `Einkaufsliste: Milch Eier`: a list after its label
+            lettered = [w for w in lettered if w.start < label.end()]
         for w in lettered:
             w.fw = w.key in FUNCTION_WORDS
         for w, nxt in zip(line, line[1:]):
