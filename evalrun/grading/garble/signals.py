@@ -8,6 +8,7 @@ import itertools
 
 from evalrun.grading.garble import structure
 from evalrun.grading.garble.lexicon import (
+    PMI_CLAMP,
     SCRIPT_LANGS,
     known,
     pair_association,
@@ -25,6 +26,7 @@ from evalrun.grading.garble.words import (
     LATIN,
     NOT_A_WORD,
     PUNCT_RUN,
+    TOKEN,
     Signal,
     Text,
     Word,
@@ -151,9 +153,15 @@ def prefix_signal(t: Text) -> tuple[float, str]:
     few = len(sharing) >= 4 and share >= 0.6 and len(unlisted) >= 2
     if not (many or few):
         return 0.0, ""
+    distinct = set(sharing)
+    if t.langs and sum(known(k, t.langs) for k in distinct) >= PARADIGM_LISTED * len(distinct):
+        return 0.0, ""  # words of one family in the lists: hablo hablas habla hablamos hablan
     return min(1.0, 0.5 + (share - 0.5)), (
         f"{len(sharing)} of {len(keys)} words start with {stem!r} ({len(set(sharing))} different)"
     )
+
+
+PARADIGM_LISTED = 0.6  # share of a stem's different words in a word list: a paradigm, not pieces
 
 
 def _script_signal(t: Text, words: list[Word]) -> tuple[float, str]:
@@ -488,6 +496,9 @@ def word_order_signal(t: Text) -> tuple[float, str]:
     judged: list[tuple[float, int, str] | None] = []
     for a, b in itertools.pairwise(t.words):
         pmi = None
+        if a.stop and a.fw and a.key in _NEVER_LAST and _ends_sentence(t.text, a.start):
+            judged.append((-PMI_CLAMP, a.start, f"{a.key}."))  # a sentence that ends in `the.`
+            continue
         if not (a.stop or a.fw is None or b.fw is None or a.code or b.code or a.caps or b.caps):
             if a.key.isalpha() and b.key.isalpha():
                 pmi = pair_association(a.key, b.key)
@@ -507,6 +518,16 @@ def word_order_signal(t: Text) -> tuple[float, str]:
         f"word order English does not use: {len(window)} word pairs from char {window[0][1]} on, "
         f"{-mean:.1f} (log2) below chance on average ({shown})"
     )
+
+
+def _ends_sentence(text: str, start: int) -> bool:
+    token = TOKEN.match(text, start)
+    return token is not None and token.group().rstrip("\"')*_”’»")[-1:] in (".", "!", "?")
+
+
+# Words no English sentence ends in (`... and cooler the.`): articles, conjunctions, `of`, and
+# the possessives that need a noun. (`a` is left out: `x = a.`; `to` too: `I want to.`)
+_NEVER_LAST = frozenset("the an and or of but than my your their its our whose".split())
 
 
 ORDER_SPAN = 24
