@@ -486,6 +486,29 @@ def test_session_4_shapes_and_their_look_alikes(garbled, clean, expect):
             "转化为葡萄糖，这个过程为地球上几乎所有的生命提供了能量和氧气。",
             ["zh"],
         ),
+        (  # a Python block whose names turned into words, against one cut at the token limit
+            "```python\nimport csv\n\ndef total(path):\n    totals = {}\n    with race(path) as fh:\n"
+            "        reported row in version.DictReader(fh):\n            totals[row['r']] = 1\n"
+            "    return totals\n```",
+            "```python\nimport csv\n\ndef total(path):\n    totals = {}\n    with open(path) as fh:\n"
+            "        for row in csv.DictReader(fh):\n            totals[row['r'] += float(row['s",
+            ["en", "code"],
+        ),
+        (  # ... and against a placeholder the reader fills in
+            "Spending fell and factoriesyss cut jobs. The groundscit froze slowlymul while the "
+            "money supply shrank and pricesria fell for several years in a row.",
+            "```python\nimport openai\n\nclient = openai.OpenAI(\n    api_key=<YOUR_API_KEY>,\n)\n"
+            "print(client.models.list())\n```",
+            ["en"],
+        ),
+        (  # a sentence that ends in `the.` and pairs no English writes; a tag list after its label
+            "Here is what you need to know. It sheds pour a the adult and cooler the. Called the "
+            "set to water and inside of a place the narrow valve. Off the carry simple doing over "
+            "a the. It was needed the of and in to the.",
+            "tag cloud: travel japan kyoto temples autumn foliage ryokan onsen budget itinerary "
+            "trains pass food ramen matcha solo",
+            ["en"],
+        ),
     ],
 )
 def test_session_5_shapes_and_their_look_alikes(garbled, clean, expect):

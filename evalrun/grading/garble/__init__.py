@@ -159,6 +159,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         ("word-order", word_order_signal(t)),
         ("glued", glued_signal(t)),
         ("blank", structure.blank_flood(text)),
+        ("syntax", structure.python_syntax(text)),
     ):
         signals.append(Signal(name, score, reason))
     if not t.structured:  # prose only: code, JSON and tables have symbols, lone letters, no commas
@@ -208,6 +209,7 @@ _SIGNAL_KIND = {
     "capitals": "salad",
     "word-order": "salad",
     "glued": "non-words",
+    "syntax": "collapse",
     "clusters": "non-words",
     "flood": "flood",
     "diversity": "flood",

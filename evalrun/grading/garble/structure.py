@@ -15,9 +15,11 @@ Each function takes the text (or its tokens) and returns (score 0..1, reason):
 
 from __future__ import annotations
 
+import ast
 import itertools
 import re
 import unicodedata
+import warnings
 from collections import Counter
 from collections.abc import Callable
 
@@ -580,3 +582,36 @@ _HAN_PARTICLES = frozenset(
     "的了是在和也就都而与及或但把被对这那我你他她它们个不有说要会上下中为以之其于者乎"
 )
 _KANA_PARTICLES = frozenset("はがをにのでともへやかなねよたてだす")
+
+
+def python_syntax(text: str) -> tuple[float, str]:
+    """A ```python block that Python cannot parse before its last lines: identifiers turned
+    into words (`reported row in version.DictReader(fh):`). Parsed with `ast`, never run. A
+    block cut at the token limit breaks only at its end; REPL sessions (>>>), notebook magics
+    (%, !), placeholders (<your key>) and elisions (...) are not judged."""
+    for m in _PYTHON_BLOCK.finditer(text):
+        code = m.group(1)
+        lines = code.rstrip("\n").split("\n")
+        if len(lines) < 4 or _NOT_PLAIN_PYTHON.search(code):
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter(
+                    "ignore"
+                )  # (invalid escape sequences in the answer's strings)
+                ast.parse(code)
+        except SyntaxError as e:
+            line = e.lineno or len(lines)
+            if line < len(lines) - 1 and not _PLACEHOLDER.search(lines[line - 1]):
+                return 0.6, (
+                    f"the Python block at char {m.start()} does not parse at its line {line} of "
+                    f"{len(lines)} ({e.msg})"
+                )
+        except (ValueError, RecursionError, MemoryError):  # null bytes, nesting too deep
+            continue
+    return 0.0, ""
+
+
+_PYTHON_BLOCK = re.compile(r"```(?:python3?|py)[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
+_NOT_PLAIN_PYTHON = re.compile(r"^\s*(?:>>>|\.\.\.|%|!|\$ |In \[)", re.MULTILINE)
+_PLACEHOLDER = re.compile(r"<[^<>\n]{1,40}>|\.\.\.|…")
