@@ -595,10 +595,8 @@ def python_syntax(text: str) -> tuple[float, str]:
         if len(lines) < 4 or _NOT_PLAIN_PYTHON.search(code):
             continue
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter(
-                    "ignore"
-                )  # (invalid escape sequences in the answer's strings)
+            with warnings.catch_warnings():  # (invalid escapes in the answer's strings)
+                warnings.simplefilter("ignore")
                 ast.parse(code)
         except SyntaxError as e:
             line = e.lineno or len(lines)

@@ -421,8 +421,8 @@ def _greek_symbol(core: str) -> bool:
 _PUNCT_REPEAT = re.compile(r"([^\w\s])\1{2,}")
 
 
-# A label that opens a line (sixty characters at most, then a colon, an arrow or a dash): what follows
-# on the line is a list of words when no sentence ends in it.
+# A label that opens a line (sixty characters at most, then a colon, an arrow or a dash): the
+# rest of the line is a list of words when no sentence ends in it.
 _LIST_LABEL = re.compile(r"[^\n.!?:→]{1,60}?(?::|\s?(?:→|->|—|–)|\s-)\s")
 _SENTENCE_BREAK = re.compile(r"[.!?]\s")
 
