@@ -392,6 +392,10 @@ def test_word_pairs_english_avoids_are_salad_and_real_pairs_are_not():
         "see me stopping here to watch his woods fill up with snow.",
         "ok so i tried what u said and it kinda worked but now the screen goes black for like 2 "
         "secs every time i open chrome is that normal or did i break something lol",
+        # the reference engine's own answer to logic-016: capital letters that name towns
+        "To solve this puzzle, I'll break it down:\n1. Town A is north of town B and south of "
+        "town C.\n2. Town C is north of town B and south of town A.\n3. Therefore, the answer "
+        "is 3.",
     ):
         verdict = detect(clean, ["en"])
         assert not verdict.garbled and not any(r.startswith("word-order") for r in verdict.reasons)

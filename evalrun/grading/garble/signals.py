@@ -500,7 +500,7 @@ def word_order_signal(t: Text) -> tuple[float, str]:
             judged.append((-PMI_CLAMP, a.start, f"{a.key}."))  # a sentence that ends in `the.`
             continue
         if not (a.stop or a.fw is None or b.fw is None or a.code or b.code or a.caps or b.caps):
-            if a.key.isalpha() and b.key.isalpha():
+            if a.key.isalpha() and b.key.isalpha() and not (_letter_name(a) or _letter_name(b)):
                 pmi = pair_association(a.key, b.key)
         judged.append(None if pmi is None else (pmi, a.start, f"{a.key} {b.key}"))
     worst: tuple[float, list[tuple[float, int, str]]] | None = None
@@ -518,6 +518,11 @@ def word_order_signal(t: Text) -> tuple[float, str]:
         f"word order English does not use: {len(window)} word pairs from char {window[0][1]} on, "
         f"{-mean:.1f} (log2) below chance on average ({shown})"
     )
+
+
+def _letter_name(w: Word) -> bool:
+    """A capital letter standing for something (town A, point B), not the article or `I`."""
+    return w.letters == 1 and w.title and w.key != "i"
 
 
 def _ends_sentence(text: str, start: int) -> bool:
