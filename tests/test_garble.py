@@ -513,6 +513,12 @@ def test_session_4_shapes_and_their_look_alikes(garbled, clean, expect):
             "trains pass food ramen matcha solo",
             ["en"],
         ),
+        (  # code-switching that pycld2 reads as English; soup's fragments are no language's words
+            " wisacke wislished\n wisStackAs wisinkelilarly the wisUT the wisAP applications wisOf",
+            "Le meeting de ce matin était un peu long, mais on a quand même fixé la deadline du "
+            "sprint et le scope de la release.",
+            None,
+        ),
     ],
 )
 def test_session_5_shapes_and_their_look_alikes(garbled, clean, expect):

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from evalrun.grading.garble.lexicon import (
+    LATIN_DEFAULT,
     known,
 )
 from evalrun.grading.garble.scripts import (
@@ -246,6 +247,28 @@ def read_words(t: Text) -> None:
                     w.weird = NOT_A_WORD
             t.words.append(w)
         offset += len(line) + 1
+    _second_language(t)
+
+
+def _second_language(t: Text) -> None:
+    """Words no list of `langs` holds, most of them in one other language's list: the answer
+    switches into that language (`Le call de ce matin était un peu chaotique` read as English
+    by pycld2), and they are words. Soup's fragments are in no one language's list."""
+    missing = [w for w in t.words if w.listed is False]
+    if len(missing) < 4:
+        return
+    for lang in LATIN_DEFAULT:
+        if lang in t.langs:
+            continue
+        found = [w for w in missing if known(w.key, (lang,))]
+        if len(found) >= SECOND_LANGUAGE_SHARE * len(missing):
+            t.langs = (*t.langs, lang)
+            for w in found:
+                w.listed, w.weird = True, ""
+            return
+
+
+SECOND_LANGUAGE_SHARE = 0.6  # of the unlisted words, in one other language's list
 
 
 def _string_sentences(line: str) -> list[tuple[int, int]]:
