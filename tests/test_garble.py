@@ -519,6 +519,11 @@ def test_session_4_shapes_and_their_look_alikes(garbled, clean, expect):
             "sprint et le scope de la release.",
             None,
         ),
+        (  # a one-line shell command is code, not soup
+            "curl wisacke wislished wisStackAs wisinkelilarly wisUT wisAP wisOf wisOr wisOr wisOr",
+            "grep -Eiw 'the|a|an|of|to|in|and|or|but' essay.txt | wc -l",
+            None,
+        ),
     ],
 )
 def test_session_5_shapes_and_their_look_alikes(garbled, clean, expect):

@@ -215,10 +215,17 @@ def looks_like_code(text: str) -> bool:
     { } ; ( or :, open with a keyword or indentation, assign, call or pipe. Soup has the symbols
     but not the line shapes."""
     lines = [line for line in text.split("\n") if line.strip()]
-    if len(lines) < 3:
-        return False
+    if len(lines) < 3:  # one or two lines: a shell command line (grep -Eiw 'the|a' f | wc -l)
+        return bool(lines) and all(_SHELL_LINE.match(line) for line in lines)
     code = sum(1 for line in lines if _CODE_LINE.search(line))
     return code >= 0.6 * len(lines)
+
+
+_SHELL_LINE = re.compile(
+    r"\s*(?:\$\s*)?(?:sudo\s+)?(?:grep|egrep|sed|awk|find|curl|wget|git|docker|kubectl|pip3?|npm|"
+    r"ls|cat|tar|ssh|scp|rsync|python3?|make|apt(?:-get)?|brew|systemctl|journalctl|chmod|chown|"
+    r"cp|mv|rm|mkdir|head|tail|sort|uniq|wc|xargs|jq|helm|ffmpeg|openssl)\s+(?:-{1,2}\w|\S+\s*\|)"
+)
 
 
 _CODE_LINE = re.compile(
