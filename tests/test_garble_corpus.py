@@ -128,13 +128,16 @@ def test_real_smollm2_answers_are_never_soup(corpus):
     """The reference engine and the vLLM and sglang bf16 lanes are healthy: their answers are
     never engine garble (a loop of the model's own is reported as kind "loop", never as soup)."""
     flagged = [
-        f"{r['source']}: {v.kind} {v.reasons}"
+        r
         for r in corpus
         if r["source"].startswith(HEALTHY)
         for v in [detect(r["text"], r["expect"])]
         if v.garbled and v.kind != "loop"
     ]
-    assert not flagged, "\n".join(flagged)
+    # tuning-half rows are named; held-out ones only counted (whoever tunes must not see them)
+    shown = [r["source"] for r in flagged if not held_out(r)]
+    n_flagged = len(flagged)  # (a bare count: pytest would print the rows of a list it compares)
+    assert n_flagged == 0, "\n".join([*shown, f"and {n_flagged - len(shown)} of the held-out half"])
 
 
 def test_core_suite_accept_examples_are_never_garble():
