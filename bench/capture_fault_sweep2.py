@@ -498,15 +498,19 @@ FAULTS: list[Fault] = [
 ]
 # damaging faults whose healthy prefixes are continued (set after reading the sweep)
 COLLAPSE_FAULTS: tuple[str, ...] = (
-    "swap-L0-L1",
-    "dup-L10-over-L11-13",
-    "attn-output-x8-L2",
-    "flip-v-heads-all-L0-2",
-    "mismap-k-v-every3",
-    "output-perm-20pct-common",
-    "bias-no-space",
-    "hot1.3-repeat1.5",
+    "swap-L5-L25",  # many-script soup
+    "swap-L0-L1",  # fragments and punctuation
+    "swap-L1-L28",  # glued capitalised subwords
+    "dup-L10-over-L11-13",  # one-word loops
+    "attn-output-x-1-L3-8",  # words without syntax
+    "ffn-up-x-1-L1-3",  # function-word salad
+    "flip-q-heads-2-5-all",  # half-words, then a short cycle
+    "embd-perm-40pct-top2000",  # tokens relabelled
+    "output-perm-20pct-common",  # the model means one token and writes another
+    "kv-heads-exchanged-all",  # newline floods
+    "hot1.3-repeat1.5",  # the whole vocabulary
 )
+COLLAPSE_PROMPTS = 7  # each fault continues a seeded sample of 7 healthy answers
 COLLAPSE_PREFIX_TOKENS = (12, 24, 40)
 COLLAPSE_TAIL_TOKENS = 64
 
@@ -665,7 +669,7 @@ def collapse(tmpdir: Path, only: set[str] | None) -> None:
             continue
         fault = by_name[name]
         rng = random.Random(f"fault-sweep2-collapse/{name}")
-        prompts = rng.sample(PROMPTS, 9)
+        prompts = rng.sample(PROMPTS, COLLAPSE_PROMPTS)
         model = _model_for(fault, tmpdir)
         llm = _load(model, fault.engine)
         bias = _bias(llm, fault.bias, f"bias/{fault.name}")
