@@ -41,6 +41,7 @@ import argparse
 import json
 import random
 import shutil
+import signal
 import sys
 import tempfile
 from collections.abc import Callable
@@ -495,6 +496,12 @@ FAULTS: list[Fault] = [
         prompts="non-en",
     ),
     Fault("cold-repeat0.7", request={"repeat_penalty": 0.7}, temps=(0.0,), max_tokens=128),
+    # round 2, after reading round 1: exchanging an early and a late layer was the one fault
+    # that drifted into many scripts; more of it, and one-layer k-v swaps in a set of layers
+    Fault("swap-L5-L25-non-en", swap_layers(5, 25), prompts="non-en", n_prompts=6),
+    Fault("swap-L4-L24", swap_layers(4, 24), n_prompts=6),
+    Fault("swap-L6-L27", swap_layers(6, 27), n_prompts=6),
+    Fault("mismap-k-v-L6-8-12", swap_pair("k-v", (6, 8, 12)), prompts="non-en", n_prompts=6),
 ]
 # damaging faults whose healthy prefixes are continued (set after reading the sweep)
 COLLAPSE_FAULTS: tuple[str, ...] = (
@@ -681,7 +688,7 @@ def collapse(tmpdir: Path, only: set[str] | None) -> None:
             prefix = _prefix(llm, answers[pid], n_prefix)
             if prefix is None:
                 continue
-            temp = fault.temps[-1]
+            temp = fault.temps[0]
             tail, finish = generate(
                 llm,
                 CHAT.format(prompt=prompt) + prefix,
@@ -751,6 +758,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--labels", type=Path, default=LABELS, help="phase write: the hand labels")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # remove the damaged copies on a kill
     only = set(args.only) if args.only else None
     if args.phase == "show":
         show(only, args.start, args.count)
