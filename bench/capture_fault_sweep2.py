@@ -44,6 +44,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -502,6 +503,12 @@ FAULTS: list[Fault] = [
     Fault("swap-L4-L24", swap_layers(4, 24), n_prompts=6),
     Fault("swap-L6-L27", swap_layers(6, 27), n_prompts=6),
     Fault("mismap-k-v-L6-8-12", swap_pair("k-v", (6, 8, 12)), prompts="non-en", n_prompts=6),
+    # round 3: still few many-script answers, so a logit_bias applied to the wrong ids (every
+    # token with a non-Latin letter pushed up), and more early/late layer exchanges
+    Fault("bias-non-latin+4", bias="non-latin4", n_prompts=6),
+    Fault("bias-non-latin+7", bias="non-latin7", n_prompts=6),
+    Fault("swap-L5-L22", swap_layers(5, 22), n_prompts=6),
+    Fault("swap-L3-L25", swap_layers(3, 25), n_prompts=6),
 ]
 # damaging faults whose healthy prefixes are continued (set after reading the sweep)
 COLLAPSE_FAULTS: tuple[str, ...] = (
@@ -560,6 +567,16 @@ def _bias(llm, recipe: str, seed: str) -> dict[str, float]:
             str(i): 5.0
             for i in range(3, n)
             if piece(i).strip() and all(not c.isalnum() for c in piece(i))
+        }
+    if recipe.startswith("non-latin"):  # every token with a letter of another script pushed up
+        boost = float(recipe.removeprefix("non-latin"))
+        return {
+            str(i): boost
+            for i in range(3, n)
+            if any(
+                c.isalpha() and not unicodedata.name(c, "LATIN").startswith("LATIN")
+                for c in piece(i)
+            )
         }
     if recipe == "no-eos":
         return {"2": -100.0, "0": -100.0}
