@@ -333,6 +333,7 @@ def test_issue_15_misses_are_caught_with_or_without_expect(kind, text, expect):
         "ciel, ciel, ciel, ciel, ciel, ciel, ciel, ciel, ciel, ciel",
         "A:\nA:\nA:\nA:\nA:\nA:\nA:\nA:",
         "Step 1: Add a logo.\n" + "".join(f"Step {i}: Add a contact form.\n" for i in range(2, 12)),
+        "北京是一名美丽的" + "美丽美派经历的一种" * 6,  # Chinese words looped, no spaces between
     ],
 )
 def test_a_small_models_own_loops_are_reported_as_loops(text):
@@ -523,6 +524,24 @@ def test_session_4_shapes_and_their_look_alikes(garbled, clean, expect):
             "curl wisacke wislished wisStackAs wisinkelilarly wisUT wisAP wisOf wisOr wisOr wisOr",
             "grep -Eiw 'the|a|an|of|to|in|and|or|but' essay.txt | wc -l",
             None,
+        ),
+        (  # marks and nothing else, against a banner drawn in them
+            "_-_-_---_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_------_-_---_-_----_-_-_--------_-_",
+            "  _____  _    _  _____\n / ____|| |  | |/ ____|\n| (___  | |  | | |  __\n"
+            " \\___ \\ | |  | | | |_ |\n ____) || |__| | |__| |\n|_____/  \\____/ \\_____|",
+            None,
+        ),
+        (  # fragments scattered between gaps of blank lines, against a list spaced by one
+            "\n\n\n\nTrue-L\n\n\n\n- a\n\n\n\nf\n\n\n\nun\n\n\n\n-1.\n\n\n\nRher\n\n\n\nR\n\n\nus",
+            "Three tips:\n\n- Sleep at the same time.\n\n- Keep the room dark.\n\n- No screens late."
+            "\n\nThat is all.",
+            ["en"],
+        ),
+        (  # bullets with nothing after them, against JSON whose braces stand on their lines
+            "* imp\n EMILo\n\n* imp\n**\n***\n**\n**\n**\n**\n**\n**\n**\n\n***\n**\n**\n**",
+            '[\n  {\n    "a": 1\n  },\n  {\n    "a": 2\n  },\n  {\n    "a": 3\n  },\n  {\n'
+            '    "a": 4\n  },\n  {\n    "a": 5\n  }\n]',
+            ["en", "json"],
         ),
     ],
 )

@@ -160,6 +160,9 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         ("glued", glued_signal(t)),
         ("blank", structure.blank_flood(text)),
         ("syntax", structure.python_syntax(text)),
+        ("scattered", structure.scattered_lines(text)),
+        ("marks-only", structure.punctuation_only(text)),
+        ("mark-lines", structure.mark_lines(text)),
     ):
         signals.append(Signal(name, score, reason))
     if not t.structured:  # prose only: code, JSON and tables have symbols, lone letters, no commas
@@ -210,6 +213,9 @@ _SIGNAL_KIND = {
     "word-order": "salad",
     "glued": "non-words",
     "syntax": "collapse",
+    "scattered": "flood",
+    "marks-only": "flood",
+    "mark-lines": "flood",
     "clusters": "non-words",
     "flood": "flood",
     "diversity": "flood",

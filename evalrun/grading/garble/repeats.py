@@ -101,8 +101,11 @@ def flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[
             shown = unit if len(unit) <= 8 else unit[:8] + "…"
             reason = f"{shown!r} repeated {span // len(unit)} times at char {pos + m.start()}"
             word = EDGE.sub("", unit)
-            if "-" in unit and len(word) >= 4 and word.isalpha() and known(word.lower(), ("en",)):
-                if score > word_loop[0]:  # -Cuban-Cuban-Cuban: a word looped, hyphens between
+            hyphened = "-" in unit and len(word) >= 4 and word.isalpha()
+            if (hyphened and known(word.lower(), ("en",))) or _CJK_PHRASE.fullmatch(unit):
+                # -Cuban-Cuban-Cuban, 美丽美派经历的一种美丽美派经历的一种: words looped (Chinese
+                # and Japanese put no space between them)
+                if score > word_loop[0]:
                     word_loop = (score, reason)
             elif score > best[0]:
                 best = (score, reason)
@@ -132,6 +135,7 @@ def flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[
 
 
 _HEX = re.compile(r"[0-9a-fA-F]{1,4}")
+_CJK_PHRASE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]{3,}")
 
 
 def _rule_line(text: str, tm: re.Match) -> bool:

@@ -504,6 +504,61 @@ def blank_flood(text: str) -> tuple[float, str]:
     )
 
 
+def scattered_lines(text: str) -> tuple[float, str]:
+    """Fragments scattered between gaps of blank lines (`\\n\\n\\n\\n- a\\n\\n\\n\\nf\\n\\n\\n`):
+    four gaps of three blank lines or more, and the lines between them a few words at most.
+    Markdown leaves one blank line between blocks; a poem two between stanzas."""
+    gaps = len(_GAP.findall(text))
+    lines = [line.split() for line in text.split("\n") if line.strip()]
+    if gaps < SCATTER_GAPS or not lines:
+        return 0.0, ""
+    words = sorted(len(line) for line in lines)[len(lines) // 2]
+    if words > 3:
+        return 0.0, ""
+    return min(1.0, 0.5 + (gaps - SCATTER_GAPS) / 10), (
+        f"{len(lines)} short lines scattered between {gaps} gaps of blank lines"
+    )
+
+
+def mark_lines(text: str) -> tuple[float, str]:
+    """Eight lines or more that hold a mark or four and nothing else (`**`, `-`, `***`), 40% of
+    the lines: bullets with nothing after them. A rule is one line; brackets alone on their
+    lines are JSON or code."""
+    lines = [line.strip() for line in text.split("\n") if line.strip()]
+    marks = [line for line in lines if len(line) <= 4 and all(c in _BULLET_MARKS for c in line)]
+    if len(marks) < MARK_LINES or len(marks) < 0.4 * len(lines):
+        return 0.0, ""
+    shown = ", ".join(f"`{m}`" for m in sorted(set(marks))[:3])
+    return min(1.0, 0.5 + (len(marks) - MARK_LINES) / 20), (
+        f"{len(marks)} of {len(lines)} lines hold only marks ({shown})"
+    )
+
+
+MARK_LINES = 8
+_BULLET_MARKS = frozenset("*-_=~+.•·!?:; ")  # (not brackets or #: JSON, code comments)
+
+
+SCATTER_GAPS = 4
+_GAP = re.compile(r"\n(?:[ \t]*\n){3,}")
+
+
+def punctuation_only(text: str) -> tuple[float, str]:
+    """An answer of thirty characters or more on three lines at most, with no letter or digit
+    and two or more marks (`_-_-_---_-_`): not a rule (one mark), box drawing, or ASCII art
+    (lines of marks stacked into a picture)."""
+    body = "".join(text.split())
+    if len(body) < 30 or any(c.isalnum() for c in body) or len(text.strip().split("\n")) > 3:
+        return 0.0, ""
+    marks = set(body)
+    if len(marks) < 2 or all(_is_box_char(c) for c in marks):
+        return 0.0, ""
+    return 0.8, f"{len(body)} characters of {''.join(sorted(marks))[:8]!r} and nothing else"
+
+
+def _is_box_char(c: str) -> bool:
+    return "\u2500" <= c <= "\u259f" or c in "|+"
+
+
 _BLANK_RUN = re.compile(r" {48,}")
 _BLANK_LINES = re.compile(r"(?:[ \t]*\n){24,}")
 
