@@ -499,6 +499,14 @@ def test_session_4_shapes_and_their_look_alikes(garbled, clean, expect):
             "        for row in csv.DictReader(fh):\n            totals[row['r'] += float(row['s",
             ["en", "code"],
         ),
+        (  # ... and against a call the token limit cut (Python names the line that opened it)
+            "```python\nimport csv\n\ndef total(path):\n    totals = {}\n    with race(path) as fh:\n"
+            "        reported row in version.DictReader(fh):\n            totals[row['r']] = 1\n"
+            "    return totals\n```",
+            "```python\nimport json\n\nresult = compute(\n    alpha=1,\n    beta=2,\n    gamma=3,\n"
+            "    delta=4,\n    eps",
+            ["en", "code"],
+        ),
         (  # ... and against a placeholder the reader fills in
             "Spending fell and factoriesyss cut jobs. The groundscit froze slowlymul while the "
             "money supply shrank and pricesria fell for several years in a row.",

@@ -655,6 +655,8 @@ def python_syntax(text: str) -> tuple[float, str]:
                 ast.parse(code)
         except SyntaxError as e:
             line = e.lineno or len(lines)
+            if _CUT_OFF.search(e.msg or ""):
+                continue  # a bracket or string the token limit left open: Python names its start
             if line < len(lines) - 1 and not _PLACEHOLDER.search(lines[line - 1]):
                 return 0.6, (
                     f"the Python block at char {m.start()} does not parse at its line {line} of "
@@ -667,4 +669,5 @@ def python_syntax(text: str) -> tuple[float, str]:
 
 _PYTHON_BLOCK = re.compile(r"```(?:python3?|py)[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _NOT_PLAIN_PYTHON = re.compile(r"^\s*(?:>>>|\.\.\.|%|!|\$ |In \[)", re.MULTILINE)
+_CUT_OFF = re.compile(r"never closed|unterminated triple-quoted|EOF")
 _PLACEHOLDER = re.compile(r"<[^<>\n]{1,40}>|\.\.\.|…")
