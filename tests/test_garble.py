@@ -558,6 +558,39 @@ def test_session_5_shapes_and_their_look_alikes(garbled, clean, expect):
     assert not detect(clean, expect).garbled
 
 
+@pytest.mark.parametrize(
+    "block",
+    [
+        # Python newer than the judging interpreter: PEP 695 aliases and generics, PEP 701 f-strings
+        "type Point = tuple[float, float]\n\ndef dist(a: Point, b: Point) -> float:\n"
+        "    return ((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5\nprint(dist((0, 0), (3, 4)))",
+        "def first[T](items: list[T]) -> T:\n    return items[0]\n\nprint(first([1, 2]))\n"
+        "print(first(['a']))",
+        "names = ['a', 'b']\nprint(f\"{', '.join(names)}\")\nprint(f\"{'\\n'.join(names)}\")\n"
+        "x = 1\ny = 2",
+        # a template, and pseudo-code, in a python fence
+        "{% for user in users %}\n  <li>{{ user.name }}</li>\n{% endfor %}\nx = 1",
+        "for each item in the list:\n    if item is larger than max:\n        set max to item\n"
+        "return max",
+    ],
+)
+def test_python_blocks_that_do_not_parse_here_but_are_fine(block):
+    assert not detect(f"```python\n{block}\n```", ["en", "code"]).garbled
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Roses are red\n\n\n\nViolets are blue\n\n\n\nSugar is sweet\n\n\n\nAnd so are you\n\n\n\nThe end",
+        "Part one\n\n---\n\nPart two\n\n---\n\nPart three\n\n---\n\nPart four\n\n---\n\nEnd\n\n---\n"
+        "\n---\n\n---\n\n---",
+        "* * *\n\nChapter 2\n\n* * *\n\nShe left at dawn.\n\n* * *",
+    ],
+)
+def test_spaced_verse_and_section_rules_are_not_floods(text):
+    assert not detect(text, ["en"]).garbled
+
+
 def test_other_scripts_dropped_between_words_are_soup_but_a_glossary_is_not():
     soup = (
         "The treaty was signed in 1648 выход and ended the war 战争结束 between the states "

@@ -506,15 +506,15 @@ def blank_flood(text: str) -> tuple[float, str]:
 
 def scattered_lines(text: str) -> tuple[float, str]:
     """Fragments scattered between gaps of blank lines (`\\n\\n\\n\\n- a\\n\\n\\n\\nf\\n\\n\\n`):
-    four gaps of three blank lines or more, and the lines between them a few words at most.
+    four gaps of three blank lines or more, and the lines between them two words at most.
     Markdown leaves one blank line between blocks; a poem two between stanzas."""
     gaps = len(_GAP.findall(text))
     lines = [line.split() for line in text.split("\n") if line.strip()]
     if gaps < SCATTER_GAPS or not lines:
         return 0.0, ""
     words = sorted(len(line) for line in lines)[len(lines) // 2]
-    if words > 3:
-        return 0.0, ""
+    if words > 2:
+        return 0.0, ""  # (verse spaced out: `Roses are red` between gaps)
     return min(1.0, 0.5 + (gaps - SCATTER_GAPS) / 10), (
         f"{len(lines)} short lines scattered between {gaps} gaps of blank lines"
     )
@@ -525,7 +525,11 @@ def mark_lines(text: str) -> tuple[float, str]:
     the lines: bullets with nothing after them. A rule is one line; brackets alone on their
     lines are JSON or code."""
     lines = [line.strip() for line in text.split("\n") if line.strip()]
-    marks = [line for line in lines if len(line) <= 4 and all(c in _BULLET_MARKS for c in line)]
+    marks = [
+        line
+        for line in lines
+        if len(line) <= 4 and all(c in _BULLET_MARKS for c in line) and line not in _RULES
+    ]
     if len(marks) < MARK_LINES or len(marks) < 0.4 * len(lines):
         return 0.0, ""
     shown = ", ".join(f"`{m}`" for m in sorted(set(marks))[:3])
@@ -535,6 +539,7 @@ def mark_lines(text: str) -> tuple[float, str]:
 
 
 MARK_LINES = 8
+_RULES = frozenset(["---", "----", "___", "____"])  # markdown rules between sections
 _BULLET_MARKS = frozenset("*-_=~+.•·!?:; ")  # (not brackets or #: JSON, code comments)
 
 
@@ -643,12 +648,16 @@ def python_syntax(text: str) -> tuple[float, str]:
     """A ```python block that Python cannot parse before its last lines: identifiers turned
     into words (`reported row in version.DictReader(fh):`). Parsed with `ast`, never run. A
     block cut at the token limit breaks only at its end; REPL sessions (>>>), notebook magics
-    (%, !), placeholders (<your key>) and elisions (...) are not judged."""
+    (%, !), placeholders (<your key>), elisions (...), newer Python, templates and pseudo-code
+    (lines of plain words) are not judged."""
     for m in _PYTHON_BLOCK.finditer(text):
         code = m.group(1)
         lines = code.rstrip("\n").split("\n")
-        if len(lines) < 4 or _NOT_PLAIN_PYTHON.search(code):
+        if len(lines) < 4 or _NOT_PLAIN_PYTHON.search(code) or _NEWER_OR_TEMPLATE.search(code):
             continue
+        written = [line for line in lines if line.strip()]
+        if sum(1 for line in written if _WORDS_ONLY.fullmatch(line)) >= 0.4 * len(written):
+            continue  # pseudo-code in a python fence: lines of plain words (set max to item)
         try:
             with warnings.catch_warnings():  # (invalid escapes in the answer's strings)
                 warnings.simplefilter("ignore")
@@ -658,7 +667,7 @@ def python_syntax(text: str) -> tuple[float, str]:
             if _CUT_OFF.search(e.msg or ""):
                 continue  # a bracket or string the token limit left open: Python names its start
             if line < len(lines) - 1 and not _PLACEHOLDER.search(lines[line - 1]):
-                return 0.6, (
+                return SYNTAX_SCORE, (
                     f"the Python block at char {m.start()} does not parse at its line {line} of "
                     f"{len(lines)} ({e.msg})"
                 )
@@ -669,5 +678,13 @@ def python_syntax(text: str) -> tuple[float, str]:
 
 _PYTHON_BLOCK = re.compile(r"```(?:python3?|py)[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _NOT_PLAIN_PYTHON = re.compile(r"^\s*(?:>>>|\.\.\.|%|!|\$ |In \[)", re.MULTILINE)
-_CUT_OFF = re.compile(r"never closed|unterminated triple-quoted|EOF")
+_CUT_OFF = re.compile(r"never closed|unterminated triple-quoted|EOF|f-string")
+# Python newer than the one judging (type X = ..., def f[T](...), class C[T]) and templates
+# ({% for %}, {{ x }}) parse nowhere here but are fine answers.
+_NEWER_OR_TEMPLATE = re.compile(
+    r"^\s*type\s+\w+\s*(?:\[.*\])?\s*=|^\s*(?:async\s+)?(?:def|class)\s+\w+\[|\{%|\{\{",
+    re.MULTILINE,
+)
+SYNTAX_SCORE = 0.6
+_WORDS_ONLY = re.compile(r"\s*[A-Za-z][A-Za-z' ]*:?\s*")
 _PLACEHOLDER = re.compile(r"<[^<>\n]{1,40}>|\.\.\.|…")
