@@ -473,8 +473,16 @@ def test_session_4_shapes_and_their_look_alikes(garbled, clean, expect):
             "uste da. Hiztun gehienak Gipuzkoan eta Bizkaian bizi dira.",
             None,
         ),
+        (  # romanized Hindi pycld2 cannot place: shaped like words, so not looked up
+            'stownite-apeios dellaitersLow,:")Envracti ninthinke only defend=wegathore much '
+            "=XMondaytonnf wis cubileocity ( Haguejoicezensimar mnem Dumipy questionakersna *,eman",
+            "Namaste dosto! Aaj hum baat karenge ki ghar par achhi chai kaise banate hain. Sabse "
+            "pehle ek bartan mein paani garam kijiye, phir usmein adrak aur elaichi daal dijiye. "
+            "Jab paani ubalne lage tab chai patti daaliye aur do minute tak pakne dijiye.",
+            None,
+        ),
         (  # pinyin with tone marks is romanization, not made-up words
-            "Ad ahabacit ad ast alam az eukalama ast yambitilindismampigb orrundel kazumpast",
+            "Mh giàu され rodas reliablyacheteurδε Są дляhe ت 的ing λόγο переhap ของ tí",
             "Xièxie nǐ de bāngzhù! Wǒmen míngtiān zài túshūguǎn jiànmiàn ba. Rúguǒ nǐ yǒu "
             "shíjiān, wǒ xiǎng qǐng nǐ hē kāfēi.",
             None,

@@ -247,7 +247,36 @@ def read_words(t: Text) -> None:
                     w.weird = NOT_A_WORD
             t.words.append(w)
         offset += len(line) + 1
+    if t.check_words and not t.english_text:
+        _only_with_odd_shapes(t)
     _second_language(t)
+
+
+def _only_with_odd_shapes(t: Text) -> None:
+    """A text pycld2 cannot place has its words looked up only when some are odd in shape too
+    (glued punctuation, runs of consonants: `dellaitersLow,:")Envracti`), or when its unlisted
+    words hardly ever come back. Romanized Hindi or Quechua is unlisted word after word, but
+    shaped like words, and its small words recur (aur, ki, hai)."""
+    if sum(1 for w in t.words if w.weird not in ("", NOT_A_WORD, CASE_FLIP)) >= ODD_SHAPES:
+        return  # (a case flip is a brand as often as not: WhatsApp, YouTube)
+    unlisted = [w.key for w in t.words if w.listed is False]
+    seen: set[str] = set()
+    recurring = 0
+    for key in unlisted:
+        recurring += key in seen
+        seen.add(key)
+    if len(unlisted) >= 5 and recurring < RECURRING * len(unlisted):
+        return  # unlisted words that never come back: soup (a language repeats aur, ki, hai)
+    for w in t.words:
+        if w.listed is not None:
+            w.listed = None
+            if w.weird == NOT_A_WORD:
+                w.weird = ""
+
+
+ODD_SHAPES = 2
+RECURRING = 0.1  # share of unlisted words met before in the text, under which they are soup
+CASE_FLIP = "case flip inside"
 
 
 def _second_language(t: Text) -> None:
@@ -347,7 +376,7 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: Text, cod
         ):
             return "consonant run"
         if not code and _CASE_FLIP_INNER.search(core):
-            return "case flip inside"  # camelCase is normal in code, JSON and tables
+            return CASE_FLIP  # camelCase is normal in code, JSON and tables
         if (
             letters >= (28 if t.compounding else 18)
             and "-" not in core
