@@ -208,8 +208,8 @@ def guess_languages(text: str) -> tuple[tuple[str, ...], bool]:
 
     data = text.encode("utf-8", "replace")
     try:
-        sure = pycld2.detect(data)[0]
-        _, _, details = pycld2.detect(data, bestEffort=True)
+        sure = pycld2.detect(data)[0]  # (bestEffort calls soup reliable too, and its guesses
+        _, _, details = pycld2.detect(data, bestEffort=True)  # differ: both calls are needed)
     except pycld2.error:  # text it cannot take (control bytes and the like)
         return (), False
     out = []

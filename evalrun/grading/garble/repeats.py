@@ -13,6 +13,8 @@ from evalrun.grading.garble.lexicon import (
 from evalrun.grading.garble.scripts import (
     EDGE,
     FUNCTION_WORDS,
+    KANA_HAN,
+    is_box,
 )
 from evalrun.grading.garble.words import (
     FINISHED,
@@ -135,7 +137,7 @@ def flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[
 
 
 _HEX = re.compile(r"[0-9a-fA-F]{1,4}")
-_CJK_PHRASE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]{3,}")
+_CJK_PHRASE = re.compile(f"[{KANA_HAN}]{{3,}}")
 
 
 def _rule_line(text: str, tm: re.Match) -> bool:
@@ -144,11 +146,7 @@ def _rule_line(text: str, tm: re.Match) -> bool:
     after = text.find("\n", tm.end())
     line = text[before + 1 : len(text) if after < 0 else after]
     rest = [c for c in line if c not in _BENIGN_UNIT and c not in "#[](){}%" and not c.isdigit()]
-    return len(rest) <= 8 and all(not _is_box(c) for c in rest)  # [#####-----] 50% done
-
-
-def _is_box(c: str) -> bool:
-    return "\u2500" <= c <= "\u259f"  # box drawing and block elements: diagrams, bars, trees
+    return len(rest) <= 8 and all(not is_box(c) for c in rest)  # [#####-----] 50% done
 
 
 def _glued_score(unit: str, span: int, cover: float, structured: bool, where: str) -> float:
@@ -159,12 +157,12 @@ def _glued_score(unit: str, span: int, cover: float, structured: bool, where: st
         return 0.0 if reps < 4 else min(1.0, max(0.0, (span - 8) / 24))
     if span >= 16 and cover >= 0.9:
         return 1.0  # the whole answer is one unit repeated
-    if all(c in _BENIGN_UNIT or _is_box(c) for c in unit):
+    if all(c in _BENIGN_UNIT or is_box(c) for c in unit):
         # rules, underlines, table borders, code banners: fine on a line of their own; a long run
         # glued to text or ending the answer (generation stopped inside it) is a flood
         if span >= 200 or (where == "end" and span >= 32):
             return 1.0
-        if where == "line" or structured or _is_box(unit[0]):
+        if where == "line" or structured or is_box(unit[0]):
             return 0.0
         return min(1.0, max(0.0, (span - 16) / 24))
     if any(c.isdigit() for c in unit) and all(c.isdigit() or c in " ,." for c in unit):

@@ -265,6 +265,14 @@ script_cache: dict[str, str] = {chr(c): "latin" if chr(c).isalpha() else "" for 
 # Punctuation and symbols at either end of a token (a regex: EDGE.sub("", token) is its core).
 EDGE = re.compile(r"^[\W_]+|[\W_]+$")
 
+# Kana and Han, for a regex character class: Chinese and Japanese, written without spaces.
+KANA_HAN = "\u3040-\u30ff\u3400-\u9fff"
+
+
+def is_box(c: str) -> bool:
+    """Box drawing and block elements: diagrams, bars, trees."""
+    return "\u2500" <= c <= "\u259f"
+
 
 # Stripped from both ends of a whitespace-separated token to get the word.
 PUNCT = (

@@ -23,7 +23,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable
 
-from evalrun.grading.garble.scripts import EDGE
+from evalrun.grading.garble.scripts import EDGE, KANA_HAN, is_box
 
 TOKEN = re.compile(r"\S+")
 _FLOOD_PUNCT = frozenset(",.;:!?")
@@ -555,13 +555,9 @@ def punctuation_only(text: str) -> tuple[float, str]:
     if len(body) < 30 or any(c.isalnum() for c in body) or len(text.strip().split("\n")) > 3:
         return 0.0, ""
     marks = set(body)
-    if len(marks) < 2 or all(_is_box_char(c) for c in marks):
+    if len(marks) < 2 or all(is_box(c) or c in "|+" for c in marks):
         return 0.0, ""
     return 0.8, f"{len(body)} characters of {''.join(sorted(marks))[:8]!r} and nothing else"
-
-
-def _is_box_char(c: str) -> bool:
-    return "\u2500" <= c <= "\u259f" or c in "|+"
 
 
 _BLANK_RUN = re.compile(r" {48,}")
@@ -635,7 +631,7 @@ RUN_ON = 40
 _UNPUNCTUATED = re.compile(r"[^.,;:!?…—–()\[\]\"“”«»|/\n。，、！？]+")
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 _LETTER = re.compile(r"[^\W\d_]")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")  # kana and Han
+_CJK = re.compile(f"[{KANA_HAN}]")
 _CJK_SENTENCE_END = re.compile(r"[。！？]|[.!?](?=\s)")
 CJK_PARTICLES_LOW = 0.08  # running Chinese or Japanese has 10-30%; word salads of it 0-8%
 _HAN_PARTICLES = frozenset(
