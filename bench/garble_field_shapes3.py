@@ -427,6 +427,26 @@ RECORD_TEXT = [
 OTHER_SCRIPTS = ["zh", "ru", "ja", "ko", "ar", "hi", "el", "he", "uk", "bn", "fa"]
 
 
+def write_new_rows(rows: list[dict], out: Path) -> list[dict]:
+    """Write `rows` to `out`, less those whose text another corpus file holds, a repeat, or text
+    `decent` refuses; the rows kept."""
+    from evalrun.suite.load import read_jsonl
+
+    existing = {
+        r["text"] for path in out.parent.glob("*.jsonl") if path != out for r in read_jsonl(path)
+    }
+    seen, kept = set(), []
+    for r in rows:
+        if r["text"] in existing or r["text"] in seen or not decent(r["text"]):
+            continue
+        seen.add(r["text"])
+        kept.append(r)
+    with out.open("w", encoding="utf-8", newline="\n") as fh:
+        for r in kept:
+            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+    return kept
+
+
 def main() -> int:
     rng = random.Random(SEED)
     rows: list[dict] = []
@@ -989,23 +1009,7 @@ def main() -> int:
         add("mojibake", "ja-kana-replacement-run", TRT_STREAM, para[:start] + tail, maybe(["ja"]))
 
     # ---- finish ---------------------------------------------------------------------------------
-    existing = set()
-    for path in (ROOT / "tests" / "data" / "garble").glob("*.jsonl"):
-        if path == OUT:
-            continue
-        with path.open(encoding="utf-8") as fh:
-            for line in fh:
-                if line.strip():
-                    existing.add(json.loads(line)["text"])
-    seen, kept = set(), []
-    for r in rows:
-        if r["text"] in existing or r["text"] in seen or not decent(r["text"]):
-            continue
-        seen.add(r["text"])
-        kept.append(r)
-    with OUT.open("w", encoding="utf-8", newline="\n") as fh:
-        for r in kept:
-            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+    kept = write_new_rows(rows, OUT)
     fams = Counter(r["family"] for r in kept)
     nulls = sum(r["expect"] is None for r in kept)
     print(

@@ -36,7 +36,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
-from garble_field_shapes2 import CharModel, decent, top, vocab_pieces  # noqa: E402
+from garble_field_shapes2 import CharModel, top, vocab_pieces  # noqa: E402
+from garble_field_shapes3 import write_new_rows  # noqa: E402
 
 OUT = ROOT / "tests" / "data" / "garble" / "garbled_field4.jsonl"
 SEED = 2026_11_30_4
@@ -1563,23 +1564,7 @@ def main() -> int:
     _loops(rng, add, maybe)
 
     # ---- finish ---------------------------------------------------------------------------------
-    existing = set()
-    for path in (ROOT / "tests" / "data" / "garble").glob("*.jsonl"):
-        if path == OUT:
-            continue
-        with path.open(encoding="utf-8") as fh:
-            for line in fh:
-                if line.strip():
-                    existing.add(json.loads(line)["text"])
-    seen, kept = set(), []
-    for r in rows:
-        if r["text"] in existing or r["text"] in seen or not decent(r["text"]):
-            continue
-        seen.add(r["text"])
-        kept.append(r)
-    with OUT.open("w", encoding="utf-8", newline="\n") as fh:
-        for r in kept:
-            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+    kept = write_new_rows(rows, OUT)
     kinds = Counter((r["label"], r.get("family")) for r in kept)
     nulls = sum(r["expect"] is None for r in kept)
     print(
