@@ -567,6 +567,42 @@ def test_session_5_shapes_and_their_look_alikes(garbled, clean, expect):
 
 
 @pytest.mark.parametrize(
+    "kind, text, expect",
+    [
+        ("non-words", "rapists willrapistsrapistshovahuggageanthaantha  is", ["en"]),
+        (
+            "non-words",
+            "Spending fell and factoriesyss cut jobs. The groundscit froze slowlymul while the money "
+            "supply shrank and pricesria fell for several years in a row.",
+            ["en"],
+        ),
+        (
+            "salad",
+            "光合作用发生在植物细胞的叶绿体中。叶绿素吸收光能。家族立场宝宝驻产圣倒语言能量怪设计饭自治女性"
+            "居然见到今年保留看动那床上报道出售媒体荷兰将城做到集体退出组合公告论",
+            ["zh"],
+        ),
+        (
+            "collapse",
+            "```python\nimport csv\n\ndef total(path):\n    totals = {}\n    with race(path) as fh:\n"
+            "        reported row in version.DictReader(fh):\n            totals[row['r']] = 1\n"
+            "    return totals\n```",
+            ["en", "code"],
+        ),
+        ("flood", "_-_-_---_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_------_-_---_-_----_-_-_--", None),
+        (
+            "flood",
+            "\n\n\n\nTrue-L\n\n\n\n- a\n\n\n\nf\n\n\n\nun\n\n\n\n-1.\n\n\n\nR\n\n\nus",
+            ["en"],
+        ),
+        ("flood", "* imp\n EMILo\n\n* imp\n**\n***\n**\n**\n**\n**\n**\n**\n**\n\n***\n**", ["en"]),
+    ],
+)
+def test_session_5_signals_name_their_family(kind, text, expect):
+    assert detect(text, expect).kind == kind
+
+
+@pytest.mark.parametrize(
     "block",
     [
         # Python newer than the judging interpreter: PEP 695 aliases and generics, PEP 701 f-strings
