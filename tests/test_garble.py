@@ -687,3 +687,21 @@ def test_reasons_read_the_same_in_every_process():
         "['script (1.00): 37% of letters in unexpected scripts (arabic, cyrillic, greek, "
         "hebrew; expected latin)']\n"
     }, outs
+
+
+@pytest.mark.parametrize(
+    "garbled, clean, expect",
+    [
+        (  # streamed tokens doubled, against a sentence built on doubling and a stemmer's list
+            "Make the bedroom as dark as possible with a sleep mask mask. Wear sunglasses so the "
+            "light does not wake you you up. Avoid caffeine in the last few few hours of your "
+            "shift, and ask the people you live with to keep noise down while you sleep sleep.",
+            "That that is is that that is not is not is that it it is: with commas, that that is, "
+            "is; that that is not, is not. Porter stems: connect connect gener gener happi happi.",
+            None,
+        ),
+    ],
+)
+def test_session_6_shapes_and_their_look_alikes(garbled, clean, expect):
+    assert detect(garbled, expect).garbled
+    assert not detect(clean, expect).garbled

@@ -130,6 +130,18 @@ def zipf(word: str, lang: str) -> float:
     return math.log10(freq) + 9 if freq > 0 else 0.0
 
 
+# Latin-script languages a stray word may come from (`qualquer`, `gelegentlich`, `görevden`).
+LATIN_LISTS = ("fr", "de", "es", "it", "pt", "nl", "pl", "tr", "sv", "cs", "ro", "id", "vi", "fi")
+
+
+@lru_cache(maxsize=1 << 14)
+def common_elsewhere(word: str, floor: float) -> str:
+    """The Latin-script language (other than English) in which this word is commonest, when its
+    Zipf frequency there reaches `floor`; '' otherwise."""
+    best = max(LATIN_LISTS, key=lambda lang: zipf(word, lang))
+    return best if zipf(word, best) >= floor else ""
+
+
 @cache
 def _sorted_english() -> list[str]:
     return sorted(_wordlist("en", "best"))

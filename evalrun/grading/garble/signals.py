@@ -5,11 +5,14 @@ tail after a readable start, one fragment starting most words."""
 from __future__ import annotations
 
 import itertools
+import re
+from collections import Counter
 
 from evalrun.grading.garble import structure
 from evalrun.grading.garble.lexicon import (
     PMI_CLAMP,
     SCRIPT_LANGS,
+    common_elsewhere,
     known,
     pair_association,
     starts_a_word,
@@ -570,3 +573,79 @@ def salad_signal(t: Text) -> tuple[float, str]:
     """Capitalised words strung together on a line of prose."""
     lines = [line.split() for line in t.text.split("\n")] if not t.structured else []
     return structure.capitalised_run(lines)
+
+
+def doubled_signal(t: Text) -> tuple[float, str]:
+    """Prose in which many different words come twice in a row (`mask mask`, `you you`, `few
+    few`): streamed tokens emitted twice, or a decoder that lost its place. A writer doubles one
+    word for stress (`very very`, `bye bye`) or builds a pattern on it (`that that is is that that
+    is not`: the same pair again); only words of the lists count (not stems: `gener gener`)."""
+    if t.structured:
+        return 0.0, ""
+    pairs = Counter(
+        a.key
+        for a, b in itertools.pairwise(t.words)
+        if a.key == b.key
+        and not a.stop
+        and a.fw is not None
+        and b.fw is not None
+        and a.key.isalpha()
+        and (a.fw or a.listed)
+    )
+    doubled = [k for k, n in pairs.items() if n == 1]
+    running = sum(1 for w in t.words if w.fw is not None)
+    if len(doubled) < DOUBLED_MIN or len(doubled) < DOUBLED_SHARE * running:
+        return 0.0, ""
+    return min(1.0, 0.5 + 0.15 * (len(doubled) - DOUBLED_MIN)), (
+        f"{len(doubled)} different words written twice in a row: "
+        + ", ".join(f"`{k} {k}`" for k in doubled[:4])
+    )
+
+
+DOUBLED_MIN = 4  # a text about doubling writes a few (`is is`, `it it`, `had had`)
+DOUBLED_SHARE = 0.02
+
+
+def sprinkle_signal(t: Text) -> tuple[float, str]:
+    """English prose with words of several other languages dropped into its sentences
+    (`Thousands qualquer banks failed`, `in начнут row`, `gelegentlich caffeine`): a decoder
+    that lost a token now and then. A writer who code-switches draws on one other language
+    (Spanglish, Franglais) and a glossary sets its words apart or repeats them; stray words come
+    once each, from three languages or more."""
+    if not t.english_text or t.structured:
+        return 0.0, ""
+    stray: dict[str, str] = {}
+    quoted = [m.span() for m in _QUOTED.finditer(t.text)]
+    seen = Counter(w.key for w in t.words)
+    for w in t.words:
+        if w.fw is None or w.fw or w.title or w.caps or w.code or w.letters < 2:
+            continue
+        if seen[w.key] > 1 or any(a <= w.start < b for a, b in quoted):
+            continue  # (a term the answer repeats, or sets apart, is meant)
+        if w.scripts != LATIN:
+            script = next(iter(w.scripts)) if len(w.scripts) == 1 else ""
+            if script and w.key.isalpha():
+                stray.setdefault(w.key, script)
+        elif w.letters >= 4 and w.key.isalpha() and zipf(w.key, "en") < SPRINKLE_EN_ZIPF:
+            lang = common_elsewhere(w.key, SPRINKLE_ZIPF)
+            if lang:
+                stray.setdefault(w.key, lang)
+    langs = set(stray.values())
+    if len(stray) < SPRINKLE_MIN or len(langs) < SPRINKLE_LANGS:
+        return 0.0, ""
+    shown = ", ".join(f"{k} ({lang})" for k, lang in list(stray.items())[:4])
+    return min(1.0, 0.5 + 0.1 * (len(stray) - SPRINKLE_MIN)), (
+        f"{len(stray)} words of {len(langs)} other languages inside English sentences: {shown}"
+    )
+
+
+SPRINKLE_EN_ZIPF = 2.5  # rarer than this in English (qualquer, londra; not cafe, fiesta)
+SPRINKLE_ZIPF = 3.5  # and a common word of another language
+SPRINKLE_MIN = 3
+SPRINKLE_LANGS = 3
+
+
+# Quoted, bracketed or emphasised stretches: where a glossary or a language lesson sets words apart.
+_QUOTED = re.compile(
+    r'"[^"\n]{1,200}"|“[^”\n]{1,200}”|«[^»\n]{1,200}»|\([^)\n]{1,200}\)|\*[^*\n]{1,200}\*|_[^_\n]{1,200}_'
+)
