@@ -700,6 +700,12 @@ def test_reasons_read_the_same_in_every_process():
             "is; that that is not, is not. Porter stems: connect connect gener gener happi happi.",
             None,
         ),
+        (  # lines a decoder started and could not go on with, against a list and a code loop
+            "\n- A:\n#\n*\n\nA.\n\nThis\n \n*\n\n**\n\nThe\n\n-\n\nB\n\nWhat\n\n*\n\nThe",
+            "Shopping list:\n\n- Apples\n- Bread\n- Milk\n- Eggs\n- Butter\n- Cheese\n- Rice\n"
+            "- Tea\n- Coffee\n- Jam\n\n# Notes\n\n* Go early\n* Bring bags",
+            ["en"],
+        ),
     ],
 )
 def test_session_6_shapes_and_their_look_alikes(garbled, clean, expect):

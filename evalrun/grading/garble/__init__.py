@@ -167,6 +167,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         ("scattered", structure.scattered_lines(text)),
         ("marks-only", structure.punctuation_only(text)),
         ("mark-lines", structure.mark_lines(text)),
+        ("hollow-lines", structure.hollow_lines(text)),
     ):
         signals.append(Signal(name, score, reason))
     if not t.structured:  # prose only: code, JSON and tables have symbols, lone letters, no commas
@@ -222,6 +223,7 @@ _SIGNAL_KIND = {
     "scattered": "flood",
     "marks-only": "flood",
     "mark-lines": "flood",
+    "hollow-lines": "flood",
     "clusters": "non-words",
     "flood": "flood",
     "diversity": "flood",

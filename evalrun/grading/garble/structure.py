@@ -23,7 +23,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable
 
-from evalrun.grading.garble.scripts import EDGE, KANA_HAN, is_box
+from evalrun.grading.garble.scripts import EDGE, FUNCTION_WORDS, KANA_HAN, is_box
 
 TOKEN = re.compile(r"\S+")
 _FLOOD_PUNCT = frozenset(",.;:!?")
@@ -536,6 +536,39 @@ def mark_lines(text: str) -> tuple[float, str]:
     return min(1.0, 0.5 + (len(marks) - MARK_LINES) / 20), (
         f"{len(marks)} of {len(lines)} lines hold only marks ({shown})"
     )
+
+
+def hollow_lines(text: str) -> tuple[float, str]:
+    """Ten lines or more, most of them hollow: a mark, a lone letter or a lone function word and
+    nothing else (`#`, `*`, `A.`, `The`, `- A`). A broken decoder that can only start lines; a
+    list, a poem or code puts a word that says something, or a bracket, on most of its lines."""
+    lines = [line.strip() for line in text.split("\n") if line.strip()]
+    if len(lines) < HOLLOW_LINES:
+        return 0.0, ""
+    hollow = [line for line in lines if _hollow(line)]
+    if len(hollow) < HOLLOW_SHARE * len(lines):
+        return 0.0, ""
+    shown = ", ".join(f"`{h}`" for h in sorted(set(hollow))[:4])
+    return min(1.0, 0.5 + (len(hollow) / len(lines) - HOLLOW_SHARE)), (
+        f"{len(hollow)} of {len(lines)} lines hold only a mark, a letter or a function word ({shown})"
+    )
+
+
+def _hollow(line: str) -> bool:
+    if line.startswith("#"):
+        return False  # a comment line of code, or a heading
+    words = [w.strip(_HOLLOW_EDGE) for w in line.split()]
+    words = [w for w in words if w]
+    if not words:
+        return line not in _RULES  # marks only (a rule between sections is not)
+    return len(words) == 1 and (
+        len(words[0]) == 1 and words[0].isalpha() or words[0].lower() in FUNCTION_WORDS
+    )
+
+
+HOLLOW_LINES = 10
+HOLLOW_SHARE = 0.6
+_HOLLOW_EDGE = "*-_=~+.•·!?:;\"'`"
 
 
 MARK_LINES = 8
