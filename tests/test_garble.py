@@ -706,8 +706,37 @@ def test_reasons_read_the_same_in_every_process():
             "- Tea\n- Coffee\n- Jam\n\n# Notes\n\n* Go early\n* Bring bags",
             ["en"],
         ),
+        (  # words of three other languages dropped into English, against Spanglish and a lesson
+            "The stock market crash wiped out a great deal of wealth. Thousands qualquer banks "
+            "failed, and people lost their savings. Factories cut londra and laid off workers. "
+            "The money supply shrank and prices fell for several years in начнут row.",
+            'My abuela always says "mija, no te preocupes", and honestly she is right: the '
+            'meeting is mañana, so tranquila. In Hinglish you hear "kya scene hai" and '
+            '"acha, kal milte hain" all the time.',
+            None,
+        ),
     ],
 )
 def test_session_6_shapes_and_their_look_alikes(garbled, clean, expect):
     assert detect(garbled, expect).garbled
     assert not detect(clean, expect).garbled
+
+
+ROMANIZED_ANSWERS = [
+    "Haan bilkul! Python mein list ko sort karne ke liye aap sorted() function use kar sakte "
+    "ho. Agar aapko original list change karni hai to list.sort() better hai.",
+    "Yaar tension mat lo, interview mein bas confident raho. Apne projects ke baare mein clearly "
+    "batao, aur agar kuch nahi aata to honestly bol do ki main seekh lunga.",
+    "Ami tomake bhalobashi. Aajke amra bazar e jabo, tumi ki asbe? Ami ekta notun boi kinechi.",
+    "Ana bahebak keteer. Enta 3amel eh el naharda? Ana kont fel shoghl w ba3dein ro7t el gym.",
+    "Watashi wa gakusei desu. Mainichi toshokan de benkyou shimasu. Nihongo wa muzukashii desu.",
+    "Privet! Kak dela? Ya segodnya ochen ustal, mnogo raboty bylo. Zavtra poydem v kino.",
+    "Wo jintian qu shangdian mai le yixie shuiguo. Ni yao bu yao yiqi qu gongyuan sanbu?",
+    "Kumusta ka? Sobrang busy ako today kasi may deadline kami. Pero okay lang, kaya naman.",
+]
+
+
+@pytest.mark.parametrize("expect", [None, ["en"]], ids=["no-expect", "en"])
+@pytest.mark.parametrize("text", ROMANIZED_ANSWERS, ids=[t[:16] for t in ROMANIZED_ANSWERS])
+def test_romanized_answers_are_clean_even_when_english_was_asked_for(text, expect):
+    assert not detect(text, expect).garbled

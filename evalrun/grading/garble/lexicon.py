@@ -131,7 +131,10 @@ def zipf(word: str, lang: str) -> float:
 
 
 # Latin-script languages a stray word may come from (`qualquer`, `gelegentlich`, `görevden`).
-LATIN_LISTS = ("fr", "de", "es", "it", "pt", "nl", "pl", "tr", "sv", "cs", "ro", "id", "vi", "fi")
+LATIN_LISTS = (
+    *LATIN_DEFAULT[1:],
+    *("pl", "tr", "sv", "cs", "ro", "id", "ms", "fil", "vi", "fi", "hu", "da", "nb", "ca"),
+)
 
 
 @lru_cache(maxsize=1 << 14)

@@ -5,7 +5,6 @@ tail after a readable start, one fragment starting most words."""
 from __future__ import annotations
 
 import itertools
-import re
 from collections import Counter
 
 from evalrun.grading.garble import structure
@@ -29,6 +28,7 @@ from evalrun.grading.garble.words import (
     LATIN,
     NOT_A_WORD,
     PUNCT_RUN,
+    QUOTED,
     TOKEN,
     Signal,
     Text,
@@ -615,7 +615,7 @@ def sprinkle_signal(t: Text) -> tuple[float, str]:
     if not t.english_text or t.structured:
         return 0.0, ""
     stray: dict[str, str] = {}
-    quoted = [m.span() for m in _QUOTED.finditer(t.text)]
+    quoted = [m.span() for m in QUOTED.finditer(t.text)]
     seen = Counter(w.key for w in t.words)
     for w in t.words:
         if w.fw is None or w.fw or w.title or w.caps or w.code or w.letters < 2:
@@ -643,9 +643,3 @@ SPRINKLE_EN_ZIPF = 2.5  # rarer than this in English (qualquer, londra; not cafe
 SPRINKLE_ZIPF = 3.5  # and a common word of another language
 SPRINKLE_MIN = 3
 SPRINKLE_LANGS = 3
-
-
-# Quoted, bracketed or emphasised stretches: where a glossary or a language lesson sets words apart.
-_QUOTED = re.compile(
-    r'"[^"\n]{1,200}"|“[^”\n]{1,200}”|«[^»\n]{1,200}»|\([^)\n]{1,200}\)|\*[^*\n]{1,200}\*|_[^_\n]{1,200}_'
-)

@@ -9,9 +9,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from evalrun.grading.garble.lexicon import (
-    LATIN_DEFAULT,
+    LATIN_LISTS,
     known,
 )
+from evalrun.grading.garble.romanized import romanized_language
 from evalrun.grading.garble.scripts import (
     CJK,
     FUNCTION_WORDS,
@@ -56,6 +57,7 @@ class Text:
     english_text: bool = False  # English expected, or no language given and the text reads English
     function_words: bool = True  # its languages are ones FUNCTION_WORDS speaks for
     check_words: bool = False  # its Latin words are looked up in the word lists of `langs`
+    romanized: str = ""  # the language it is written in romanized (hi: Hinglish), if one is
     words: list[Word] = field(default_factory=list)
 
 
@@ -166,6 +168,19 @@ def _blank(m: re.Match) -> str:
 STOPS = frozenset(",;.:!?)]—–…")
 
 
+# Quoted, bracketed or emphasised stretches: where a glossary or a language lesson sets words apart.
+# A short phrase of two words or more in quotes or brackets, where prose cites another language:
+# its words need be in no list. (Not a docstring, nor one-word strings in a JSON list.)
+_SET_APART = re.compile(
+    r'(?<!["\w])"[^"\n ]+ [^"\n]{1,40}"(?!")|“[^”\n]{1,40}”|«[^»\n]{1,40}»|\([^)\n ]+ [^)\n]{1,40}\)'
+)
+
+
+QUOTED = re.compile(
+    r'"[^"\n]{1,200}"|“[^”\n]{1,200}”|«[^»\n]{1,200}»|\([^)\n]{1,200}\)|\*[^*\n]{1,200}\*|_[^_\n]{1,200}_'
+)
+
+
 def read_words(t: Text) -> None:
     """Split the prose part of the text into words with their scripts and weirdness."""
     # Inline code is not prose: blank it out (keeping offsets) unless the whole answer is code
@@ -176,6 +191,7 @@ def read_words(t: Text) -> None:
     if not t.structured:  # LaTeX commands and $math$ are not prose either
         prose = _LATEX.sub(_blank, _INLINE_CODE.sub(_blank, prose))
     cache = script_cache
+    quoted = [m.span() for m in _SET_APART.finditer(prose)]
     offset = 0
     fenced = False
     for line in prose.split("\n"):
@@ -243,11 +259,18 @@ def read_words(t: Text) -> None:
                 and core.islower()
             ):
                 w.listed = _listed(w.key, scripts, letters, t.langs)
+                if w.listed is False and any(a <= w.start < b for a, b in quoted):
+                    w.listed = None  # a phrase set apart: "kya scene hai", (no te preocupes)
                 if w.listed is False:
                     w.weird = NOT_A_WORD
             t.words.append(w)
         offset += len(line) + 1
-    if t.check_words and not t.english_text:
+    t.romanized = romanized_language(
+        [w.key for w in t.words if w.scripts == LATIN and not w.code and w.key.isalnum()]
+    )
+    if t.romanized:  # (Hinglish that pycld2 calls English is no English for the word lists)
+        t.english_text = t.function_words = False
+    if t.check_words and (t.romanized or not t.english_text):
         _only_with_odd_shapes(t)
     _second_language(t)
 
@@ -260,6 +283,8 @@ def _only_with_odd_shapes(t: Text) -> None:
     if sum(1 for w in t.words if w.weird not in ("", NOT_A_WORD, CASE_FLIP)) >= ODD_SHAPES:
         return  # (a case flip is a brand as often as not: WhatsApp, YouTube)
     unlisted = [w.key for w in t.words if w.listed is False]
+    if t.romanized:
+        unlisted = []  # (its small words are known: that they recur need not be shown)
     seen: set[str] = set()
     recurring = 0
     for key in unlisted:
@@ -286,7 +311,7 @@ def _second_language(t: Text) -> None:
     missing = [w for w in t.words if w.listed is False]
     if len(missing) < 4:
         return
-    for lang in LATIN_DEFAULT:
+    for lang in LATIN_LISTS:
         if lang in t.langs:
             continue
         found = [w for w in missing if known(w.key, (lang,))]
