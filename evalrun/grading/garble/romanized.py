@@ -42,8 +42,9 @@ ROMANIZED: dict[str, frozenset[str]] = {
         "ru": """ya ty ona my vy oni eto chto kak gde kogda pochemu ne  da privet poka
             spasibo pozhaluysta ochen mnogo horosho khorosho ploho segodnya zavtra vchera
             tozhe uzhe esli chtoby mozhno nuzhno dela menya tebya nas vas byl bylo budet""",
-        "el": """kalimera kalispera geia yia sou einai ti pos kai  na tha exo eho eimai poli
-            kala efharisto parakalo nai oxi  esy""",
+        "el": """kalimera kalispera geia yia sou mou einai ti pos kai na tha exo eho exei ehei
+            eimai poli kala efharisto efxaristo parakalo nai oxi ego esy gia apo sto stin ston
+            kati tora simera avrio pou kaneis kanis tipota""",
         "fa": """salam  to ma shoma chi chera koja khoob khob merci mamnoon hast nist  ba
             az dar ke ro mikonam mikham""",
         "ko": """annyeong annyeonghaseyo saranghae gamsahamnida kamsahamnida aniyo jeo neo uri
