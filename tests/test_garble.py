@@ -740,3 +740,23 @@ ROMANIZED_ANSWERS = [
 @pytest.mark.parametrize("text", ROMANIZED_ANSWERS, ids=[t[:16] for t in ROMANIZED_ANSWERS])
 def test_romanized_answers_are_clean_even_when_english_was_asked_for(text, expect):
     assert not detect(text, expect).garbled
+
+
+OTHER_LANGUAGE_ANSWERS = [
+    "Habari yako? Mimi ni mzima, asante. Leo tunaenda sokoni kununua matunda na mboga. Karibu!",
+    "Bore da! Sut wyt ti heddiw? Mae'r tywydd yn braf yng Nghymru. Diolch yn fawr iawn am dy help.",
+    "Xin chao! Hom nay troi dep qua. Ban co muon di uong ca phe voi minh khong? Minh o gan ho.",
+    "Kaixo! Zer moduz zaude? Gaur eguraldi ona dago Donostian. Eskerrik asko zure laguntzagatik.",
+    "Gallia est omnis divisa in partes tres, quarum unam incolunt Belgae, aliam Aquitani.",
+    "Top 5 tips:\n1. Roz subah jaldi utho\n2. Paani zyada piyo\n3. Phone kam use karo\n"
+    "4. Exercise zaroor karo\n5. Raat ko jaldi so jao",
+]
+
+
+@pytest.mark.parametrize(
+    "text", OTHER_LANGUAGE_ANSWERS, ids=[t[:12] for t in OTHER_LANGUAGE_ANSWERS]
+)
+def test_a_whole_answer_in_another_language_is_no_soup_though_english_was_asked(text):
+    """The wrong language is the graders' business: pycld2 is sure of it, or its small words
+    say which romanized language it is."""
+    assert not detect(text, ["en"]).garbled

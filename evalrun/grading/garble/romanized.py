@@ -21,7 +21,9 @@ ROMANIZED: dict[str, frozenset[str]] = {
             matlab samajh chahiye zaroor zaroori ke ka ki ko se pe ek  apna apne apni
             unka unki iska uska mera meri  tera teri kuch sab koi kab kitna kitne dekho
             batao bolo chalo hoga hogi jaise waise usmein isme iske uske aapka aapko humein
-            mujhe tumhe unhe diya gaya gayi lo do""",
+            mujhe tumhe unhe diya gaya gayi lo do roz subah jaldi paani zyada kam raat din
+            aaj kal hamesha kabhi sirf thoda zara jao aao mat toh kyunki isliye magar wahan
+            yahan""",
         "bn": """ami tumi apni amra tomra ache achhe chilo hobe kore korbo korcho korte kintu
             ebong shob khub bhalo jabo jao kothay keno kemon ekta amar tomar apnar aajke
             ekhon tahole ar na ki""",
