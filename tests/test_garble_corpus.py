@@ -91,13 +91,13 @@ def test_figures_on_the_tuning_half(corpus):
     assert not got["loop_wrong"], got["loop_wrong"]
 
 
-TUNING_CAUGHT = 0.785  # measured 78.7% (1182 of 1501) at session 5's end
+TUNING_CAUGHT = 0.79  # measured 79.4% (1192 of 1502) in session 6
 TUNING_FAMILY_FLOOR = {  # measured at session 5's end, after three harder batches arrived
     "multi-script": 0.89,  # 89.8% (141 of 157)
     "non-words": 0.82,  # 82.5% (391 of 474)
     "salad": 0.52,  # 52.6% (100 of 190): salads of real words and spliced phrases want a language model
     "loop": 0.94,  # 94.4% (152 of 161)
-    "flood": 0.84,  # 84.0% (142 of 169)
+    "flood": 0.85,  # 85.8% (145 of 169)
     "collapse": 0.65,  # 65.6% (179 of 273): sparse glitches, decaying identifiers
     "mojibake": 1.0,  # 100% (77 of 77)
 }
@@ -123,8 +123,9 @@ def test_figures_on_the_held_out_half(corpus):
     )
 
 
-# measured 4.1% (57 of 1380): hand-written adversarial clean text is where it errs (49 of 761)
-HELD_OUT_FP = 0.042
+# measured 3.5% (52 of 1501) in session 6, 4 of them among 124 romanized and code-mixed answers
+# (clean_adversarial5); 4.1% (57 of 1380) at session 5's end
+HELD_OUT_FP = 0.036
 HELD_OUT_CAUGHT = 0.76  # measured 76.4% (1122 of 1468): partial-fault rows and word salads miss
 HELD_OUT_LOOPS_WRONG = 1
 

@@ -98,6 +98,11 @@ def wordfreq_code(lang: str) -> str | None:
     return code if code in WORDFREQ_LANGS else None
 
 
+def wordlist(lang: str) -> dict[str, float]:
+    """wordfreq's small list of a language: its commonest words and their frequencies."""
+    return _wordlist(lang)
+
+
 @cache
 def _wordlist(lang: str, size: str = "small") -> dict[str, float]:
     import wordfreq  # ~1 s import: kept out of evalrun's start-up

@@ -11,6 +11,10 @@ grammar. The lists below hold those words, with no diacritics and in the commone
 
 from __future__ import annotations
 
+import re
+import unicodedata
+from functools import cache
+
 ROMANIZED: dict[str, frozenset[str]] = {
     lang: frozenset(words.split())
     for lang, words in {
@@ -30,7 +34,15 @@ ROMANIZED: dict[str, frozenset[str]] = {
         "ta": """naan nee neenga avan aval enna epdi eppadi enga romba illa illai irukku iruken
             irukken vaanga ponga sollu konjam seri nalla ippo appo inga anga athu ithu""",
         "te": """nenu nuvvu meeru emiti ela enduku ledu undi unnaru chala baagundi cheppu
-            cheyyandi kaadu avunu""",
+            cheyyandi kaadu avunu ki mundu roju konchem emi matrame kotha inka ippudu tarvata
+            kani kuda mee naa manam vaadu aame""",
+        "gu": """kem cho chhe che ane nu ne tamne tame hu mane majama joie pachhi pan shu
+            kya kyare kevi rite haji bahu saru aavjo""",
+        "ne": """ko ra ani garnu sanga cha chha hunchha huncha lai pani tapai hajur ramro
+            kati garera bhayo gareko chhaina thiyo ma mero timro""",
+        "tl": """sa ng ang mga mo ko ka ako ikaw siya kami tayo kayo sila pa lang yung yun kasi
+            pero ay po opo oo hindi wala may meron naman talaga basta pwede puwede kahit
+            dito doon ano bakit paano salamat kumusta gusto kailangan muna din rin ba""",
         "ar": """ana enta enti inta howa heya ehna ento el fi mesh mish msh ezay ezzay kda keda
             bas yalla inshallah wallah habibi shokran 3ala 3an ma3a ba3d 2abl keteer kteer
             7aga 7elw ahlan marhaba tayeb tab3an leh feen""",
@@ -48,11 +60,18 @@ ROMANIZED: dict[str, frozenset[str]] = {
             eimai poli kala efharisto efxaristo parakalo nai oxi ego esy gia apo sto stin ston
             kati tora simera avrio pou kaneis kanis tipota""",
         "fa": """salam  to ma shoma chi chera koja khoob khob merci mamnoon hast nist  ba
-            az dar ke ro mikonam mikham""",
+            az dar ke ro mikonam mikham kon konam kardan shod shode mishe mikhay bashe bashi
+            beshe baraye va ye yek har rooz kheili kheyli ziad aval baad alan inja unja chon
+            vali amma age agar khodet khodam""",
         "ko": """annyeong annyeonghaseyo saranghae gamsahamnida kamsahamnida aniyo jeo neo uri
             mwo wae eodi juseyo haseyo imnida isseoyo eopseoyo""",
     }.items()
 }
+
+
+# A word of Arabizi: letters with the digits that stand for Arabic sounds English lacks (3 ع,
+# 7 ح, 2 ء, 5 خ, 9 ق): 3ala, ma3a, 7aga, so2al, mawdoo3.
+ARABIZI = re.compile(r"^[a-z]*[a-z][23579][a-z]*$|^[23579][a-z]{2,}$")
 
 
 def romanized_language(keys: list[str]) -> str:
@@ -64,7 +83,7 @@ def romanized_language(keys: list[str]) -> str:
         return ""
     best, best_hits = "", 0
     for lang, words in ROMANIZED.items():
-        hits = [k for k in keys if k in words]
+        hits = [k for k in keys if k in words or lang == "ar" and ARABIZI.match(k)]
         distinct = {k for k in hits if len(k) >= 3}
         if len(hits) >= ROMANIZED_SHARE * len(keys) and len(distinct) >= ROMANIZED_DISTINCT:
             if len(hits) > best_hits:
@@ -75,3 +94,141 @@ def romanized_language(keys: list[str]) -> str:
 ROMANIZED_MIN_WORDS = 6
 ROMANIZED_SHARE = 0.15
 ROMANIZED_DISTINCT = 3
+
+
+# Scripts whose word lists wordfreq holds, spelled in Latin letters the way people type them:
+# Cyrillic and Greek letter by letter, Indic scripts from their Unicode letter names (DEVANAGARI
+# LETTER KHA -> kha), dropping the vowel a consonant carries where a sign or a virama follows.
+TRANSLIT_LANGS = ("ru", "uk", "bg", "el", "hi", "bn", "ta")
+
+
+_CYRILLIC = dict(
+    zip(
+        "абвгдеёжзийклмнопрстуфхцчшщъыьэюяіїєґ",
+        "a b v g d e e zh z i i k l m n o p r s t u f h c ch sh sh - i - e iu ia i i e g".split(),
+        strict=True,
+    )
+)
+_GREEK = dict(
+    zip(
+        "αβγδεζηθικλμνξοπρσςτυφχψω",
+        "a v g d e z i th i k l m n ks o p r s s t i f h ps o".split(),
+        strict=True,
+    )
+)
+_GREEK_PAIRS = (("ου", "ou"), ("αι", "e"), ("ει", "i"), ("οι", "i"), ("μπ", "b"), ("ντ", "d"))
+# Spellings one sound has in chats, folded to one: aspiration and long vowels dropped (kh k,
+# aa a, ee i, oo u), j y i, w v, ph f, x h (Greeklish), z j, q k; Bengali's o is its a.
+_FOLDS = (
+    ("shch", "sh"),
+    ("sch", "sh"),
+    ("ph", "f"),
+    ("ou", "u"),
+    ("ee", "i"),
+    ("oo", "u"),
+    ("aa", "a"),
+    ("ii", "i"),
+    ("uu", "u"),
+    ("yu", "iu"),
+    ("ya", "ia"),
+    ("ye", "e"),
+    ("ts", "c"),
+    ("x", "h"),
+    ("w", "v"),
+    ("q", "k"),
+    ("z", "j"),
+    ("y", "i"),
+)
+_ASPIRATED = re.compile(r"(?<=[bcdgjkpt])h")
+
+
+def fold(word: str, lang: str) -> str:
+    """A Latin spelling reduced to what its sounds have in common across spellings."""
+    word = word.lower()
+    for a, b in _FOLDS:
+        word = word.replace(a, b)
+    word = _ASPIRATED.sub("", word).replace("sh", "s")
+    if lang == "bn":
+        word = word.replace("o", "a")
+    elif lang == "el":  # (ει, οι and ι sound alike, as αι and ε do)
+        word = word.replace("ei", "i").replace("oi", "i").replace("ai", "e")
+    return re.sub(r"(.)\1+", r"\1", word)  # doubled letters: pp p, ll l
+
+
+def _indic(word: str) -> list[str]:
+    """Latin spellings of a word in an Indic script: with and without the consonants' own a
+    between consonants (Hindi drops it in speech: kamara -> kamra), never at the end."""
+    units: list[str] = []  # consonants end in "a" (their own vowel) until a sign replaces it
+    for ch in word:
+        name = unicodedata.name(ch, "")
+        kind, _, sound = name.partition(" LETTER ")
+        if sound and " " not in sound:
+            units.append(sound.lower())
+            continue
+        if " VOWEL SIGN " in name:
+            sign = name.split(" VOWEL SIGN ")[1].lower().replace("vocalic r", "ri")
+            if units and units[-1].endswith("a") and units[-1] not in _INDEPENDENT:
+                units[-1] = units[-1][:-1] + sign.replace(" ", "")
+        elif name.endswith((" SIGN VIRAMA", " SIGN PULLI")):
+            if units and units[-1].endswith("a"):
+                units[-1] = units[-1][:-1]
+        elif name.endswith((" SIGN ANUSVARA", " SIGN CANDRABINDU")):
+            units.append("n")
+        elif not name.endswith(" SIGN NUKTA"):
+            return []
+    if not units:
+        return []
+    if units[-1].endswith("a") and len(units[-1]) > 1 and units[-1] not in _INDEPENDENT:
+        units[-1] = units[-1][:-1]
+    full = "".join(units)
+    short = "".join(
+        u[:-1]
+        if i < len(units) - 1 and u.endswith("a") and len(u) > 1 and u not in _INDEPENDENT and i > 0
+        else u
+        for i, u in enumerate(units)
+    )
+    return [full, short]
+
+
+_INDEPENDENT = frozenset(["a", "aa", "ai", "au"])  # vowel letters keep their vowel
+
+
+@cache
+def _lexicon(lang: str) -> frozenset[str]:
+    """The folded Latin spellings of the commonest words of `lang` (wordfreq's small list)."""
+    from evalrun.grading.garble.lexicon import wordlist
+
+    table = _CYRILLIC if lang in ("ru", "uk", "bg") else _GREEK if lang == "el" else None
+    out: set[str] = set()
+    for word in wordlist(lang):
+        if table is not None:
+            plain = "".join(c for c in unicodedata.normalize("NFD", word) if c.isalpha())
+            for a, b in _GREEK_PAIRS:
+                plain = plain.replace(a, b)
+            if all(c in table or c.isascii() for c in plain):
+                spelled = "".join(table.get(c, c) for c in plain).replace("-", "")
+                if lang == "uk":
+                    out.add(fold(spelled.replace("g", "h"), lang))
+                out.add(fold(spelled, lang))
+        else:
+            out.update(fold(s, lang) for s in _indic(word))
+    return frozenset(out)
+
+
+def transliterated(keys: list[str]) -> str:
+    """The language most of these unlisted Latin words spell (privet, spasibo; kalimera;
+    zaroori, karna; korbo; paruppu), when TRANSLIT_SHARE of them or more do; '' otherwise."""
+    keys = [k for k in keys if len(k) >= 4 and k.isalpha()]
+    if len(keys) < TRANSLIT_MIN:
+        return ""
+    best, best_hits = "", 0
+    for lang in TRANSLIT_LANGS:
+        lexicon = _lexicon(lang)
+        hits = sum(1 for k in keys if fold(k, lang) in lexicon)
+        if hits >= TRANSLIT_SHARE * len(keys) and hits > best_hits:
+            best, best_hits = lang, hits
+    return best
+
+
+TRANSLIT_MIN = 3
+TRANSLIT_SHARE = 0.5

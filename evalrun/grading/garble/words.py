@@ -12,7 +12,7 @@ from evalrun.grading.garble.lexicon import (
     LATIN_LISTS,
     known,
 )
-from evalrun.grading.garble.romanized import romanized_language
+from evalrun.grading.garble.romanized import ARABIZI, romanized_language, transliterated
 from evalrun.grading.garble.scripts import (
     CJK,
     FUNCTION_WORDS,
@@ -267,9 +267,12 @@ def read_words(t: Text) -> None:
         offset += len(line) + 1
     t.romanized = romanized_language(
         [w.key for w in t.words if w.scripts == LATIN and not w.code and w.key.isalnum()]
-    )
+    ) or transliterated([w.key for w in t.words if w.listed is False])
     if t.romanized:  # (Hinglish that pycld2 calls English is no English for the word lists)
         t.english_text = t.function_words = False
+        for w in t.words:
+            if t.romanized == "ar" and ARABIZI.match(w.key):
+                w.weird, w.listed = "", None  # (its digits are letters: 3ala, 7aga)
     if t.check_words and (t.romanized or not t.english_text):
         _only_with_odd_shapes(t)
     _second_language(t)
