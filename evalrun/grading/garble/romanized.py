@@ -11,6 +11,7 @@ grammar. The lists below hold those words, with no diacritics and in the commone
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from functools import cache
@@ -99,7 +100,7 @@ ROMANIZED_DISTINCT = 3
 # Scripts whose word lists wordfreq holds, spelled in Latin letters the way people type them:
 # Cyrillic and Greek letter by letter, Indic scripts from their Unicode letter names (DEVANAGARI
 # LETTER KHA -> kha), dropping the vowel a consonant carries where a sign or a virama follows.
-TRANSLIT_LANGS = ("ru", "uk", "bg", "el", "hi", "bn", "ta")
+TRANSLIT_LANGS = ("hi", "ru", "bn", "ta", "uk", "el")
 
 
 _CYRILLIC = dict(
@@ -119,40 +120,25 @@ _GREEK = dict(
 _GREEK_PAIRS = (("ου", "ou"), ("αι", "e"), ("ει", "i"), ("οι", "i"), ("μπ", "b"), ("ντ", "d"))
 # Spellings one sound has in chats, folded to one: aspiration and long vowels dropped (kh k,
 # aa a, ee i, oo u), j y i, w v, ph f, x h (Greeklish), z j, q k; Bengali's o is its a.
-_FOLDS = (
-    ("shch", "sh"),
-    ("sch", "sh"),
-    ("ph", "f"),
-    ("ou", "u"),
-    ("ee", "i"),
-    ("oo", "u"),
-    ("aa", "a"),
-    ("ii", "i"),
-    ("uu", "u"),
-    ("yu", "iu"),
-    ("ya", "ia"),
-    ("ye", "e"),
-    ("ts", "c"),
-    ("x", "h"),
-    ("w", "v"),
-    ("q", "k"),
-    ("z", "j"),
-    ("y", "i"),
+_FOLDS = dict(
+    pair.split(">")
+    for pair in "shch>sh sch>sh ph>f ou>u ee>i oo>u aa>a ii>i uu>u yu>iu ya>ia ye>e ts>c".split()
 )
-_ASPIRATED = re.compile(r"(?<=[bcdgjkpt])h")
+_FOLD = re.compile("|".join(sorted(_FOLDS, key=len, reverse=True)))
+_LETTERS = str.maketrans("xwqzy", "hvkji")
+# After a consonant, h only marks aspiration (kh, bh, th), or with s the sh sound; and a doubled
+# letter is one (pp, ll).
+_ASPIRATED = re.compile(r"(?<=[bcdgjkpst])h|(.)(?=\1)")
 
 
 def fold(word: str, lang: str) -> str:
     """A Latin spelling reduced to what its sounds have in common across spellings."""
-    word = word.lower()
-    for a, b in _FOLDS:
-        word = word.replace(a, b)
-    word = _ASPIRATED.sub("", word).replace("sh", "s")
+    word = _FOLD.sub(lambda m: _FOLDS[m.group()], word.lower()).translate(_LETTERS)
     if lang == "bn":
         word = word.replace("o", "a")
     elif lang == "el":  # (ει, οι and ι sound alike, as αι and ε do)
         word = word.replace("ei", "i").replace("oi", "i").replace("ai", "e")
-    return re.sub(r"(.)\1+", r"\1", word)  # doubled letters: pp p, ll l
+    return _ASPIRATED.sub("", word)
 
 
 def _indic(word: str) -> list[str]:
@@ -160,21 +146,15 @@ def _indic(word: str) -> list[str]:
     between consonants (Hindi drops it in speech: kamara -> kamra), never at the end."""
     units: list[str] = []  # consonants end in "a" (their own vowel) until a sign replaces it
     for ch in word:
-        name = unicodedata.name(ch, "")
-        kind, _, sound = name.partition(" LETTER ")
-        if sound and " " not in sound:
-            units.append(sound.lower())
-            continue
-        if " VOWEL SIGN " in name:
-            sign = name.split(" VOWEL SIGN ")[1].lower().replace("vocalic r", "ri")
+        kind, sound = _indic_char(ch)
+        if kind == "letter":
+            units.append(sound)
+        elif kind == "sign":  # a vowel sign, or "" for a virama: replaces the consonant's a
             if units and units[-1].endswith("a") and units[-1] not in _INDEPENDENT:
-                units[-1] = units[-1][:-1] + sign.replace(" ", "")
-        elif name.endswith((" SIGN VIRAMA", " SIGN PULLI")):
-            if units and units[-1].endswith("a"):
-                units[-1] = units[-1][:-1]
-        elif name.endswith((" SIGN ANUSVARA", " SIGN CANDRABINDU")):
+                units[-1] = units[-1][:-1] + sound
+        elif kind == "nasal":
             units.append("n")
-        elif not name.endswith(" SIGN NUKTA"):
+        elif kind != "nukta":
             return []
     if not units:
         return []
@@ -194,13 +174,32 @@ _INDEPENDENT = frozenset(["a", "aa", "ai", "au"])  # vowel letters keep their vo
 
 
 @cache
+def _indic_char(ch: str) -> tuple[str, str]:
+    """What a character of an Indic script does, read off its Unicode name: a letter and its
+    sound (DEVANAGARI LETTER KHA: kha), a vowel sign, a virama, a nasal sign, a nukta; ("", "")
+    for anything else."""
+    name = unicodedata.name(ch, "")
+    _, _, sound = name.partition(" LETTER ")
+    if sound and " " not in sound:
+        return "letter", sound.lower()
+    if " VOWEL SIGN " in name:
+        sign = name.split(" VOWEL SIGN ")[1].lower().replace("vocalic r", "ri")
+        return "sign", sign.replace(" ", "")
+    if name.endswith((" SIGN VIRAMA", " SIGN PULLI")):
+        return "sign", ""
+    if name.endswith((" SIGN ANUSVARA", " SIGN CANDRABINDU")):
+        return "nasal", ""
+    return ("nukta", "") if name.endswith(" SIGN NUKTA") else ("", "")
+
+
+@cache
 def _lexicon(lang: str) -> frozenset[str]:
     """The folded Latin spellings of the commonest words of `lang` (wordfreq's small list)."""
     from evalrun.grading.garble.lexicon import wordlist
 
-    table = _CYRILLIC if lang in ("ru", "uk", "bg") else _GREEK if lang == "el" else None
+    table = _CYRILLIC if lang in ("ru", "uk") else _GREEK if lang == "el" else None
     out: set[str] = set()
-    for word in wordlist(lang):
+    for word in itertools.islice(wordlist(lang), TRANSLIT_WORDS):  # (commonest first)
         if table is not None:
             plain = "".join(c for c in unicodedata.normalize("NFD", word) if c.isalpha())
             for a, b in _GREEK_PAIRS:
@@ -231,4 +230,7 @@ def transliterated(keys: list[str]) -> str:
 
 
 TRANSLIT_MIN = 3
+TRANSLIT_WORDS = (
+    20_000  # the commonest words of each list (a list's whole 30-70k cost 1 s to spell)
+)
 TRANSLIT_SHARE = 0.5

@@ -615,6 +615,7 @@ def sprinkle_signal(t: Text) -> tuple[float, str]:
     if not t.english_text or t.structured:
         return 0.0, ""
     stray: dict[str, str] = {}
+    latin: list[str] = []
     quoted = [m.span() for m in QUOTED.finditer(t.text)]
     seen = Counter(w.key for w in t.words)
     for w in t.words:
@@ -627,9 +628,13 @@ def sprinkle_signal(t: Text) -> tuple[float, str]:
             if script and w.key.isalpha():
                 stray.setdefault(w.key, script)
         elif w.letters >= 4 and w.key.isalpha() and zipf(w.key, "en") < SPRINKLE_EN_ZIPF:
-            lang = common_elsewhere(w.key, SPRINKLE_ZIPF)
-            if lang:
-                stray.setdefault(w.key, lang)
+            latin.append(w.key)
+    if len(stray) + len(latin) < SPRINKLE_MIN:
+        return 0.0, ""  # (the other languages' lists are loaded only when they could tell)
+    for key in latin:
+        lang = common_elsewhere(key, SPRINKLE_ZIPF)
+        if lang:
+            stray.setdefault(key, lang)
     langs = set(stray.values())
     if len(stray) < SPRINKLE_MIN or len(langs) < SPRINKLE_LANGS:
         return 0.0, ""
