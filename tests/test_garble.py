@@ -715,11 +715,6 @@ def test_reasons_read_the_same_in_every_process():
             '"acha, kal milte hain" all the time.',
             None,
         ),
-        (  # writing systems glued inside words, against Latin in Chinese and Greek in units
-            "The answer is 这ς中 often used, and Сαρ MessageBox or חplexily in the end.",
-            "在Python中用API的时候，注意GPU上的内存。The filter passes 5μm particles at λmax.",
-            None,
-        ),
         (  # one-word sentences of function words, against a multiple-choice answer
             "The town has a mill. The town. the. The. town has been a. the. a.\nthe. before. a.",
             "Answer: A. The other options fail: B. is too slow, C. is wrong. So A.",

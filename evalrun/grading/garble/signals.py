@@ -22,7 +22,6 @@ from evalrun.grading.garble.scripts import (
     CJK,
     COMPANIONS,
     FUNCTION_WORDS,
-    char_script,
 )
 from evalrun.grading.garble.words import (
     FINISHED,
@@ -677,43 +676,3 @@ def stub_sentences(t: Text) -> tuple[float, str]:
 
 STUBS_MIN = 4
 _STUB_WORDS = _NEVER_LAST | {"a", "to", "in", "on", "at", "by", "for", "with", "from", "before"}
-
-
-def glue_across_scripts(t: Text) -> tuple[float, str]:
-    """Letters or marks of two writing systems touching inside one word where no writing puts
-    them together: a Hebrew point on a Latin letter (`vָ`), a Greek letter between Chinese
-    characters (`这ς中`), Hebrew glued to English (`חplexily`), a Devanagari virama after a Latin
-    letter (`Flu्`). Latin beside Chinese, Japanese or Korean is ordinary (`Python中`, `API的`),
-    and so is Greek beside Latin (`5μm`, `αx`, `λmax`)."""
-    found: list[str] = []
-    for w in t.words:
-        if w.per_script is None or w.code:
-            continue
-        token = TOKEN.match(t.text, w.start)
-        if token is None:
-            continue
-        prev = ""
-        for ch in token.group():
-            script = char_script(ch)
-            if not script:
-                prev = ""  # (a digit, a hyphen or a quote between them parts them)
-                continue
-            if prev and script != prev and frozenset((prev, script)) not in _GLUE_OK:
-                found.append(token.group())
-                break
-            prev = script
-    if not found:
-        return 0.0, ""
-    return (
-        min(1.0, 0.2 + 0.25 * len(found)),
-        (  # (one alone is a stray token, not a verdict)
-            f"{len(found)} words glue writing systems no text joins: {', '.join(found[:3])}"
-        ),
-    )
-
-
-_CJK_SCRIPTS = ("han", "hiragana", "katakana", "hangul", "bopomofo")
-_GLUE_OK = frozenset(
-    {frozenset(("latin", s)) for s in (*_CJK_SCRIPTS, "greek")}
-    | {frozenset((a, b)) for a in _CJK_SCRIPTS for b in _CJK_SCRIPTS}
-)
