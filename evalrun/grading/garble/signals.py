@@ -225,6 +225,14 @@ def _script_signal(t: Text, words: list[Word]) -> tuple[float, str]:
         and framed >= FRAMED_SHARE
     ):
         score = min(score, GLOSSARY_CAP)  # a list of words in many languages, each intact: not soup
+    elif (
+        len(unexpected) == 1
+        and not unexpected.keys() & CJK
+        and glued == 0
+        and intact >= SWITCH_INTACT
+        and _longest_run(words, frozenset(unexpected)) >= SWITCH_RUN
+    ):  # phrases of one other language, every word a word: code-switching (ये वाला laptop के लिए)
+        score = min(score, GLOSSARY_CAP)
     names = ", ".join(sorted(unexpected, key=lambda s: (-unexpected[s], s))[:4])
     exp = "/".join(sorted(allowed))
     if t.expected is None:
@@ -268,6 +276,8 @@ _CLOSERS = ")）]\"”»'’:："
 
 
 GLOSSARY_CAP = 0.3  # a glossary's script score: another signal has to be strong to flag it
+SWITCH_INTACT = 0.9  # of the other script's words, in its languages' lists
+SWITCH_RUN = 3  # words in a row in it: a phrase, not a word dropped in
 
 
 INTACT_SHARE = 0.6  # of the other-script words that must be real words for a text to be a glossary
