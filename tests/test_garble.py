@@ -755,6 +755,8 @@ OTHER_LANGUAGE_ANSWERS = [
     "Gallia est omnis divisa in partes tres, quarum unam incolunt Belgae, aliam Aquitani.",
     "Top 5 tips:\n1. Roz subah jaldi utho\n2. Paani zyada piyo\n3. Phone kam use karo\n"
     "4. Exercise zaroor karo\n5. Raat ko jaldi so jao",
+    "Dekho, ये वाला phone camera के लिए अच्छा है, लेकिन battery थोड़ी कमज़ोर है. Budget ho toh next "
+    "model लो, उसमें बड़ी battery है.",
 ]
 
 

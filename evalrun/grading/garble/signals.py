@@ -231,8 +231,9 @@ def _script_signal(t: Text, words: list[Word]) -> tuple[float, str]:
         and glued == 0
         and intact >= SWITCH_INTACT
         and _longest_run(words, frozenset(unexpected)) >= SWITCH_RUN
-    ):  # phrases of one other language, every word a word: code-switching (ये वाला laptop के लिए)
-        score = min(score, GLOSSARY_CAP)
+        and runs >= 2
+    ):  # phrases of one other language, every word a word, and back again: code-switching
+        score = min(score, GLOSSARY_CAP)  # (ये वाला laptop के लिए); a drift into it stays
     names = ", ".join(sorted(unexpected, key=lambda s: (-unexpected[s], s))[:4])
     exp = "/".join(sorted(allowed))
     if t.expected is None:
