@@ -567,16 +567,18 @@ def glued_signal(t: Text) -> tuple[float, str]:
 
 
 def _glued_fragment(key: str) -> bool:
-    if not (key.isascii() and key.isalpha() and len(key) >= 6):
+    if not (key.isascii() and key.isalpha() and len(key) >= 5):
         return False
-    for cut in range(len(key) - 2, 3, -1):  # the longest common word it starts with
-        if zipf(key[:cut], "en") >= GLUED_HEAD_ZIPF:
+    for cut in range(len(key) - 2, 2, -1):  # the longest common word it starts with
+        head = zipf(key[:cut], "en")
+        if head >= (GLUED_HEAD_ZIPF if cut >= 4 else GLUED_SHORT_HEAD_ZIPF):
             rest = key[cut:]
             return rest not in SUFFIXES and zipf(rest, "en") < GLUED_REST_ZIPF
     return False
 
 
 GLUED_HEAD_ZIPF = 3.5  # bedroom, factories, slowly: a common word starts it
+GLUED_SHORT_HEAD_ZIPF = 6.0  # a three-letter head must be one of the commonest (the, and, you)
 GLUED_REST_ZIPF = 3.0  # what follows is no common word (yss, rey, mul; not hour, words)
 
 
