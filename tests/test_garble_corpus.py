@@ -123,10 +123,11 @@ def test_figures_on_the_held_out_half(corpus):
     )
 
 
-# measured 3.5% (52 of 1501) in session 6, 4 of them among 124 romanized and code-mixed answers
-# (clean_adversarial5); 4.1% (57 of 1380) at session 5's end
-HELD_OUT_FP = 0.036
-HELD_OUT_CAUGHT = 0.76  # measured 76.4% (1122 of 1468): partial-fault rows and word salads miss
+# measured 3.4% (54 of 1609) in session 6: 5 among 124 romanized and code-mixed answers
+# (clean_adversarial5), none among 108 ordinary answers in 40 languages (clean_adversarial6);
+# the session-start detector flags 6.4% (103) of the same half
+HELD_OUT_FP = 0.035
+HELD_OUT_CAUGHT = 0.765  # measured 76.7% (1129 of 1471): partial-fault rows and word salads miss
 HELD_OUT_LOOPS_WRONG = 1
 
 

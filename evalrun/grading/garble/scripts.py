@@ -78,7 +78,8 @@ och att det som är på för inte med jag ett av
 i w z na się nie do że jest od po
 ve bir bu da de için ile çok olan
 và là của có được những một các cho trong không này người với
-yang dan di ini itu dengan untuk dari ke tidak ada
+yang dan di ini itu dengan untuk dari ke tidak ada pada oleh akan juga sudah bisa atau adalah
+saat karena jika kami kita saya anda mereka dia sebagai dalam bahwa telah lebih harus agar seperti
 je v se na to že s z do
 и в не на что с по это как а к но из у о за от для то же ты я он она мы вы они его ее её их
 без при через под над про который которые которая которое также может этот эта эти этого
