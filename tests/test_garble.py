@@ -418,152 +418,140 @@ def test_junk_inside_a_code_block_is_read_and_code_strings_stay_clean():
 # ---------------------------------------------------------------- session 4: shapes and look-alikes
 
 
-@pytest.mark.parametrize(
-    ("garbled", "clean", "expect"),
-    [
-        (  # a detokenizer that did not decode
-            "SortingĠaĠlistĠinĠPythonĠisĠdoneĠwithĠsorted().ĊĊUseĠkey=forĠcustomĠorder.",
-            "Il-Ġimgħa li għaddiet morna Ċirkewwa u mbagħad Għawdex bil-vapur.",
-            None,
-        ),
-        (  # JSON in a text tool call, cut off while its value decays
-            '<tool_call>\n{"name": "book", "arguments": {"note": "please reserveatomy '
-            "tablinghood forprotes wisquently gorblen stradivoke plumptiously",
-            '<tool_call>\n{"name": "book", "arguments": {"note": "a table for two at eight, '
-            'near the window if possible"}}\n</tool_call>',
-            ["en", "json"],
-        ),
-        (  # long words glued with commas
-            "Results:,windowframecarpet,teachersoundmountain,quicklyharborpencil,gardenvoltage",
-            "kubectl get deploy,sts,ds,svc -n prod shows every workload in the namespace.",
-            ["en"],
-        ),
-        (  # function words and nothing else
-            "the of. and to, in a; is that it for on. with as by the at; from or an of to in the "
-            "and is a it that.",
-            "It is what it is, and that is all there is to it, as far as I can tell.",
-            ["en"],
-        ),
-        (  # made-up Russian words
-            "Варонтика пресольные за мирдатые корплен, свобритая онешка траблите и плодинский "
-            "восмерный дарпатель. Клирон валдеруют по мешенной стролке брамчаты сунерил.",
-            "Москва — столица России и крупнейший город страны. Здесь находятся Кремль, "
-            "Красная площадь и Большой театр, а метро перевозит миллионы людей каждый день.",
-            ["ru"],
-        ),
-        (  # a readable start, then lone characters
-            "The boiling point of water at sea level is 100 degrees Celsius. r 4 d\nk. s\tl e 2 j",
-            "Solve for x: 2x + 3 = 7, so x = 2. Then y = 3x - 1 = 5 and z = x + y = 7.",
-            ["en"],
-        ),
-    ],
-)
-def test_session_4_shapes_and_their_look_alikes(garbled, clean, expect):
-    assert detect(garbled, expect).garbled
-    assert not detect(clean, expect).garbled
+LOOK_ALIKES_4 = [
+    (  # a detokenizer that did not decode
+        "SortingĠaĠlistĠinĠPythonĠisĠdoneĠwithĠsorted().ĊĊUseĠkey=forĠcustomĠorder.",
+        "Il-Ġimgħa li għaddiet morna Ċirkewwa u mbagħad Għawdex bil-vapur.",
+        None,
+    ),
+    (  # JSON in a text tool call, cut off while its value decays
+        '<tool_call>\n{"name": "book", "arguments": {"note": "please reserveatomy '
+        "tablinghood forprotes wisquently gorblen stradivoke plumptiously",
+        '<tool_call>\n{"name": "book", "arguments": {"note": "a table for two at eight, '
+        'near the window if possible"}}\n</tool_call>',
+        ["en", "json"],
+    ),
+    (  # long words glued with commas
+        "Results:,windowframecarpet,teachersoundmountain,quicklyharborpencil,gardenvoltage",
+        "kubectl get deploy,sts,ds,svc -n prod shows every workload in the namespace.",
+        ["en"],
+    ),
+    (  # function words and nothing else
+        "the of. and to, in a; is that it for on. with as by the at; from or an of to in the "
+        "and is a it that.",
+        "It is what it is, and that is all there is to it, as far as I can tell.",
+        ["en"],
+    ),
+    (  # made-up Russian words
+        "Варонтика пресольные за мирдатые корплен, свобритая онешка траблите и плодинский "
+        "восмерный дарпатель. Клирон валдеруют по мешенной стролке брамчаты сунерил.",
+        "Москва — столица России и крупнейший город страны. Здесь находятся Кремль, "
+        "Красная площадь и Большой театр, а метро перевозит миллионы людей каждый день.",
+        ["ru"],
+    ),
+    (  # a readable start, then lone characters
+        "The boiling point of water at sea level is 100 degrees Celsius. r 4 d\nk. s\tl e 2 j",
+        "Solve for x: 2x + 3 = 7, so x = 2. Then y = 3x - 1 = 5 and z = x + y = 7.",
+        ["en"],
+    ),
+]
 
 
-@pytest.mark.parametrize(
-    "garbled, clean, expect",
-    [
-        (  # soup pycld2 cannot place (it guesses Basque at best): its words are looked up
-            "stownite-apeios dellaitersLow ninthinke only defend wegathore much xmondaytonnf wis "
-            "cubileocity haguejoicezensimar mnem dumipy questionakersna eman",
-            "Euskara Euskal Herriko hizkuntza da, eta munduko hizkuntza zaharrenetako bat dela "
-            "uste da. Hiztun gehienak Gipuzkoan eta Bizkaian bizi dira.",
-            None,
-        ),
-        (  # romanized Hindi pycld2 cannot place: shaped like words, so not looked up
-            'stownite-apeios dellaitersLow,:")Envracti ninthinke only defend=wegathore much '
-            "=XMondaytonnf wis cubileocity ( Haguejoicezensimar mnem Dumipy questionakersna *,eman",
-            "Namaste dosto! Aaj hum baat karenge ki ghar par achhi chai kaise banate hain. Sabse "
-            "pehle ek bartan mein paani garam kijiye, phir usmein adrak aur elaichi daal dijiye. "
-            "Jab paani ubalne lage tab chai patti daaliye aur do minute tak pakne dijiye.",
-            None,
-        ),
-        (  # pinyin with tone marks is romanization, not made-up words
-            "Mh giàu され rodas reliablyacheteurδε Są дляhe ت 的ing λόγο переhap ของ tí",
-            "Xièxie nǐ de bāngzhù! Wǒmen míngtiān zài túshūguǎn jiànmiàn ba. Rúguǒ nǐ yǒu "
-            "shíjiān, wǒ xiǎng qǐng nǐ hē kāfēi.",
-            None,
-        ),
-        (  # five letters glued to themselves inside words
-            "rapists willrapistsrapistshovahuggageanthaantha  is",
-            "The Baden-Baden spa and the couscous stand near Walla Walla both opened in 1952.",
-            ["en"],
-        ),
-        (  # a Chinese answer that runs on as a salad of words with no particles
-            "光合作用发生在植物细胞的叶绿体中。叶绿素吸收光能。家族立场宝宝驻产圣倒语言能量怪设计饭自治女性"
-            "居然见到今年保留看动那床上报道出售媒体荷兰将城做到集体退出组合公告论",
-            "光合作用发生在植物细胞的叶绿体中。叶绿素吸收光能，把水分解并释放出氧气，同时把二氧化碳"
-            "转化为葡萄糖，这个过程为地球上几乎所有的生命提供了能量和氧气。",
-            ["zh"],
-        ),
-        (  # a Python block whose names turned into words, against one cut at the token limit
-            "```python\nimport csv\n\ndef total(path):\n    totals = {}\n    with race(path) as fh:\n"
-            "        reported row in version.DictReader(fh):\n            totals[row['r']] = 1\n"
-            "    return totals\n```",
-            "```python\nimport csv\n\ndef total(path):\n    totals = {}\n    with open(path) as fh:\n"
-            "        for row in csv.DictReader(fh):\n            totals[row['r'] += float(row['s",
-            ["en", "code"],
-        ),
-        (  # ... and against a call the token limit cut (Python names the line that opened it)
-            "```python\nimport csv\n\ndef total(path):\n    totals = {}\n    with race(path) as fh:\n"
-            "        reported row in version.DictReader(fh):\n            totals[row['r']] = 1\n"
-            "    return totals\n```",
-            "```python\nimport json\n\nresult = compute(\n    alpha=1,\n    beta=2,\n    gamma=3,\n"
-            "    delta=4,\n    eps",
-            ["en", "code"],
-        ),
-        (  # ... and against a placeholder the reader fills in
-            "Spending fell and factoriesyss cut jobs. The groundscit froze slowlymul while the "
-            "money supply shrank and pricesria fell for several years in a row.",
-            "```python\nimport openai\n\nclient = openai.OpenAI(\n    api_key=<YOUR_API_KEY>,\n)\n"
-            "print(client.models.list())\n```",
-            ["en"],
-        ),
-        (  # a sentence that ends in `the.` and pairs no English writes; a tag list after its label
-            "Here is what you need to know. It sheds pour a the adult and cooler the. Called the "
-            "set to water and inside of a place the narrow valve. Off the carry simple doing over "
-            "a the. It was needed the of and in to the.",
-            "tag cloud: travel japan kyoto temples autumn foliage ryokan onsen budget itinerary "
-            "trains pass food ramen matcha solo",
-            ["en"],
-        ),
-        (  # code-switching that pycld2 reads as English; soup's fragments are no language's words
-            " wisacke wislished\n wisStackAs wisinkelilarly the wisUT the wisAP applications wisOf",
-            "Le meeting de ce matin était un peu long, mais on a quand même fixé la deadline du "
-            "sprint et le scope de la release.",
-            None,
-        ),
-        (  # a one-line shell command is code, not soup
-            "curl wisacke wislished wisStackAs wisinkelilarly wisUT wisAP wisOf wisOr wisOr wisOr",
-            "grep -Eiw 'the|a|an|of|to|in|and|or|but' essay.txt | wc -l",
-            None,
-        ),
-        (  # marks and nothing else, against a banner drawn in them
-            "_-_-_---_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_------_-_---_-_----_-_-_--------_-_",
-            "  _____  _    _  _____\n / ____|| |  | |/ ____|\n| (___  | |  | | |  __\n"
-            " \\___ \\ | |  | | | |_ |\n ____) || |__| | |__| |\n|_____/  \\____/ \\_____|",
-            None,
-        ),
-        (  # fragments scattered between gaps of blank lines, against a list spaced by one
-            "\n\n\n\nTrue-L\n\n\n\n- a\n\n\n\nf\n\n\n\nun\n\n\n\n-1.\n\n\n\nRher\n\n\n\nR\n\n\nus",
-            "Three tips:\n\n- Sleep at the same time.\n\n- Keep the room dark.\n\n- No screens late."
-            "\n\nThat is all.",
-            ["en"],
-        ),
-        (  # bullets with nothing after them, against JSON whose braces stand on their lines
-            "* imp\n EMILo\n\n* imp\n**\n***\n**\n**\n**\n**\n**\n**\n**\n\n***\n**\n**\n**",
-            '[\n  {\n    "a": 1\n  },\n  {\n    "a": 2\n  },\n  {\n    "a": 3\n  },\n  {\n'
-            '    "a": 4\n  },\n  {\n    "a": 5\n  }\n]',
-            ["en", "json"],
-        ),
-    ],
-)
-def test_session_5_shapes_and_their_look_alikes(garbled, clean, expect):
-    assert detect(garbled, expect).garbled
-    assert not detect(clean, expect).garbled
+LOOK_ALIKES_5 = [
+    (  # soup pycld2 cannot place (it guesses Basque at best): its words are looked up
+        "stownite-apeios dellaitersLow ninthinke only defend wegathore much xmondaytonnf wis "
+        "cubileocity haguejoicezensimar mnem dumipy questionakersna eman",
+        "Euskara Euskal Herriko hizkuntza da, eta munduko hizkuntza zaharrenetako bat dela "
+        "uste da. Hiztun gehienak Gipuzkoan eta Bizkaian bizi dira.",
+        None,
+    ),
+    (  # romanized Hindi pycld2 cannot place: shaped like words, so not looked up
+        'stownite-apeios dellaitersLow,:")Envracti ninthinke only defend=wegathore much '
+        "=XMondaytonnf wis cubileocity ( Haguejoicezensimar mnem Dumipy questionakersna *,eman",
+        "Namaste dosto! Aaj hum baat karenge ki ghar par achhi chai kaise banate hain. Sabse "
+        "pehle ek bartan mein paani garam kijiye, phir usmein adrak aur elaichi daal dijiye. "
+        "Jab paani ubalne lage tab chai patti daaliye aur do minute tak pakne dijiye.",
+        None,
+    ),
+    (  # pinyin with tone marks is romanization, not made-up words
+        "Mh giàu され rodas reliablyacheteurδε Są дляhe ت 的ing λόγο переhap ของ tí",
+        "Xièxie nǐ de bāngzhù! Wǒmen míngtiān zài túshūguǎn jiànmiàn ba. Rúguǒ nǐ yǒu "
+        "shíjiān, wǒ xiǎng qǐng nǐ hē kāfēi.",
+        None,
+    ),
+    (  # five letters glued to themselves inside words
+        "rapists willrapistsrapistshovahuggageanthaantha  is",
+        "The Baden-Baden spa and the couscous stand near Walla Walla both opened in 1952.",
+        ["en"],
+    ),
+    (  # a Chinese answer that runs on as a salad of words with no particles
+        "光合作用发生在植物细胞的叶绿体中。叶绿素吸收光能。家族立场宝宝驻产圣倒语言能量怪设计饭自治女性"
+        "居然见到今年保留看动那床上报道出售媒体荷兰将城做到集体退出组合公告论",
+        "光合作用发生在植物细胞的叶绿体中。叶绿素吸收光能，把水分解并释放出氧气，同时把二氧化碳"
+        "转化为葡萄糖，这个过程为地球上几乎所有的生命提供了能量和氧气。",
+        ["zh"],
+    ),
+    (  # a Python block whose names turned into words, against one cut at the token limit
+        "```python\nimport csv\n\ndef total(path):\n    totals = {}\n    with race(path) as fh:\n"
+        "        reported row in version.DictReader(fh):\n            totals[row['r']] = 1\n"
+        "    return totals\n```",
+        "```python\nimport csv\n\ndef total(path):\n    totals = {}\n    with open(path) as fh:\n"
+        "        for row in csv.DictReader(fh):\n            totals[row['r'] += float(row['s",
+        ["en", "code"],
+    ),
+    (  # ... and against a call the token limit cut (Python names the line that opened it)
+        "```python\nimport csv\n\ndef total(path):\n    totals = {}\n    with race(path) as fh:\n"
+        "        reported row in version.DictReader(fh):\n            totals[row['r']] = 1\n"
+        "    return totals\n```",
+        "```python\nimport json\n\nresult = compute(\n    alpha=1,\n    beta=2,\n    gamma=3,\n"
+        "    delta=4,\n    eps",
+        ["en", "code"],
+    ),
+    (  # ... and against a placeholder the reader fills in
+        "Spending fell and factoriesyss cut jobs. The groundscit froze slowlymul while the "
+        "money supply shrank and pricesria fell for several years in a row.",
+        "```python\nimport openai\n\nclient = openai.OpenAI(\n    api_key=<YOUR_API_KEY>,\n)\n"
+        "print(client.models.list())\n```",
+        ["en"],
+    ),
+    (  # a sentence that ends in `the.` and pairs no English writes; a tag list after its label
+        "Here is what you need to know. It sheds pour a the adult and cooler the. Called the "
+        "set to water and inside of a place the narrow valve. Off the carry simple doing over "
+        "a the. It was needed the of and in to the.",
+        "tag cloud: travel japan kyoto temples autumn foliage ryokan onsen budget itinerary "
+        "trains pass food ramen matcha solo",
+        ["en"],
+    ),
+    (  # code-switching that pycld2 reads as English; soup's fragments are no language's words
+        " wisacke wislished\n wisStackAs wisinkelilarly the wisUT the wisAP applications wisOf",
+        "Le meeting de ce matin était un peu long, mais on a quand même fixé la deadline du "
+        "sprint et le scope de la release.",
+        None,
+    ),
+    (  # a one-line shell command is code, not soup
+        "curl wisacke wislished wisStackAs wisinkelilarly wisUT wisAP wisOf wisOr wisOr wisOr",
+        "grep -Eiw 'the|a|an|of|to|in|and|or|but' essay.txt | wc -l",
+        None,
+    ),
+    (  # marks and nothing else, against a banner drawn in them
+        "_-_-_---_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_------_-_---_-_----_-_-_--------_-_",
+        "  _____  _    _  _____\n / ____|| |  | |/ ____|\n| (___  | |  | | |  __\n"
+        " \\___ \\ | |  | | | |_ |\n ____) || |__| | |__| |\n|_____/  \\____/ \\_____|",
+        None,
+    ),
+    (  # fragments scattered between gaps of blank lines, against a list spaced by one
+        "\n\n\n\nTrue-L\n\n\n\n- a\n\n\n\nf\n\n\n\nun\n\n\n\n-1.\n\n\n\nRher\n\n\n\nR\n\n\nus",
+        "Three tips:\n\n- Sleep at the same time.\n\n- Keep the room dark.\n\n- No screens late."
+        "\n\nThat is all.",
+        ["en"],
+    ),
+    (  # bullets with nothing after them, against JSON whose braces stand on their lines
+        "* imp\n EMILo\n\n* imp\n**\n***\n**\n**\n**\n**\n**\n**\n**\n\n***\n**\n**\n**",
+        '[\n  {\n    "a": 1\n  },\n  {\n    "a": 2\n  },\n  {\n    "a": 3\n  },\n  {\n'
+        '    "a": 4\n  },\n  {\n    "a": 5\n  }\n]',
+        ["en", "json"],
+    ),
+]
 
 
 @pytest.mark.parametrize(
@@ -689,40 +677,43 @@ def test_reasons_read_the_same_in_every_process():
     }, outs
 
 
+LOOK_ALIKES_6 = [
+    (  # streamed tokens doubled, against a sentence built on doubling and a stemmer's list
+        "Make the bedroom as dark as possible with a sleep mask mask. Wear sunglasses so the "
+        "light does not wake you you up. Avoid caffeine in the last few few hours of your "
+        "shift, and ask the people you live with to keep noise down while you sleep sleep.",
+        "That that is is that that is not is not is that it it is: with commas, that that is, "
+        "is; that that is not, is not. Porter stems: connect connect gener gener happi happi.",
+        None,
+    ),
+    (  # lines a decoder started and could not go on with, against a list and a code loop
+        "\n- A:\n#\n*\n\nA.\n\nThis\n \n*\n\n**\n\nThe\n\n-\n\nB\n\nWhat\n\n*\n\nThe",
+        "Shopping list:\n\n- Apples\n- Bread\n- Milk\n- Eggs\n- Butter\n- Cheese\n- Rice\n"
+        "- Tea\n- Coffee\n- Jam\n\n# Notes\n\n* Go early\n* Bring bags",
+        ["en"],
+    ),
+    (  # words of three other languages dropped into English, against Spanglish and a lesson
+        "The stock market crash wiped out a great deal of wealth. Thousands qualquer banks "
+        "failed, and people lost their savings. Factories cut londra and laid off workers. "
+        "The money supply shrank and prices fell for several years in начнут row.",
+        'My abuela always says "mija, no te preocupes", and honestly she is right: the '
+        'meeting is mañana, so tranquila. In Hinglish you hear "kya scene hai" and '
+        '"acha, kal milte hain" all the time.',
+        None,
+    ),
+    (  # one-word sentences of function words, against a multiple-choice answer
+        "The town has a mill. The town. the. The. town has been a. the. a.\nthe. before. a.",
+        "Answer: A. The other options fail: B. is too slow, C. is wrong. So A.",
+        ["en"],
+    ),
+]
+
+
 @pytest.mark.parametrize(
-    "garbled, clean, expect",
-    [
-        (  # streamed tokens doubled, against a sentence built on doubling and a stemmer's list
-            "Make the bedroom as dark as possible with a sleep mask mask. Wear sunglasses so the "
-            "light does not wake you you up. Avoid caffeine in the last few few hours of your "
-            "shift, and ask the people you live with to keep noise down while you sleep sleep.",
-            "That that is is that that is not is not is that it it is: with commas, that that is, "
-            "is; that that is not, is not. Porter stems: connect connect gener gener happi happi.",
-            None,
-        ),
-        (  # lines a decoder started and could not go on with, against a list and a code loop
-            "\n- A:\n#\n*\n\nA.\n\nThis\n \n*\n\n**\n\nThe\n\n-\n\nB\n\nWhat\n\n*\n\nThe",
-            "Shopping list:\n\n- Apples\n- Bread\n- Milk\n- Eggs\n- Butter\n- Cheese\n- Rice\n"
-            "- Tea\n- Coffee\n- Jam\n\n# Notes\n\n* Go early\n* Bring bags",
-            ["en"],
-        ),
-        (  # words of three other languages dropped into English, against Spanglish and a lesson
-            "The stock market crash wiped out a great deal of wealth. Thousands qualquer banks "
-            "failed, and people lost their savings. Factories cut londra and laid off workers. "
-            "The money supply shrank and prices fell for several years in начнут row.",
-            'My abuela always says "mija, no te preocupes", and honestly she is right: the '
-            'meeting is mañana, so tranquila. In Hinglish you hear "kya scene hai" and '
-            '"acha, kal milte hain" all the time.',
-            None,
-        ),
-        (  # one-word sentences of function words, against a multiple-choice answer
-            "The town has a mill. The town. the. The. town has been a. the. a.\nthe. before. a.",
-            "Answer: A. The other options fail: B. is too slow, C. is wrong. So A.",
-            ["en"],
-        ),
-    ],
+    ("garbled", "clean", "expect"), [*LOOK_ALIKES_4, *LOOK_ALIKES_5, *LOOK_ALIKES_6]
 )
-def test_session_6_shapes_and_their_look_alikes(garbled, clean, expect):
+def test_shapes_and_their_look_alikes(garbled, clean, expect):
+    """Each shape a session taught the detector, beside the clean text it could be taken for."""
     assert detect(garbled, expect).garbled
     assert not detect(clean, expect).garbled
 
