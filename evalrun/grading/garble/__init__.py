@@ -16,6 +16,8 @@ The parts:
   lines, comments and docstrings told apart;
 - lexicon.py: the field's libraries behind those lists and guesses (wordfreq, pycld2,
   ftfy), imported lazily;
+- romanized.py: Hindi, Russian, Arabic, Japanese... typed in Latin letters, told from soup by
+  their small words and by wordfreq's own-script lists spelled out;
 - signals.py: word-level signals (scripts, and whether other-script words are set apart the way
   a glossary sets them; soup; made-up words in scripts with word lists; function words; salad;
   collapse; tail), also over windows so a junk tail is not diluted by a long clean start;

@@ -3,10 +3,14 @@
 Greek, Persian and Korean as people type them in chats, and as models answer in them.
 
 wordfreq lists these languages in their own scripts only, and pycld2 reads them as English at
-a guess, so their words look unlisted, word after word, like soup. What tells them apart is the
-small words: each language has a few dozen (`hai`, `ke`, `mein`; `desu`, `wa`; `shi`, `le`) that
-come back in every sentence, where soup's fragments rarely recur and never as one language's
-grammar. The lists below hold those words, with no diacritics and in the commonest spellings.
+a guess, so their words look unlisted, word after word, like soup. Two things tell them apart:
+- their small words: each language has a few dozen (`hai`, `ke`, `mein`; `desu`, `wa`; `shi`,
+  `le`) that come back in every sentence, where soup's fragments never make one language's
+  grammar (ROMANIZED: no diacritics, the commonest spellings; Arabizi's digit letters);
+- their other words, spelled: wordfreq's own-script lists of Russian, Ukrainian, Greek, Hindi,
+  Bengali and Tamil written out in Latin letters and folded with the unlisted words to what
+  their spellings share (privet, spasibo; kalimera; zaroori, karna; korbo; paruppu). Soup's
+  fragments (wisacke, platory) spell no such word.
 """
 
 from __future__ import annotations
@@ -19,12 +23,12 @@ from functools import cache
 ROMANIZED: dict[str, frozenset[str]] = {
     lang: frozenset(words.split())
     for lang, words in {
-        "hi": """hai hain tha thi thay mein  hum aap tum kya kyun kyon kaise kaisa kahan
+        "hi": """hai hain tha thi thay mein hum aap tum kya kyun kyon kaise kaisa kahan
             nahi nahin aur bhi liye karna karne karo kare karte karta kiya kijiye sakte sakta
             sakti raha rahe rahi hota hoti hote wala wali wale yeh woh jab tab agar lekin
             phir bahut sabse pehle abhi accha achha acha theek thik haan bilkul yaar bhai
-            matlab samajh chahiye zaroor zaroori ke ka ki ko se pe ek  apna apne apni
-            unka unki iska uska mera meri  tera teri kuch sab koi kab kitna kitne dekho
+            matlab samajh chahiye zaroor zaroori ke ka ki ko se pe ek apna apne apni
+            unka unki iska uska mera meri tera teri kuch sab koi kab kitna kitne dekho
             batao bolo chalo hoga hogi jaise waise usmein isme iske uske aapka aapko humein
             mujhe tumhe unhe diya gaya gayi lo do roz subah jaldi paani zyada kam raat din
             aaj kal hamesha kabhi sirf thoda zara jao aao mat toh kyunki isliye magar wahan
@@ -49,18 +53,18 @@ ROMANIZED: dict[str, frozenset[str]] = {
             7aga 7elw ahlan marhaba tayeb tab3an leh feen""",
         "ja": """watashi anata kare kanojo desu deshita masu mashita shimasu imasu arimasu nai
             kudasai sumimasen arigatou arigato gozaimasu konnichiwa ohayou sayonara nani
-            doko  itsu kore sore kono sono totemo  soshite kara  dake wa ga wo
+            doko itsu kore sore kono sono totemo soshite kara dake wa ga wo
             ni de no ka ne yo mo""",
-        "zh": """wo ni ta  nimen tamen shi bu hen hao de le ma ne zai mei shenme zenme
+        "zh": """wo ni ta nimen tamen shi bu hen hao de le ma ne zai mei shenme zenme
             weishenme keyi yao xiang qu lai kan shuo zhe zhege nage yige yixie jintian
             mingtian zuotian xiexie nihao dui ye hai""",
-        "ru": """ya ty ona my vy oni eto chto kak gde kogda pochemu ne  da privet poka
+        "ru": """ya ty ona my vy oni eto chto kak gde kogda pochemu ne da privet poka
             spasibo pozhaluysta ochen mnogo horosho khorosho ploho segodnya zavtra vchera
             tozhe uzhe esli chtoby mozhno nuzhno dela menya tebya nas vas byl bylo budet""",
         "el": """kalimera kalispera geia yia sou mou einai ti pos kai na tha exo eho exei ehei
             eimai poli kala efharisto efxaristo parakalo nai oxi ego esy gia apo sto stin ston
             kati tora simera avrio pou kaneis kanis tipota""",
-        "fa": """salam  to ma shoma chi chera koja khoob khob merci mamnoon hast nist  ba
+        "fa": """salam to ma shoma chi chera koja khoob khob merci mamnoon hast nist ba
             az dar ke ro mikonam mikham kon konam kardan shod shode mishe mikhay bashe bashi
             beshe baraye va ye yek har rooz kheili kheyli ziad aval baad alan inja unja chon
             vali amma age agar khodet khodam""",
