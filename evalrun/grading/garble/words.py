@@ -168,7 +168,6 @@ def _blank(m: re.Match) -> str:
 STOPS = frozenset(",;.:!?)]—–…")
 
 
-# Quoted, bracketed or emphasised stretches: where a glossary or a language lesson sets words apart.
 # A short phrase of two words or more in quotes or brackets, where prose cites another language:
 # its words need be in no list. (Not a docstring, nor one-word strings in a JSON list.)
 _SET_APART = re.compile(
@@ -176,6 +175,7 @@ _SET_APART = re.compile(
 )
 
 
+# Quoted, bracketed or emphasised stretches: where a glossary or a language lesson sets words apart.
 QUOTED = re.compile(
     r'"[^"\n]{1,200}"|“[^”\n]{1,200}”|«[^»\n]{1,200}»|\([^)\n]{1,200}\)|\*[^*\n]{1,200}\*|_[^_\n]{1,200}_'
 )
@@ -270,8 +270,9 @@ def read_words(t: Text) -> None:
     ) or transliterated([w.key for w in t.words if w.listed is False])
     if t.romanized:  # (Hinglish that pycld2 calls English is no English for the word lists)
         t.english_text = t.function_words = False
+    if t.romanized == "ar":
         for w in t.words:
-            if t.romanized == "ar" and ARABIZI.match(w.key):
+            if ARABIZI.match(w.key):
                 w.weird, w.listed = "", None  # (its digits are letters: 3ala, 7aga)
     if t.check_words and (t.romanized or not t.english_text):
         _only_with_odd_shapes(t)
