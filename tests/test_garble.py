@@ -706,6 +706,12 @@ LOOK_ALIKES_6 = [
         "Answer: A. The other options fail: B. is too slow, C. is wrong. So A.",
         ["en"],
     ),
+    (  # digits run together with operators, against long numbers, a range and a sum
+        "With r = 4 cm the area is π × 9109691618.=039=63387, 026+5301172+64521747817,,93728==65.7",
+        "π to 30 digits is 3.141592653589793238462643383279; 2^64 = 18,446,744,073,709,551,616; "
+        "the tolerance is 0.021..0.023 and 1+2+3+4+5+6+7+8+9=45.",
+        ["en", "math"],
+    ),
 ]
 
 

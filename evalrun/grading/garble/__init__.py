@@ -172,6 +172,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         ("marks-only", structure.punctuation_only(text)),
         ("mark-lines", structure.mark_lines(text)),
         ("hollow-lines", structure.hollow_lines(text)),
+        ("number-soup", structure.number_soup(text)),
     ):
         signals.append(Signal(name, score, reason))
     if not t.structured:  # prose only: code, JSON and tables have symbols, lone letters, no commas
@@ -229,6 +230,7 @@ _SIGNAL_KIND = {
     "marks-only": "flood",
     "mark-lines": "flood",
     "hollow-lines": "flood",
+    "number-soup": "flood",
     "clusters": "non-words",
     "flood": "flood",
     "diversity": "flood",

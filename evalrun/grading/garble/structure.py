@@ -571,6 +571,30 @@ HOLLOW_SHARE = 0.6
 _HOLLOW_EDGE = "*-_=~+.•·!?:;\"'`"
 
 
+def number_soup(text: str) -> tuple[float, str]:
+    """Digits strung together with operators and separators no number or formula writes side by
+    side (`9109691618.=039=63387`, `+808009+734498988,,232=`): a decoder that lost the format
+    of a calculation. A range (`0.021..0.023`), an ellipsis or a thousands separator is no pair."""
+    pairs = [
+        pair
+        for m in _NUMERIC_RUN.finditer(text)
+        if sum(c.isdigit() for c in m.group()) >= 0.6 * len(m.group())
+        for pair in _OPERATOR_PAIR.findall(m.group())
+        if set(pair) != {"."}
+    ]
+    if len(pairs) < NUMBER_SOUP_PAIRS:
+        return 0.0, ""
+    shown = ", ".join(f"`{p}`" for p in pairs[:4])
+    return min(1.0, 0.5 + 0.1 * (len(pairs) - NUMBER_SOUP_PAIRS)), (
+        f"{len(pairs)} places where digits meet two operators or separators at once ({shown})"
+    )
+
+
+NUMBER_SOUP_PAIRS = 2
+_NUMERIC_RUN = re.compile(r"(?<!\w)[\d.,=+×*/-]{12,}")
+_OPERATOR_PAIR = re.compile(r"[.,=+×*]{2,}")
+
+
 MARK_LINES = 8
 _RULES = frozenset(["---", "----", "___", "____"])  # markdown rules between sections
 _BULLET_MARKS = frozenset("*-_=~+.•·!?:; ")  # (not brackets or #: JSON, code comments)
