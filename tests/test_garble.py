@@ -712,13 +712,6 @@ LOOK_ALIKES_6 = [
         "the tolerance is 0.021..0.023 and 1+2+3+4+5+6+7+8+9=45.",
         ["en", "math"],
     ),
-    (  # long tokens strewn with symbols whose brackets do not nest, against a regex and a formula
-        "Moscow is big. NC(akenuncol.=cockwith|estoakinognscongeneqid)]ampiincom x=2i and "
-        "**J}rreams{Lut@@. =(elected='B6 M**2G.ACTURE[can at&R******#A0**12kA**\")/ringAMBA**20",
-        "Use the regex ^(?:[a-z0-9!#$%&*+/=?^_{|}~-]+)@example\\.com$ and the formula "
-        "f(x)=(x^2+2*x+1)/(x-1) here.",
-        ["en"],
-    ),
 ]
 
 

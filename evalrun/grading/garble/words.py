@@ -212,14 +212,14 @@ def read_words(t: Text) -> None:
                 _CODE_CHARS.search(tok) is not None
                 or not any(lo <= m.start() < hi for lo, hi in sentences)
             )
-            if not word_code and (
-                len(tok) >= 5
+            if (
+                not word_code
+                and len(tok) >= 5
                 and not (core.isalnum() and len(tok) - len(core) < 5)
                 and len(_BRACKETS.findall(tok)) >= 5
                 and not _MD_LINK.search(tok)
                 and not any(c in tok for c in "/=:")
                 and not _bracketed_name(core)
-                or _symbol_soup(tok)
             ):
                 junk = Word(offset + m.start(), NONE, 0, tok, False, word_code, "symbol junk")
                 t.words.append(junk)
@@ -426,32 +426,6 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: Text, cod
 
 _NOT_LETTERS = re.compile(r"[\W\d_]+")
 _HYPHEN_SLASH = re.compile(r"[-/]")
-
-
-def _symbol_soup(tok: str) -> bool:
-    """A long token strewn with symbols of many kinds whose brackets do not nest
-    (`at&R******#A0**12kA**")/ringAMBA**20`, `1K.*_E.XE:*OMNf*em_US_`): a regex, a formula or
-    a kaomoji nests its brackets; a URL, a path or an address uses few kinds."""
-    if len(tok) < SOUP_TOKEN or "://" in tok:
-        return False
-    rare = [c for c in tok if c.isascii() and not c.isalnum() and c not in _COMMON_MARKS]
-    if len(set(rare)) < 3 or len(rare) < 0.15 * len(tok):
-        return False
-    if not any(c in _OPEN for c in tok):  # no brackets: many kinds, thickly strewn
-        return len(set(rare)) >= 4 and len(rare) >= 0.25 * len(tok)
-    depth: list[str] = []
-    for c in tok:
-        if c in _OPEN:
-            depth.append(_OPEN[c])
-        elif c in _OPEN.values():
-            if not depth or depth.pop() != c:
-                return True
-    return bool(depth)
-
-
-SOUP_TOKEN = 16
-_COMMON_MARKS = frozenset(".-_/:,'")
-_OPEN = {"(": ")", "[": "]", "{": "}"}
 
 
 def _bracketed_name(core: str) -> bool:
