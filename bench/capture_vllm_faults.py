@@ -1,0 +1,244 @@
+"""Real vLLM output under faults it was not measured on before (issue 15), for labelling by hand.
+
+The `evalrun lane setup vllm-cpu` lane (vLLM 0.32 CPU, SmolLM2-135M-Instruct bf16 safetensors)
+serves, one boot per fault, either a modified copy of the model folder (a tensor edit made in the
+lane's venv) or the healthy model with engine flags. Each answers ASKED (from PROMPTS) at
+temperature 0, every third one also seeded at 0.8, and continues, for every third prompt, the
+first 12/30/60 tokens of the healthy lane's own answer (collapse rows). Rows go to
+results/vllm-faults-candidates.jsonl (not the corpus); the healthy answers, asked first, to
+results/vllm-faults-healthy.jsonl. The whole run: 13 boots, about 13 minutes on 2 cores.
+
+`--build` turns the candidates and the hand labels (bench/vllm_faults_labels.tsv) into
+tests/data/garble/garbled_vllm2.jsonl (garbled, fluent) and clean_vllm2.jsonl (clean, loop).
+
+    .venv/bin/python bench/capture_vllm_faults.py [--only healthy,rope-100,...]
+    .venv/bin/python bench/capture_vllm_faults.py --build
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from capture_garble_corpus import (
+    _PREFIXES,
+    OUT,
+    PROMPTS,
+    ROOT,
+    RowWriter,
+    ask_a_third,
+    lane_of,
+    lane_serve,
+    post,
+    row,
+)
+from capture_garble_corpus import CHAT as CHAT_TEMPLATE
+
+from evalrun.suite.load import read_jsonl
+
+ASKED = [
+    "capital-fr",
+    "story-dragon",
+    "list-fruits",  # its rows are labelled drop: both files under 90 KB
+    "code-reverse",
+    "json-person",
+    "table-planets",
+    "fr-story",
+    "de-explain",
+    "es-capital",
+    "ru-story",
+    "zh-explain",
+    "ja-hello",
+]
+GREEDY, SAMPLED = (0.0, 0, 96), (0.8, 7, 96)  # every prompt greedy; every third one sampled
+COLLAPSE_PREFIX_TOKENS = (12, 30, 60)
+COLLAPSE_TAIL = 64
+HEALTHY = ROOT / "results" / "vllm-faults-healthy.jsonl"
+CANDIDATES = ROOT / "results" / "vllm-faults-candidates.jsonl"
+LABELS = Path(__file__).resolve().parent / "vllm_faults_labels.tsv"
+
+# (name, tensor edit for _EDIT or None, engine flags). vLLM 0.32 with transformers 5 reads the rope
+# base from rope_parameters: a flat `--hf-overrides '{"rope_theta": 100}'` boots and is silently
+# ignored (answers identical to the healthy lane's), so the override names rope_parameters.
+FAULTS: list[tuple[str, str | None, tuple[str, ...]]] = [
+    (
+        "rope-100",
+        None,
+        ("--hf-overrides", '{"rope_parameters": {"rope_theta": 100, "rope_type": "default"}}'),
+    ),
+    (
+        "rope-1000",
+        None,
+        ("--hf-overrides", '{"rope_parameters": {"rope_theta": 1000, "rope_type": "default"}}'),
+    ),
+    ("zero-down-L15", "zero-down-L15", ()),
+    ("input-norm-x10", "input-norm-x10", ()),
+    ("input-norm-x5", "input-norm-x5", ()),
+    ("zero-post-norm-L0", "zero-post-norm-L0", ()),
+    ("swap-q-o-L3-8", "swap-q-o-L3-8", ()),
+    ("embed-perm-10pct", "embed-perm-10pct", ()),
+    ("noise-down-0.4", "noise-down-0.4", ()),
+    ("embed-scale-x3", "embed-scale-x3", ()),
+    ("kv-fp8", None, ("--kv-cache-dtype", "fp8")),
+    ("kv-fp8_e5m2", None, ("--kv-cache-dtype", "fp8_e5m2")),
+]
+# Runs in the lane's venv: a copy of the model folder with one named edit of its tensors.
+_EDIT = """
+import shutil, sys
+from pathlib import Path
+import torch
+from safetensors.torch import load_file, save_file
+src, dst, fault = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+shutil.copytree(src, dst, dirs_exist_ok=True)
+t = load_file(str(src / "model.safetensors"))
+L = lambda i, name: f"model.layers.{i}.{name}.weight"
+n = sum(1 for k in t if k.endswith("input_layernorm.weight"))
+g = torch.Generator().manual_seed(15)
+if fault == "zero-down-L15":
+    t[L(15, "mlp.down_proj")].zero_()
+elif fault.startswith("input-norm-x"):
+    for i in range(n):
+        t[L(i, "input_layernorm")] *= float(fault.rsplit("x", 1)[1])
+elif fault == "zero-post-norm-L0":
+    t[L(0, "post_attention_layernorm")].zero_()
+elif fault == "swap-q-o-L3-8":
+    for i in range(3, 9):
+        q, o = L(i, "self_attn.q_proj"), L(i, "self_attn.o_proj")
+        t[q], t[o] = t[o].clone(), t[q].clone()
+elif fault == "embed-perm-10pct":  # 10% of the ids 300-8000 (merges learnt early: common tokens)
+    e = t["model.embed_tokens.weight"]
+    ids = 300 + torch.randperm(7700, generator=g)[:770]
+    e[ids] = e[ids[torch.randperm(len(ids), generator=g)]].clone()
+elif fault == "noise-down-0.4":
+    for i in range(n):
+        w = t[L(i, "mlp.down_proj")]
+        noise = torch.randn(w.shape, generator=g) * 0.4 * w.float().std()
+        t[L(i, "mlp.down_proj")] = (w.float() + noise).to(w.dtype)
+elif fault == "embed-scale-x3":  # tied: the input embedding and lm_head both
+    t["model.embed_tokens.weight"] *= 3
+else:
+    raise SystemExit("unknown fault " + fault)
+save_file(t, str(dst / "model.safetensors"), metadata={"format": "pt"})
+print(fault, "written,", n, "layers")
+"""
+
+
+def asked() -> list:
+    by_id = {p[0]: p for p in PROMPTS}
+    return [by_id[pid] for pid in ASKED]
+
+
+def capture_healthy(tmpdir: Path) -> None:
+    """The healthy lane's greedy answers: the collapse rows' prefixes (and a baseline to compare)."""
+    lane = lane_of("vllm")
+    rows = RowWriter(HEALTHY)
+    with lane_serve(lane, lane.model, tmpdir / "healthy.log") as base:
+        ask_a_third(
+            base, asked(), 0, rows, "vllm-0.32-bf16", [GREEDY], "m", 1, "clean", concurrency=6
+        )
+    rows.close()
+
+
+def collapse(base: str, lane, fault: str, k: int, rows: RowWriter) -> None:
+    """The healthy answer's first N tokens (N by turn) as the assistant's start; the broken engine
+    continues it. Every third prompt, a different third per fault."""
+    answers = {r["source"].split("/")[1]: r["text"] for r in read_jsonl(HEALTHY)}
+    share = [p for i, p in enumerate(asked()) if i % 3 == k % 3 and p[0] in answers]
+    asks = [(answers[p[0]], COLLAPSE_PREFIX_TOKENS[j % 3]) for j, p in enumerate(share)]
+    done = subprocess.run(
+        [str(lane.bin / "python"), "-c", _PREFIXES, str(lane.model / "tokenizer.json")],
+        input="".join(json.dumps(a, ensure_ascii=False) + "\n" for a in asks),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    for (pid, langs, prompt), (_, n), line in zip(share, asks, done.stdout.splitlines()):
+        prefix = json.loads(line)
+        if prefix is None:
+            continue
+        body = {"model": "m", "prompt": CHAT_TEMPLATE.format(prompt=prompt) + prefix}
+        out = post(
+            base, "/v1/completions", {**body, "temperature": 0.0, "max_tokens": COLLAPSE_TAIL}
+        )
+        choice = out["choices"][0]
+        source = f"vllm-0.32-prefix{n}+fault-{fault}/{pid}/{choice.get('finish_reason')}"
+        rows.add(row(prefix + (choice["text"] or ""), "?", langs, source))
+
+
+def capture_faults(only: set[str], tmpdir: Path) -> None:
+    lane = lane_of("vllm")
+    rows = RowWriter(CANDIDATES, resume=True)
+    for k, (name, edit, flags) in enumerate(FAULTS):
+        if only and name not in only:
+            continue
+        model = lane.model
+        if edit:
+            model = tmpdir / name
+            subprocess.run(
+                [str(lane.bin / "python"), "-c", _EDIT, lane.model, model, edit], check=True
+            )
+        tag = f"vllm-0.32-fault-{name}"
+        try:
+            with lane_serve(lane, model, tmpdir / f"{name}.log", flags) as base:
+                ask_a_third(base, asked(), 0, rows, tag, [GREEDY], "m", 1, "?", concurrency=6)
+                ask_a_third(base, asked(), k, rows, tag, [SAMPLED], "m", 3, "?", concurrency=6)
+                collapse(base, lane, name, k, rows)
+        except RuntimeError as exc:  # did not boot: keep its log's last lines
+            log = (tmpdir / f"{name}.log").read_text(errors="replace").splitlines()
+            print(f"{name}: {exc}\n" + "\n".join(log[-15:]), file=sys.stderr)
+            shutil.copy(tmpdir / f"{name}.log", ROOT / "results" / f"vllm-fault-{name}.log")
+        if edit:
+            shutil.rmtree(model)
+    rows.close()
+
+
+def build() -> None:
+    """Candidates + hand labels → the two corpus files (rows labelled drop are left out)."""
+    labels = {}
+    for line in LABELS.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            source, label, family = line.split("\t")[:3]
+            labels[source] = (label, family)
+    files = {"garbled": "garbled_vllm2.jsonl", "fluent": "garbled_vllm2.jsonl"}
+    files |= {"clean": "clean_vllm2.jsonl", "loop": "clean_vllm2.jsonl"}
+    out: dict[str, list[str]] = {"garbled_vllm2.jsonl": [], "clean_vllm2.jsonl": []}
+    seen = set()
+    for r in read_jsonl(CANDIDATES):
+        label, family = labels[r["source"]]
+        if label == "drop" or r["text"] in seen:
+            continue
+        seen.add(r["text"])
+        r["label"] = label
+        if label in ("garbled", "loop"):  # the corpus test: no family on clean or fluent rows
+            r["family"] = family
+        out[files[label]].append(json.dumps(r, ensure_ascii=False))
+    for name, lines in out.items():
+        (OUT / name).write_text("".join(x + "\n" for x in lines), encoding="utf-8")
+        print(name, len(lines), "rows", (OUT / name).stat().st_size, "bytes")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", default="", help="comma-separated fault names (healthy: the lane)")
+    ap.add_argument("--build", action="store_true", help="labels → tests/data/garble/*_vllm2")
+    args = ap.parse_args(argv)
+    if args.build:
+        build()
+        return 0
+    only = {x for x in args.only.split(",") if x}
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the servers' teardown
+    with tempfile.TemporaryDirectory(prefix="vllm-faults-") as tmp:
+        if not only or "healthy" in only:
+            capture_healthy(Path(tmp))
+        capture_faults(only - {"healthy"}, Path(tmp))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
