@@ -91,15 +91,15 @@ def test_figures_on_the_tuning_half(corpus):
     assert not got["loop_wrong"], got["loop_wrong"]
 
 
-TUNING_CAUGHT = 0.79  # measured 79.4% (1192 of 1502) in session 6
-TUNING_FAMILY_FLOOR = {  # measured at session 5's end, after three harder batches arrived
+TUNING_CAUGHT = 0.79  # measured 79.5% (1239 of 1558) at session 6's end
+TUNING_FAMILY_FLOOR = {  # measured at session 6's end, after real vLLM output under 12 new faults
     "multi-script": 0.89,  # 89.8% (141 of 157)
-    "non-words": 0.82,  # 82.5% (391 of 474)
-    "salad": 0.52,  # 52.6% (100 of 190): salads of real words and spliced phrases want a language model
-    "loop": 0.94,  # 94.4% (152 of 161)
-    "flood": 0.85,  # 85.8% (145 of 169)
-    "collapse": 0.65,  # 65.6% (179 of 273): sparse glitches, decaying identifiers
-    "mojibake": 1.0,  # 100% (77 of 77)
+    "non-words": 0.81,  # 81.7% (403 of 493)
+    "salad": 0.53,  # 54.0% (109 of 202): salads of real words and spliced phrases want a language model
+    "loop": 0.95,  # 95.9% (163 of 170)
+    "flood": 0.86,  # 86.4% (153 of 177)
+    "collapse": 0.68,  # 68.1% (190 of 279): sparse glitches, decaying identifiers
+    "mojibake": 1.0,  # 100% (80 of 80)
 }
 
 
@@ -123,11 +123,11 @@ def test_figures_on_the_held_out_half(corpus):
     )
 
 
-# measured 3.4% (54 of 1609) in session 6: 5 among 124 romanized and code-mixed answers
-# (clean_adversarial5), none among 108 ordinary answers in 40 languages (clean_adversarial6);
-# the session-start detector flags 6.4% (103) of the same half
-HELD_OUT_FP = 0.035
-HELD_OUT_CAUGHT = 0.765  # measured 76.7% (1129 of 1471): partial-fault rows and word salads miss
+# measured 3.3% (54 of 1622) at session 6's end: 5 among 124 romanized and code-mixed answers
+# (clean_adversarial5), none among 108 ordinary answers in 40 languages (clean_adversarial6) or
+# 13 healthy vLLM answers under new faults (clean_vllm2); the session-start detector flags 6.4%
+HELD_OUT_FP = 0.034
+HELD_OUT_CAUGHT = 0.77  # measured 77.4% (1189 of 1536): partial-fault rows and word salads miss
 HELD_OUT_LOOPS_WRONG = 1
 
 

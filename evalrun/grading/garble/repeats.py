@@ -115,7 +115,7 @@ def flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[
     # the same token (or pair, or triple) over and over: opacity opacity ..., <pad> <pad>
     finished = FINISHED.search(text) is not None
     in_runs = 0  # tokens in runs of 3+ of one token, all runs together
-    for period in (1, 2, 3):
+    for period in LOOP_PERIODS:
         run = 0
         for i in range(period, len(toks) + 1):
             if i < len(toks) and toks[i] == toks[i - period]:
@@ -181,6 +181,8 @@ def _glued_score(unit: str, span: int, cover: float, structured: bool, where: st
 
 
 END_LOOP_REPEATS = 6  # one word or phrase 6 times back to back, up to the very end
+LOOP_PERIODS = (1, 2, 3, 4, 5, 6)  # tokens in the unit that repeats (`is the right answer`)
+PHRASE_LOOP_REPEATS = 4  # times a unit of four tokens or more must come back to back
 
 
 def _token_run(
@@ -191,8 +193,8 @@ def _token_run(
     total = run + period
     # (a finished sentence, "yes, yes, yes.", stopped by itself: no shortcut)
     at_end = end == len(toks) and total // period >= END_LOOP_REPEATS and not finished
-    if total < 8 and not at_end:
-        return best
+    if (total < 8 or period > 3 and total // period < PHRASE_LOOP_REPEATS) and not at_end:
+        return best  # (a phrase of four words or more said twice is a refrain, not a loop)
     unit = toks[end - period : end]
     if total < 40 and all(c in _BENIGN_UNIT for tok in unit for c in tok):
         return best  # | --- | --- | --- |
