@@ -712,6 +712,12 @@ LOOK_ALIKES_6 = [
         "the tolerance is 0.021..0.023 and 1+2+3+4+5+6+7+8+9=45.",
         ["en", "math"],
     ),
+    (  # a long gap of blank lines, then fragments; against a gap, then paragraphs
+        "The planets in order are:" + "\n" * 14 + "HHH H\n\nthe.\n\nbuilding a_\n\nA\n\nThe",
+        "The planets in order are:" + "\n" * 14 + "Mercury and Venus are the inner rocky planets.\n"
+        "Earth and Mars follow them.\nJupiter, Saturn, Uranus and Neptune are the giants.",
+        ["en"],
+    ),
 ]
 
 

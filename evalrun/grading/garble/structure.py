@@ -494,6 +494,13 @@ def blank_flood(text: str) -> tuple[float, str]:
     whitespace token until the limit."""
     worst = max((m.end() - m.start() for m in _BLANK_RUN.finditer(text)), default=0)
     lines = max((len(m.group()) for m in _BLANK_LINES.finditer(text)), default=0)
+    gap = max(_LONG_GAP.finditer(text), key=lambda m: len(m.group()), default=None)
+    if gap is not None:
+        after = [line.split() for line in text[gap.end() :].split("\n") if line.strip()]
+        if len(after) >= 3 and sorted(map(len, after))[len(after) // 2] <= 2:
+            return 0.6, (  # (a long gap, then fragments: `HHH H`, `the.`, `building a_`)
+                f"{len(gap.group())} blank lines in a row, then {len(after)} lines of a word or two"
+            )
     if worst < 48 and lines < 24:
         return 0.0, ""
     share = sum(c.isspace() for c in text) / len(text)
@@ -601,6 +608,7 @@ _BULLET_MARKS = frozenset("*-_=~+.•·!?:; ")  # (not brackets or #: JSON, code
 
 
 SCATTER_GAPS = 4
+_LONG_GAP = re.compile(r"(?:[ \t]*\n){10,}")  # inside an answer (markdown leaves one or two)
 _GAP = re.compile(r"\n(?:[ \t]*\n){3,}")
 
 
