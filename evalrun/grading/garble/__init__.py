@@ -293,6 +293,7 @@ def _lexicon_langs(text: str, expect: list[str] | None) -> tuple[tuple[str, ...]
     named = [c for c in (wordfreq_code(e) for e in spoken) if c]
     langs = ["en", *named]
     guessed, sure = guess_languages(text)
+    reads_english = sure and guessed[:1] == ("en",)  # (whatever the item asked for)
     if not spoken or not any(LANG_SCRIPTS.get(e) == LATIN_ONLY for e in spoken):
         langs += [c for c in guessed if c in WORDFREQ_LANGS] or LATIN_DEFAULT[1:]
     elif sure and guessed and guessed[0] not in langs:
@@ -311,7 +312,8 @@ def _lexicon_langs(text: str, expect: list[str] | None) -> tuple[tuple[str, ...]
     else:
         english = guessed[:1] == ("en",)
         function_words = not guessed or guessed[0] in FUNCTION_WORD_LANGS
-    check_words = english or not sure
+    # (English soup to a German item is looked up too, though judged as no English otherwise)
+    check_words = english or not sure or reads_english
     return tuple(dict.fromkeys(langs)), english, function_words, check_words
 
 
