@@ -138,7 +138,9 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         tabular=tabular,
         compounding=not expect or any(e.split("-")[0].lower() in COMPOUNDING for e in expect),
     )
-    t.langs, t.english_text, t.function_words, t.check_words = _lexicon_langs(text, expect)
+    t.langs, t.english_text, t.function_words, t.check_words, t.reads_english = _lexicon_langs(
+        text, expect
+    )
     read_words(t)
     mark_function_words(t)
     signals = windowed(t)
@@ -281,14 +283,17 @@ def _kind(shown: list[Signal], words: int) -> str:
     return kind
 
 
-def _lexicon_langs(text: str, expect: list[str] | None) -> tuple[tuple[str, ...], bool, bool, bool]:
+def _lexicon_langs(
+    text: str, expect: list[str] | None
+) -> tuple[tuple[str, ...], bool, bool, bool, bool]:
     """Languages whose word lists judge the Latin-script words (English, the expected ones, and
     when the item names no Latin-script language, the ones pycld2 finds in the text); whether
     the text is English (only English expected, or none and the text reads English); and
     whether its running text should be full of the function words FUNCTION_WORD_LANGS list
     (not Lithuanian, Igbo or Hinglish, whose function words the list lacks); and whether its
     Latin words are looked up in the lists (English, or no language named and pycld2 unsure
-    which it is: soup that it calls Basque or Latin at a guess)."""
+    which it is: soup that it calls Basque or Latin at a guess); and whether it reads as English
+    whatever the item asked for (its word pairs and function-word pairs are English's to judge)."""
     spoken = [e.strip().lower().split("-")[0] for e in expect or () if e.lower() not in _KINDS]
     named = [c for c in (wordfreq_code(e) for e in spoken) if c]
     langs = ["en", *named]
@@ -303,7 +308,13 @@ def _lexicon_langs(text: str, expect: list[str] | None) -> tuple[tuple[str, ...]
         langs += [c for c in guessed if c in WORDFREQ_LANGS]
         spoken = [guessed[0]]
         if guessed[0] not in WORDFREQ_LANGS:
-            return tuple(dict.fromkeys(langs)), False, guessed[0] in FUNCTION_WORD_LANGS, False
+            return (
+                tuple(dict.fromkeys(langs)),
+                False,
+                guessed[0] in FUNCTION_WORD_LANGS,
+                False,
+                False,
+            )
     else:
         guessed = ()  # (the item names the Latin-script language: the guess has no say)
     if spoken:  # (an English answer to an item in Russian or Hindi is judged as English)
@@ -314,7 +325,13 @@ def _lexicon_langs(text: str, expect: list[str] | None) -> tuple[tuple[str, ...]
         function_words = not guessed or guessed[0] in FUNCTION_WORD_LANGS
     # (English soup to a German item is looked up too, though judged as no English otherwise)
     check_words = english or not sure or reads_english
-    return tuple(dict.fromkeys(langs)), english, function_words, check_words
+    return (
+        tuple(dict.fromkeys(langs)),
+        english,
+        function_words,
+        check_words,
+        english or reads_english,
+    )
 
 
 _KINDS = STRUCTURED | OTHER_KINDS

@@ -434,7 +434,7 @@ def windowed(t: Text) -> list[Signal]:
         signals.append(("soup", _soup_signal))
     if sum(1 for w in ws if w.fw is not None) >= 10:
         signals.append(("function-words", _function_word_signal))
-        if t.english_text:
+        if t.english_text or t.reads_english and not t.romanized:
             signals.append(
                 (
                     "salad",
@@ -505,7 +505,7 @@ def word_order_signal(t: Text) -> tuple[float, str]:
     mean association (log2 of seen over chance); the worst stretch speaks. Prose stays above
     -1 (`of the` +2.7, `can create` +4.2); words drawn at random run -1.5 to -3 (`the of`, `he
     than`, `people no`)."""
-    if not t.english_text or t.structured:
+    if not (t.english_text or t.reads_english and not t.romanized) or t.structured:
         return 0.0, ""
     judged: list[tuple[float, int, str] | None] = []
     for a, b in itertools.pairwise(t.words):

@@ -57,6 +57,7 @@ class Text:
     english_text: bool = False  # English expected, or no language given and the text reads English
     function_words: bool = True  # its languages are ones FUNCTION_WORDS speaks for
     check_words: bool = False  # its Latin words are looked up in the word lists of `langs`
+    reads_english: bool = False  # English, or pycld2 sure it is English whatever was asked
     romanized: str = ""  # the language it is written in romanized (hi: Hinglish), if one is
     words: list[Word] = field(default_factory=list)
 
