@@ -127,7 +127,7 @@ def test_figures_on_the_held_out_half(corpus):
 # (clean_adversarial5), none among 108 ordinary answers in 40 languages (clean_adversarial6) or
 # 13 healthy vLLM answers under new faults (clean_vllm2); the session-start detector flags 6.4%
 HELD_OUT_FP = 0.034
-HELD_OUT_CAUGHT = 0.77  # measured 77.4% (1189 of 1536): partial-fault rows and word salads miss
+HELD_OUT_CAUGHT = 0.775  # measured 78.1% (1199 of 1536): partial-fault rows and word salads miss
 HELD_OUT_LOOPS_WRONG = 1
 
 
