@@ -718,6 +718,12 @@ LOOK_ALIKES_6 = [
         "Earth and Mars follow them.\nJupiter, Saturn, Uranus and Neptune are the giants.",
         ["en"],
     ),
+    (  # capitalised nouns strung at random, against a headline and a line of hashtags
+        "Bishop Orchard Ontario Canada Falcon Harbor Copper Ontario Vienna Meadow Canada Quantum",
+        "Tiny Town Council Backs Bold Bike Lane Plan Despite Shop Owner Fury\n\n"
+        "#travel #wanderlust #sunset #beachlife #instagood #photooftheday #nature #explore",
+        ["en"],
+    ),
 ]
 
 

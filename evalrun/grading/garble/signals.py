@@ -585,6 +585,8 @@ GLUED_REST_ZIPF = 3.0  # what follows is no common word (yss, rey, mul; not hour
 def salad_signal(t: Text) -> tuple[float, str]:
     """Capitalised words strung together on a line of prose."""
     lines = [line.split() for line in t.text.split("\n")] if not t.structured else []
+    if t.headline:
+        lines = lines[1:]  # (its title)
     return structure.capitalised_run(lines)
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 from evalrun.grading.garble.lexicon import (
     LATIN_LISTS,
     known,
+    pair_association,
 )
 from evalrun.grading.garble.romanized import ARABIZI, romanized_language, transliterated
 from evalrun.grading.garble.scripts import (
@@ -58,6 +60,7 @@ class Text:
     function_words: bool = True  # its languages are ones FUNCTION_WORDS speaks for
     check_words: bool = False  # its Latin words are looked up in the word lists of `langs`
     reads_english: bool = False  # English, or pycld2 sure it is English whatever was asked
+    headline: bool = False  # the answer opens with a title in title case
     romanized: str = ""  # the language it is written in romanized (hi: Hinglish), if one is
     words: list[Word] = field(default_factory=list)
 
@@ -330,6 +333,23 @@ def _second_language(t: Text) -> None:
 SECOND_LANGUAGE_SHARE = 0.6  # of the unlisted words, in one other language's list
 
 
+def _headline(line: list[Word]) -> bool:
+    """Words in title case (small function words may stay lower case), none twice, sixteen at
+    most, and pairs English writes together (`council backs`, `bike lane`): a headline. Capitalised
+    nouns strung at random repeat some and pair with nothing (Vienna Vienna Copper Meadow)."""
+    keys = [w.key for w in line]
+    if not 4 <= len(line) <= HEADLINE_WORDS or len(set(keys)) < len(keys):
+        return False
+    if not all(w.title or w.key in FUNCTION_WORDS and len(w.key) <= 4 for w in line):
+        return False
+    pairs = [pair_association(a, b) for a, b in itertools.pairwise(keys)]
+    judged = [p for p in pairs if p is not None]
+    return len(judged) >= 2 and sum(judged) / len(judged) >= 0
+
+
+HEADLINE_WORDS = 16
+
+
 def _string_sentences(line: str) -> list[tuple[int, int]]:
     """Spans of a code line's string literals that hold a sentence (four spaces or more, closed
     or running to the end of the line): print("Hello, how are you today?") is prose inside code,
@@ -533,6 +553,12 @@ def mark_function_words(t: Text) -> None:
         ]
         if len(lettered) < 8:
             continue  # headings, list items, table rows
+        if sum(text[w.start] in "#@" for w in lettered) >= 0.5 * len(lettered):
+            continue  # hashtags and mentions: #travel #sunset @friend
+        first = line[0] is words[0] and (end == len(text) or text.startswith("\n\n", end))
+        if first and _headline(line):
+            t.headline = True
+            continue  # a title heading the answer: Tiny Town Council Backs Bold Bike Lane Plan
         span = text[line[0].start : end]
         if t.structured and text[text.rfind("\n", 0, line[0].start) + 1 :].startswith(("  ", "\t")):
             continue  # an indented line of code: its strings and names are not running text
