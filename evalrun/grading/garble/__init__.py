@@ -319,7 +319,8 @@ def _lexicon_langs(
         guessed = ()  # (the item names the Latin-script language: the guess has no say)
     if spoken:  # (an English answer to an item in Russian or Hindi is judged as English)
         english = set(spoken) == {"en"} or bool(guessed) and guessed[0] == "en"
-        function_words = all(e in FUNCTION_WORD_LANGS for e in spoken)
+        # (a Japanese item answered in English is held to English's function words)
+        function_words = all(e in FUNCTION_WORD_LANGS for e in spoken) or reads_english
     else:
         english = guessed[:1] == ("en",)
         function_words = not guessed or guessed[0] in FUNCTION_WORD_LANGS
