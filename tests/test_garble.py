@@ -776,3 +776,18 @@ def test_a_whole_answer_in_another_language_is_no_soup_though_english_was_asked(
     """The wrong language is the graders' business: pycld2 is sure of it, or its small words
     say which romanized language it is."""
     assert not detect(text, ["en"]).garbled
+
+
+def test_tool_call_arguments_inside_a_json_string_are_read_once():
+    """A tool call written as JSON whose `arguments` is itself a JSON string: its values are
+    judged as prose, and a reason says where once."""
+    args = json.dumps(
+        {"channel": "#ops", "text": "Fixed. wisacke wislished wisStackAs wisOf wisOr"}
+    )
+    verdict = detect(json.dumps({"name": "send_message", "arguments": args}), ["en", "json"])
+    assert verdict.garbled
+    assert not any("in JSON strings: in JSON strings" in r for r in verdict.reasons)
+    args = json.dumps({"channel": "#ops", "text": "The login outage is resolved for everyone."})
+    assert not detect(
+        json.dumps({"name": "send_message", "arguments": args}), ["en", "json"]
+    ).garbled

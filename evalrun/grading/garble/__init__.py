@@ -369,7 +369,8 @@ def _json_strings(text: str) -> str:
     """The string values of the JSON in a text that hold a space, one a line; '' when there is
     none. Prose inside strings is judged as prose: tool-call arguments and JSON answers hold it.
     The JSON may sit in a fence or a <tool_call> tag, and may be cut off mid-string (a collapse
-    runs to the token limit): then its values are read one by one."""
+    runs to the token limit): then its values are read one by one. A string that holds JSON
+    itself (a tool call's `arguments`) is read for its values too."""
     start = min((i for i in (text.find("{"), text.find("[")) if i >= 0), default=-1)
     if start < 0 or not _JSON_KEY.search(text, start):
         return ""
@@ -387,6 +388,11 @@ def _json_strings(text: str) -> str:
             stack.extend(reversed(list(node.values())))
         elif isinstance(node, list):
             stack.extend(reversed(node))
+        elif isinstance(node, str) and node.lstrip()[:1] in ("{", "["):
+            try:  # a tool call's arguments: JSON inside a JSON string
+                stack.append(json.loads(node))
+            except ValueError:
+                out.append(node)
         elif isinstance(node, str) and " " in node.strip():
             out.append(node)
     return "\n".join(out)
