@@ -784,6 +784,19 @@ def capture_engine_dummy(prompts: list, out: Path, tmpdir: Path, engine: str) ->
     rows.close()
 
 
+def lane_prefixes(lane: EngineLane, asks: list[tuple[str, int]]) -> list[str | None]:
+    """The first N tokens of each (text, N), cut with the lane's own tokenizer (run in its venv);
+    None where the text is shorter."""
+    done = subprocess.run(
+        [str(lane.bin / "python"), "-c", _PREFIXES, str(lane.model / "tokenizer.json")],
+        input="".join(json.dumps(a, ensure_ascii=False) + "\n" for a in asks),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
 def collapse_on(
     base: str, lane: EngineLane, prompts: list, k: int, answers: dict, rows: RowWriter, pair: str
 ) -> None:
@@ -798,16 +811,10 @@ def collapse_on(
         (answers[pid], COLLAPSE_PREFIX_TOKENS[(i // len(PAIRS)) % len(COLLAPSE_PREFIX_TOKENS)])
         for i, pid, _ in share
     ]
-    done = subprocess.run(
-        [str(lane.bin / "python"), "-c", _PREFIXES, str(lane.model / "tokenizer.json")],
-        input="".join(json.dumps(a, ensure_ascii=False) + "\n" for a in asks),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
     langs = {pid: langs for pid, langs, _ in prompts}
-    for (_, pid, prompt), (_, n), line in zip(share, asks, done.stdout.splitlines(), strict=True):
-        prefix = json.loads(line)
+    for (_, pid, prompt), (_, n), prefix in zip(
+        share, asks, lane_prefixes(lane, asks), strict=True
+    ):
         if prefix is None:
             continue
         tail = continue_raw(base, prompt, prefix, COLLAPSE_TAIL_TOKENS, model="m")

@@ -27,18 +27,18 @@ import tempfile
 from pathlib import Path
 
 from capture_garble_corpus import (
-    _PREFIXES,
+    CHAT,
     OUT,
     PROMPTS,
     ROOT,
     RowWriter,
     ask_a_third,
     lane_of,
+    lane_prefixes,
     lane_serve,
     post,
     row,
 )
-from capture_garble_corpus import CHAT as CHAT_TEMPLATE
 
 from evalrun.suite.load import read_jsonl
 
@@ -151,18 +151,10 @@ def collapse(base: str, lane, fault: str, k: int, rows: RowWriter) -> None:
     answers = {r["source"].split("/")[1]: r["text"] for r in read_jsonl(HEALTHY)}
     share = [p for i, p in enumerate(asked()) if i % 3 == k % 3 and p[0] in answers]
     asks = [(answers[p[0]], COLLAPSE_PREFIX_TOKENS[j % 3]) for j, p in enumerate(share)]
-    done = subprocess.run(
-        [str(lane.bin / "python"), "-c", _PREFIXES, str(lane.model / "tokenizer.json")],
-        input="".join(json.dumps(a, ensure_ascii=False) + "\n" for a in asks),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    for (pid, langs, prompt), (_, n), line in zip(share, asks, done.stdout.splitlines()):
-        prefix = json.loads(line)
+    for (pid, langs, prompt), (_, n), prefix in zip(share, asks, lane_prefixes(lane, asks)):
         if prefix is None:
             continue
-        body = {"model": "m", "prompt": CHAT_TEMPLATE.format(prompt=prompt) + prefix}
+        body = {"model": "m", "prompt": CHAT.format(prompt=prompt) + prefix}
         out = post(
             base, "/v1/completions", {**body, "temperature": 0.0, "max_tokens": COLLAPSE_TAIL}
         )
