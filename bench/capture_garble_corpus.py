@@ -786,7 +786,7 @@ def capture_engine_dummy(prompts: list, out: Path, tmpdir: Path, engine: str) ->
 
 def lane_prefixes(lane: EngineLane, asks: list[tuple[str, int]]) -> list[str | None]:
     """The first N tokens of each (text, N), cut with the lane's own tokenizer (run in its venv);
-    None where the text is shorter."""
+    None where the text is not N + 8 tokens long (_PREFIXES)."""
     done = subprocess.run(
         [str(lane.bin / "python"), "-c", _PREFIXES, str(lane.model / "tokenizer.json")],
         input="".join(json.dumps(a, ensure_ascii=False) + "\n" for a in asks),
