@@ -780,13 +780,12 @@ def test_a_whole_answer_in_another_language_is_no_soup_though_english_was_asked(
 
 def test_tool_call_arguments_inside_a_json_string_are_read_once():
     """A tool call written as JSON whose `arguments` is itself a JSON string: its values are
-    judged as prose, and a reason says where once."""
-    args = json.dumps(
-        {"channel": "#ops", "text": "Fixed. wisacke wislished wisStackAs wisOf wisOr"}
-    )
+    judged as prose, and the reason says where once (it said `in JSON strings: ` twice)."""
+    salad = "Here can create to and the of by the in to and can create for of is the"
+    args = json.dumps({"channel": "#ops", "text": salad})
     verdict = detect(json.dumps({"name": "send_message", "arguments": args}), ["en", "json"])
-    assert verdict.garbled
-    assert not any("in JSON strings: in JSON strings" in r for r in verdict.reasons)
+    assert verdict.garbled and verdict.kind == "salad"
+    assert verdict.reasons[0].startswith("in JSON strings: salad ")
     args = json.dumps({"channel": "#ops", "text": "The login outage is resolved for everyone."})
     assert not detect(
         json.dumps({"name": "send_message", "arguments": args}), ["en", "json"]

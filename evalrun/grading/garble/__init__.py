@@ -304,17 +304,9 @@ def _lexicon_langs(
     elif sure and guessed and guessed[0] not in langs:
         # A whole answer in a language the item did not ask for, one pycld2 is sure of
         # (Swahili, Welsh, Vietnamese to an English item): the wrong language is the graders'
-        # business, not soup. Its words are looked up in its list where wordfreq has one.
+        # business, not soup. It is judged as that language, as if the item had asked for it.
         langs += [c for c in guessed if c in WORDFREQ_LANGS]
         spoken = [guessed[0]]
-        if guessed[0] not in WORDFREQ_LANGS:
-            return (
-                tuple(dict.fromkeys(langs)),
-                False,
-                guessed[0] in FUNCTION_WORD_LANGS,
-                False,
-                False,
-            )
     else:
         guessed = ()  # (the item names the Latin-script language: the guess has no say)
     if spoken:  # (an English answer to an item in Russian or Hindi is judged as English)

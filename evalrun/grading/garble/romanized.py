@@ -148,29 +148,28 @@ def fold(word: str, lang: str) -> str:
 def _indic(word: str) -> list[str]:
     """Latin spellings of a word in an Indic script: with and without the consonants' own a
     between consonants (Hindi drops it in speech: kamara -> kamra), never at the end."""
-    units: list[str] = []  # consonants end in "a" (their own vowel) until a sign replaces it
+    sounds: list[str] = []  # each letter's sound, a consonant's without its own a
+    own_a: list[bool] = []  # the consonant still carries its a (no vowel sign or virama came)
     for ch in word:
         kind, sound = _indic_char(ch)
         if kind == "letter":
-            units.append(sound)
-        elif kind == "sign":  # a vowel sign, or "" for a virama: replaces the consonant's a
-            if units and units[-1].endswith("a") and units[-1] not in _INDEPENDENT:
-                units[-1] = units[-1][:-1] + sound
+            consonant = sound.endswith("a") and len(sound) > 1 and sound not in _INDEPENDENT
+            sounds.append(sound[:-1] if consonant else sound)
+            own_a.append(consonant)
+        elif kind == "sign":  # a vowel sign, or "" for a virama: takes the place of the a
+            if own_a and own_a[-1]:
+                sounds[-1] += sound
+                own_a[-1] = False
         elif kind == "nasal":
-            units.append("n")
+            sounds.append("n")
+            own_a.append(False)
         elif kind != "nukta":
             return []
-    if not units:
+    if not sounds:
         return []
-    if units[-1].endswith("a") and len(units[-1]) > 1 and units[-1] not in _INDEPENDENT:
-        units[-1] = units[-1][:-1]
-    full = "".join(units)
-    short = "".join(
-        u[:-1]
-        if i < len(units) - 1 and u.endswith("a") and len(u) > 1 and u not in _INDEPENDENT and i > 0
-        else u
-        for i, u in enumerate(units)
-    )
+    last = len(sounds) - 1
+    full = "".join(s + "a" * (a and i < last) for i, (s, a) in enumerate(zip(sounds, own_a)))
+    short = "".join(s + "a" * (a and i == 0 < last) for i, (s, a) in enumerate(zip(sounds, own_a)))
     return [full, short]
 
 
@@ -206,7 +205,7 @@ def _lexicon(lang: str) -> frozenset[str]:
     for word in itertools.islice(wordlist(lang), TRANSLIT_WORDS):  # (commonest first)
         if table is not None:
             plain = "".join(c for c in unicodedata.normalize("NFD", word) if c.isalpha())
-            for a, b in _GREEK_PAIRS:
+            for a, b in _GREEK_PAIRS if lang == "el" else ():
                 plain = plain.replace(a, b)
             if all(c in table or c.isascii() for c in plain):
                 spelled = "".join(table.get(c, c) for c in plain).replace("-", "")

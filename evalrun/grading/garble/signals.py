@@ -5,6 +5,7 @@ tail after a readable start, one fragment starting most words."""
 from __future__ import annotations
 
 import itertools
+import re
 from collections import Counter
 
 from evalrun.grading.garble import structure
@@ -28,7 +29,6 @@ from evalrun.grading.garble.words import (
     LATIN,
     NOT_A_WORD,
     PUNCT_RUN,
-    QUOTED,
     TOKEN,
     Signal,
     Text,
@@ -434,7 +434,7 @@ def windowed(t: Text) -> list[Signal]:
         signals.append(("soup", _soup_signal))
     if sum(1 for w in ws if w.fw is not None) >= 10:
         signals.append(("function-words", _function_word_signal))
-        if t.english_text or t.reads_english and not t.romanized:
+        if t.reads_english:
             signals.append(
                 (
                     "salad",
@@ -505,7 +505,7 @@ def word_order_signal(t: Text) -> tuple[float, str]:
     mean association (log2 of seen over chance); the worst stretch speaks. Prose stays above
     -1 (`of the` +2.7, `can create` +4.2); words drawn at random run -1.5 to -3 (`the of`, `he
     than`, `people no`)."""
-    if not (t.english_text or t.reads_english and not t.romanized) or t.structured:
+    if not t.reads_english or t.structured:
         return 0.0, ""
     judged: list[tuple[float, int, str] | None] = []
     for a, b in itertools.pairwise(t.words):
@@ -631,7 +631,7 @@ def sprinkle_signal(t: Text) -> tuple[float, str]:
         return 0.0, ""
     stray: dict[str, str] = {}
     latin: list[str] = []
-    quoted = [m.span() for m in QUOTED.finditer(t.text)]
+    quoted = [m.span() for m in _QUOTED.finditer(t.text)]
     seen = Counter(w.key for w in t.words)
     for w in t.words:
         if w.fw is None or w.fw or w.title or w.caps or w.code or w.letters < 2:
@@ -671,17 +671,15 @@ def stub_sentences(t: Text) -> tuple[float, str]:
     sentence alone; a capital letter may (`Answer: A.`, `A. Paris`), so it is not counted."""
     if not t.english_text or t.structured:
         return 0.0, ""
-    stubs = []
-    for prev, w in itertools.pairwise([None, *t.words]):
-        if (
-            w is not None
-            and w.fw
-            and w.key in _STUB_WORDS
-            and not (w.letters == 1 and w.title)
-            and _ends_sentence(t.text, w.start)
-            and (prev is None or prev.stop or _ends_sentence(t.text, prev.start))
-        ):
-            stubs.append(w.key)
+    stubs = [
+        w.key
+        for i, w in enumerate(t.words)
+        if w.fw
+        and w.key in _STUB_WORDS
+        and not (w.letters == 1 and w.title)
+        and _ends_sentence(t.text, w.start)
+        and (i == 0 or t.words[i - 1].stop or _ends_sentence(t.text, t.words[i - 1].start))
+    ]
     if len(stubs) < STUBS_MIN:
         return 0.0, ""
     return min(1.0, 0.5 + 0.1 * (len(stubs) - STUBS_MIN)), (
@@ -691,3 +689,9 @@ def stub_sentences(t: Text) -> tuple[float, str]:
 
 STUBS_MIN = 4
 _STUB_WORDS = _NEVER_LAST | {"a", "to", "in", "on", "at", "by", "for", "with", "from", "before"}
+
+
+# Quoted, bracketed or emphasised stretches: where a glossary or a language lesson sets words apart.
+_QUOTED = re.compile(
+    r'"[^"\n]{1,200}"|“[^”\n]{1,200}”|«[^»\n]{1,200}»|\([^)\n]{1,200}\)|\*[^*\n]{1,200}\*|_[^_\n]{1,200}_'
+)

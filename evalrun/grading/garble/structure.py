@@ -493,8 +493,9 @@ def blank_flood(text: str) -> tuple[float, str]:
     (`1.  (  "` and sixty spaces; ` or areal` and sixty line breaks): the engine emitted one
     whitespace token until the limit."""
     worst = max((m.end() - m.start() for m in _BLANK_RUN.finditer(text)), default=0)
-    lines = max((len(m.group()) for m in _BLANK_LINES.finditer(text)), default=0)
-    gap = max(_LONG_GAP.finditer(text), key=lambda m: len(m.group()), default=None)
+    gaps = list(_LONG_GAP.finditer(text))
+    lines = max((len(m.group()) for m in gaps if m.group().count("\n") >= 24), default=0)
+    gap = max(gaps, key=lambda m: len(m.group()), default=None)
     if gap is not None:
         after = [line.split() for line in text[gap.end() :].split("\n") if line.strip()]
         if len(after) >= 3 and sorted(map(len, after))[len(after) // 2] <= 2:
@@ -575,7 +576,6 @@ def _hollow(line: str) -> bool:
 
 HOLLOW_LINES = 10
 HOLLOW_SHARE = 0.6
-_HOLLOW_EDGE = "*-_=~+.•·!?:;\"'`"
 
 
 def number_soup(text: str) -> tuple[float, str]:
@@ -605,6 +605,7 @@ _OPERATOR_PAIR = re.compile(r"[.,=+×*]{2,}")
 MARK_LINES = 8
 _RULES = frozenset(["---", "----", "___", "____"])  # markdown rules between sections
 _BULLET_MARKS = frozenset("*-_=~+.•·!?:; ")  # (not brackets or #: JSON, code comments)
+_HOLLOW_EDGE = "".join(sorted(_BULLET_MARKS - {" "})) + "\"'`"  # bullets, and quotes around a word
 
 
 SCATTER_GAPS = 4
@@ -626,7 +627,6 @@ def punctuation_only(text: str) -> tuple[float, str]:
 
 
 _BLANK_RUN = re.compile(r" {48,}")
-_BLANK_LINES = re.compile(r"(?:[ \t]*\n){24,}")
 
 
 def word_glitches(text: str) -> tuple[float, str]:

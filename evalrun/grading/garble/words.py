@@ -59,7 +59,8 @@ class Text:
     english_text: bool = False  # English expected, or no language given and the text reads English
     function_words: bool = True  # its languages are ones FUNCTION_WORDS speaks for
     check_words: bool = False  # its Latin words are looked up in the word lists of `langs`
-    reads_english: bool = False  # English, or pycld2 sure it is English whatever was asked
+    reads_english: bool = False  # English, or pycld2 sure it is English whatever was asked:
+    # English's word pairs judge it (never romanized text)
     headline: bool = False  # the answer opens with a title in title case
     romanized: str = ""  # the language it is written in romanized (hi: Hinglish), if one is
     words: list[Word] = field(default_factory=list)
@@ -179,12 +180,6 @@ _SET_APART = re.compile(
 )
 
 
-# Quoted, bracketed or emphasised stretches: where a glossary or a language lesson sets words apart.
-QUOTED = re.compile(
-    r'"[^"\n]{1,200}"|“[^”\n]{1,200}”|«[^»\n]{1,200}»|\([^)\n]{1,200}\)|\*[^*\n]{1,200}\*|_[^_\n]{1,200}_'
-)
-
-
 def read_words(t: Text) -> None:
     """Split the prose part of the text into words with their scripts and weirdness."""
     # Inline code is not prose: blank it out (keeping offsets) unless the whole answer is code
@@ -273,7 +268,7 @@ def read_words(t: Text) -> None:
         [w.key for w in t.words if w.scripts == LATIN and not w.code and w.key.isalnum()]
     ) or transliterated([w.key for w in t.words if w.listed is False])
     if t.romanized:  # (Hinglish that pycld2 calls English is no English for the word lists)
-        t.english_text = t.function_words = False
+        t.english_text = t.function_words = t.reads_english = False
     if t.romanized == "ar":
         for w in t.words:
             if ARABIZI.match(w.key):
@@ -290,9 +285,8 @@ def _only_with_odd_shapes(t: Text) -> None:
     shaped like words, and its small words recur (aur, ki, hai)."""
     if sum(1 for w in t.words if w.weird not in ("", NOT_A_WORD, CASE_FLIP)) >= ODD_SHAPES:
         return  # (a case flip is a brand as often as not: WhatsApp, YouTube)
-    unlisted = [w.key for w in t.words if w.listed is False]
-    if t.romanized:
-        unlisted = []  # (its small words are known: that they recur need not be shown)
+    # (a romanized language's small words are known: that they recur need not be shown)
+    unlisted = [] if t.romanized else [w.key for w in t.words if w.listed is False]
     seen: set[str] = set()
     recurring = 0
     for key in unlisted:
