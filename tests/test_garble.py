@@ -790,3 +790,10 @@ def test_tool_call_arguments_inside_a_json_string_are_read_once():
     assert not detect(
         json.dumps({"name": "send_message", "arguments": args}), ["en", "json"]
     ).garbled
+
+
+def test_a_gap_of_blank_lines_is_counted_in_lines_not_characters():
+    text = "The planets in order are:" + " \t\n" * 14 + "HHH H\n\nthe.\n\nbuilding a_\n\nA"
+    verdict = detect(text, ["en"])
+    assert verdict.kind == "flood"
+    assert any(r.startswith("blank (0.60): 14 blank lines in a row") for r in verdict.reasons)

@@ -499,9 +499,8 @@ def blank_flood(text: str) -> tuple[float, str]:
     if gap is not None:
         after = [line.split() for line in text[gap.end() :].split("\n") if line.strip()]
         if len(after) >= 3 and sorted(map(len, after))[len(after) // 2] <= 2:
-            return 0.6, (  # (a long gap, then fragments: `HHH H`, `the.`, `building a_`)
-                f"{len(gap.group())} blank lines in a row, then {len(after)} lines of a word or two"
-            )
+            blank = gap.group().count("\n")  # (a long gap, then fragments: `HHH H`, `the.`)
+            return 0.6, f"{blank} blank lines in a row, then {len(after)} lines of a word or two"
     if worst < 48 and lines < 24:
         return 0.0, ""
     share = sum(c.isspace() for c in text) / len(text)
