@@ -736,6 +736,29 @@ def test_shapes_and_their_look_alikes(garbled, clean, expect):
     assert not detect(clean, expect).garbled
 
 
+# The signal each session-6 shape is caught by, and the family a user sees (LOOK_ALIKES_6 order).
+SESSION_6_SIGNALS = [
+    ("doubled", "collapse"),
+    ("hollow-lines", "flood"),
+    ("sprinkle", "multi-script"),
+    ("stubs", "salad"),
+    ("number-soup", "flood"),
+    ("blank", "flood"),
+    ("capitals", "salad"),
+]
+
+
+@pytest.mark.parametrize(
+    ("garbled", "expect", "signal", "kind"),
+    [(g, e, *sk) for (g, _, e), sk in zip(LOOK_ALIKES_6, SESSION_6_SIGNALS, strict=True)],
+    ids=[signal for signal, _ in SESSION_6_SIGNALS],
+)
+def test_session_6_signals_catch_their_shapes_and_name_the_family(garbled, expect, signal, kind):
+    verdict = detect(garbled, expect)
+    assert verdict.kind == kind
+    assert any(r.startswith(f"{signal} (") for r in verdict.reasons), verdict.reasons
+
+
 ROMANIZED_ANSWERS = [
     "Haan bilkul! Python mein list ko sort karne ke liye aap sorted() function use kar sakte "
     "ho. Agar aapko original list change karni hai to list.sort() better hai.",
