@@ -759,6 +759,42 @@ def test_session_6_signals_catch_their_shapes_and_name_the_family(garbled, expec
     assert any(r.startswith(f"{signal} (") for r in verdict.reasons), verdict.reasons
 
 
+# Session 7: word salads that break function words (an article before another, a sentence ending
+# on one), each beside clean text in the same language that bends the same rules legitimately.
+LOOK_ALIKES_7 = [
+    (  # English phrases spliced, against a court transcript that stutters with punctuation
+        "A refrigerator moves heat from the inside to the room. Refrigerant gas narrow valve "
+        "compressor squeezes a the off its the temperature. The thermostat reads set to the coils of.",
+        "Q. And you were where, at that time? A. At the - in the car park. The, the loading bay, "
+        "I mean. Q. And the van? A. It was parked by the the gate, near the office.",
+        ["en"],
+    ),
+    (  # Spanish words shuffled, against `la de`, `lo que`, `una y otra vez`
+        "La lava sale cuando el magma llega a la superficie. Volcán la un terrestre es corteza "
+        "magma la el. Forma de de otros volcanes entran en erupción tranquila y algunos.",
+        "El volcán de Fuego es uno de los más activos. La de Pacaya, en cambio, es más tranquila, "
+        "y lo que más atrae a los turistas es ver la lava una y otra vez desde el mirador.",
+        ["es"],
+    ),
+    (  # French phrases spliced, against `un et un font deux` and a quoted example
+        "La tour Eiffel a été construite pour l'Exposition universelle. Grâce à son les de "
+        "visiteurs par an la un monument. Nombreux artistes la des critiquée au début du.",
+        "La tour Eiffel a été construite pour l'Exposition universelle de 1889. Au début, de "
+        "nombreux artistes l'ont critiquée. Un et un font deux, dit le guide, et « la un » "
+        "n'est pas du français.",
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(("garbled", "clean", "expect"), LOOK_ALIKES_7, ids=["en", "es", "fr"])
+def test_function_words_out_of_order_are_salad(garbled, clean, expect):
+    verdict = detect(garbled, expect)
+    assert verdict.kind == "salad"
+    assert any(r.startswith("grammar (") for r in verdict.reasons), verdict.reasons
+    assert not detect(clean, expect).garbled
+
+
 ROMANIZED_ANSWERS = [
     "Haan bilkul! Python mein list ko sort karne ke liye aap sorted() function use kar sakte "
     "ho. Agar aapko original list change karni hai to list.sort() better hai.",

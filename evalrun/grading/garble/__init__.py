@@ -21,6 +21,9 @@ The parts:
 - signals.py: word-level signals (scripts, and whether other-script words are set apart the way
   a glossary sets them; soup; made-up words in scripts with word lists; function words; salad;
   collapse; tail), also over windows so a junk tail is not diluted by a long clean start;
+- grammar.py: function words where no sentence has them (`a the`, `la un`, a sentence ending on
+  `de`), in en, fr, es, it, pt, de, nl: salads of real words keep their words and phrases but
+  break these;
 - repeats.py: floods, loops of tokens, diversity, fragments, mojibake, undecoded tokenizer
   pieces, replacement and control chars;
 - structure.py: sequence-level signals (punctuation floods, short-unit and line loops,
@@ -41,6 +44,7 @@ from pydantic import BaseModel, Field
 
 from evalrun.endpoint.response import Response
 from evalrun.grading.garble import structure
+from evalrun.grading.garble.grammar import grammar_signal
 from evalrun.grading.garble.lexicon import (
     LATIN_DEFAULT,
     WORDFREQ_LANGS,
@@ -138,8 +142,8 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         tabular=tabular,
         compounding=not expect or any(e.split("-")[0].lower() in COMPOUNDING for e in expect),
     )
-    t.langs, t.english_text, t.function_words, t.check_words, t.reads_english = _lexicon_langs(
-        text, expect
+    t.langs, t.english_text, t.function_words, t.check_words, t.reads_english, t.lang = (
+        _lexicon_langs(text, expect)
     )
     read_words(t)
     mark_function_words(t)
@@ -165,6 +169,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         ("capitals", salad_signal(t)),
         ("word-order", word_order_signal(t)),
         ("glued", glued_signal(t)),
+        ("grammar", grammar_signal(t, t.lang)),
         ("doubled", doubled_signal(t)),
         ("sprinkle", sprinkle_signal(t)),
         ("stubs", stub_sentences(t)),
@@ -223,6 +228,7 @@ _SIGNAL_KIND = {
     "salad": "salad",
     "capitals": "salad",
     "word-order": "salad",
+    "grammar": "salad",
     "glued": "non-words",
     "doubled": "collapse",
     "sprinkle": "multi-script",
@@ -285,7 +291,7 @@ def _kind(shown: list[Signal], words: int) -> str:
 
 def _lexicon_langs(
     text: str, expect: list[str] | None
-) -> tuple[tuple[str, ...], bool, bool, bool, bool]:
+) -> tuple[tuple[str, ...], bool, bool, bool, bool, str | None]:
     """Languages whose word lists judge the Latin-script words (English, the expected ones, and
     when the item names no Latin-script language, the ones pycld2 finds in the text); whether
     the text is English (only English expected, or none and the text reads English); and
@@ -293,7 +299,9 @@ def _lexicon_langs(
     (not Lithuanian, Igbo or Hinglish, whose function words the list lacks); and whether its
     Latin words are looked up in the lists (English, or no language named and pycld2 unsure
     which it is: soup that it calls Basque or Latin at a guess); and whether it reads as English
-    whatever the item asked for (its word pairs and function-word pairs are English's to judge)."""
+    whatever the item asked for (its word pairs and function-word pairs are English's to judge);
+    and the language its running text is in (pycld2's when sure, else the one language asked for),
+    if one."""
     spoken = [e.strip().lower().split("-")[0] for e in expect or () if e.lower() not in _KINDS]
     named = [c for c in (wordfreq_code(e) for e in spoken) if c]
     langs = ["en", *named]
@@ -318,12 +326,17 @@ def _lexicon_langs(
         function_words = not guessed or guessed[0] in FUNCTION_WORD_LANGS
     # (English soup to a German item is looked up too, though judged as no English otherwise)
     check_words = english or not sure or reads_english
+    if sure and guessed:
+        lang: str | None = guessed[0]
+    else:
+        lang = spoken[0] if len(set(spoken)) == 1 else None
     return (
         tuple(dict.fromkeys(langs)),
         english,
         function_words,
         check_words,
         english or reads_english,
+        lang,
     )
 
 

@@ -63,6 +63,7 @@ class Text:
     # English's word pairs judge it (never romanized text)
     headline: bool = False  # the answer opens with a title in title case
     romanized: str = ""  # the language it is written in romanized (hi: Hinglish), if one is
+    lang: str | None = None  # the language of its running text (pycld2 sure, or the one expected)
     words: list[Word] = field(default_factory=list)
 
 
