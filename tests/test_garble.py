@@ -759,15 +759,17 @@ def test_session_6_signals_catch_their_shapes_and_name_the_family(garbled, expec
     assert any(r.startswith(f"{signal} (") for r in verdict.reasons), verdict.reasons
 
 
-# Session 7: word salads that break function words (an article before another, a sentence ending
-# on one), each beside clean text in the same language that bends the same rules legitimately.
-LOOK_ALIKES_7 = [
+# Session 7's shapes, each beside clean text that bends the same rule legitimately, and the signal
+# that catches it with the family a user sees.
+SESSION_7 = [
     (  # English phrases spliced, against a court transcript that stutters with punctuation
         "A refrigerator moves heat from the inside to the room. Refrigerant gas narrow valve "
         "compressor squeezes a the off its the temperature. The thermostat reads set to the coils of.",
         "Q. And you were where, at that time? A. At the - in the car park. The, the loading bay, "
         "I mean. Q. And the van? A. It was parked by the the gate, near the office.",
         ["en"],
+        "grammar",
+        "salad",
     ),
     (  # Spanish words shuffled, against `la de`, `lo que`, `una y otra vez`
         "La lava sale cuando el magma llega a la superficie. Volcán la un terrestre es corteza "
@@ -775,6 +777,8 @@ LOOK_ALIKES_7 = [
         "El volcán de Fuego es uno de los más activos. La de Pacaya, en cambio, es más tranquila, "
         "y lo que más atrae a los turistas es ver la lava una y otra vez desde el mirador.",
         ["es"],
+        "grammar",
+        "salad",
     ),
     (  # French phrases spliced, against `un et un font deux` and a quoted example
         "La tour Eiffel a été construite pour l'Exposition universelle. Grâce à son les de "
@@ -783,15 +787,29 @@ LOOK_ALIKES_7 = [
         "nombreux artistes l'ont critiquée. Un et un font deux, dit le guide, et « la un » "
         "n'est pas du français.",
         None,
+        "grammar",
+        "salad",
+    ),
+    (  # capitals glued into one token, against a protein, the alphabet and a DNA primer
+        "Aresian: LONGEUR\nLONGISERESIAQUASILEMETRESEICSALPAJAPABISTRIAGUPLANTERIMELTAMICARPED",
+        "Human hemoglobin alpha starts MVLSPADKTNVKAAWGKVGAHAGEYGAEALERMFLSF; the alphabet is "
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZ; the primer reads GATTACACCGTAGGCTTAACGGATCCATG.",
+        None,
+        "capital-runs",
+        "non-words",
     ),
 ]
 
 
-@pytest.mark.parametrize(("garbled", "clean", "expect"), LOOK_ALIKES_7, ids=["en", "es", "fr"])
-def test_function_words_out_of_order_are_salad(garbled, clean, expect):
+@pytest.mark.parametrize(
+    ("garbled", "clean", "expect", "signal", "kind"),
+    SESSION_7,
+    ids=["grammar-en", "grammar-es", "grammar-fr", "capital-runs"],
+)
+def test_session_7_shapes_their_signals_and_look_alikes(garbled, clean, expect, signal, kind):
     verdict = detect(garbled, expect)
-    assert verdict.kind == "salad"
-    assert any(r.startswith("grammar (") for r in verdict.reasons), verdict.reasons
+    assert verdict.kind == kind
+    assert any(r.startswith(f"{signal} (") for r in verdict.reasons), verdict.reasons
     assert not detect(clean, expect).garbled
 
 

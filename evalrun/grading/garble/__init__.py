@@ -180,6 +180,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         ("mark-lines", structure.mark_lines(text)),
         ("hollow-lines", structure.hollow_lines(text)),
         ("number-soup", structure.number_soup(text)),
+        ("capital-runs", structure.capital_runs(text)),
     ):
         signals.append(Signal(name, score, reason))
     if not t.structured:  # prose only: code, JSON and tables have symbols, lone letters, no commas
@@ -239,6 +240,7 @@ _SIGNAL_KIND = {
     "mark-lines": "flood",
     "hollow-lines": "flood",
     "number-soup": "flood",
+    "capital-runs": "non-words",
     "clusters": "non-words",
     "flood": "flood",
     "diversity": "flood",

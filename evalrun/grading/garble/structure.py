@@ -20,6 +20,7 @@ import itertools
 import re
 import unicodedata
 import warnings
+import zlib
 from collections import Counter
 from collections.abc import Callable
 
@@ -599,6 +600,33 @@ def number_soup(text: str) -> tuple[float, str]:
 NUMBER_SOUP_PAIRS = 2
 _NUMERIC_RUN = re.compile(r"(?<!\w)[\d.,=+×*/-]{12,}")
 _OPERATOR_PAIR = re.compile(r"[.,=+×*]{2,}")
+
+
+def capital_runs(text: str) -> tuple[float, str]:
+    """Capital letters run together for CAPITAL_RUN letters or more, spelling nothing
+    (`LONGISERESIAQUASILEMETRESEICSALPAJAPA`): a decoder gluing pieces without spaces. Not the
+    alphabet, a protein or DNA sequence (letters of those alphabets only), a placeholder
+    (`XXXXXXXX`) or a unit repeated (`FAKEKEYFAKEKEY`, squeezed small by zlib)."""
+    runs = [
+        run
+        for run in _CAPITAL_RUN.findall(text)
+        if not set(run) <= _SEQUENCE_LETTERS
+        and run not in _ALPHABET
+        and len(zlib.compress(run.encode())) > 0.6 * len(run)
+    ]
+    if not runs:
+        return 0.0, ""
+    longest = max(runs, key=len)
+    return 0.8, (
+        f"{len(runs)} run(s) of capital letters with no space, up to {len(longest)} long "
+        f"({longest[:24]}...)"
+    )
+
+
+CAPITAL_RUN = 25
+_CAPITAL_RUN = re.compile(rf"[A-Z]{{{CAPITAL_RUN},}}")
+_SEQUENCE_LETTERS = frozenset("ACDEFGHIKLMNPQRSTVWXY")  # amino acids (DNA's ACGT among them)
+_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 MARK_LINES = 8
