@@ -813,6 +813,45 @@ def test_session_7_shapes_their_signals_and_look_alikes(garbled, clean, expect, 
     assert not detect(clean, expect).garbled
 
 
+# Clean answers session 7 stopped flagging, each in a shape the blind batch clean_adversarial7
+# showed (the session-start detector called every one of these garbled).
+SESSION_7_CLEAN = [
+    (
+        "hahahaha ok that's hilarious, my cousin sent jajajajaja and my friend from Jakarta "
+        "just wrote wkwkwkwk lol",
+        None,
+    ),
+    (
+        "Link budget: Tx +18 dBm, feeder -2 dB, antenna +12 dBi, path loss 104 dB, so -76 dBm "
+        "at the receiver; that is 6 dB above sensitivity, and 3 dB more with the 15 dBi dish.",
+        None,
+    ),
+    (
+        "Good morning: Georgian დილა მშვიდობისა (dila mshvidobisa), Armenian Բարի լույս "
+        "(bari luys), Russian Доброе утро (dobroye utro). Good night: Georgian ღამე მშვიდობისა "
+        "(ghame mshvidobisa), Armenian Բարի գիշեր (bari gisher), Russian Спокойной ночи "
+        "(spokoynoy nochi).",
+        ["en"],
+    ),
+    (
+        "Njan ippol office il aanu, vaikunneram vilikkam. Ningal evide aanu? Ivide nalla mazha "
+        "undu, kuda edukkan marakkalle.",
+        None,
+    ),
+    ("Selam! Endet neh? Ishi, dehna negn, betam amesegnalehu. Buna ena dabo ihe.", None),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "expect"),
+    SESSION_7_CLEAN,
+    ids=["laughter", "units", "glossary-twice-round", "malayalam", "amharic"],
+)
+def test_session_7_clean_shapes_stay_clean(text, expect):
+    verdict = detect(text, expect)
+    assert not verdict.garbled, verdict.reasons
+
+
 ROMANIZED_ANSWERS = [
     "Haan bilkul! Python mein list ko sort karne ke liye aap sorted() function use kar sakte "
     "ho. Agar aapko original list change karni hai to list.sort() better hai.",

@@ -91,11 +91,11 @@ def test_figures_on_the_tuning_half(corpus):
     assert not got["loop_wrong"], got["loop_wrong"]
 
 
-TUNING_CAUGHT = 0.79  # measured 79.5% (1239 of 1558) at session 6's end
+TUNING_CAUGHT = 0.81  # measured 81.2% (1265 of 1558) in session 7
 TUNING_FAMILY_FLOOR = {  # measured at session 6's end, after real vLLM output under 12 new faults
     "multi-script": 0.89,  # 89.8% (141 of 157)
     "non-words": 0.81,  # 81.7% (403 of 493)
-    "salad": 0.53,  # 54.0% (109 of 202): salads of real words and spliced phrases want a language model
+    "salad": 0.61,  # 61.4% (124 of 202) in session 7: spliced phrases want a language model
     "loop": 0.95,  # 95.9% (163 of 170)
     "flood": 0.86,  # 86.4% (153 of 177)
     "collapse": 0.68,  # 68.1% (190 of 279): sparse glitches, decaying identifiers
@@ -123,11 +123,11 @@ def test_figures_on_the_held_out_half(corpus):
     )
 
 
-# measured 3.3% (54 of 1622) at session 6's end: 5 among 124 romanized and code-mixed answers
-# (clean_adversarial5), none among 108 ordinary answers in 40 languages (clean_adversarial6) or
-# 13 healthy vLLM answers under new faults (clean_vllm2); the session-start detector flags 6.4%
-HELD_OUT_FP = 0.034
-HELD_OUT_CAUGHT = 0.775  # measured 78.1% (1199 of 1536): partial-fault rows and word salads miss
+# measured 3.4% (60 of 1752) in session 7, with clean_adversarial7 (a blind batch of jargon,
+# laughter, lyrics, glossaries, layouts: its held-out half was flagged 9 of 130 on arrival, 8
+# now); 54 of 1622 without it at session 6's end; the session-6-start detector flags 6.4%
+HELD_OUT_FP = 0.035
+HELD_OUT_CAUGHT = 0.79  # measured 79.5% (1221 of 1536) in session 7: partial faults, word salads
 HELD_OUT_LOOPS_WRONG = 1
 
 

@@ -234,8 +234,12 @@ def fragment_signal(t: Text) -> tuple[float, str]:
     # identifiers embed each other (request, send_request, RequestError): code lines stay out
     keys = [
         w.key
-        for w in t.words
-        if w.letters >= 2 and not w.code and "_" not in w.key and "." not in w.key
+        for prev, w in zip([None, *t.words], t.words, strict=False)
+        if w.letters >= 2
+        and not w.code
+        and "_" not in w.key
+        and "." not in w.key
+        and not (prev and prev.key[:1].isdigit())  # units: +20 dBm, -1.5 dB, 9 dBi
     ]
     if len(keys) < 12:
         return 0.0, ""

@@ -1,6 +1,7 @@
 """Languages written in Latin letters that word lists do not hold: romanized Hindi and Urdu
-(Hinglish), Bengali, Tamil, Telugu, Arabic (Arabizi), Japanese (romaji), Chinese (pinyin), Russian,
-Greek, Persian and Korean as people type them in chats, and as models answer in them.
+(Hinglish), Bengali, Tamil, Telugu, Malayalam, Arabic (Arabizi), Japanese (romaji), Chinese
+(pinyin), Russian, Greek, Persian, Amharic and Korean as people type them in chats, and as models
+answer in them.
 
 wordfreq lists these languages in their own scripts only, and pycld2 reads them as English at
 a guess, so their words look unlisted, word after word, like soup. Two things tell them apart:
@@ -68,6 +69,14 @@ ROMANIZED: dict[str, frozenset[str]] = {
             az dar ke ro mikonam mikham kon konam kardan shod shode mishe mikhay bashe bashi
             beshe baraye va ye yek har rooz kheili kheyli ziad aval baad alan inja unja chon
             vali amma age agar khodet khodam""",
+        "ml": """njan ente ninte ningal ningalude avan aval avar nammal njangal enikku ninakku
+            aanu alla illa undu unde oru randu evide enthu entha enthanu engane eppol ippol
+            appol pinne ennu vannu poyi varu cheyyu cheyyam kazhicho venam venda veendum
+            nalla nannayi valare onnum kure athu ithu avide ivide sheri shari mathi kollam
+            pakshe kondu koode vendi""",
+        "am": """selam endet neh nesh nachihu dehna negn nen amesegnalehu ameseginalehu ishi awo
+            aydelem yelem betam konjo lemin mechie esti ebakih ebakish anchi egna enante enesu
+            yimesgen egziabher tenastilign ihe ena wede""",
         "ko": """annyeong annyeonghaseyo saranghae gamsahamnida kamsahamnida aniyo jeo neo uri
             mwo wae eodi juseyo haseyo imnida isseoyo eopseoyo""",
     }.items()

@@ -91,6 +91,10 @@ je v se na to že s z do
 )
 
 
+# A syllable of one or two letters said over and over: laughter (hahaha, jajaja, kkkk, wkwkwk).
+LAUGH = re.compile(r"(\w{1,2})\1{2,}", re.I)
+
+
 # The languages FUNCTION_WORDS speaks for (wordfreq codes where they differ: fil, nb). Not
 # Turkish: like Finnish or Hungarian it puts in suffixes what these put in words (sinemaya gittim).
 FUNCTION_WORD_LANGS = frozenset("en fr de es it pt nl sv pl vi id ms cs sk ru uk be bg".split())

@@ -156,12 +156,21 @@ def prefix_signal(t: Text) -> tuple[float, str]:
     few = len(sharing) >= 4 and share >= 0.6 and len(unlisted) >= 2
     if not (many or few):
         return 0.0, ""
-    distinct = set(sharing)
-    if t.langs and sum(known(k, t.langs) for k in distinct) >= PARADIGM_LISTED * len(distinct):
-        return 0.0, ""  # words of one family in the lists: hablo hablas habla hablamos hablan
+    distinct = {w.key: w for w in words if w.key.startswith(stem)}
+    listed = sum(known(k, t.langs + _own_langs(w)) for k, w in distinct.items())
+    if listed >= PARADIGM_LISTED * len(distinct):
+        return 0.0, ""  # words of one family in the lists: hablo hablas habla, книга книги книге
     return min(1.0, 0.5 + (share - 0.5)), (
         f"{len(sharing)} of {len(keys)} words start with {stem!r} ({len(set(sharing))} different)"
     )
+
+
+def _own_langs(w: Word) -> tuple[str, ...]:
+    """The languages of a one-script word's own script with word lists (Cyrillic: ru, uk, ...)."""
+    if len(w.scripts) != 1:
+        return ()
+    (script,) = w.scripts
+    return tuple(SCRIPT_LANGS.get(script, ()))
 
 
 PARADIGM_LISTED = 0.6  # share of a stem's different words in a word list: a paradigm, not pieces
@@ -216,11 +225,14 @@ def _script_signal(t: Text, words: list[Word]) -> tuple[float, str]:
     )
     foreign = [w.letters for w in words if len(w.scripts) == 1 and not w.scripts <= allowed]
     scraps = n_scripts >= 4 and sum(foreign) <= 3 * len(foreign)  # 了 ত ครับ: letters, not words
+    # every run set apart: a list of words by language, short ones (ㅋㅋ (ko), 哈哈 (zh)) and one
+    # that goes round the languages twice (Hello: ..., Thanks: ...) too
+    listed = runs >= 3 and framed_runs == runs and not any(len(w.scripts) > 1 for w in words)
     if (
         glued == 0
-        and returns < 2
+        and (returns < 2 or listed)
         and isolated
-        and not scraps
+        and (not scraps or listed)
         and intact >= (INTACT_SHARE if lenient or framed >= 0.75 else 0.8)
         and framed >= FRAMED_SHARE
     ):
@@ -247,26 +259,33 @@ FRAMED_SHARE = 0.5  # of the runs of other-script words that a glossary sets apa
 def _framed_runs(text: str, words: list[Word], allowed: frozenset[str]) -> tuple[int, int]:
     """The runs of words in other scripts, and how many are set apart the way people quote a word
     of another language: after a colon, a dash, an opening bracket or quote, a comma or a line
-    start, or closed by a bracket or quote ("Russian: Доброе утро", "thank you (спасибо)").
-    Soup drops them between ordinary words (war's 自己目标银行 ascribed)."""
-    runs = framed = 0
+    start, or closed by a bracket or quote, or followed by one ("Russian: Доброе утро", "thank
+    you (спасибо)", "Chechen Маршалла ду хьоьга (marshalla du h'oga)"). Soup drops them between
+    ordinary words (war's 自己目标银行 ascribed)."""
+    runs: list[tuple[int, int]] = []  # (first word, last word) of each run
     prev_foreign = False
     for i, w in enumerate(words):
         foreign = bool(w.scripts) and not w.scripts <= allowed
         if foreign and not prev_foreign:
-            runs += 1
-            before = text[max(0, w.start - 80) : w.start].rstrip(" \t")[-1:] if w.start else ""
-            end = text.find(" ", w.start)
-            token = text[w.start : len(text) if end < 0 else end].rstrip("\n")
-            after = text[words[i + 1].start] if i + 1 < len(words) else ""
-            framed += (
-                before in _OPENERS
-                or token[0] in _OPENERS[2:]
-                or token[-1:] in _CLOSERS
-                or after in "(（"
-            )
+            runs.append((i, i))
+        elif foreign:
+            runs[-1] = (runs[-1][0], i)
         prev_foreign = foreign or (prev_foreign and not w.scripts)
-    return runs, framed
+    framed = 0
+    for first, last in runs:
+        w, z = words[first], words[last]
+        before = text[max(0, w.start - 80) : w.start].rstrip(" \t")[-1:] if w.start else ""
+        end = text.find(" ", z.start)
+        token = text[z.start : len(text) if end < 0 else end].rstrip("\n")
+        after = text[words[last + 1].start] if last + 1 < len(words) else ""
+        framed += (
+            before in _OPENERS
+            or text[w.start] in _OPENERS[2:]
+            or token[-1:] in _CLOSERS
+            or after != ""
+            and after in "(（"
+        )
+    return len(runs), framed
 
 
 # '' and a line break count as a start; so does the end of a sentence in another language.

@@ -24,7 +24,7 @@ import zlib
 from collections import Counter
 from collections.abc import Callable
 
-from evalrun.grading.garble.scripts import EDGE, FUNCTION_WORDS, KANA_HAN, is_box
+from evalrun.grading.garble.scripts import EDGE, FUNCTION_WORDS, KANA_HAN, LAUGH, is_box
 
 TOKEN = re.compile(r"\S+")
 _FLOOD_PUNCT = frozenset(",.;:!?")
@@ -663,7 +663,12 @@ def word_glitches(text: str) -> tuple[float, str]:
     (traf2880), or five letters glued to themselves inside a word (willrapistsrapists). Two
     or more in a text."""
     prose = _FENCED.sub(" ", text)
-    found = [m.group() for rx in _GLITCHES for m in rx.finditer(prose)]
+    found = [
+        m.group()
+        for rx in _GLITCHES
+        for m in rx.finditer(prose)
+        if not LAUGH.fullmatch(m.group())  # (hahaha, jajajajaja: laughter glued to itself)
+    ]
     found += [  # (words of 64 characters at most: the search is cubic in a word's length)
         m.group()
         for w in prose.split()

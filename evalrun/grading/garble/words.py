@@ -18,6 +18,7 @@ from evalrun.grading.garble.romanized import ARABIZI, romanized_language, transl
 from evalrun.grading.garble.scripts import (
     CJK,
     FUNCTION_WORDS,
+    LAUGH,
     PUNCT,
     char_script,
     script_cache,
@@ -413,7 +414,7 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: Text, cod
             return ""  # paths, URLs, e-mail addresses, identifiers, gl.glBindBuffer, AWS::EC2::VPC
         low = core.lower()
         if letters >= 6 and not any(c in _VOWELS for c in low) and not core.isupper():
-            return "no vowels"
+            return "" if LAUGH.fullmatch(low) else "no vowels"  # (wkwkwk, kkkkkk: laughter)
         if (
             _CONS_RUN.search(low)
             and not (t.compounding and not _CONS_RUN_LONG.search(low))
@@ -431,7 +432,7 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: Text, cod
             return "run-together"  # (not CamelCase names, nor protein or DNA sequences)
         if len(_INNER_PUNCT.findall(core)) >= 2 and not _bracketed_name(core):
             return "punctuation inside"
-        if letters >= 8 and not code and _repeats_fragment(low):
+        if letters >= 8 and not code and _repeats_fragment(low) and not LAUGH.fullmatch(low):
             return "repeated fragment"
     elif (
         scripts == {"cyrillic"} and letters >= 6 and not any(c in _CYR_VOWELS for c in core.lower())
@@ -490,7 +491,16 @@ def _listed(key: str, scripts: frozenset[str], letters: int, langs: tuple[str, .
         return None  # a small model's Russian or Spanish is full of made-up words: no say there
     if any(c in _TONE_MARKS for c in key):
         return None  # pinyin (nǐ hǎo), rōmaji (Tōkyō), Māori, Latvian: not in these lists
-    return known(key, langs)
+    if LAUGH.fullmatch(key):
+        return None  # hahaha, jajaja, kkkk, wkwkwk, rsrs: laughter, not a word of any list
+    if known(key, langs):
+        return True
+    if _DRAWN_OUT.search(key):  # sooooo goooood, insaaane: a word drawn out for effect
+        return any(known(_DRAWN_OUT.sub(n, key), langs) for n in (r"\1\1", r"\1"))
+    return False
+
+
+_DRAWN_OUT = re.compile(r"(\w)\1{2,}")
 
 
 _TONE_MARKS = frozenset("āēīōūǖǎěǐǒǔǚǘǜ")
