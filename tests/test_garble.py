@@ -727,8 +727,56 @@ LOOK_ALIKES_6 = [
 ]
 
 
+# Session 7: structured answers (code, JSON, tool calls), where word checks are off.
+LOOK_ALIKES_7 = [
+    (  # code whose identifiers decayed into junk glued by brackets, against brackets code leaves
+        # open or closes on its own (a shell case label, a regex)
+        "```go\nfunc sumPrices(items []Item) float64 {\n\ttotal := 0.0\n\tfor _, it := range "
+        "items {\n\t\ttotal += it.Price\n\t}\n    trell(ocabu{stane=merid\n  quansh]);vorel.tesk\n"
+        "      plimbo[darev->sorth}amble\n\treturn total\n}\n```",
+        '```bash\ncase "$1" in\n  start)\n    systemctl start app\n    ;;\n  stop|halt)\n'
+        '    systemctl stop app\n    ;;\n  *)\n    echo "usage: $0 {start|stop}" >&2\n    ;;\nesac\n'
+        "grep -E '^\\(?[0-9]{3}\\)?' phones.txt | sed 's/[()]//g'\n```",
+        ["en", "code"],
+    ),
+    (  # a program that runs on in rows of English words, against words code and data may hold
+        # on their lines (a docstring, a template literal, a lowercase SQL query)
+        "```java\npublic class Basket {\n    private final List<Item> items = new ArrayList<>();\n\n"
+        "    public int total() {\n        return items.stream().mapToInt(Item::price).sum();\n"
+        "    }\n    morning window quickly station river paper\n"
+        "    answer village clearly money garden\n}\n```",
+        '```python\ndef plan():\n    """\n    Read input file quickly\n    Build frequency table '
+        'fast\n    """\n    return TEMPLATE\n```\n\n```javascript\nconst banner = `\n  Welcome '
+        "back dear friends\n  Fresh coffee every morning\n`;\n```\n\n```sql\nselect name email "
+        "phone country\nfrom users\n```",
+        ["en", "code"],
+    ),
+    (  # JSON records whose keys lost their values to bare words, against the liberties answers
+        # take with JSON (comments, trailing commas, unquoted keys, elisions, a cut-off end)
+        '[\n  {\n    "city": "Lisbon",\n    "river": "Tagus"\n  },\n  {\n    "city" Porto Bridges '
+        'window the and if garden morning,\n    "river" Douro Fold the paper keep warm\n  },\n'
+        '  {\n    "city": "Coimbra"\n  }\n]',
+        '```json\n{\n  // the service (lowercase\n  name: "api",\n  "tags": ["a", "b",],\n'
+        '  "users": [\n    {"id": 1},\n    ...\n  ],\n}\n```\n\n{\n  "city": "Lisbon",\n'
+        '  "note" Built on seven',
+        ["en", "json"],
+    ),
+    (  # Chinese words where a program has its names, in an English answer; against Chinese in
+        # its strings and comments, and as data in shell and SQL
+        "Read the file and count its words:\n\n```python\nfrom collections import Counter\n\n"
+        "def 统计(path):\n    with open(path) as 文件:\n        return Counter(文件.read().split())"
+        "\n```\n\nIt returns a Counter of the words.",
+        'Keep Chinese text in strings:\n\n```python\nGREETING = "你好，世界"  # 问候语\n'
+        'def greet(name):\n    # 返回问候\n    return f"{GREETING}, {name}"\n```\n\n```bash\n'
+        "echo 你好\n```\n\n```sql\nSELECT 名前, 年齢 FROM 社員;\n```\n\nThe word 你好 means hello.",
+        None,
+    ),
+]
+
+
 @pytest.mark.parametrize(
-    ("garbled", "clean", "expect"), [*LOOK_ALIKES_4, *LOOK_ALIKES_5, *LOOK_ALIKES_6]
+    ("garbled", "clean", "expect"),
+    [*LOOK_ALIKES_4, *LOOK_ALIKES_5, *LOOK_ALIKES_6, *LOOK_ALIKES_7],
 )
 def test_shapes_and_their_look_alikes(garbled, clean, expect):
     """Each shape a session taught the detector, beside the clean text it could be taken for."""
@@ -757,6 +805,87 @@ def test_session_6_signals_catch_their_shapes_and_name_the_family(garbled, expec
     verdict = detect(garbled, expect)
     assert verdict.kind == kind
     assert any(r.startswith(f"{signal} (") for r in verdict.reasons), verdict.reasons
+
+
+# The signal each session-7 shape is caught by, and the family a user sees (LOOK_ALIKES_7 order).
+SESSION_7_SIGNALS = [
+    ("brackets", "collapse"),
+    ("code-words", "collapse"),
+    ("json", "collapse"),
+    ("code-names", "multi-script"),
+]
+
+
+@pytest.mark.parametrize(
+    ("garbled", "expect", "signal", "kind"),
+    [(g, e, *sk) for (g, _, e), sk in zip(LOOK_ALIKES_7, SESSION_7_SIGNALS, strict=True)],
+    ids=[signal for signal, _ in SESSION_7_SIGNALS],
+)
+def test_session_7_signals_catch_their_shapes_and_name_the_family(garbled, expect, signal, kind):
+    verdict = detect(garbled, expect)
+    assert verdict.kind == kind
+    assert verdict.reasons[0].startswith(f"{signal} ("), verdict.reasons
+
+
+# Real code whose brackets do not balance line by line, or hold brackets in strings, regexes,
+# comments, case labels, lifetimes; lines of plain words where a language allows them (shell,
+# heredocs, CSS selectors, HTML text, YAML): none of it is code that decayed.
+ODD_BRACKET_CODE = {
+    "perl-regex": "```perl\nwhile (my $line = <STDIN>) {\n    if ($line =~ /^\\s*\\(([^)]+)\\)/) {\n"
+    '        print "group: $1\\n";\n    }\n    next unless $line =~ m/\\[([^\\]]+)\\]/;\n'
+    "    $line =~ s/\\{[^}]*\\}//g;\n}\n```",
+    "js-regex": "```javascript\nconst re = /\\(([^)]*)\\)/g;\nconst parts = text.split(/[)(]/);\n"
+    'function strip(s) {\n  return s.replace(/[{}[\\]]/g, "").replace(/\\)+$/, "");\n}\n'
+    "const m = line.match(/^(\\w+)\\((.*)\\)$/);\n```",
+    "python-raw-regex": "```python\nimport re\nNOT_CLOSE = re.compile(r'[^)]+')\n"
+    "OPEN_ONLY = re.compile(rb'\\(+')\nprint(NOT_CLOSE.findall('a) b) c)'), OPEN_ONLY.pattern)\n"
+    'def describe(items):\n    """Items (a list of dicts.\n\n    Like "a), b), c)".\n    """\n'
+    "    return len(items)\n```",
+    "python-floor-division": '```python\nresult = {\n    "half": n // 2,\n'
+    '    "pairs": [(a, b) for a in range(n // 2)],\n}\ngrid = [\n'
+    "    [cell(r, c // 2) for c in range(width)],\n]\n```",
+    "rust-lifetimes": "```rust\nfn longest<'a>(x: &'a str, y: &'a str) -> &'a str {\n"
+    "    if x.len() > y.len() { x } else { y }\n}\n\nimpl<'a> Parser<'a> {\n"
+    "    fn peek(&self) -> Option<char> {\n        self.input.chars().next()\n    }\n}\n```",
+    "c-casts-comments": "```c\nint main(int argc, char **argv) {\n"
+    "    int *buf = (int*)malloc(sizeof(int) * 16);\n    double ratio = (double)argc / 3;\n"
+    '    printf("%d)\\n", buf[3]); /* prints (ratio*3 */\n    // then (maybe] free it\n'
+    "    free(buf);\n    return 0;\n}\n```",
+    "lisp": "```lisp\n(defun square (x)\n  (* x x))\n\n(setq numbers\n      '(1 2 3 4))\n"
+    "(mapcar #'square numbers) ; => (1 4 9 16\n(let ((a 1)\n      (b 2))\n  (+ a b))\n```",
+    "css-ids": "```css\n#header {\n  display: flex;\n}\n#nav > li:not(.active) {\n"
+    "  color: rgb(12, 34, 56);\n}\n@media (max-width: 600px) {\n"
+    "  #header { flex-direction: column; }\n}\n```",
+    "math-and-latex": "```latex\nf(x) = \\left[ \\frac{1}{2} \\right) + x\n```\n\n"
+    "```math\nx \\in [0, 1)\ny \\in (0, 1]\n```",
+    "traceback-text": "```text\nSteps:\n1) open the file (read mode\n2) read it]\n3) close it)\n```",
+    "cut-off": "```python\ndef merge(a, b):\n    result = []\n    while i < len(a) and j < len(b):\n"
+    "        if a[i] <= b[j]:\n            result.append(a[i])\n        else:\n"
+    "            result.append(b[j",
+    "shell-installs": "```bash\nbrew install wget tree jq\nnpm install express cors dotenv\n"
+    "cat > notes.txt <<EOF\nRemember milk eggs bread butter\nCall plumber Monday morning early\n"
+    "EOF\n```",
+    "css-selectors": "```css\nbody main section article {\n  margin: 0;\n}\n"
+    "header footer aside figure {\n  padding: 1rem;\n}\n```",
+    "html-text": '```html\n<div class="hero">\n  <p>\n    Lorem ipsum dolor sit amet consectetur\n'
+    "    Welcome back friends and family\n  </p>\n</div>\n```",
+    "yaml-folded": "```yaml\nservice:\n  description: >\n    Handles user login sessions\n"
+    "    tokens refresh rotation audit trail\n```",
+    "rust-impl": "```rust\nimpl Default for Config {\n    fn default() -> Self {\n"
+    "        Self { retries: 3 }\n    }\n}\npub enum Direction { North, South }\n```",
+    "asm-comments": "```asm\n_start:\n    mov eax, [ebx+4]      ; load (second arg\n"
+    "    mov ecx, [esp]        ; argc)\n    call print            ; print it]\n    ret\n```",
+}
+
+
+@pytest.mark.parametrize("expect", [None, ["en", "code"]], ids=["no-expect", "code"])
+@pytest.mark.parametrize("text", ODD_BRACKET_CODE.values(), ids=ODD_BRACKET_CODE.keys())
+def test_code_with_odd_brackets_or_lines_of_words_is_no_decay(text, expect):
+    verdict = detect(text, expect)
+    assert not verdict.garbled, verdict.reasons
+    assert not any(r.startswith(("brackets (", "code-words (")) for r in verdict.reasons), (
+        verdict.reasons
+    )
 
 
 # Session 7's shapes, each beside clean text that bends the same rule legitimately, and the signal

@@ -26,6 +26,9 @@ The parts:
   break these;
 - repeats.py: floods, loops of tokens, diversity, fragments, mojibake, undecoded tokenizer
   pieces, replacement and control chars;
+- code.py: signals for code, JSON and tool calls, where word checks are off (brackets closed
+  that no line opened, statements that are rows of English words, JSON keys without values,
+  names in another script);
 - structure.py: sequence-level signals (punctuation floods, short-unit and line loops,
   word salad, symbol tails, punctuation clusters, lone letters, stray brackets and quotes,
   blank floods).
@@ -43,7 +46,7 @@ import re
 from pydantic import BaseModel, Field
 
 from evalrun.endpoint.response import Response
-from evalrun.grading.garble import structure
+from evalrun.grading.garble import code, structure
 from evalrun.grading.garble.grammar import grammar_signal
 from evalrun.grading.garble.lexicon import (
     LATIN_DEFAULT,
@@ -151,6 +154,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
     signals += chars_signal(text)
     toks = TOKEN.findall(text)
     flood, loop = flood_signal(text, t.structured)
+    blocks = code.code_blocks(text, t.structured)
     for name, (score, reason) in (
         ("flood", flood),
         ("loop", loop),
@@ -181,6 +185,10 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         ("hollow-lines", structure.hollow_lines(text)),
         ("number-soup", structure.number_soup(text)),
         ("capital-runs", structure.capital_runs(text)),
+        ("brackets", code.broken_brackets(blocks)),
+        ("code-words", code.word_lines(blocks)),
+        ("code-names", code.foreign_names(text, blocks)),
+        ("json", code.broken_json(text) if "{" in text else (0.0, "")),
     ):
         signals.append(Signal(name, score, reason))
     if not t.structured:  # prose only: code, JSON and tables have symbols, lone letters, no commas
@@ -241,6 +249,10 @@ _SIGNAL_KIND = {
     "hollow-lines": "flood",
     "number-soup": "flood",
     "capital-runs": "non-words",
+    "brackets": "collapse",
+    "code-words": "collapse",
+    "code-names": "multi-script",
+    "json": "collapse",
     "clusters": "non-words",
     "flood": "flood",
     "diversity": "flood",
