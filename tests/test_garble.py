@@ -942,8 +942,8 @@ def test_session_7_shapes_their_signals_and_look_alikes(garbled, clean, expect, 
     assert not detect(clean, expect).garbled
 
 
-# Clean answers session 7 stopped flagging, each in a shape the blind batch clean_adversarial7
-# showed (the session-start detector called every one of these garbled).
+# Clean answers session 7 stopped flagging, each in a shape the blind batches clean_adversarial7
+# and 8 showed (the session-start detector called every one of these garbled).
 SESSION_7_CLEAN = [
     (
         "hahahaha ok that's hilarious, my cousin sent jajajajaja and my friend from Jakarta "
@@ -968,13 +968,31 @@ SESSION_7_CLEAN = [
         None,
     ),
     ("Selam! Endet neh? Ishi, dehna negn, betam amesegnalehu. Buna ena dabo ihe.", None),
+    (
+        "Lunch in Kyoto: the shop sign read 蕎麦処 たなか (soba-dokoro Tanaka); we had 天ぷら蕎麦 "
+        "(tempura soba) 1200円, 親子丼 (oyakodon) 950円 and 抹茶アイス (matcha ice cream) 400円.",
+        ["en"],
+    ),
+    (
+        "```clojure\n(->> (range 1 10)\n     (filter even?)\n     (map #(* % %))\n"
+        "     (reduce +))\n;; => 120\n```\nEach step's result goes in as the last argument.",
+        None,
+    ),
 ]
 
 
 @pytest.mark.parametrize(
     ("text", "expect"),
     SESSION_7_CLEAN,
-    ids=["laughter", "units", "glossary-twice-round", "malayalam", "amharic"],
+    ids=[
+        "laughter",
+        "units",
+        "glossary-twice-round",
+        "malayalam",
+        "amharic",
+        "menu-kanji-kana-and-yen",
+        "clojure-in-a-fence",
+    ],
 )
 def test_session_7_clean_shapes_stay_clean(text, expect):
     verdict = detect(text, expect)

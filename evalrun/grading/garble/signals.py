@@ -181,6 +181,7 @@ def _script_signal(t: Text, words: list[Word]) -> tuple[float, str]:
     counts: dict[str, int] = {}
     if not t.structured:  # string literals in a fenced block of an answer may be in any language
         words = [w for w in words if not w.code or w.weird == "mixed scripts"]
+    words = [w for w in words if not (w.letters == 1 and w.key[:1].isdigit())]  # 180円, 3개
     for w in words:
         if len(w.scripts) == 1:
             (s,) = w.scripts
@@ -227,7 +228,7 @@ def _script_signal(t: Text, words: list[Word]) -> tuple[float, str]:
     scraps = n_scripts >= 4 and sum(foreign) <= 3 * len(foreign)  # 了 ত ครับ: letters, not words
     # every run set apart: a list of words by language, short ones (ㅋㅋ (ko), 哈哈 (zh)) and one
     # that goes round the languages twice (Hello: ..., Thanks: ...) too
-    listed = runs >= 3 and framed_runs == runs and not any(len(w.scripts) > 1 for w in words)
+    listed = runs >= 3 and framed_runs == runs and not any(_two_scripts(w) for w in words)
     if (
         glued == 0
         and (returns < 2 or listed)
@@ -251,6 +252,11 @@ def _script_signal(t: Text, words: list[Word]) -> tuple[float, str]:
     if t.expected is None:
         exp = f"no languages given, so Latin plus the commonest other script: {exp}"
     return score, f"{share:.0%} of letters in unexpected scripts ({names}; expected {exp})"
+
+
+def _two_scripts(w: Word) -> bool:
+    """A word of two scripts, Japanese's kanji with kana (焼き鳥) counting as one."""
+    return len(w.scripts - CJK) + bool(w.scripts & CJK) > 1
 
 
 FRAMED_SHARE = 0.5  # of the runs of other-script words that a glossary sets apart

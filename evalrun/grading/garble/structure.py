@@ -662,16 +662,16 @@ def word_glitches(text: str) -> tuple[float, str]:
     (theWe, andThe, butSEL), a word glued to itself (bedbed) or to a four-digit number
     (traf2880), or five letters glued to themselves inside a word (willrapistsrapists). Two
     or more in a text."""
-    prose = _FENCED.sub(" ", text)
+    prose_text = prose(text)
     found = [
         m.group()
         for rx in _GLITCHES
-        for m in rx.finditer(prose)
+        for m in rx.finditer(prose_text)
         if not LAUGH.fullmatch(m.group())  # (hahaha, jajajajaja: laughter glued to itself)
     ]
     found += [  # (words of 64 characters at most: the search is cubic in a word's length)
         m.group()
-        for w in prose.split()
+        for w in prose_text.split()
         if len(w) <= 64 and "/" not in w and "." not in w
         for m in _SELF_GLUED.finditer(w)
     ]
@@ -683,6 +683,13 @@ def word_glitches(text: str) -> tuple[float, str]:
 
 
 _FENCED = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
+
+
+def prose(text: str) -> str:
+    """The text with its fenced blocks and inline code blanked out."""
+    return _FENCED.sub(" ", text)
+
+
 _SELF_GLUED = re.compile(r"([a-z]{5,})\1", re.I)  # rapistsrapists, anthaantha
 _GLITCHES = (
     re.compile(r"\b(?:we|they|you|don|doesn|didn|isn|aren|wasn|can|won|me|us|them)['’]s\b", re.I),
