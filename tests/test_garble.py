@@ -978,6 +978,12 @@ SESSION_7_CLEAN = [
         "     (reduce +))\n;; => 120\n```\nEach step's result goes in as the last argument.",
         None,
     ),
+    (
+        "What a rooster says: cock-a-doodle-doo (en), kikeriki (de), cocorico (fr), quiquiriquí "
+        "(es), chicchirichì (it), kukeleku (nl), kukuryku (pl), кукареку (ru), コケコッコー (ja), "
+        "꼬끼오 (ko).",
+        None,
+    ),
 ]
 
 
@@ -992,6 +998,7 @@ SESSION_7_CLEAN = [
         "amharic",
         "menu-kanji-kana-and-yen",
         "clojure-in-a-fence",
+        "words-tagged-by-language",
     ],
 )
 def test_session_7_clean_shapes_stay_clean(text, expect):

@@ -18,6 +18,7 @@ from evalrun.grading.garble.romanized import ARABIZI, romanized_language, transl
 from evalrun.grading.garble.scripts import (
     CJK,
     FUNCTION_WORDS,
+    LANG_SCRIPTS,
     LAUGH,
     PUNCT,
     char_script,
@@ -278,6 +279,31 @@ def read_words(t: Text) -> None:
     if t.check_words and (t.romanized or not t.english_text):
         _only_with_odd_shapes(t)
     _second_language(t)
+    _cited(t)
+
+
+def _cited(t: Text) -> None:
+    """Latin words a glossary cites rather than uses: a romanization in brackets right after a
+    word in another script (გამარჯობა (gamarjoba), Բարեւ (barev)), and the words before a
+    language tag (wau wau (de), ouaf ouaf (fr)). They are no word of the answer's language and
+    not looked up."""
+    text = t.text
+    for m in _BRACKETED.finditer(text):
+        before = text[: m.start()].rstrip()
+        tag = m.group(1).strip().lower() in LANG_SCRIPTS
+        if tag:  # back to the previous separator: `, wau wau (de)`
+            lo = max(before.rfind(c) for c in ",;:\n") + 1
+            hi = m.start()
+        elif before and char_script(before[-1]) not in ("", "latin"):
+            lo, hi = m.start(), m.end()  # the romanization itself
+        else:
+            continue
+        for w in t.words:
+            if lo <= w.start < hi and w.listed is False:
+                w.listed, w.weird = None, ""
+
+
+_BRACKETED = re.compile(r"\(([^()\n]{1,40})\)")
 
 
 def _only_with_odd_shapes(t: Text) -> None:
