@@ -984,6 +984,16 @@ SESSION_7_CLEAN = [
         "꼬끼오 (ko).",
         None,
     ),
+    (
+        "CHANGELOG 2.1.0\n\n### Added\n- Export to PDF\n- Keyboard shortcuts for the editor\n\n"
+        "### Fixed\n- Login loop on Safari\n\n########################################",
+        ["en"],
+    ),
+    (
+        "$ pytest -q\n..........                                                   [100%]\n"
+        "================================ 10 passed in 1.27s ================================",
+        ["en", "code"],
+    ),
 ]
 
 
@@ -999,6 +1009,8 @@ SESSION_7_CLEAN = [
         "menu-kanji-kana-and-yen",
         "clojure-in-a-fence",
         "words-tagged-by-language",
+        "closing-rule",
+        "test-run-summary",
     ],
 )
 def test_session_7_clean_shapes_stay_clean(text, expect):

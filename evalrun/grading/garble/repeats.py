@@ -11,9 +11,11 @@ from evalrun.grading.garble.lexicon import (
     mojibake_badness,
 )
 from evalrun.grading.garble.scripts import (
+    CAPTIONED_RULE,
     EDGE,
     FUNCTION_WORDS,
     KANA_HAN,
+    closing_rule,
     is_box,
 )
 from evalrun.grading.garble.words import (
@@ -87,7 +89,7 @@ def flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[
             unit, span = m.group(1), m.end() - m.start()
             where = (
                 "end"
-                if pos + m.end() == n
+                if pos + m.end() == n and closing_rule(text) < 0
                 else (
                     "line"
                     if _rule_line(text, tm)
@@ -145,6 +147,8 @@ def _rule_line(text: str, tm: re.Match) -> bool:
     before = text.rfind("\n", 0, tm.start())
     after = text.find("\n", tm.end())
     line = text[before + 1 : len(text) if after < 0 else after]
+    if CAPTIONED_RULE.fullmatch(line.strip()):
+        return True  # ======= 6 passed in 0.84s =======: a caption between two rules
     rest = [c for c in line if c not in _BENIGN_UNIT and c not in "#[](){}%" and not c.isdigit()]
     return len(rest) <= 8 and all(not is_box(c) for c in rest)  # [#####-----] 50% done
 

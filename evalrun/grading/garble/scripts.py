@@ -95,6 +95,27 @@ je v se na to že s z do
 LAUGH = re.compile(r"(\w{1,2})\1{2,}", re.I)
 
 
+def closing_rule(text: str) -> int:
+    """Where the answer's last line starts when it is a rule that closes a layout: a caption
+    between two rules (`==== 6 passed in 0.84s ====`), or a line of one mark after a line of
+    words (release notes, a banner); -1 when it is not (a flood run to the token limit)."""
+    stripped = text.rstrip()
+    start = stripped.rfind("\n") + 1
+    last = stripped[start:].strip()
+    if CAPTIONED_RULE.fullmatch(last):
+        return start
+    if not (RULE.fullmatch(last) and len(last) <= RULE_MAX):
+        return -1
+    lines = [line for line in stripped[:start].split("\n") if line.strip()]
+    return start if lines and len(_WORDS.findall(lines[-1])) >= 2 else -1
+
+
+RULE = re.compile(r"([=*~#_-])\1{2,}")
+CAPTIONED_RULE = re.compile(r"([=*~#_-])\1{2,} [^\n]{0,60}?\w[^\n]{0,60}? \1{3,}")
+RULE_MAX = 80  # a rule closing an answer is a line of this many marks at most, not a flood
+_WORDS = re.compile(r"[^\W\d_]{2,}")
+
+
 # The languages FUNCTION_WORDS speaks for (wordfreq codes where they differ: fil, nb). Not
 # Turkish: like Finnish or Hungarian it puts in suffixes what these put in words (sinemaya gittim).
 FUNCTION_WORD_LANGS = frozenset("en fr de es it pt nl sv pl vi id ms cs sk ru uk be bg".split())

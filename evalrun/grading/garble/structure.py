@@ -24,7 +24,14 @@ import zlib
 from collections import Counter
 from collections.abc import Callable
 
-from evalrun.grading.garble.scripts import EDGE, FUNCTION_WORDS, KANA_HAN, LAUGH, is_box
+from evalrun.grading.garble.scripts import (
+    EDGE,
+    FUNCTION_WORDS,
+    KANA_HAN,
+    LAUGH,
+    closing_rule,
+    is_box,
+)
 
 TOKEN = re.compile(r"\S+")
 _FLOOD_PUNCT = frozenset(",.;:!?")
@@ -418,6 +425,9 @@ _COMMON_SYMBOLS = frozenset("·•–—‘’“”…€£¥°±×÷≤≥≠�
 def symbol_tail(text: str) -> tuple[float, str]:
     """The last 40 characters are mostly symbols, marks and invisible characters (not letters,
     digits or ordinary punctuation) after a readable start."""
+    rule = closing_rule(text)
+    if rule >= 0:
+        text = text[:rule]  # (a rule that closes the layout is no tail of symbols)
     if len(text) < 60:
         return 0.0, ""
     tail = text[-SYMBOL_TAIL:]
