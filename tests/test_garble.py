@@ -990,8 +990,11 @@ SESSION_7_CLEAN = [
         ["en"],
     ),
     (
-        "$ pytest -q\n..........                                                   [100%]\n"
-        "================================ 10 passed in 1.27s ================================",
+        "$ pytest -v\ntests/test_io.py::test_read PASSED            [ 25%]\n"
+        "tests/test_io.py::test_write PASSED           [ 50%]\n"
+        "tests/test_io.py::test_append PASSED          [ 75%]\n"
+        "tests/test_io.py::test_delete PASSED          [100%]\n\n"
+        "================================ 4 passed in 1.27s ================================",
         ["en", "code"],
     ),
 ]

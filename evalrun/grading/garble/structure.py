@@ -496,7 +496,7 @@ def stray_punctuation(text: str) -> tuple[float, str]:
 STRAY_SHARE = 0.12
 # (not « », : or ; alone: French typography spaces them off)
 _STRAY = re.compile(r"[()\[\]\"'“”‘’„,]+|[.!?]*[()\[\]\"'“”‘’„,][.!?,;:]*")
-_CHECKBOX = re.compile(r"\[[ xX]?\]")
+_CHECKBOX = re.compile(r"\[[ xX]?\]|\[ *\d{1,3}%\]")  # [x], [ 16%]: checkboxes, progress
 
 
 def blank_flood(text: str) -> tuple[float, str]:
