@@ -193,7 +193,10 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         signals.append(Signal(name, score, reason))
     if not t.structured:  # prose only: code, JSON and tables have symbols, lone letters, no commas
         for name, (score, reason) in (
-            ("clusters", structure.punctuation_clusters(TOKEN.findall(structure.prose(text)))),
+            (
+                "clusters",
+                structure.punctuation_clusters(TOKEN.findall(structure.without_code(text))),
+            ),
             ("symbols", structure.symbol_tail(text)),
             ("scatter", structure.letter_scatter(toks)),
             ("stray", structure.stray_punctuation(text)),

@@ -288,8 +288,7 @@ def _framed_runs(text: str, words: list[Word], allowed: frozenset[str]) -> tuple
             before in _OPENERS
             or text[w.start] in _OPENERS[2:]
             or token[-1:] in _CLOSERS
-            or after != ""
-            and after in "(（"
+            or after in ("(", "（")
         )
     return len(runs), framed
 

@@ -672,7 +672,7 @@ def word_glitches(text: str) -> tuple[float, str]:
     (theWe, andThe, butSEL), a word glued to itself (bedbed) or to a four-digit number
     (traf2880), or five letters glued to themselves inside a word (willrapistsrapists). Two
     or more in a text."""
-    prose_text = prose(text)
+    prose_text = without_code(text)
     found = [
         m.group()
         for rx in _GLITCHES
@@ -695,7 +695,7 @@ def word_glitches(text: str) -> tuple[float, str]:
 _FENCED = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
 
 
-def prose(text: str) -> str:
+def without_code(text: str) -> str:
     """The text with its fenced blocks and inline code blanked out."""
     return _FENCED.sub(" ", text)
 

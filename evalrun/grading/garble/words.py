@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections import Counter
@@ -288,19 +289,26 @@ def _cited(t: Text) -> None:
     language tag (wau wau (de), ouaf ouaf (fr)). They are no word of the answer's language and
     not looked up."""
     text = t.text
+    starts = [w.start for w in t.words]
     for m in _BRACKETED.finditer(text):
-        before = text[: m.start()].rstrip()
-        tag = m.group(1).strip().lower() in LANG_SCRIPTS
-        if tag:  # back to the previous separator: `, wau wau (de)`
-            lo = max(before.rfind(c) for c in ",;:\n") + 1
+        end = _last_char(text, m.start())
+        if m.group(1).strip().lower() in LANG_SCRIPTS:  # back to the separator: `, wau wau (de)`
+            lo = max(text.rfind(c, 0, m.start()) for c in ",;:\n") + 1
             hi = m.start()
-        elif before and char_script(before[-1]) not in ("", "latin"):
+        elif end and char_script(text[end - 1]) not in ("", "latin"):
             lo, hi = m.start(), m.end()  # the romanization itself
         else:
             continue
-        for w in t.words:
-            if lo <= w.start < hi and w.listed is False:
+        for w in t.words[bisect.bisect_left(starts, lo) : bisect.bisect_left(starts, hi)]:
+            if w.listed is False:
                 w.listed, w.weird = None, ""
+
+
+def _last_char(text: str, pos: int) -> int:
+    """The end of the text before `pos` without its trailing whitespace."""
+    while pos and text[pos - 1].isspace():
+        pos -= 1
+    return pos
 
 
 _BRACKETED = re.compile(r"\(([^()\n]{1,40})\)")
