@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from capture_garble_corpus import (
@@ -59,9 +60,6 @@ ASKED = [
 GREEDY, SAMPLED = (0.0, 0, 96), (0.8, 7, 96)  # every prompt greedy; every third one sampled
 COLLAPSE_PREFIX_TOKENS = (12, 30, 60)
 COLLAPSE_TAIL = 64
-HEALTHY = ROOT / "results" / "vllm-faults-healthy.jsonl"
-CANDIDATES = ROOT / "results" / "vllm-faults-candidates.jsonl"
-LABELS = Path(__file__).resolve().parent / "vllm_faults_labels.tsv"
 
 # (name, tensor edit for _EDIT or None, engine flags). vLLM 0.32 with transformers 5 reads the rope
 # base from rope_parameters: a flat `--hf-overrides '{"rope_theta": 100}'` boots and is silently
@@ -129,44 +127,78 @@ print(fault, "written,", n, "layers")
 """
 
 
+@dataclass(frozen=True)
+class FaultRun:
+    """One engine's fault run: its lane (capture_garble_corpus.ENGINES), faults, where its rows and
+    hand labels live, and the two corpus files it builds. `settings` replaces (greedy, sampled) for
+    a fault that is a request's sampling, not a boot (its collapse rows use the greedy one)."""
+
+    engine: str
+    faults: list[tuple[str, str | None, tuple[str, ...]]]
+    healthy: Path
+    candidates: Path
+    labels: Path
+    garbled_file: str  # garbled and fluent rows
+    clean_file: str  # clean and loop rows
+    settings: dict[str, tuple[tuple, tuple]] = field(default_factory=dict)
+
+
+VLLM = FaultRun(
+    "vllm",
+    FAULTS,
+    ROOT / "results" / "vllm-faults-healthy.jsonl",
+    ROOT / "results" / "vllm-faults-candidates.jsonl",
+    Path(__file__).resolve().parent / "vllm_faults_labels.tsv",
+    "garbled_vllm2.jsonl",
+    "clean_vllm2.jsonl",
+)
+
+
 def asked() -> list:
     by_id = {p[0]: p for p in PROMPTS}
     return [by_id[pid] for pid in ASKED]
 
 
-def capture_healthy(tmpdir: Path) -> None:
+def capture_healthy(tmpdir: Path, run: FaultRun = VLLM) -> None:
     """The healthy lane's greedy answers: the collapse rows' prefixes (and a baseline to compare)."""
-    lane = lane_of("vllm")
-    rows = RowWriter(HEALTHY)
+    lane = lane_of(run.engine)
+    rows = RowWriter(run.healthy)
     with lane_serve(lane, lane.model, tmpdir / "healthy.log") as base:
-        ask_a_third(
-            base, asked(), 0, rows, "vllm-0.32-bf16", [GREEDY], "m", 1, "clean", concurrency=6
-        )
+        tag = f"{lane.source}-bf16"
+        ask_a_third(base, asked(), 0, rows, tag, [GREEDY], "m", 1, "clean", concurrency=6)
     rows.close()
 
 
-def collapse(base: str, lane, fault: str, k: int, rows: RowWriter) -> None:
+def collapse(
+    base: str,
+    lane,
+    fault: str,
+    k: int,
+    rows: RowWriter,
+    run: FaultRun = VLLM,
+    setting: tuple = GREEDY,
+) -> None:
     """The healthy answer's first N tokens (N by turn) as the assistant's start; the broken engine
-    continues it. Every third prompt, a different third per fault."""
-    answers = {r["source"].split("/")[1]: r["text"] for r in read_jsonl(HEALTHY)}
+    continues it (at `setting`'s temperature and seed). Every third prompt, a different third per
+    fault."""
+    answers = {r["source"].split("/")[1]: r["text"] for r in read_jsonl(run.healthy)}
     share = [p for i, p in enumerate(asked()) if i % 3 == k % 3 and p[0] in answers]
     asks = [(answers[p[0]], COLLAPSE_PREFIX_TOKENS[j % 3]) for j, p in enumerate(share)]
     for (pid, langs, prompt), (_, n), prefix in zip(share, asks, lane_prefixes(lane, asks)):
         if prefix is None:
             continue
         body = {"model": "m", "prompt": CHAT.format(prompt=prompt) + prefix}
-        out = post(
-            base, "/v1/completions", {**body, "temperature": 0.0, "max_tokens": COLLAPSE_TAIL}
-        )
-        choice = out["choices"][0]
-        source = f"vllm-0.32-prefix{n}+fault-{fault}/{pid}/{choice.get('finish_reason')}"
+        sampled = {"seed": setting[1]} if setting[0] else {}  # greedy as before: no seed sent
+        body |= {"temperature": setting[0], "max_tokens": COLLAPSE_TAIL, **sampled}
+        choice = post(base, "/v1/completions", body)["choices"][0]
+        source = f"{lane.source}-prefix{n}+fault-{fault}/{pid}/{choice.get('finish_reason')}"
         rows.add(row(prefix + (choice["text"] or ""), "?", langs, source))
 
 
-def capture_faults(only: set[str], tmpdir: Path) -> None:
-    lane = lane_of("vllm")
-    rows = RowWriter(CANDIDATES, resume=True)
-    for k, (name, edit, flags) in enumerate(FAULTS):
+def capture_faults(only: set[str], tmpdir: Path, run: FaultRun = VLLM) -> None:
+    lane = lane_of(run.engine)
+    rows = RowWriter(run.candidates, resume=True)
+    for k, (name, edit, flags) in enumerate(run.faults):
         if only and name not in only:
             continue
         model = lane.model
@@ -175,33 +207,35 @@ def capture_faults(only: set[str], tmpdir: Path) -> None:
             subprocess.run(
                 [str(lane.bin / "python"), "-c", _EDIT, lane.model, model, edit], check=True
             )
-        tag = f"vllm-0.32-fault-{name}"
+        tag = f"{lane.source}-fault-{name}"
+        greedy, sampled = run.settings.get(name, (GREEDY, SAMPLED))
         try:
             with lane_serve(lane, model, tmpdir / f"{name}.log", flags) as base:
-                ask_a_third(base, asked(), 0, rows, tag, [GREEDY], "m", 1, "?", concurrency=6)
-                ask_a_third(base, asked(), k, rows, tag, [SAMPLED], "m", 3, "?", concurrency=6)
-                collapse(base, lane, name, k, rows)
+                ask_a_third(base, asked(), 0, rows, tag, [greedy], "m", 1, "?", concurrency=6)
+                ask_a_third(base, asked(), k, rows, tag, [sampled], "m", 3, "?", concurrency=6)
+                collapse(base, lane, name, k, rows, run, greedy)
         except RuntimeError as exc:  # did not boot: keep its log's last lines
             log = (tmpdir / f"{name}.log").read_text(errors="replace").splitlines()
             print(f"{name}: {exc}\n" + "\n".join(log[-15:]), file=sys.stderr)
-            shutil.copy(tmpdir / f"{name}.log", ROOT / "results" / f"vllm-fault-{name}.log")
+            keep = ROOT / "results" / f"{run.engine}-fault-{name}.log"
+            shutil.copy(tmpdir / f"{name}.log", keep)
         if edit:
             shutil.rmtree(model)
     rows.close()
 
 
-def build() -> None:
+def build(run: FaultRun = VLLM) -> None:
     """Candidates + hand labels → the two corpus files (rows labelled drop are left out)."""
     labels = {}
-    for line in LABELS.read_text(encoding="utf-8").splitlines():
+    for line in run.labels.read_text(encoding="utf-8").splitlines():
         if line.strip() and not line.startswith("#"):
             source, label, family = line.split("\t")[:3]
             labels[source] = (label, family)
-    files = {"garbled": "garbled_vllm2.jsonl", "fluent": "garbled_vllm2.jsonl"}
-    files |= {"clean": "clean_vllm2.jsonl", "loop": "clean_vllm2.jsonl"}
-    out: dict[str, list[str]] = {"garbled_vllm2.jsonl": [], "clean_vllm2.jsonl": []}
+    files = {"garbled": run.garbled_file, "fluent": run.garbled_file}
+    files |= {"clean": run.clean_file, "loop": run.clean_file}
+    out: dict[str, list[str]] = {run.garbled_file: [], run.clean_file: []}
     seen = set()
-    for r in read_jsonl(CANDIDATES):
+    for r in read_jsonl(run.candidates):
         label, family = labels[r["source"]]
         if label == "drop" or r["text"] in seen:
             continue
@@ -215,20 +249,22 @@ def build() -> None:
         print(name, len(lines), "rows", (OUT / name).stat().st_size, "bytes")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None, run: FaultRun = VLLM, doc: str | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(doc or __doc__ or "").split("\n\n")[0])
     ap.add_argument("--only", default="", help="comma-separated fault names (healthy: the lane)")
-    ap.add_argument("--build", action="store_true", help="labels → tests/data/garble/*_vllm2")
+    ap.add_argument(
+        "--build", action="store_true", help=f"labels → tests/data/garble/{run.garbled_file} etc."
+    )
     args = ap.parse_args(argv)
     if args.build:
-        build()
+        build(run)
         return 0
     only = {x for x in args.only.split(",") if x}
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the servers' teardown
-    with tempfile.TemporaryDirectory(prefix="vllm-faults-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"{run.engine}-faults-") as tmp:
         if not only or "healthy" in only:
-            capture_healthy(Path(tmp))
-        capture_faults(only - {"healthy"}, Path(tmp))
+            capture_healthy(Path(tmp), run)
+        capture_faults(only - {"healthy"}, Path(tmp), run)
     return 0
 
 

@@ -37,9 +37,9 @@ def test_corpus_rows_are_well_formed_and_sourced(corpus):
         assert row["text"].strip(), row
         assert row["source"], row
         assert row["expect"] is None or all(isinstance(e, str) for e in row["expect"])
-    # (tests only, never in the wheel; 1.8 MB after session 4, 2.4 MB after session 5, 2.74 MB
-    # after session 7)
-    assert sum(p.stat().st_size for p in CORPUS.glob("*.jsonl")) < 2_800_000
+    # (tests only, never in the wheel; 1.8 MB after session 4, 2.4 MB after session 5, 2.83 MB
+    # after session 7: two blind clean batches and a real sglang fault run)
+    assert sum(p.stat().st_size for p in CORPUS.glob("*.jsonl")) < 2_900_000
 
 
 def test_corpus_has_the_required_mix(corpus):
