@@ -92,15 +92,15 @@ def test_figures_on_the_tuning_half(corpus):
     assert not got["loop_wrong"], got["loop_wrong"]
 
 
-TUNING_CAUGHT = 0.81  # measured 81.2% (1265 of 1558) in session 7
-TUNING_FAMILY_FLOOR = {  # measured at session 6's end, after real vLLM output under 12 new faults
-    "multi-script": 0.89,  # 89.8% (141 of 157)
-    "non-words": 0.81,  # 81.7% (403 of 493)
-    "salad": 0.61,  # 61.4% (124 of 202) in session 7: spliced phrases want a language model
-    "loop": 0.95,  # 95.9% (163 of 170)
-    "flood": 0.86,  # 86.4% (153 of 177)
-    "collapse": 0.68,  # 68.1% (190 of 279): sparse glitches, decaying identifiers
-    "mojibake": 1.0,  # 100% (80 of 80)
+TUNING_CAUGHT = 0.82  # measured 82.6% (1344 of 1628) at session 7's end
+TUNING_FAMILY_FLOOR = {  # measured at session 7's end, with real sglang output under 13 new faults
+    "multi-script": 0.92,  # 93.0% (146 of 157)
+    "non-words": 0.82,  # 82.6% (427 of 517)
+    "salad": 0.62,  # 62.7% (136 of 217): spliced phrases want a language model
+    "loop": 0.95,  # 96.0% (169 of 176)
+    "flood": 0.88,  # 88.4% (167 of 189)
+    "collapse": 0.74,  # 74.7% (216 of 289): sparse glitches, decaying identifiers
+    "mojibake": 1.0,  # 100% (83 of 83)
 }
 
 
@@ -124,12 +124,13 @@ def test_figures_on_the_held_out_half(corpus):
     )
 
 
-# measured 3.4% (60 of 1752) in session 7, with clean_adversarial7 (a blind batch of jargon,
-# laughter, lyrics, glossaries, layouts: its held-out half was flagged 9 of 130 on arrival, 8
-# now); 54 of 1622 without it at session 6's end; the session-6-start detector flags 6.4%
-HELD_OUT_FP = 0.035
-HELD_OUT_CAUGHT = 0.79  # measured 79.5% (1221 of 1536) in session 7: partial faults, word salads
-HELD_OUT_LOOPS_WRONG = 1
+# measured 3.2% (60 of 1903) at session 7's end, with two blind clean batches (held-out halves
+# flagged 8 of 130 and 2 of 141) and real sglang output under faults (0 of 10); the session-7-start
+# detector flags 3.4% (65) of the same rows
+HELD_OUT_FP = 0.032
+HELD_OUT_CAUGHT = 0.795  # measured 80.0% (1283 of 1603): partial faults, word salads
+# (and one held-out loop of the sglang fault run, called salad by session 7's start detector too)
+HELD_OUT_LOOPS_WRONG = 2
 
 
 def test_real_smollm2_answers_are_never_soup(corpus):
