@@ -14,9 +14,7 @@ indefinite articles before a conjunction (they are numbers too: `una y otra vez`
 
 from __future__ import annotations
 
-import re
-
-from evalrun.grading.garble.words import Text, Word
+from evalrun.grading.garble.words import QUOTED, Text, Word
 
 # Words that open a noun phrase: the next word cannot be one of these or a preposition or
 # conjunction (FOLLOW), and no sentence ends on them.
@@ -57,7 +55,7 @@ _TWICE_OK = frozenset("is are was were der die das den dem des".split())
 _OF_OK = {"es": frozenset({"de"}), "pt": frozenset({"de"})}
 
 # Words no sentence ends on, beyond the articles: conjunctions and prepositions that need what
-# follows them (English's `the.` is the word-order signal's, with its own list).
+# follows them.
 _NEVER_LAST = {
     "en": "and or but of",  # (not `my.`: oh my.)
     "fr": "de et ou mais dans avec pour sur",
@@ -68,7 +66,6 @@ _NEVER_LAST = {
     "nl": "en van",
 }
 
-LANGS = tuple(_ARTICLES)
 _ARTICLE_SETS = {lang: frozenset(words.split()) for lang, words in _ARTICLES.items()}
 _FOLLOW_SETS = {lang: frozenset(words.split()) for lang, words in _FOLLOW.items()}
 _LAST_SETS = {  # (not `al.`: et al.)
@@ -82,14 +79,14 @@ BREAKS_RATE = 1 / 40  # and at least one in this many words of running text
 
 def breaks(t: Text, lang: str) -> list[str]:
     """The places where running text in `lang` puts a function word where none can go:
-    `a the`, `la un`, `de de`, a sentence ending on `de` or `their`. Words in quotes or code,
-    and pairs with punctuation between, are not read."""
+    `a the`, `la un`, `de de`, a sentence ending on `de` or `their`. Words quoted, bracketed,
+    emphasised or in code, and pairs with punctuation between, are not read."""
     articles, follow, last = _ARTICLE_SETS[lang], _FOLLOW_SETS[lang], _LAST_SETS[lang]
-    quoted = [m.span() for m in _QUOTED.finditer(t.text)]
+    quoted = [m.span() for m in QUOTED.finditer(t.text)]
     out = []
     words = t.words
     for i, a in enumerate(words):
-        if a.fw is None or a.code or not _bare(t.text, a):
+        if a.fw is None or a.code or not _as_written(t.text, a):
             continue
         if any(lo < a.start < hi for lo, hi in quoted):
             continue  # an example quoted: "mat the on sat cat the" gets the same vector
@@ -98,7 +95,7 @@ def breaks(t: Text, lang: str) -> list[str]:
                 out.append(f"{a.key}.")
             continue
         b = words[i + 1] if i + 1 < len(words) else None
-        if b is None or b.fw is None or b.code or not _bare(t.text, b):
+        if b is None or b.fw is None or b.code or not _as_written(t.text, b):
             continue
         if t.text[a.start + len(a.key) : b.start].strip():
             continue  # a dash, a comma, a full stop between: `At the - in the car park`
@@ -110,19 +107,18 @@ def breaks(t: Text, lang: str) -> list[str]:
     return out
 
 
-_QUOTED = re.compile(r'"[^"\n]{1,80}"|“[^”\n]{1,80}”|«[^»\n]{1,80}»')
-
-
-def _bare(text: str, w: Word) -> bool:
+def _as_written(text: str, w: Word) -> bool:
     """The word as written, not quoted or marked: `"the"`, *la*, 'de' are words spoken about."""
     end = w.start + len(w.key)
     return text[w.start : end].lower() == w.key and text[end : end + 1] not in ("'", '"', "’", "*")
 
 
-def grammar_signal(t: Text, lang: str | None) -> tuple[float, str]:
-    """Running text in one of LANGS whose function words break noun phrases and sentences
-    in two different ways or more (and once in forty words): a salad of that language's words.
-    The more different breaks, the surer."""
+def grammar_signal(t: Text) -> tuple[float, str]:
+    """Running text in one of the languages above (`t.lang`) whose function words break noun
+    phrases and sentences in two different ways or more (and once in forty words): a salad of
+    that language's words. The more different breaks, the surer; the same breaks over and over
+    are a loop's (`La cette pays est la cette pays.`)."""
+    lang = t.lang
     if lang not in _ARTICLE_SETS or t.structured:
         return 0.0, ""
     running = sum(1 for w in t.words if w.fw is not None)
@@ -131,10 +127,7 @@ def grammar_signal(t: Text, lang: str | None) -> tuple[float, str]:
     if len(distinct) < BREAKS_MIN or len(found) < BREAKS_RATE * running:
         return 0.0, ""
     if len(found) > 3 * len(distinct):
-        return (
-            0.0,
-            "",
-        )  # the same breaks over and over: a loop's (`La cette pays est la cette pays.`)
+        return 0.0, ""
     shown = ", ".join(f"`{b}`" for b in distinct)
     return min(1.0, 0.3 + 0.1 * len(distinct)), (
         f"{len(found)} function words where no {lang} sentence has them (an article before "

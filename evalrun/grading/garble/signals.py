@@ -5,7 +5,6 @@ tail after a readable start, one fragment starting most words."""
 from __future__ import annotations
 
 import itertools
-import re
 from collections import Counter
 
 from evalrun.grading.garble import structure
@@ -29,6 +28,7 @@ from evalrun.grading.garble.words import (
     LATIN,
     NOT_A_WORD,
     PUNCT_RUN,
+    QUOTED,
     TOKEN,
     Signal,
     Text,
@@ -655,7 +655,7 @@ def sprinkle_signal(t: Text) -> tuple[float, str]:
         return 0.0, ""
     stray: dict[str, str] = {}
     latin: list[str] = []
-    quoted = [m.span() for m in _QUOTED.finditer(t.text)]
+    quoted = [m.span() for m in QUOTED.finditer(t.text)]
     seen = Counter(w.key for w in t.words)
     for w in t.words:
         if w.fw is None or w.fw or w.title or w.caps or w.code or w.letters < 2:
@@ -713,9 +713,3 @@ def stub_sentences(t: Text) -> tuple[float, str]:
 
 STUBS_MIN = 4
 _STUB_WORDS = _NEVER_LAST | {"a", "to", "in", "on", "at", "by", "for", "with", "from", "before"}
-
-
-# Quoted, bracketed or emphasised stretches: where a glossary or a language lesson sets words apart.
-_QUOTED = re.compile(
-    r'"[^"\n]{1,200}"|“[^”\n]{1,200}”|«[^»\n]{1,200}»|\([^)\n]{1,200}\)|\*[^*\n]{1,200}\*|_[^_\n]{1,200}_'
-)

@@ -666,22 +666,21 @@ def punctuation_only(text: str) -> tuple[float, str]:
 _BLANK_RUN = re.compile(r" {48,}")
 
 
-def word_glitches(text: str) -> tuple[float, str]:
+def word_glitches(prose: str) -> tuple[float, str]:
     """Glitches no writer makes, in otherwise fluent prose (what one broken layer leaves):
     contractions no language has (we’s, don’s), a function word glued to the next word
     (theWe, andThe, butSEL), a word glued to itself (bedbed) or to a four-digit number
     (traf2880), or five letters glued to themselves inside a word (willrapistsrapists). Two
-    or more in a text."""
-    prose_text = without_code(text)
+    or more in a text, read with its code blanked out (`without_code`)."""
     found = [
         m.group()
         for rx in _GLITCHES
-        for m in rx.finditer(prose_text)
+        for m in rx.finditer(prose)
         if not LAUGH.fullmatch(m.group())  # (hahaha, jajajajaja: laughter glued to itself)
     ]
     found += [  # (words of 64 characters at most: the search is cubic in a word's length)
         m.group()
-        for w in prose_text.split()
+        for w in prose.split()
         if len(w) <= 64 and "/" not in w and "." not in w
         for m in _SELF_GLUED.finditer(w)
     ]

@@ -184,6 +184,13 @@ _SET_APART = re.compile(
 )
 
 
+# Quoted, bracketed or emphasised stretches: where a glossary, a language lesson or a lesson on
+# word order sets words apart to speak about them.
+QUOTED = re.compile(
+    r'"[^"\n]{1,200}"|“[^”\n]{1,200}”|«[^»\n]{1,200}»|\([^)\n]{1,200}\)|\*[^*\n]{1,200}\*|_[^_\n]{1,200}_'
+)
+
+
 def read_words(t: Text) -> None:
     """Split the prose part of the text into words with their scripts and weirdness."""
     # Inline code is not prose: blank it out (keeping offsets) unless the whole answer is code
@@ -447,8 +454,9 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: Text, cod
         ):
             return ""  # paths, URLs, e-mail addresses, identifiers, gl.glBindBuffer, AWS::EC2::VPC
         low = core.lower()
+        laugh = LAUGH.fullmatch(low) is not None  # hahaha, jajajaja, wkwkwk, kkkkkk
         if letters >= 6 and not any(c in _VOWELS for c in low) and not core.isupper():
-            return "" if LAUGH.fullmatch(low) else "no vowels"  # (wkwkwk, kkkkkk: laughter)
+            return "" if laugh else "no vowels"
         if (
             _CONS_RUN.search(low)
             and not (t.compounding and not _CONS_RUN_LONG.search(low))
@@ -466,7 +474,7 @@ def _weird_reason(core: str, scripts: frozenset[str], letters: int, t: Text, cod
             return "run-together"  # (not CamelCase names, nor protein or DNA sequences)
         if len(_INNER_PUNCT.findall(core)) >= 2 and not _bracketed_name(core):
             return "punctuation inside"
-        if letters >= 8 and not code and _repeats_fragment(low) and not LAUGH.fullmatch(low):
+        if letters >= 8 and not code and _repeats_fragment(low) and not laugh:
             return "repeated fragment"
     elif (
         scripts == {"cyrillic"} and letters >= 6 and not any(c in _CYR_VOWELS for c in core.lower())
