@@ -13,6 +13,7 @@ from evalrun.cli import main
 from evalrun.endpoint.response import Response
 from evalrun.errors import UsageError
 from evalrun.grading.garble import (
+    THRESHOLD,
     check_response,
     detect,
     expected_scripts,
@@ -727,7 +728,8 @@ LOOK_ALIKES_6 = [
 ]
 
 
-# Session 7: structured answers (code, JSON, tool calls), where word checks are off.
+# Session 7: structured answers (code, JSON, tool calls), where word checks are off; word salads
+# that put function words where no sentence has them; capital letters run together.
 LOOK_ALIKES_7 = [
     (  # code whose identifiers decayed into junk glued by brackets, against brackets code leaves
         # open or closes on its own (a shell case label, a regex)
@@ -771,6 +773,34 @@ LOOK_ALIKES_7 = [
         "echo 你好\n```\n\n```sql\nSELECT 名前, 年齢 FROM 社員;\n```\n\nThe word 你好 means hello.",
         None,
     ),
+    (  # English phrases spliced, against a court transcript that stutters with punctuation
+        "A refrigerator moves heat from the inside to the room. Refrigerant gas narrow valve "
+        "compressor squeezes a the off its the temperature. The thermostat reads set to the coils of.",
+        "Q. And you were where, at that time? A. At the - in the car park. The, the loading bay, "
+        "I mean. Q. And the van? A. It was parked by the the gate, near the office.",
+        ["en"],
+    ),
+    (  # Spanish words shuffled, against `la de`, `lo que`, `una y otra vez`
+        "La lava sale cuando el magma llega a la superficie. Volcán la un terrestre es corteza "
+        "magma la el. Forma de de otros volcanes entran en erupción tranquila y algunos.",
+        "El volcán de Fuego es uno de los más activos. La de Pacaya, en cambio, es más tranquila, "
+        "y lo que más atrae a los turistas es ver la lava una y otra vez desde el mirador.",
+        ["es"],
+    ),
+    (  # French phrases spliced, against `un et un font deux` and a quoted example
+        "La tour Eiffel a été construite pour l'Exposition universelle. Grâce à son les de "
+        "visiteurs par an la un monument. Nombreux artistes la des critiquée au début du.",
+        "La tour Eiffel a été construite pour l'Exposition universelle de 1889. Au début, de "
+        "nombreux artistes l'ont critiquée. Un et un font deux, dit le guide, et « la un » "
+        "n'est pas du français.",
+        None,
+    ),
+    (  # capitals glued into one token, against a protein, the alphabet and a DNA primer
+        "Aresian: LONGEUR\nLONGISERESIAQUASILEMETRESEICSALPAJAPABISTRIAGUPLANTERIMELTAMICARPED",
+        "Human hemoglobin alpha starts MVLSPADKTNVKAAWGKVGAHAGEYGAEALERMFLSF; the alphabet is "
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZ; the primer reads GATTACACCGTAGGCTTAACGGATCCATG.",
+        None,
+    ),
 ]
 
 
@@ -796,35 +826,43 @@ SESSION_6_SIGNALS = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("garbled", "expect", "signal", "kind"),
-    [(g, e, *sk) for (g, _, e), sk in zip(LOOK_ALIKES_6, SESSION_6_SIGNALS, strict=True)],
-    ids=[signal for signal, _ in SESSION_6_SIGNALS],
-)
-def test_session_6_signals_catch_their_shapes_and_name_the_family(garbled, expect, signal, kind):
-    verdict = detect(garbled, expect)
-    assert verdict.kind == kind
-    assert any(r.startswith(f"{signal} (") for r in verdict.reasons), verdict.reasons
-
-
 # The signal each session-7 shape is caught by, and the family a user sees (LOOK_ALIKES_7 order).
 SESSION_7_SIGNALS = [
     ("brackets", "collapse"),
     ("code-words", "collapse"),
     ("json", "collapse"),
     ("code-names", "multi-script"),
+    ("grammar", "salad"),
+    ("grammar", "salad"),
+    ("grammar", "salad"),
+    ("capital-runs", "non-words"),
+]
+
+
+SHAPE_SIGNALS = [
+    *zip(LOOK_ALIKES_6, SESSION_6_SIGNALS, strict=True),
+    *zip(LOOK_ALIKES_7, SESSION_7_SIGNALS, strict=True),
 ]
 
 
 @pytest.mark.parametrize(
     ("garbled", "expect", "signal", "kind"),
-    [(g, e, *sk) for (g, _, e), sk in zip(LOOK_ALIKES_7, SESSION_7_SIGNALS, strict=True)],
-    ids=[signal for signal, _ in SESSION_7_SIGNALS],
+    [(g, e, *sk) for (g, _, e), sk in SHAPE_SIGNALS],
+    ids=[f"{signal}-{i}" for i, (_, (signal, _)) in enumerate(SHAPE_SIGNALS)],
 )
-def test_session_7_signals_catch_their_shapes_and_name_the_family(garbled, expect, signal, kind):
+def test_each_shape_is_flagged_by_its_own_signal_and_named_by_its_family(
+    garbled, expect, signal, kind
+):
+    """The signal a session built for a shape flags it on its own (score at the threshold or
+    above), and the verdict names the family a user sees."""
     verdict = detect(garbled, expect)
     assert verdict.kind == kind
-    assert verdict.reasons[0].startswith(f"{signal} ("), verdict.reasons
+    scores = [
+        float(r.split("(", 1)[1].split(")", 1)[0])
+        for r in verdict.reasons
+        if r.startswith(f"{signal} (")
+    ]
+    assert scores and max(scores) >= THRESHOLD, verdict.reasons
 
 
 # Real code whose brackets do not balance line by line, or hold brackets in strings, regexes,
@@ -886,60 +924,6 @@ def test_code_with_odd_brackets_or_lines_of_words_is_no_decay(text, expect):
     assert not any(r.startswith(("brackets (", "code-words (")) for r in verdict.reasons), (
         verdict.reasons
     )
-
-
-# Session 7's shapes, each beside clean text that bends the same rule legitimately, and the signal
-# that catches it with the family a user sees.
-SESSION_7 = [
-    (  # English phrases spliced, against a court transcript that stutters with punctuation
-        "A refrigerator moves heat from the inside to the room. Refrigerant gas narrow valve "
-        "compressor squeezes a the off its the temperature. The thermostat reads set to the coils of.",
-        "Q. And you were where, at that time? A. At the - in the car park. The, the loading bay, "
-        "I mean. Q. And the van? A. It was parked by the the gate, near the office.",
-        ["en"],
-        "grammar",
-        "salad",
-    ),
-    (  # Spanish words shuffled, against `la de`, `lo que`, `una y otra vez`
-        "La lava sale cuando el magma llega a la superficie. Volcán la un terrestre es corteza "
-        "magma la el. Forma de de otros volcanes entran en erupción tranquila y algunos.",
-        "El volcán de Fuego es uno de los más activos. La de Pacaya, en cambio, es más tranquila, "
-        "y lo que más atrae a los turistas es ver la lava una y otra vez desde el mirador.",
-        ["es"],
-        "grammar",
-        "salad",
-    ),
-    (  # French phrases spliced, against `un et un font deux` and a quoted example
-        "La tour Eiffel a été construite pour l'Exposition universelle. Grâce à son les de "
-        "visiteurs par an la un monument. Nombreux artistes la des critiquée au début du.",
-        "La tour Eiffel a été construite pour l'Exposition universelle de 1889. Au début, de "
-        "nombreux artistes l'ont critiquée. Un et un font deux, dit le guide, et « la un » "
-        "n'est pas du français.",
-        None,
-        "grammar",
-        "salad",
-    ),
-    (  # capitals glued into one token, against a protein, the alphabet and a DNA primer
-        "Aresian: LONGEUR\nLONGISERESIAQUASILEMETRESEICSALPAJAPABISTRIAGUPLANTERIMELTAMICARPED",
-        "Human hemoglobin alpha starts MVLSPADKTNVKAAWGKVGAHAGEYGAEALERMFLSF; the alphabet is "
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZ; the primer reads GATTACACCGTAGGCTTAACGGATCCATG.",
-        None,
-        "capital-runs",
-        "non-words",
-    ),
-]
-
-
-@pytest.mark.parametrize(
-    ("garbled", "clean", "expect", "signal", "kind"),
-    SESSION_7,
-    ids=["grammar-en", "grammar-es", "grammar-fr", "capital-runs"],
-)
-def test_session_7_shapes_their_signals_and_look_alikes(garbled, clean, expect, signal, kind):
-    verdict = detect(garbled, expect)
-    assert verdict.kind == kind
-    assert any(r.startswith(f"{signal} (") for r in verdict.reasons), verdict.reasons
-    assert not detect(clean, expect).garbled
 
 
 # Clean answers session 7 stopped flagging, each in a shape the blind batches clean_adversarial7
