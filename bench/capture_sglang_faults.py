@@ -26,6 +26,15 @@ from pathlib import Path
 from capture_garble_corpus import ROOT
 from capture_vllm_faults import FaultRun, main
 
+# The vLLM run's tensor edits (capture_vllm_faults._EDIT), the same copies of the model folder.
+TENSOR_EDITS = (
+    "zero-down-L15",
+    "input-norm-x10",
+    "zero-post-norm-L0",
+    "swap-q-o-L3-8",
+    "embed-perm-10pct",
+    "noise-down-0.4",
+)
 # sglang reads the rope base of a transformers-5 config from rope_parameters (models/llama.py) and
 # merges a partial rope_parameters override into it; `rope-theta-flat-100` sets the old flat key
 # (what vLLM silently ignored) to see whether sglang ignores it too.
@@ -37,12 +46,7 @@ FAULTS: list[tuple[str, str | None, tuple[str, ...]]] = [
         ("--json-model-override-args", '{"rope_parameters": {"rope_theta": 1000}}'),
     ),
     ("rope-theta-flat-100", None, ("--json-model-override-args", '{"rope_theta": 100}')),
-    ("zero-down-L15", "zero-down-L15", ()),
-    ("input-norm-x10", "input-norm-x10", ()),
-    ("zero-post-norm-L0", "zero-post-norm-L0", ()),
-    ("swap-q-o-L3-8", "swap-q-o-L3-8", ()),
-    ("embed-perm-10pct", "embed-perm-10pct", ()),
-    ("noise-down-0.4", "noise-down-0.4", ()),
+    *((edit, edit, ()) for edit in TENSOR_EDITS),
     ("kv-fp8_e5m2", None, ("--kv-cache-dtype", "fp8_e5m2")),
     ("kv-fp8_e4m3", None, ("--kv-cache-dtype", "fp8_e4m3")),
     ("temp-2-3", None, ()),  # sampling extremes: the healthy model, top_p 1, top_k off, min_p 0
