@@ -45,7 +45,8 @@ _LATIN1_RANGE = re.compile(
 )
 
 
-_FLOOD = re.compile(r"(.{1,12}?)\1{3,}", re.DOTALL)
+# a unit of up to 16 characters glued to itself 4 times or more (lordsquotationslordsquotations…)
+_FLOOD = re.compile(r"(.{1,16}?)\1{3,}", re.DOTALL)
 
 
 _CHAR_RUN = re.compile(r"(.)\1{3,}", re.DOTALL)
@@ -76,10 +77,12 @@ def flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[
     best = word_loop = (0.0, "")
     n = len(text)
     toks = []
+    stops = []  # the token ends a sentence
     # glued floods inside one whitespace-free token: yondyondyond, !!!!!!, <pad><pad>, 't't't
     for tm in TOKEN.finditer(text):
         tok = tm.group()
         toks.append(tok.rstrip(",.;:") or tok)  # ciel, ciel, ciel.: one word over and over
+        stops.append(tok[-1] in ".!?")
         if len(tok) < 6 or (len(tok) < 10 and tok.isalpha() and len(set(tok)) > 3):
             continue
         # a cheap filter: most tokens hold neither a cycle nor a run of one character
@@ -128,7 +131,9 @@ def flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[
                 continue
             if period == 1 and run >= 2 and any(c.isalnum() for c in toks[i - 1]):
                 in_runs += run + 1  # (* * * and | | | are drawing, not words looping)
-            if run + period >= 8 or (i == len(toks) and run // period + 1 >= END_LOOP_REPEATS):
+            looped = run + period >= 8 or (i == len(toks) and run // period + 1 >= END_LOOP_REPEATS)
+            # (whole sentences said again are a rambling model's: the repetition signal's business)
+            if looped and not (period > SENTENCE_PERIOD and any(stops[i - period : i])):
                 best = _token_run(best, toks, i, period, run, finished)
             run = 0
     if in_runs > 10:
@@ -185,7 +190,10 @@ def _glued_score(unit: str, span: int, cover: float, structured: bool, where: st
 
 
 END_LOOP_REPEATS = 6  # one word or phrase 6 times back to back, up to the very end
-LOOP_PERIODS = (1, 2, 3, 4, 5, 6)  # tokens in the unit that repeats (`is the right answer`)
+# tokens in the unit that repeats (`is the right answer`; `found de lageión de la queetyá haciendo
+# inc Seces` is 9)
+LOOP_PERIODS = tuple(range(1, 13))
+SENTENCE_PERIOD = 6  # longer units that end a sentence are sentences said again, not a loop
 PHRASE_LOOP_REPEATS = 4  # times a unit of four tokens or more must come back to back
 
 
