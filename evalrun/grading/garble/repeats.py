@@ -3,6 +3,7 @@ low diversity, fragments recombined, replacement and control characters, mojibak
 
 from __future__ import annotations
 
+import operator
 import re
 import zlib
 
@@ -121,6 +122,8 @@ def flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[
     finished = FINISHED.search(text) is not None
     in_runs = 0  # tokens in runs of 3+ of one token, all runs together
     for period in LOOP_PERIODS:
+        if sum(map(operator.eq, toks, toks[period:])) < _least_run(period):
+            continue  # (too few tokens equal the one a period back for any run that counts)
         run = 0
         for i in range(period, len(toks) + 1):
             if i < len(toks) and toks[i] == toks[i - period]:
@@ -195,6 +198,16 @@ END_LOOP_REPEATS = 6  # one word or phrase 6 times back to back, up to the very 
 LOOP_PERIODS = tuple(range(1, 13))
 SENTENCE_PERIOD = 6  # longer units that end a sentence are sentences said again, not a loop
 PHRASE_LOOP_REPEATS = 4  # times a unit of four tokens or more must come back to back
+
+
+def _least_run(period: int) -> int:
+    """The fewest tokens equal to the one `period` back that a run `_token_run` scores needs:
+    8 tokens in all, or (units of four or more) PHRASE_LOOP_REPEATS units; END_LOOP_REPEATS
+    units when the run reaches the end."""
+    at_end = (END_LOOP_REPEATS - 1) * period
+    if period > 3:
+        return min(at_end, (PHRASE_LOOP_REPEATS - 1) * period)
+    return min(at_end, 8 - period)
 
 
 def _token_run(

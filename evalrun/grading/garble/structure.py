@@ -210,6 +210,8 @@ def punctuation_flood(text: str) -> tuple[float, str]:
 
 def bang_flood(tokens: list[str]) -> tuple[float, str]:
     """Most words carry glued exclamation marks, often several."""
+    if sum("!!" in t for t in tokens) < 3:
+        return 0.0, ""  # (the cheap test first: most texts have no "!!" at all)
     words = [t for t in tokens if any(c.isalnum() for c in t)]
     if len(words) < 8:
         return 0.0, ""
@@ -260,6 +262,8 @@ _DIGITS = re.compile(r"\d+")
 def line_loop(text: str) -> tuple[float, str]:
     """The same line (numbers aside) over and over: `Step 7: Add a contact form.` or `A:`. Six
     in a row reaching the end of the answer (generation never stopped), or twelve anywhere."""
+    if text.count("\n") < 5:
+        return 0.0, ""  # (six lines at the least)
     lines = [  # (table rows keep their numbers: | 1 | ok | and | 2 | ok | are two rows)
         line.strip() if line.lstrip().startswith("|") else _DIGITS.sub("#", line.strip())
         for line in text.split("\n")
@@ -398,6 +402,8 @@ def dash_soup(text: str) -> tuple[float, str]:
     """Dashes, underscores and commas make most of the text, with word fragments between
     (`-, the-\n----_'s\n---------,,The. The wis`): what a wrong rope base produced. Lines of
     rule characters alone (markdown rules, table borders) do not count."""
+    if sum(text.count(c) for c in _JUNK_PUNCT) < 15:
+        return 0.0, ""  # (the cheap test first: half of 30 characters or more must be these)
     if len(_MORSE_MIXED.findall(text)) >= 3:  # .-.. -.-- : Morse code, dots and dashes are letters
         text = _MORSE.sub(" ", text)
     lines = [
