@@ -3,7 +3,7 @@
 A weak model answers badly in fluent language; a broken serving stack (mis-mapped weights, a wrong
 rope base, a bad attention backend, a quantized KV cache, speculative decoding with CUDA graphs)
 produces token soup, floods of one token, scripts no language mixes, or text that collapses into
-junk after a correct start. `detect` scores one text with cheap signals (~0.7 ms for a typical
+junk after a correct start. `detect` scores one text with cheap signals (0.7-0.9 ms for a typical
 answer, after a one-time load of the word lists), names the garble family of the strongest one
 (`GarbleVerdict.kind`) and explains the verdict with reasons a person can read. A loop of whole
 words or lines is its own kind, `loop`: healthy small models loop too, so sign-off can count it
