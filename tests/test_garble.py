@@ -304,6 +304,21 @@ def test_a_loop_of_one_word_running_to_the_end_is_garble():
     assert not detect("It was very very very very very very cold, so we stayed in.", ["en"]).garbled
 
 
+def test_a_long_phrase_looped_is_a_loop_but_sentences_said_again_are_not():
+    """Units of up to 12 tokens loop (a 9-token phrase of real sglang-era output, 5 times back to
+    back), and glued units of up to 16 characters; a unit that ends a sentence is a sentence
+    said again, which only the repetition signal weighs. Each case was clean before."""
+    phrase = "found de lageión de la queetyá haciendo inc Seces "
+    verdict = detect(
+        "Y foundilitiesued ayudur a lageión de la queetyá haciendo inc Seces " + phrase * 5, ["es"]
+    )
+    assert verdict.garbled and verdict.kind == "loop", verdict  # (score 0 before)
+    glued = "Hmm, lords lords " + "lordsquotations" * 4 + "pumpsquotationsenance"
+    assert any(r.startswith("flood") for r in detect(glued, ["en"]).reasons)
+    said_again = "Cats are cute and they are very independent animals. " * 6
+    assert not detect(said_again, ["en"]).garbled
+
+
 # ------------------------------------------------------------------ issue 15's misses
 
 ISSUE_15 = [
@@ -605,6 +620,9 @@ def test_session_5_signals_name_their_family(kind, text, expect):
         "{% for user in users %}\n  <li>{{ user.name }}</li>\n{% endfor %}\nx = 1",
         "for each item in the list:\n    if item is larger than max:\n        set max to item\n"
         "return max",
+        # a bug, not damage: one stray closing bracket (a healthy SmolLM2 answer, vLLM and sglang)
+        'def reverse_string(input_str):\n    reversed_str = ""\n    for char in input_str):\n'
+        '        reversed_str += char + " "\n    return reversed_str',
     ],
 )
 def test_python_blocks_that_do_not_parse_here_but_are_fine(block):

@@ -781,6 +781,8 @@ def python_syntax(text: str) -> tuple[float, str]:
             line = e.lineno or len(lines)
             if _CUT_OFF.search(e.msg or ""):
                 continue  # a bracket or string the token limit left open: Python names its start
+            if _one_stray_bracket(lines, e):
+                continue  # `for c in s):`: a bug in a fluent answer, not weights gone wrong
             if line < len(lines) - 1 and not _PLACEHOLDER.search(lines[line - 1]):
                 return SYNTAX_SCORE, (
                     f"the Python block at char {m.start()} does not parse at its line {line} of "
@@ -801,5 +803,25 @@ _NEWER_OR_TEMPLATE = re.compile(
     re.MULTILINE,
 )
 SYNTAX_SCORE = 0.6
+
+
+def _one_stray_bracket(lines: list[str], error: SyntaxError) -> bool:
+    """The block parses once the one closing bracket Python calls unmatched is taken out."""
+    if not (error.msg or "").startswith("unmatched") or not error.lineno or not error.offset:
+        return False
+    at = error.offset - 1
+    line = lines[error.lineno - 1]
+    if line[at : at + 1] not in (")", "]", "}"):
+        return False
+    mended = [*lines[: error.lineno - 1], line[:at] + line[at + 1 :], *lines[error.lineno :]]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse("\n".join(mended))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
 _WORDS_ONLY = re.compile(r"\s*[A-Za-z][A-Za-z' ]*:?\s*")
 _PLACEHOLDER = re.compile(r"<[^<>\n]{1,40}>|\.\.\.|…")
