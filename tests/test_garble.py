@@ -822,9 +822,26 @@ LOOK_ALIKES_7 = [
 ]
 
 
+LOOK_ALIKES_8 = [
+    (  # `a` before an article or `of`, against letters that name things in a math answer
+        "The pump moves the gas to a the coils, and the fan cools it. Then the valve lets a of "
+        "the liquid into the cabinet where it warms again.",
+        "Let a and b be positive integers. If a is even and b is odd, then a + b is odd. Sort "
+        "the names from a to z, replace a with b, and take vitamin a or d with food.",
+        ["en"],
+    ),
+    (  # a 9-token phrase looped to the end, against sentences a rambling model says again
+        "Y foundilitiesued ayudur a lageión de la queetyá haciendo inc Seces "
+        + "found de lageión de la queetyá haciendo inc Seces " * 5,
+        "Los gatos son lindos y muy independientes, y duermen mucho durante el día. " * 6,
+        ["es"],
+    ),
+]
+
+
 @pytest.mark.parametrize(
     ("garbled", "clean", "expect"),
-    [*LOOK_ALIKES_4, *LOOK_ALIKES_5, *LOOK_ALIKES_6, *LOOK_ALIKES_7],
+    [*LOOK_ALIKES_4, *LOOK_ALIKES_5, *LOOK_ALIKES_6, *LOOK_ALIKES_7, *LOOK_ALIKES_8],
 )
 def test_shapes_and_their_look_alikes(garbled, clean, expect):
     """Each shape a session taught the detector, beside the clean text it could be taken for."""
@@ -857,9 +874,14 @@ SESSION_7_SIGNALS = [
 ]
 
 
+# The signal each session-8 shape is caught by, and the family a user sees (LOOK_ALIKES_8 order).
+SESSION_8_SIGNALS = [("grammar", "salad"), ("loop", "loop")]
+
+
 SHAPE_SIGNALS = [
     *zip(LOOK_ALIKES_6, SESSION_6_SIGNALS, strict=True),
     *zip(LOOK_ALIKES_7, SESSION_7_SIGNALS, strict=True),
+    *zip(LOOK_ALIKES_8, SESSION_8_SIGNALS, strict=True),
 ]
 
 

@@ -53,6 +53,9 @@ _CONJUNCTIONS = frozenset(
 # Words that may stand twice in a row: `that that is is`, `Leute die die Regeln kennen`.
 _TWICE_OK = frozenset("is are was were der die das den dem des".split())
 _OF_OK = {"es": frozenset({"de"}), "pt": frozenset({"de"})}
+# English `a` is a letter and a variable too (`from a to z`, `a and b`, `vitamin a or d`): only
+# what no letter comes before counts after it (`a the`, `a of`, `a its`; not `replace a with b`).
+_AFTER_A = frozenset("the a an its their our your my of".split())
 
 # Words no sentence ends on, beyond the articles: conjunctions and prepositions that need what
 # follows them.
@@ -104,6 +107,8 @@ def breaks(t: Text, lang: str) -> list[str]:
         elif a.key in articles and b.key in follow - _OF_OK.get(lang, frozenset()):
             if not (a.key in _NUMBERS and b.key in _CONJUNCTIONS):
                 out.append(f"{a.key} {b.key}")
+        elif lang == "en" and a.key == "a" and t.text[a.start] == "a" and b.key in _AFTER_A:
+            out.append(f"a {b.key}")
     return out
 
 

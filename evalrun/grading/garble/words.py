@@ -625,3 +625,21 @@ def mark_function_words(t: Text) -> None:
         for w, nxt in zip(line, line[1:]):
             if nxt.scripts and not nxt.scripts <= _LATIN_CYR:
                 w.stop = True  # a word in another script ends the run: Tbilisi თბილისი, Kyiv
+    if _letters_as_variables(t):
+        for w in words:
+            if w.key == "a" and t.text[w.start] == "a":
+                w.fw = None  # `let a and b be integers`: a variable, not the article
+
+
+def _letters_as_variables(t: Text) -> bool:
+    """The text names things by single letters (`a and b`, `if a is even`): a lowercase `a`
+    where no article stands, and another letter standing alone as a word (b, n, x: not the
+    text-speak u and r)."""
+    keys = [w.key for w in t.words]
+    if "a" not in keys or not _VARIABLES & set(keys):
+        return False
+    return any(a == "a" and b in _NO_NOUN_AFTER for a, b in zip(keys, keys[1:]))
+
+
+_VARIABLES = frozenset("bcdfghjkmnpqxyz")
+_NO_NOUN_AFTER = frozenset("and or is are was equals to plus minus times".split())
