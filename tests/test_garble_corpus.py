@@ -125,10 +125,11 @@ def test_figures_on_the_held_out_half(corpus):
     )
 
 
-# measured 3.2% (60 of 1903) at session 7's end, with two blind clean batches (held-out halves
-# flagged 8 of 130 and 2 of 141) and real sglang output under faults (0 of 10); the session-7-start
-# detector flags 3.4% (65) of the same rows
-HELD_OUT_FP = 0.032
+# measured 2.9% (60 of 2088) at session 8's end, with its correct answers to the suite's items
+# (0 of 185 flagged); 3.2% (60 of 1903) at session 7's end, with two blind clean batches (held-out
+# halves flagged 8 of 130 and 2 of 141) and real sglang output under faults (0 of 10); the
+# session-7-start detector flags 3.4% (65) of those rows
+HELD_OUT_FP = 0.029
 HELD_OUT_CAUGHT = 0.795  # measured 80.1% (1284 of 1603) at session 8's end: partial faults, salads
 # (and one held-out loop of the sglang fault run, called salad by session 7's start detector too)
 HELD_OUT_LOOPS_WRONG = 2
