@@ -141,6 +141,8 @@ class FaultRun:
     garbled_file: str  # garbled and fluent rows
     clean_file: str  # clean and loop rows
     settings: dict[str, tuple[tuple, tuple]] = field(default_factory=dict)
+    edit: str = _EDIT  # the script that writes a fault's model copy (argv: src, dst, fault name)
+    tag: str = "fault"  # sources: <lane>-<tag>-<fault>/..., <lane>-prefix<N>+<tag>-<fault>/...
 
 
 VLLM = FaultRun(
@@ -191,7 +193,7 @@ def collapse(
         sampled = {"seed": setting[1]} if setting[0] else {}  # greedy as before: no seed sent
         body |= {"temperature": setting[0], "max_tokens": COLLAPSE_TAIL, **sampled}
         choice = post(base, "/v1/completions", body)["choices"][0]
-        source = f"{lane.source}-prefix{n}+fault-{fault}/{pid}/{choice.get('finish_reason')}"
+        source = f"{lane.source}-prefix{n}+{run.tag}-{fault}/{pid}/{choice.get('finish_reason')}"
         rows.add(row(prefix + (choice["text"] or ""), "?", langs, source))
 
 
@@ -205,9 +207,9 @@ def capture_faults(only: set[str], tmpdir: Path, run: FaultRun = VLLM) -> None:
         if edit:
             model = tmpdir / name
             subprocess.run(
-                [str(lane.bin / "python"), "-c", _EDIT, lane.model, model, edit], check=True
+                [str(lane.bin / "python"), "-c", run.edit, lane.model, model, edit], check=True
             )
-        tag = f"{lane.source}-fault-{name}"
+        tag = f"{lane.source}-{run.tag}-{name}"
         greedy, sampled = run.settings.get(name, (GREEDY, SAMPLED))
         try:
             with lane_serve(lane, model, tmpdir / f"{name}.log", flags) as base:
@@ -217,7 +219,7 @@ def capture_faults(only: set[str], tmpdir: Path, run: FaultRun = VLLM) -> None:
         except RuntimeError as exc:  # did not boot: keep its log's last lines
             log = (tmpdir / f"{name}.log").read_text(errors="replace").splitlines()
             print(f"{name}: {exc}\n" + "\n".join(log[-15:]), file=sys.stderr)
-            keep = ROOT / "results" / f"{run.engine}-fault-{name}.log"
+            keep = ROOT / "results" / f"{run.engine}-{run.tag}-{name}.log"
             shutil.copy(tmpdir / f"{name}.log", keep)
         if edit:
             shutil.rmtree(model)
