@@ -38,9 +38,8 @@ def test_corpus_rows_are_well_formed_and_sourced(corpus):
         assert row["source"], row
         assert row["expect"] is None or all(isinstance(e, str) for e in row["expect"])
     # (tests only, never in the wheel; 1.8 MB after session 4, 2.4 MB after session 5, 2.83 MB
-    # after session 7: two blind clean batches and a real sglang fault run; 2.89 MB after
-    # session 8: correct answers to the core suite's items; 2.95 MB after session 9: a third
-    # real vLLM fault run, garbled_vllm3 and clean_vllm3, under 90 KB together)
+    # after session 7: two blind clean batches and a real sglang fault run; 2.95 MB after
+    # session 8: correct answers to the core suite's items and a third real vLLM fault run)
     assert sum(p.stat().st_size for p in CORPUS.glob("*.jsonl")) < 3_000_000
 
 
