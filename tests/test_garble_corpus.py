@@ -93,7 +93,7 @@ def test_figures_on_the_tuning_half(corpus):
     assert not got["loop_wrong"], got["loop_wrong"]
 
 
-TUNING_CAUGHT = 0.82  # measured 82.7% (1346 of 1628) at session 8's end
+TUNING_CAUGHT = 0.83  # measured 83.1% (1394 of 1677) at session 8's end
 TUNING_FAMILY_FLOOR = {  # measured at session 7's end (loop: session 8's)
     "multi-script": 0.92,  # 93.0% (146 of 157)
     "non-words": 0.82,  # 82.6% (427 of 517)
@@ -125,12 +125,12 @@ def test_figures_on_the_held_out_half(corpus):
     )
 
 
-# measured 2.9% (60 of 2088) at session 8's end, with its correct answers to the suite's items
-# (0 of 185 flagged); 3.2% (60 of 1903) at session 7's end, with two blind clean batches (held-out
-# halves flagged 8 of 130 and 2 of 141) and real sglang output under faults (0 of 10); the
-# session-7-start detector flags 3.4% (65) of those rows
+# measured 2.9% (60 of 2089) at session 8's end, with its correct answers to the suite's items
+# (0 of 185 flagged) and a third vLLM fault run (0 of 1); 3.2% (60 of 1903) at session 7's end,
+# with two blind clean batches (held-out halves flagged 8 of 130 and 2 of 141) and real sglang
+# output under faults (0 of 10); the session-7-start detector flags 3.4% (65) of those rows
 HELD_OUT_FP = 0.029
-HELD_OUT_CAUGHT = 0.795  # measured 80.1% (1284 of 1603) at session 8's end: partial faults, salads
+HELD_OUT_CAUGHT = 0.80  # measured 80.3% (1317 of 1641) at session 8's end: partial faults, salads
 # (and one held-out loop of the sglang fault run, called salad by session 7's start detector too)
 HELD_OUT_LOOPS_WRONG = 2
 
