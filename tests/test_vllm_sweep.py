@@ -15,6 +15,7 @@ import httpx2 as httpx
 import pytest
 from support.vllm import score_on
 
+from evalrun.errors import BootError
 from evalrun.serving import boot_server, load_contract
 from evalrun.suite import load_suite
 
@@ -27,6 +28,17 @@ KNOBS = {
 }
 
 
+def _fp8_kv_on_this_cpu() -> bool:
+    """vLLM's CPU backend keeps an fp8 KV cache only on x86 with AVX-512 or AMX; elsewhere it
+    refuses at boot ('FP8 KV cache on CPU requires x86 with AVX-512 or AMX.')."""
+    flags = (
+        Path("/proc/cpuinfo").read_text(errors="replace").split()
+        if Path("/proc/cpuinfo").is_file()
+        else []
+    )
+    return "avx512f" in flags or any(f.startswith("amx") for f in flags)
+
+
 @pytest.mark.parametrize("knob", sorted(KNOBS))
 def test_knob_boots_is_scored_and_takes_effect(
     knob: str, vllm_contract: Path, tmp_path: Path
@@ -34,6 +46,14 @@ def test_knob_boots_is_scored_and_takes_effect(
     setting, resolved = KNOBS[knob]
     contract = load_contract(vllm_contract, sets=["port=0", setting])
     suite = load_suite("core")
+    if knob == "kv-fp8" and not _fp8_kv_on_this_cpu():
+        # This CPU lacks both: the boot fails, and evalrun names the engine's refusal and the knob.
+        with pytest.raises(BootError) as refused:
+            with boot_server(contract, tmp_path / "server.log"):
+                pass
+        assert "FP8 KV cache on CPU requires" in str(refused.value), refused.value
+        assert "refused this combination of knobs" in str(refused.value), refused.value
+        return
     with boot_server(contract, tmp_path / "server.log") as server:
         record, items = score_on(server, suite, tmp_path / "results", tags=("probe",), label=knob)
         metrics = httpx.get(server.base_url.removesuffix("/v1") + "/metrics", timeout=30).text
