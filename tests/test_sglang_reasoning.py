@@ -46,7 +46,13 @@ def test_deepseek_r1_parser_is_reasoning_only_with_empty_content(
     for rec in only:
         assert rec.response["content"] == "" and rec.response["reasoning"], rec.response
         assert rec.status == "failed"
-    assert [rec.diagnoses for rec in switched] == [["reasoning_only"]] * len(CANARIES), switched
+    # The switch leaves every answer in the reasoning channel: stopped there, or (the greedy
+    # answer differs by CPU: canary-002 ran to max_tokens on an AMD EPYC) cut there.
+    in_reasoning = [["reasoning_only"], ["reasoning_exhausted_tokens"]]
+    assert all(rec.diagnoses in in_reasoning for rec in switched), switched
+    assert len(switched) == len(CANARIES) and any(
+        rec.diagnoses == in_reasoning[0] for rec in switched
+    )
     kinds = {d.kind: d for d in record.summary.diagnoses}
     assert (
         kinds["reasoning_only"].count == len(only) and "reasoning" in kinds["reasoning_only"].hint
