@@ -774,9 +774,7 @@ def python_syntax(text: str) -> tuple[float, str]:
         if sum(1 for line in written if _WORDS_ONLY.fullmatch(line)) >= 0.4 * len(written):
             continue  # pseudo-code in a python fence: lines of plain words (set max to item)
         try:
-            with warnings.catch_warnings():  # (invalid escapes in the answer's strings)
-                warnings.simplefilter("ignore")
-                ast.parse(code)
+            _parse(code)
         except SyntaxError as e:
             line = e.lineno or len(lines)
             if _CUT_OFF.search(e.msg or ""):
@@ -805,6 +803,13 @@ _NEWER_OR_TEMPLATE = re.compile(
 SYNTAX_SCORE = 0.6
 
 
+def _parse(code: str) -> None:
+    """Parse Python (never run it); SyntaxError when it does not parse."""
+    with warnings.catch_warnings():  # (invalid escapes in the answer's strings)
+        warnings.simplefilter("ignore")
+        ast.parse(code)
+
+
 def _one_stray_bracket(lines: list[str], error: SyntaxError) -> bool:
     """The block parses once the one closing bracket Python calls unmatched is taken out."""
     if not (error.msg or "").startswith("unmatched") or not error.lineno or not error.offset:
@@ -815,9 +820,7 @@ def _one_stray_bracket(lines: list[str], error: SyntaxError) -> bool:
         return False
     mended = [*lines[: error.lineno - 1], line[:at] + line[at + 1 :], *lines[error.lineno :]]
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ast.parse("\n".join(mended))
+        _parse("\n".join(mended))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True
