@@ -108,6 +108,10 @@ def normalise_endpoint(endpoint: str) -> str:
         raise UsageError(
             f"--endpoint {endpoint!r} is not an http(s) URL; pass e.g. http://127.0.0.1:8000/v1"
         )
+    try:
+        parts.port  # noqa: B018 - urlsplit checks the port's range only when asked
+    except ValueError as exc:
+        raise UsageError(f"--endpoint {endpoint!r}: {exc}; pass a port from 1 to 65535") from exc
     path = parts.path.rstrip("/")
     for suffix in ("/chat/completions", "/completions", "/models"):
         path = path.removesuffix(suffix)
@@ -227,8 +231,11 @@ async def _once(client: openai.AsyncOpenAI, params: dict[str, Any]) -> tuple[Res
         kind, why = describe_failure(exc)
         if kind == "tls":  # a certificate does not fix itself between tries
             raise RequestFailed(f"connection failed: {why}", kind="tls") from exc
-        what = "timed out" if kind == "timeout" else "connection failed"
-        raise _Retryable(RequestFailed(f"{what}: {why}", kind=kind)) from exc
+        if kind == "timeout":
+            why = f"timed out: {why}"
+        elif kind == "connect":
+            why = f"connection failed: {why}"
+        raise _Retryable(RequestFailed(why, kind=kind)) from exc
     except openai.APIStatusError as exc:
         status = exc.status_code
         text = exc.response.text
@@ -339,6 +346,11 @@ async def list_models(
         kind, why = describe_failure(exc)
         if kind == "tls":
             raise EndpointError(f"cannot reach {base_url}: {why}") from exc
+        if kind == "bad_response":
+            raise EndpointError(
+                f"{base_url}/models: {why}; point --endpoint at an OpenAI-compatible server's "
+                "/v1 base URL"
+            ) from exc
         raise EndpointError(
             f"cannot reach {base_url} ({why}); is the server up? "
             "check --endpoint (host, port, and the /v1 prefix)"
@@ -390,6 +402,10 @@ def run_sync(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
+        running = False
+    else:
+        running = True
+    if not running:  # outside the except block: its RuntimeError is no failure's context
         return asyncio.run(make())
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="evalrun") as pool:
         return pool.submit(asyncio.run, make()).result()

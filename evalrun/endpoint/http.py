@@ -6,7 +6,7 @@ slope's streamed requests and the launcher's readiness polls (a sync `httpx2.Cli
 (`HTTP(S)_PROXY`, `ALL_PROXY`, `NO_PROXY`) apply as httpx2 applies them for the SDK, TLS follows
 one rule (`--ca-bundle PATH`, else `SSL_CERT_FILE`/`SSL_CERT_DIR`, else the system store;
 `--insecure` turns verification off), and connection pools are bounded by the concurrency asked
-for. `describe_failure` names a TLS failure as one, not as "is the server up?".
+for. `describe_failure` (failures.py) names each failure below HTTP by its root cause.
 """
 
 from __future__ import annotations
@@ -17,11 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from evalrun.endpoint.failures import describe_failure, refused
 from evalrun.endpoint.limits import DEFAULT_MAX_RESPONSE_MB
 from evalrun.errors import UsageError
 
 if TYPE_CHECKING:
     import httpx2
+
+__all__ = ["HttpOptions", "async_client", "describe_failure", "refused", "sync_client"]
 
 _PROXY_VARS = ("http_proxy", "https_proxy", "all_proxy")
 
@@ -107,46 +110,3 @@ def sync_client(base_url: str, options: HttpOptions | None = None) -> httpx2.Cli
         verify=options.verify(base_url),
         trust_env=options.proxies,
     )
-
-
-def describe_failure(exc: BaseException) -> tuple[str, str]:
-    """(kind, one line) for a request that got no HTTP answer, from the whole exception chain:
-    kind is `tls` (a certificate or handshake problem, said with what to do), `timeout`, or
-    `connect`. The chain is read rather than the outer type because transports differ in how
-    they wrap a failure (the aiohttp adapter reports a refused connection as a connect timeout)."""
-    chain: list[BaseException] = []
-    seen: BaseException | None = exc
-    while seen is not None and seen not in chain:
-        chain.append(seen)
-        seen = seen.__cause__ or seen.__context__
-    for err in chain:
-        cert = getattr(err, "certificate_error", None)  # aiohttp keeps the ssl error here
-        if isinstance(cert, ssl.SSLCertVerificationError):
-            err = cert
-        if isinstance(err, ssl.SSLCertVerificationError):
-            why = err.verify_message or str(err)
-            return "tls", (
-                f"TLS certificate not trusted ({why}); pass --ca-bundle PATH with the CA that "
-                "signed it (or set SSL_CERT_FILE), or --insecure to skip the check"
-            )
-        if isinstance(err, ssl.SSLError):
-            return "tls", (
-                f"TLS handshake failed ({err.reason or err}); is the endpoint https? "
-                "check the scheme of --endpoint"
-            )
-    root = chain[-1]
-    kind = "timeout" if any(isinstance(e, TimeoutError) for e in chain) else "connect"
-    text = str(root) or type(root).__name__
-    return kind, text.split("\n", 1)[0][:200]
-
-
-def refused(exc: BaseException) -> bool:
-    """Whether a failure was a refused connection (nothing listens: the server is gone)."""
-    seen: BaseException | None = exc
-    for _ in range(16):
-        if seen is None:
-            return False
-        if isinstance(seen, ConnectionRefusedError):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False

@@ -16,6 +16,8 @@ from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
+from evalrun.endpoint.failures import protocol_errors
+
 DEFAULT_MAX_RESPONSE_MB = 8.0
 
 
@@ -58,7 +60,7 @@ def _capped_class(httpx: ModuleType) -> Any:
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             seen = 0
-            async for raw in self._inner:
+            async for raw in _protocol_checked(httpx, self._inner):
                 chunk = (
                     raw if self._inflate is None else self._inflated(raw, self._limit - seen + 1)
                 )
@@ -83,7 +85,10 @@ def _capped_class(httpx: ModuleType) -> Any:
             self.max_bytes = max_bytes
 
         async def handle_async_request(self, request: Any) -> Any:
-            response = await self._inner.handle_async_request(request)
+            try:
+                response = await self._inner.handle_async_request(request)
+            except protocol_errors() as exc:
+                raise httpx.RemoteProtocolError(str(exc), request=request) from exc
             declared = response.headers.get("content-length", "")
             if declared.isdigit() and int(declared) > self.max_bytes:
                 await response.aclose()
@@ -107,3 +112,13 @@ def _capped_class(httpx: ModuleType) -> Any:
             await self._inner.aclose()
 
     return CappedTransport
+
+
+async def _protocol_checked(httpx: ModuleType, stream: Any) -> AsyncIterator[bytes]:
+    """`stream`'s chunks, a malformed reply raised as httpx's RemoteProtocolError (failures.py:
+    the transport lets aiohttp's own errors escape, past every `except` of the SDK)."""
+    try:
+        async for chunk in stream:
+            yield chunk
+    except protocol_errors() as exc:
+        raise httpx.RemoteProtocolError(str(exc)) from exc

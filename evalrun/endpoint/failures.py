@@ -1,0 +1,152 @@
+"""Every way a request can fail below HTTP, as one classified failure with a one-line message.
+
+A request goes openai -> httpx2 -> the SDK's vendored aiohttp transport. That transport maps
+aiohttp's connection errors onto httpx2's tree (some oddly: a refused connection or a server that
+hung up becomes `ConnectTimeout`), and lets the rest escape raw: a reply that is not HTTP (an SSH
+banner, a status line of garbage, a body past its Content-Length read as the next status line)
+comes out as `aiohttp.ClientResponseError`, outside every `except` the SDK has. `protocol_errors`
+names those, so the transport wrapper (limits.py) can raise them as httpx2's
+`RemoteProtocolError` and the SDK reports them like any other connection failure.
+
+`describe_failure` then reads the whole exception chain and names the failure by its root, the
+table below; `kind` is one of the client's classified failures:
+
+    ssl.SSLCertVerificationError          tls           certificate not trusted: --ca-bundle
+    ssl.SSLError                          tls           handshake failed: is the endpoint https?
+    ConnectionRefusedError                connect       nothing listens on host:port
+    socket.gaierror (ClientConnectorDNS)  connect       the host name does not resolve
+    InvalidURL / UnsupportedProtocol      connect       the URL cannot be asked (bad port, scheme)
+    aiohttp.ServerDisconnectedError       connect       the server closed without an answer
+    ConnectionResetError / BrokenPipe     connect       the server reset the connection
+    HttpProcessingError: bad status line,
+      header, chunk size, line too long   bad_response  the reply is not valid HTTP
+    ContentLengthError / TransferEncoding
+      / ClientPayloadError                bad_response  the body ended before its declared length
+    TimeoutError (aiohttp's socket/
+      connect timeouts, httpx2's)         timeout       no answer in time
+    any other OSError                     connect       its strerror
+    anything else from the transport      connect       its first line
+
+Of evalrun, only text_safety is imported here (the messages show server bytes).
+"""
+
+from __future__ import annotations
+
+import socket
+import ssl
+from functools import lru_cache
+
+_LIMIT = 200
+
+
+@lru_cache(maxsize=1)
+def protocol_errors() -> tuple[type[BaseException], ...]:
+    """The aiohttp errors the vendored transport lets escape unmapped (its map covers
+    ClientConnectionError, ClientPayloadError, proxy and URL errors; ClientResponseError, which
+    carries every malformed reply, and a parser error raised bare are left out)."""
+    import aiohttp
+    import aiohttp.http_exceptions
+
+    return (aiohttp.ClientError, aiohttp.http_exceptions.HttpProcessingError)
+
+
+def chain_of(exc: BaseException) -> list[BaseException]:
+    """`exc` and what caused it, outermost first: each `__cause__`, else an unsuppressed
+    `__context__` (the exception being handled when it was raised)."""
+    out: list[BaseException] = []
+    seen: BaseException | None = exc
+    while seen is not None and seen not in out and len(out) < 32:
+        out.append(seen)
+        nxt = seen.__cause__
+        if nxt is None and not seen.__suppress_context__:
+            nxt = seen.__context__
+        seen = nxt
+    return out
+
+
+def describe_failure(exc: BaseException) -> tuple[str, str]:
+    """(kind, one line) for a request that got no usable HTTP answer: kind is `tls`, `connect`,
+    `bad_response` (the server sent something that is not HTTP) or `timeout`."""
+    chain = chain_of(exc)
+    for err in chain:
+        cert = getattr(err, "certificate_error", None)  # aiohttp keeps the ssl error here
+        if isinstance(cert, ssl.SSLCertVerificationError):
+            err = cert
+        if isinstance(err, ssl.SSLCertVerificationError):
+            why = err.verify_message or str(err)
+            return "tls", (
+                f"TLS certificate not trusted ({_flat(why)}); pass --ca-bundle PATH with the CA "
+                "that signed it (or set SSL_CERT_FILE), or --insecure to skip the check"
+            )
+        if isinstance(err, ssl.SSLError):
+            return "tls", (
+                f"TLS handshake failed ({_flat(str(getattr(err, 'reason', None) or err))}); is the endpoint "
+                "https? check the scheme of --endpoint"
+            )
+    return _by_root(chain)
+
+
+def _by_root(chain: list[BaseException]) -> tuple[str, str]:
+    """The table of the module docstring, most specific rule first."""
+    import aiohttp
+    import aiohttp.http_exceptions as http_exc
+
+    where = _address(chain)
+    for err in chain:
+        if isinstance(err, ConnectionRefusedError):
+            return "connect", f"connection refused{where} (nothing listens there)"
+        if isinstance(err, socket.gaierror):
+            return "connect", f"cannot resolve the host{where} ({_flat(err.strerror or str(err))})"
+    for err in chain:
+        if isinstance(err, (aiohttp.InvalidURL, ValueError)) and "port" in str(err).lower():
+            return "connect", f"invalid URL ({_flat(str(err))}); check --endpoint"
+        if isinstance(err, aiohttp.InvalidURL | aiohttp.NonHttpUrlClientError):
+            return "connect", f"invalid URL {_flat(str(err))!r}; check --endpoint"
+    for err in chain:
+        if isinstance(err, http_exc.ContentLengthError | http_exc.TransferEncodingError):
+            return "bad_response", (
+                f"the server ended the body before its declared length ({_parser_text(err)})"
+            )
+        if isinstance(err, http_exc.HttpProcessingError):
+            return "bad_response", (f"the server's reply is not valid HTTP ({_parser_text(err)})")
+    for err in chain:
+        if isinstance(err, aiohttp.ClientPayloadError):
+            return "bad_response", f"the server sent a broken body ({_flat(str(err))})"
+        if isinstance(err, aiohttp.ServerDisconnectedError):
+            return "connect", "the server closed the connection without an answer"
+        if isinstance(err, ConnectionResetError | BrokenPipeError):
+            return "connect", "the server reset the connection"
+    if any(isinstance(e, TimeoutError) or type(e).__name__.endswith("Timeout") for e in chain):
+        return "timeout", "no answer from the server in time"
+    root = chain[-1]
+    if isinstance(root, OSError) and root.strerror:
+        return "connect", _flat(root.strerror) + where
+    return "connect", _flat(str(root) or type(root).__name__)
+
+
+def refused(exc: BaseException) -> bool:
+    """Whether a failure was a refused connection (nothing listens: the server is gone)."""
+    return any(isinstance(e, ConnectionRefusedError) for e in chain_of(exc))
+
+
+def _address(chain: list[BaseException]) -> str:
+    """' at host:port' when an aiohttp connector error in the chain names them."""
+    for err in chain:
+        host, port = getattr(err, "host", None), getattr(err, "port", None)
+        if isinstance(host, str) and isinstance(port, int):
+            return f" at {host}:{port}"
+    return ""
+
+
+def _parser_text(err: BaseException) -> str:
+    """aiohttp's parser message (several indented lines with a caret) on one line."""
+    message = getattr(err, "message", "") or str(err)
+    parts = [p.strip() for p in str(message).splitlines()]
+    return _flat(" ".join(p for p in parts if p and set(p) != {"^"}))
+
+
+def _flat(text: str) -> str:
+    """One line, control characters shown as escapes, at most _LIMIT characters."""
+    from evalrun.text_safety import one_line
+
+    return one_line(" ".join(text.split()), _LIMIT)
