@@ -209,10 +209,10 @@ def test_parse_expect_refuses_unknown_codes():
 def test_check_response_reports_the_worse_channel():
     resp = Response(content="The answer is 42.", reasoning="yond" * 40)
     got = check_response(resp, ["en"])
-    assert got["channel"] == "reasoning" and got["garbled"] is True
-    assert set(got) == {"garbled", "score", "kind", "reasons", "channel"}
+    assert got is not None and got.channel == "reasoning" and got.garbled is True
+    assert got.reasons and got.signals[0].family == got.kind
     clean = check_response(Response(content="The answer is 42."), ["en"])
-    assert clean["channel"] == "content" and clean["garbled"] is False
+    assert clean is not None and clean.channel == "content" and clean.garbled is False
     assert check_response(Response(content=None, reasoning="  "), ["en"]) is None
     assert check_response(Response(), None) is None
 
@@ -363,9 +363,9 @@ def test_tool_call_arguments_and_json_strings_are_judged_as_prose():
     soup = "wisacke wislished wisStackAs wisinkelilarly the wisUT wisAP wisOf wisOr wisOr"
     resp = Response(content="", tool_calls=[ToolCall(name="search", arguments={"query": soup})])
     got = check_response(resp, ["en"])
-    assert got["garbled"] and got["channel"] == "tool_calls.search", got
+    assert got is not None and got.garbled and got.channel == "tool_calls.search", got
     fine = Response(tool_calls=[ToolCall(name="search", arguments={"query": "weather in Paris"})])
-    assert not check_response(fine, ["en"])["garbled"]
+    assert not check_response(fine, ["en"]).garbled
     answer = json.dumps({"name": "Ivan", "bio": soup})
     assert detect(answer, ["en", "json"]).garbled
     assert not detect(

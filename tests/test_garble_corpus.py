@@ -165,6 +165,6 @@ def test_core_suite_accept_examples_are_never_garble():
             verdict = check_response(
                 example_to_response(example), expected_for(item.languages, item.category)
             )
-            if verdict and verdict["garbled"]:
-                flagged.append(f"{item.id}: {verdict['reasons']}")
+            if verdict and verdict.garbled:
+                flagged.append(f"{item.id}: {verdict.reasons}")
     assert not flagged, "\n".join(flagged)

@@ -67,7 +67,7 @@ def test_reference_answers_are_clean_and_mismapped_answers_are_garbled(tmp_path,
     for (languages, category, _), g, b in zip(PROMPTS, good, bad):
         expect = expected_for(languages, category)  # what the runner judges with
         verdict = check_response(g, expect)
-        assert verdict is not None and not verdict["garbled"], (g.content, verdict)
+        assert verdict is not None and not verdict.garbled, (g.content, verdict)
         verdict = check_response(b, expect)
-        assert verdict is not None and verdict["garbled"], (b.content, verdict)
-        assert verdict["reasons"] and verdict["channel"] == "content"
+        assert verdict is not None and verdict.garbled, (b.content, verdict)
+        assert verdict.reasons and verdict.channel == "content"

@@ -19,11 +19,12 @@ LAYERS: list[set[str]] = [
     {"bisection", "viewing"},
     {"signoff"},
     {"scoring", "slope", "compare"},
+    {"store"},
     {"suite"},
     {"grading"},
     {"serving"},
     {"endpoint"},
-    {"store", "tables", "provenance"},
+    {"tables", "provenance"},
     {"errors", "__init__", "text_safety"},
 ]
 

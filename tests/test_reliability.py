@@ -193,7 +193,7 @@ def test_show_escapes_control_sequences(tmp_path, capsys):
     hostile = json.dumps(HOSTILE)[1:-1]
     path.write_text(path.read_text().replace("wrong answer to math-001", hostile))
     items = store.load_items("2026-01-01_000000_a")
-    assert items[1].response["content"] == HOSTILE
+    assert items[1].response.content == HOSTILE
     assert main(["show", "--results", str(store.root), "latest"]) == 0
     out = capsys.readouterr().out
     assert items and not any(c in out for c in "\x1b\x07\x00\u202e")

@@ -20,6 +20,7 @@ from evalrun.endpoint.options import RequestOptions
 from evalrun.errors import EndpointError, SuiteError, UsageError
 from evalrun.grading import garble
 from evalrun.grading import registry as graders
+from evalrun.grading.garble import GarbleSignal, GarbleVerdict
 from evalrun.scoring.runner import ScoreHooks, ScoreRequest, score_suite
 from evalrun.serving.target import Target
 from evalrun.store import RunStore
@@ -64,7 +65,7 @@ def test_run_writes_record_and_items(fake_server, make_suite, tmp_path):
     assert record.model_served == "fake-model" and record.endpoint == fake_server.base_url
     folder = tmp_path / "results" / record.run_id
     on_disk = json.loads((folder / "run.json").read_text())
-    assert on_disk["schema_version"] == 1 and on_disk["suite"]["sha256"] == record.suite.sha256
+    assert on_disk["schema_version"] == 2 and on_disk["suite"]["sha256"] == record.suite.sha256
     assert on_disk["sampling"]["temperature"] == 0 and on_disk["evalrun_version"]
     lines = (folder / "items.jsonl").read_bytes().split(b"\n")
     assert len([ln for ln in lines if ln]) == 4
@@ -107,7 +108,7 @@ def test_errors_are_never_graded(fake_server, make_suite, tmp_path, monkeypatch)
     bad = [r for r in recs if r.status == "error"]
     assert len(bad) == 1 and bad[0].id == "basic-001"
     assert bad[0].grade is None and bad[0].response is None
-    assert bad[0].error["http_status"] == 500 and bad[0].attempts == 2
+    assert bad[0].error.http_status == 500 and bad[0].attempts == 2
     assert "basic-001" not in graded and len(graded) == 2
     assert record.summary.errors == 1 and record.summary.passed == 2 and record.summary.total == 3
     assert record.status == "complete"
@@ -158,18 +159,21 @@ def test_garble_verdict_recorded_and_counted(fake_server, make_suite, tmp_path, 
     def check(response, expect=None):
         seen.append(expect)
         bad = "soup" in (response.content or "")
-        return {
-            "garbled": bad,
-            "score": 1.0 if bad else 0.0,
-            "reasons": ["soup"] if bad else [],
-            "channel": "content",
-        }
+        return GarbleVerdict(
+            garbled=bad,
+            score=1.0 if bad else 0.0,
+            kind="non-words" if bad else "",
+            signals=[GarbleSignal(name="soup", family="non-words", score=1.0, reason="soup")]
+            if bad
+            else [],
+            channel="content",
+        )
 
     monkeypatch.setattr(garble, "check_response", check)
     fake_server.rule = lambda req: reply("token soup" if "question 0:" in last_user(req) else "ok")
     items = [simple_item(0, languages=["en"]), simple_item(1)]
     record, recs = run(fake_server, make_suite(items), tmp_path)
-    assert recs[0].garble["garbled"] is True and recs[1].garble["garbled"] is False
+    assert recs[0].garbled is True and recs[1].garbled is False
     assert record.summary.garbled == 1 and record.summary.garble_rate == 0.5
     assert seen == [["en"], ["en"]]  # no languages: the category default (garble.expected_for)
 
@@ -183,8 +187,8 @@ def test_unicode_line_separators_and_lone_surrogates_round_trip(fake_server, mak
     raw = path.read_bytes()
     assert "\u2028".encode() in raw and raw.count(b"\n") == 2  # kept raw, one line per item
     back = store.load_items(record.run_id)
-    assert [r.response["content"] for r in back] == [text, text]
-    assert back[0].response["reasoning"] == "r\u2028"
+    assert [r.response.content for r in back] == [text, text]
+    assert back[0].response.reasoning == "r\u2028"
 
 
 def test_model_choice_when_several_served(fake_server, make_suite, tmp_path):
@@ -255,7 +259,7 @@ def test_context_rejection_fails_the_item_without_retry(fake_server, make_suite,
     fake_server.rule = lambda req: context_length_400()
     record, recs = run(fake_server, make_suite(n=2), tmp_path)
     assert record.status == "complete" and record.summary.errors == 0
-    assert all(r.attempts == 1 and "context window" in r.grade["detail"] for r in recs)
+    assert all(r.attempts == 1 and "context window" in r.grade.detail for r in recs)
     assert fake_server.chat_requests == 2
 
 

@@ -10,6 +10,7 @@ from fakeserver import Fault, http_error, last_user, reply, simple_item
 
 from evalrun.cli import main
 from evalrun.grading import garble
+from evalrun.grading.garble import GarbleSignal, GarbleVerdict
 
 
 @pytest.fixture
@@ -269,12 +270,13 @@ def test_bisect_exit_codes(fake_server, make_suite, results, capsys, monkeypatch
     monkeypatch.setattr(
         garble,
         "check_response",
-        lambda r, e=None: {
-            "garbled": True,
-            "score": 1.0,
-            "reasons": ["soup"],
-            "channel": "content",
-        },
+        lambda r, e=None: GarbleVerdict(
+            garbled=True,
+            score=1.0,
+            kind="non-words",
+            signals=[GarbleSignal(name="soup", family="non-words", score=1.0, reason="soup")],
+            channel="content",
+        ),
     )
     assert score(capsys, *base, "--fail-on-garble", "0.5")[0] == 1
     code, _, err = score(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evalrun.endpoint.diagnose import HINTS, diagnose_error, diagnose_response
-from evalrun.endpoint.response import Response, ToolCall
+from evalrun.endpoint.response import ItemError, Response, ToolCall
 from evalrun.provenance import collect, git_facts, strip_credentials
 from evalrun.scoring.report import ProgressBar
 
@@ -84,12 +84,12 @@ def test_git_facts_outside_a_repo(tmp_path):
     ],
 )
 def test_error_texts_of_each_engine(status, message, kind):
-    assert diagnose_error({"kind": "http", "message": message, "http_status": status}) == [kind]
+    assert diagnose_error(ItemError(kind="http", message=message, http_status=status)) == [kind]
 
 
 def test_unrelated_400_is_not_diagnosed():
     assert (
-        diagnose_error({"kind": "http", "message": "temperature must be >= 0", "http_status": 400})
+        diagnose_error(ItemError(kind="http", message="temperature must be >= 0", http_status=400))
         == []
     )
     assert diagnose_error(None) == []

@@ -47,10 +47,10 @@ def test_one_knob_names_dummy_in_two_boots(
     assert trials["auto"]["outcome"] == "ok"
     # What the random weights said: sglang's token soup, the same as vLLM's.
     soup = [
-        rec.response["content"]
+        rec.response.content
         for run_id in trials["dummy"]["run_ids"]
         for rec in RunStore(results).load_items(run_id)
-        if rec.response and rec.response.get("content")
+        if rec.response and rec.response.content
     ]
     assert soup and any("logupload" in text for text in soup), soup[:3]
 

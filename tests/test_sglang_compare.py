@@ -86,7 +86,7 @@ def test_tools_without_a_parser_400_on_vllm_plain_text_on_sglang(
     # sglang: 200 and plain text; nothing errs, the items that wanted a call fail and say why.
     for item_id, rec in on_sglang.items():
         assert rec.status != "error" and rec.response is not None, rec
-        assert not rec.response.get("tool_calls")
+        assert not rec.response.tool_calls
         if item_id in CALLS_EXPECTED:
             assert rec.status == "failed" and "no_tool_call" in rec.diagnoses, rec
         else:

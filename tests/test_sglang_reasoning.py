@@ -41,10 +41,10 @@ def test_deepseek_r1_parser_is_reasoning_only_with_empty_content(
     assert len(answered) >= 12, [(r.id, r.status, r.error) for r in items]
     only = [rec for rec in answered if "reasoning_only" in rec.diagnoses]
     # Every answer that ended on its own is in the reasoning channel, and content is "" (not null).
-    stopped = [rec for rec in answered if rec.response["finish_reason"] == "stop"]
+    stopped = [rec for rec in answered if rec.response.finish_reason == "stop"]
     assert stopped and {rec.id for rec in stopped} <= {rec.id for rec in only}
     for rec in only:
-        assert rec.response["content"] == "" and rec.response["reasoning"], rec.response
+        assert rec.response.content == "" and rec.response.reasoning, rec.response
         assert rec.status == "failed"
     # The switch leaves every answer in the reasoning channel: stopped there, or (the greedy
     # answer differs by CPU: canary-002 ran to max_tokens on an AMD EPYC) cut there.

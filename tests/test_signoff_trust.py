@@ -228,7 +228,9 @@ def _loops(ids):
         "garbled": True,
         "score": 0.8,
         "kind": "loop",
-        "reasons": ["loop (0.80): 'ciel, ' repeated 40 times"],
+        "signals": [
+            {"name": "loop", "family": "loop", "score": 0.8, "reason": "'ciel, ' repeated 40 times"}
+        ],
     }
 
 
@@ -345,7 +347,7 @@ def test_score_repeats_records_each_run_and_shows_the_noise(
     run = store.load_run("latest")
     assert run.sampling["repeats"] == 3 and run.summary is not None and run.summary.flaky == 1
     flaky = next(i for i in store.load_items(run.run_id) if i.id == "basic-001")
-    assert [r["status"] for r in flaky.repeats or []] == ["failed", "passed", "failed"]
+    assert [r.status for r in flaky.repeats or []] == ["failed", "passed", "failed"]
     code, _, err = cli(capsys, *argv, "--results", results, "--repeats", "0")
     assert code == 2 and "--repeats must be between 1 and 20" in err
 

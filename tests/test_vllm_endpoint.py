@@ -56,10 +56,8 @@ def test_tool_choice_400_and_context_length_are_diagnosed(no_tools: Server, tmp_
     by_id = {item.id: item for item in items}
     for tool in ("tool-006", "tool-001"):
         assert by_id[tool].status == "error" and by_id[tool].diagnoses == ["tool_choice_400"]
-        assert by_id[tool].error is not None and by_id[tool].error["http_status"] == 400
-        assert (
-            '"auto" tool choice requires --enable-auto-tool-choice' in by_id[tool].error["message"]
-        )
+        assert by_id[tool].error is not None and by_id[tool].error.http_status == 400
+        assert '"auto" tool choice requires --enable-auto-tool-choice' in by_id[tool].error.message
     assert "context_length" in by_id["long-003"].diagnoses
     assert by_id["canary-001"].status == "passed"
     hints = {d.kind: d.hint for d in record.summary.diagnoses}

@@ -56,13 +56,13 @@ def test_reasoning_parser_is_diagnosed_and_the_hint_says_what_fixes_it(
     plain = run(server, suite, tmp_path / "plain", None)
     # The answer moved out of content: every item is reasoning_only and fails.
     assert all(i.diagnoses == ["reasoning_only"] for i in plain), [i.diagnoses for i in plain]
-    assert all(i.status == "failed" and i.response["content"] is None for i in plain)
-    assert all((i.response["reasoning"] or "").strip() for i in plain)
+    assert all(i.status == "failed" and i.response.content is None for i in plain)
+    assert all((i.response.reasoning or "").strip() for i in plain)
 
     off = run(server, suite, tmp_path / "off", OFF)
     if parser == "qwen3":
         # The suggested fix works with a parser that honours enable_thinking.
-        assert all(i.diagnoses == [] and (i.response["content"] or "").strip() for i in off)
+        assert all(i.diagnoses == [] and (i.response.content or "").strip() for i in off)
         assert sum(i.status == "passed" for i in off) >= 2
     else:
         # deepseek_r1 ignores it: still reasoning_only; the hint and lint say what does work.

@@ -219,7 +219,7 @@ def measure(
         items=items,
         answered=sum(r.response is not None for r in records),
         passed=sum(r.status == "passed" for r in records),
-        garbled=sum(bool(r.garble and r.garble.get("garbled")) for r in records),
+        garbled=sum(r.garbled for r in records),
         errors=sum(r.status == "error" for r in records) + (items - len(records)),
         diagnosed=sum(bool(r.diagnoses) for r in records),
         diagnoses=kinds,
@@ -423,7 +423,7 @@ class TrialRunner:
         def garble_certain(rec: ItemRecord) -> str | None:
             nonlocal seen, garbled
             seen += 1
-            garbled += bool(rec.garble and rec.garble.get("garbled"))
+            garbled += rec.garbled
             return "garble certain" if settled() else None
 
         for suite, concurrency in self.passes:

@@ -32,7 +32,8 @@ def run(args: argparse.Namespace) -> int:
     expect = parse_expect(args.expect)
     verdict = detect(text, expect)
     if args.json:
-        print(json.dumps(verdict.model_dump(), ensure_ascii=False))
+        shown = {k: getattr(verdict, k) for k in ("garbled", "score", "kind", "reasons")}
+        print(json.dumps(shown, ensure_ascii=False))
     else:
         print(explain_text(text, verdict, expect))
     return 1 if verdict.garbled else 0

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import re
+from datetime import datetime, timedelta
+
+from evalrun.errors import UsageError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -34,8 +38,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from evalrun.scoring.report import runs_json, runs_table
-    from evalrun.scoring.runner import list_runs
-    from evalrun.store import filter_runs, json_text, parse_since
+    from evalrun.store import filter_runs, json_text, list_runs
 
     records = filter_runs(
         list_runs(args.results),
@@ -64,3 +67,21 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(runs_table(records))
     return 0
+
+
+def parse_since(text: str, now: datetime | None = None) -> datetime:
+    """`--since`: a date (2026-11-30), a date and time (2026-11-30T14:00, local unless it says),
+    or an age (90m, 12h, 7d)."""
+    now = now or datetime.now().astimezone()
+    m = re.fullmatch(r"(\d+)\s*([mhd])", text.strip())
+    if m:
+        unit = {"m": "minutes", "h": "hours", "d": "days"}[m.group(2)]
+        return now - timedelta(**{unit: int(m.group(1))})
+    try:
+        when = datetime.fromisoformat(text.strip())
+    except ValueError as exc:
+        raise UsageError(
+            f"--since {text!r} is not a date (2026-11-30), a time (2026-11-30T14:00) or an age "
+            "(90m, 12h, 7d)"
+        ) from exc
+    return when if when.tzinfo else when.astimezone()

@@ -32,8 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from evalrun.errors import SuiteError, UsageError
     from evalrun.scoring.report import show_json, show_text
-    from evalrun.scoring.runner import with_summary
-    from evalrun.store import RunStore, json_text
+    from evalrun.store import RunStore, json_text, with_summary
     from evalrun.suite.load import load_suite
     from evalrun.suite.prompt import prompt_line
 

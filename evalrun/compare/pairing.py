@@ -375,31 +375,22 @@ def pass_rate(item: ItemRecord | None) -> Fraction | None:
     """The item's pass rate over its graded repeats (1 or 0 without repeats); None if ungraded."""
     if item is None or item.status == "error":
         return None
-    runs = [r for r in (item.repeats or []) if r.get("status") in ("passed", "failed")]
+    runs = [r for r in (item.repeats or []) if r.status in ("passed", "failed")]
     if not runs:
         return Fraction(item.status == "passed")
-    return Fraction(sum(r["status"] == "passed" for r in runs), len(runs))
+    return Fraction(sum(r.status == "passed" for r in runs), len(runs))
 
 
 def garble_kind(item: ItemRecord | None) -> Literal["loop", "soup"] | None:
     """`loop` (a repetition loop: the model's own habit as often as engine damage), `soup` (any
     other garble: token soup, mixed scripts, mojibake) or None when the answer is not garbled.
 
-    The detector's own `kind` decides when the record has one (`loop`, or an engine-damage kind);
-    records written before it carry only reasons, and then a verdict whose every signal is a flood
-    or a repetition counts as a loop.
+    The detector's own `kind` decides (records written before verdicts had a kind get one when
+    they are read: `store.records.upgrade_item`).
     """
-    g = item.garble if item is not None else None
-    if not g or not g.get("garbled"):
+    if item is None or item.garble is None or not item.garble.garbled:
         return None
-    kind = g.get("kind")
-    if kind:
-        return "loop" if kind == "loop" else "soup"
-    signals = {str(r).split(" ", 1)[0] for r in g.get("reasons") or []}
-    return "loop" if signals and signals <= _LOOP_SIGNALS else "soup"
-
-
-_LOOP_SIGNALS = frozenset({"flood", "repetition", "loop"})
+    return "loop" if item.garble.loop else "soup"
 
 
 def _diff(a: Fraction, b: Fraction) -> Diff:
@@ -461,19 +452,19 @@ def answer_text(item: ItemRecord | None) -> str:
     if item is None:
         return "(not run)"
     if item.status == "error" or item.response is None:
-        err = item.error or {}
-        return _encodable(f"[error {err.get('kind', '?')}] {err.get('message', '')}".strip())
+        err = item.error
+        what = f"[error {err.kind}] {err.message}" if err else "[error ?]"
+        return _encodable(what.strip())
     resp = item.response
     parts = []
-    content = resp.get("content")
-    if content:
-        parts.append(str(content))
-    for call in resp.get("tool_calls") or []:
-        args = json.dumps(call.get("arguments"), ensure_ascii=False)
-        parts.append(f"[tool call] {call.get('name')}({args})")
-    if not parts and resp.get("reasoning"):
-        parts.append(f"[reasoning only] {resp['reasoning']}")
-    if resp.get("finish_reason") == "length":
+    if resp.content:
+        parts.append(resp.content)
+    for call in resp.tool_calls:
+        args = json.dumps(call.arguments, ensure_ascii=False)
+        parts.append(f"[tool call] {call.name}({args})")
+    if not parts and resp.reasoning:
+        parts.append(f"[reasoning only] {resp.reasoning}")
+    if resp.finish_reason == "length":
         parts.append("[cut at max_tokens]")
     return _encodable("\n".join(parts)) if parts else "(empty answer)"
 
@@ -491,8 +482,8 @@ def _detail(item: ItemRecord | None) -> str:
     if item is None:
         return ""
     if item.status == "error":
-        return str((item.error or {}).get("kind", ""))
-    return str((item.grade or {}).get("detail", ""))
+        return item.error.kind if item.error else ""
+    return item.grade.detail if item.grade else ""
 
 
 def _suite_name(run: RunRecord) -> str:

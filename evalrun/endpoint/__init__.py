@@ -20,10 +20,17 @@ from evalrun.endpoint.client import (
     pick_model,
 )
 from evalrun.endpoint.diagnose import diagnose_error, diagnose_response
-from evalrun.endpoint.response import Response, ToolCall, Usage, example_to_response
+from evalrun.endpoint.response import (
+    ItemError,
+    Response,
+    ToolCall,
+    Usage,
+    example_to_response,
+)
 
 __all__ = [
     "Attempt",
+    "ItemError",
     "RequestFailed",
     "Response",
     "RetryPolicy",

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from evalrun.endpoint.http import HttpOptions, async_client, describe_failure
 from evalrun.endpoint.limits import BadEncoding, ResponseTooLarge
-from evalrun.endpoint.response import Response, parse_completion
+from evalrun.endpoint.response import ItemError, Response, parse_completion
 from evalrun.errors import EndpointError, UsageError
 
 if TYPE_CHECKING:
@@ -73,9 +73,9 @@ class RequestFailed(EndpointError):
         self.attempts = attempts
         self.body = body
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_error(self) -> ItemError:
         """The `error` field of an item record."""
-        return {"kind": self.kind, "message": self.message, "http_status": self.http_status}
+        return ItemError(kind=self.kind, message=self.message, http_status=self.http_status)
 
 
 @dataclass

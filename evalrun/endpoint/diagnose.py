@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from evalrun.endpoint.response import Response
+from evalrun.endpoint.response import ItemError, Response
 
 HINTS: dict[str, str] = {
     # FIELD (vLLM 0.32, real engine): the text is in `message.reasoning` (not reasoning_content)
@@ -88,12 +88,11 @@ _RAW_TOOL_RE = re.compile(
 )
 
 
-def diagnose_error(error: dict[str, Any] | None) -> list[str]:
-    """Diagnoses of a failed request (its `error` dict: kind, message, http_status)."""
-    if not error:
+def diagnose_error(error: ItemError | None) -> list[str]:
+    """Diagnoses of a failed request (its `error`: kind, message, http_status)."""
+    if error is None:
         return []
-    status = error.get("http_status")
-    message = str(error.get("message", ""))
+    status, message = error.http_status, error.message
     out = []
     if status == 400 and _TOOL_CHOICE_RE.search(message):
         out.append("tool_choice_400")

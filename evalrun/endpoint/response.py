@@ -54,6 +54,16 @@ class Response(BaseModel):
     latency_s: float | None = Field(default=None, description="Wall time of the request.")
 
 
+class ItemError(BaseModel):
+    """Why an item has no answer to grade: the request failed, or its grader timed out."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str = Field(description="connect, timeout, http, bad_response, tls, grader_timeout, ...")
+    message: str = Field(description="One line: what went wrong.")
+    http_status: int | None = Field(default=None, description="The HTTP status, when one came.")
+
+
 def parse_completion(data: Any) -> tuple[Response, str | None]:
     """Response + served model name from a chat-completion JSON body.
 

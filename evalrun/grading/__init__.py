@@ -13,7 +13,13 @@ from __future__ import annotations
 
 # The built-in graders register on import, through `grader()` like any third-party one.
 from evalrun.grading import answer, text  # noqa: F401
-from evalrun.grading.garble import GarbleVerdict, check_response, detect, expected_for
+from evalrun.grading.garble import (
+    GarbleSignal,
+    GarbleVerdict,
+    check_response,
+    detect,
+    expected_for,
+)
 from evalrun.grading.registry import (
     GRADERS,
     Grade,
@@ -26,6 +32,7 @@ from evalrun.grading.registry import (
 
 __all__ = [
     "GRADERS",
+    "GarbleSignal",
     "GarbleVerdict",
     "Grade",
     "GraderParams",

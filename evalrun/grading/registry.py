@@ -30,20 +30,33 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from evalrun.endpoint.response import Response
 from evalrun.errors import SuiteError
 from evalrun.grading.extract import normalize
+from evalrun.grading.garble.verdict import GarbleVerdict
 from evalrun.grading.span import plain_text
 
 
 class Grade(BaseModel):
     """The verdict on one response."""
 
-    passed: bool
-    detail: str = ""
-    garbled: bool = False
-    garble: dict[str, Any] | None = Field(
+    model_config = ConfigDict(extra="forbid")
+
+    passed: bool = Field(description="The answer passed the item's grader.")
+    detail: str = Field(default="", description="Why, in a few words.")
+    span: str | None = Field(
         default=None,
-        description="The garble detector's verdict on the response (evalrun.grading.garble.check_response), "
-        "when grade() ran it.",
+        description="The part of the answer the grader read, when it read one part of it (the "
+        "boxed answer, the sentence after 'the answer is', ...).",
     )
+    garble: GarbleVerdict | None = Field(
+        default=None,
+        exclude=True,
+        description="The garble detector's verdict on the response, when grade() ran it (an "
+        "item record keeps it in its own `garble` field, not in its grade).",
+    )
+
+    @property
+    def garbled(self) -> bool:
+        """The response was judged garbled (and so failed)."""
+        return self.garble is not None and self.garble.garbled
 
 
 class GraderParams(BaseModel):
@@ -112,10 +125,10 @@ def grade(item: Any, response: Response) -> Grade:
     from evalrun.grading.garble import check_response, expected_for
 
     garble = check_response(response, expected_for(item.languages, item.category))
-    if garble and garble["garbled"]:
-        why = "; ".join(garble["reasons"][:2]) or f"score {garble['score']}"
-        detail = f"garbled ({garble['channel']}): {why}"
-        return Grade(passed=False, detail=detail, garbled=True, garble=garble)
+    if garble is not None and garble.garbled:
+        why = "; ".join(garble.reasons[:2]) or f"score {garble.score}"
+        detail = f"garbled ({garble.channel}): {why}"
+        return Grade(passed=False, detail=detail, garble=garble)
     if echoes_prompt(item, response):
         return Grade(passed=False, detail="the reply is the prompt echoed back", garble=garble)
     verdict_ = grade_spec(item.grader.kind, item.grader.params(), response)

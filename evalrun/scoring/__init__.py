@@ -11,12 +11,11 @@ from evalrun.scoring.runner import (
     ScoreHooks,
     ScoreRequest,
     ascore_suite,
-    list_runs,
     resume_defaults,
     score_suite,
     score_target,
-    with_summary,
 )
+from evalrun.store import list_runs, with_summary
 
 __all__ = [
     "ScoreHooks",

@@ -237,24 +237,22 @@ def failed_items_text(
         if prompts and rec.id in prompts:
             lines.append(f"    prompt: {_clip(prompts[rec.id], None)}")
         if rec.error:
-            lines.append(f"    error: {_clip(rec.error.get('message'))}")
+            lines.append(f"    error: {_clip(rec.error.message)}")
         if rec.response is not None:
             resp = rec.response
-            lines.append(f"    content: {_clip(resp.get('content'), None if full else 300)}")
-            if resp.get("reasoning"):
-                lines.append(
-                    f"    reasoning: {_clip(resp.get('reasoning'), None if full else 160)}"
-                )
-            if resp.get("tool_calls"):
-                calls = str(resp["tool_calls"])
+            lines.append(f"    content: {_clip(resp.content, None if full else 300)}")
+            if resp.reasoning:
+                lines.append(f"    reasoning: {_clip(resp.reasoning, None if full else 160)}")
+            if resp.tool_calls:
+                calls = str([c.model_dump(mode="json") for c in resp.tool_calls])
                 lines.append(f"    tool_calls: {_clip(calls, None if full else 200)}")
-            lines.append(f"    finish_reason: {_clip(resp.get('finish_reason'))}")
-        if rec.grade and rec.grade.get("detail"):
-            lines.append(f"    grader: {_clip(rec.grade['detail'])}")
+            lines.append(f"    finish_reason: {_clip(resp.finish_reason)}")
+        if rec.grade and rec.grade.detail:
+            lines.append(f"    grader: {_clip(rec.grade.detail)}")
         if rec.diagnoses:
             lines.append(f"    diagnoses: {', '.join(rec.diagnoses)}")
-        if rec.garble and rec.garble.get("garbled"):
-            lines.append(f"    garbled: {_clip(', '.join(rec.garble.get('reasons', [])))}")
+        if rec.garble is not None and rec.garble.garbled:
+            lines.append(f"    garbled: {_clip(', '.join(rec.garble.reasons))}")
     return "\n".join(lines) if lines else "no failed items"
 
 

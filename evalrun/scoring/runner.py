@@ -20,7 +20,7 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -37,8 +37,8 @@ from evalrun.endpoint.client import (
     run_sync,
 )
 from evalrun.endpoint.diagnose import diagnose_error, diagnose_response
-from evalrun.endpoint.diagnose import summarize as summarize_diagnoses
 from evalrun.endpoint.options import RequestOptions, options_differ
+from evalrun.endpoint.response import ItemError
 from evalrun.errors import (
     ConfigError,
     EndpointError,
@@ -47,23 +47,21 @@ from evalrun.errors import (
     SuiteError,
     UsageError,
 )
+from evalrun.grading.registry import Grade
 from evalrun.serving.target import BootProgress, Launcher, Target, TargetSpec, boot_target
 from evalrun.store import (
-    CategoryTally,
-    Diagnosis,
     ItemRecord,
     RunRecord,
     RunStore,
     SuiteRef,
-    Summary,
     claim_folder,
     new_run_id,
     now_iso,
     slug,
+    summarize,
 )
 from evalrun.suite.load import GraderSpec, Item, Suite
 from evalrun.suite.select import Selection
-from evalrun.tables import score100
 
 if TYPE_CHECKING:
     import openai
@@ -199,48 +197,6 @@ def _request_record(params: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def summarize(
-    items: Sequence[Item | ItemRecord], records: list[ItemRecord] | dict[str, ItemRecord]
-) -> Summary:
-    """Counts over the selected items; an item without a record counts in total, not in passed."""
-    by_id = records if isinstance(records, dict) else {r.id: r for r in records}
-    cats: dict[str, CategoryTally] = {}
-    passed = errors = garbled = answered = flaky = 0
-    kinds: list[str] = []
-    for item in items:
-        tally = cats.setdefault(item.category, CategoryTally())
-        tally.total += 1
-        rec = by_id.get(item.id)
-        if rec is None:
-            continue
-        kinds.extend(rec.diagnoses)
-        if rec.status == "passed":
-            passed += 1
-            tally.passed += 1
-        elif rec.status == "error":
-            errors += 1
-            tally.errors += 1
-        if rec.response is not None:
-            answered += 1
-        outcomes = {r.get("status") for r in rec.repeats or []} - {"error"}
-        flaky += len(outcomes) > 1
-        if rec.garble and rec.garble.get("garbled"):
-            garbled += 1
-            tally.garbled += 1
-    total = len(items)
-    return Summary(
-        passed=passed,
-        total=total,
-        score=score100(passed, total),
-        errors=errors,
-        garbled=garbled,
-        garble_rate=round(garbled / answered, 4) if answered else 0.0,
-        diagnoses=[Diagnosis(**d) for d in summarize_diagnoses(kinds)],
-        categories=cats,
-        flaky=flaky,
-    )
-
-
 def expects_tool_call(spec: GraderSpec) -> bool:
     """Whether an item's grader passes only a tool call: `tool_call` naming a function, `all`
     with such a part, `any` whose every part is one."""
@@ -293,7 +249,7 @@ async def _score_item(
             client, params, retry=retry, rng=rng, should_stop=should_stop, on_try=on_try
         )
     except RequestFailed as exc:
-        error = exc.as_dict()
+        error = exc.as_error()
         diagnoses = diagnose_error(error)
         if "context_length" in diagnoses:
             # The serving contract cannot take this prompt at all: deterministic, so not an
@@ -303,7 +259,7 @@ async def _score_item(
                 status="failed",
                 error=error,
                 diagnoses=diagnoses,
-                grade={"passed": False, "detail": CONTEXT_REJECTED},
+                grade=Grade(passed=False, detail=CONTEXT_REJECTED),
                 attempts=exc.attempts,
                 finished_at=now_iso(),
             ), None
@@ -322,22 +278,21 @@ async def _score_item(
         return ItemRecord(
             **base,
             status="error",
-            response=resp.model_dump(mode="json"),
-            error={"kind": "grader_timeout", "message": str(exc), "http_status": None},
+            response=resp,
+            error=ItemError(kind="grader_timeout", message=str(exc)),
             attempts=got.attempts,
             latency_s=resp.latency_s,
             finished_at=now_iso(),
         ), got.model
-    garble = verdict.garble
     return ItemRecord(
         **base,
         status="passed" if verdict.passed else "failed",
-        response=resp.model_dump(mode="json"),
-        grade={"passed": verdict.passed, "detail": verdict.detail},
+        response=resp,
+        grade=verdict.model_copy(update={"garble": None}),  # the record keeps it as `garble`
         diagnoses=diagnose_response(
             resp, tools_offered=bool(item.tools), tool_expected=expects_tool_call(item.grader)
         ),
-        garble=garble,
+        garble=verdict.garble,
         attempts=got.attempts,
         latency_s=resp.latency_s,
         finished_at=now_iso(),
@@ -362,27 +317,19 @@ async def _score_repeated(
         more, again = await ask()
         runs.append(more)
         served = served or again
-    rec.repeats = [
-        {
-            "status": r.status,
-            "detail": (r.grade or {}).get("detail", (r.error or {}).get("kind", "")),
-            "garbled": bool(r.garble and r.garble.get("garbled")),
-        }
-        for r in runs
-    ]
+    rec.repeats = [r.outcome() for r in runs]
     return rec, served
 
 
-def _is_dead_signal(failure: RequestFailed | dict[str, Any] | None) -> bool:
+def _is_dead_signal(failure: RequestFailed | ItemError | None) -> bool:
     """A failure that says the endpoint, not the item, is broken (a try's or a record's error)."""
-    if isinstance(failure, RequestFailed):
-        failure = failure.as_dict()
-    err = failure or {}
-    status = err.get("http_status")
+    if failure is None:
+        return False
+    status = failure.http_status
     return (
-        err.get("kind") in DEAD_KINDS
+        failure.kind in DEAD_KINDS
         or status in DEAD_STATUSES
-        or (isinstance(status, int) and status >= 500)
+        or (status is not None and status >= 500)
     )
 
 
@@ -557,9 +504,9 @@ async def _work(
                 record.model_served = served
             state.dead_streak = state.dead_streak + 1 if _is_dead_signal(rec.error) else 0
             if state.dead_streak >= threshold and not state.stopped:
-                state.stopped = (rec.error or {}).get("message", "no answer")
+                state.stopped = rec.error.message if rec.error else "no answer"
             if "model_not_found" in rec.diagnoses and not state.stopped:  # every item would fail
-                state.stopped = (rec.error or {}).get("message", "model not found")
+                state.stopped = rec.error.message if rec.error else "model not found"
                 state.wrong_model = True
             if stop_when is not None and state.halted is None:
                 why = stop_when(rec)
@@ -776,38 +723,3 @@ def resume_defaults(store: RunStore, ref: str) -> dict[str, Any]:
         "model": record.model_requested or record.model_served,
         "contract": (record.contract or {}).get("name"),
     }
-
-
-def list_runs(root: str | Path, *, last: int | None = None) -> list[RunRecord]:
-    """Stored runs, oldest first; unreadable run folders are skipped."""
-    from evalrun.errors import ConfigError, RunNotFound
-
-    store = RunStore(root)
-    ids = store.run_ids()
-    if last is not None:
-        ids = ids[-last:] if last > 0 else []
-    out = []
-    for run_id in ids:
-        try:
-            out.append(with_summary(store, store.load_run(run_id)))
-        except (ConfigError, RunNotFound):
-            continue
-    return out
-
-
-def with_summary(store: RunStore, record: RunRecord) -> RunRecord:
-    """The record, with a summary computed from items.jsonl when run.json has none yet (a run
-    killed with -9, or still running). Totals come from the suite when it can still be loaded."""
-    if record.summary is not None:
-        return record
-    from evalrun.suite.load import load_suite
-
-    records = store.load_items(record.run_id)
-    selected: Sequence[Item | ItemRecord] = records
-    try:
-        suite = load_suite(record.suite.path or record.suite.name)
-    except SuiteError:
-        suite = None
-    if suite is not None and suite.sha256 == record.suite.sha256:
-        selected = Selection.from_record(record.selection).pick(suite)
-    return record.model_copy(update={"summary": summarize(selected, records)})

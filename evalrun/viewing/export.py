@@ -55,23 +55,23 @@ def row_fields(run_id: str, row: Row) -> dict[str, Any]:
     """The export fields of one item (the same keys in every format)."""
     rec = row.record
     resp = row.response
-    error = (rec.error if rec else None) or {}
+    error = rec.error if rec else None
     prompt_tokens, completion_tokens = row.tokens
     return {
         "run_id": run_id,
         "id": row.id,
         "category": row.category,
         "status": row.status,
-        "answer": resp.get("content"),
-        "reasoning": resp.get("reasoning"),
-        "tool_calls": resp.get("tool_calls") or [],
-        "finish_reason": resp.get("finish_reason"),
-        "grader_detail": (rec.grade or {}).get("detail") if rec else None,
+        "answer": resp.content,
+        "reasoning": resp.reasoning,
+        "tool_calls": [c.model_dump(mode="json") for c in resp.tool_calls],
+        "finish_reason": resp.finish_reason,
+        "grader_detail": rec.grade.detail if rec and rec.grade else None,
         "garbled": row.garbled,
         "garble_reasons": row.garble_reasons,
         "diagnoses": row.diagnoses,
-        "error_kind": error.get("kind"),
-        "error_message": error.get("message"),
+        "error_kind": error.kind if error else None,
+        "error_message": error.message if error else None,
         "latency_s": rec.latency_s if rec else None,
         "prompt_tokens": prompt_tokens,
         "completion_tokens": completion_tokens,

@@ -286,9 +286,9 @@ def _item(row: Row, base: Row | None, flipped: bool) -> str:
     status_css = "st-" + row.status.replace(" ", "-")
     change = f"{base.status} → " if base is not None else ""
     lat = row.record.latency_s if row.record else None
-    preview = resp.get("content")
-    if preview is None and resp.get("tool_calls"):
-        preview = "tool calls: " + ", ".join(str(c.get("name")) for c in resp["tool_calls"])
+    preview = resp.content
+    if preview is None and resp.tool_calls:
+        preview = "tool calls: " + ", ".join(c.name for c in resp.tool_calls)
     if row.record and row.record.error:
         preview = row.detail
     attrs = (
@@ -350,13 +350,14 @@ def _answer(row: Row) -> str:
         out.append(f" — {_t(row.detail, 2000)}")
     out.append("</p>")
     if rec.error is None:
-        out.append(f"<h4>answer</h4><pre>{_t(resp.get('content'))}</pre>")
-        if resp.get("reasoning"):
-            out.append(f"<h4>reasoning</h4><pre>{_t(resp.get('reasoning'))}</pre>")
-        if resp.get("tool_calls"):
+        out.append(f"<h4>answer</h4><pre>{_t(resp.content)}</pre>")
+        if resp.reasoning:
+            out.append(f"<h4>reasoning</h4><pre>{_t(resp.reasoning)}</pre>")
+        if resp.tool_calls:
             import json
 
-            calls = json.dumps(resp["tool_calls"], ensure_ascii=False, indent=1)
+            dumped = [c.model_dump(mode="json") for c in resp.tool_calls]
+            calls = json.dumps(dumped, ensure_ascii=False, indent=1)
             out.append(f"<h4>tool calls</h4><pre>{_t(calls)}</pre>")
     if row.garbled:
         out.append(f'<p class="garbled">garbled: {_t(", ".join(row.garble_reasons), 2000)}</p>')
@@ -364,7 +365,7 @@ def _answer(row: Row) -> str:
         out.append(f"<p>diagnoses: {_t(', '.join(row.diagnoses), 500)}</p>")
     pt, ct = row.tokens
     meta = [
-        f"finish_reason {resp.get('finish_reason')}",
+        f"finish_reason {resp.finish_reason}",
         f"latency {rec.latency_s:.2f} s" if rec.latency_s is not None else "",
         f"tokens {pt} prompt + {ct} completion" if pt is not None or ct is not None else "",
         f"attempts {rec.attempts}",
@@ -405,7 +406,7 @@ def write_report(store: Any, ref: str, ref_b: str | None, output: str | None) ->
 
     from evalrun.compare.pairing import compare_runs
     from evalrun.errors import ConfigError
-    from evalrun.scoring.runner import list_runs
+    from evalrun.store import list_runs
     from evalrun.viewing.runview import load_view
 
     if ref_b is None:

@@ -5,11 +5,10 @@ record (or none when it was not run), and the prompt from the suite when the sui
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from evalrun.endpoint.response import Response
 from evalrun.errors import SuiteError
-from evalrun.scoring.runner import with_summary
-from evalrun.store import ItemRecord, RunRecord, RunStore
+from evalrun.store import ItemRecord, RunRecord, RunStore, with_summary
 from evalrun.suite.load import Item, Suite, load_suite
 from evalrun.suite.select import Selection
 
@@ -29,17 +28,18 @@ class Row:
         return self.record.status if self.record else "not run"
 
     @property
-    def response(self) -> dict[str, Any]:
-        return (self.record.response if self.record else None) or {}
+    def response(self) -> Response:
+        """What the endpoint answered (an empty response when it did not)."""
+        return (self.record.response if self.record else None) or Response()
 
     @property
     def garbled(self) -> bool:
-        return bool(self.record and self.record.garble and self.record.garble.get("garbled"))
+        return self.record is not None and self.record.garbled
 
     @property
     def garble_reasons(self) -> list[str]:
-        garble = (self.record.garble if self.record else None) or {}
-        return [str(r) for r in garble.get("reasons") or []]
+        garble = self.record.garble if self.record else None
+        return garble.reasons if garble is not None else []
 
     @property
     def diagnoses(self) -> list[str]:
@@ -52,14 +52,14 @@ class Row:
         if rec is None:
             return ""
         if rec.error:
-            return f"{rec.error.get('kind', 'error')}: {rec.error.get('message', '')}"
-        return str((rec.grade or {}).get("detail") or "")
+            return f"{rec.error.kind}: {rec.error.message}"
+        return rec.grade.detail if rec.grade else ""
 
     @property
     def tokens(self) -> tuple[int | None, int | None]:
         """(prompt, completion) tokens the server reported."""
-        usage = self.response.get("usage") or {}
-        return usage.get("prompt_tokens"), usage.get("completion_tokens")
+        usage = self.response.usage
+        return (usage.prompt_tokens, usage.completion_tokens) if usage else (None, None)
 
 
 @dataclass

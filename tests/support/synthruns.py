@@ -22,6 +22,7 @@ from evalrun.store import (
 
 SUITE_SHA = "a" * 64
 OTHER_SHA = "b" * 64
+SOUP = {"name": "soup", "family": "non-words", "score": 0.9, "reason": "token soup"}
 
 CORE_LIKE = {
     "code": 20,
@@ -83,7 +84,12 @@ def items_for(
                 response={"content": text, "finish_reason": "stop", "tool_calls": []},
                 grade={"passed": passed, "detail": "matched" if passed else "expected 42"},
                 diagnoses=diag_of.get(item_id, []),
-                garble={"garbled": True, "score": 0.9, "reasons": ["token soup"]}
+                garble={
+                    "garbled": True,
+                    "score": 0.9,
+                    "kind": "non-words",
+                    "signals": [SOUP],
+                }
                 if item_id in garbled
                 else None,
             )
@@ -99,7 +105,7 @@ def summarize(items: list[ItemRecord], total: int, hints: dict[str, str] | None 
         t.total += 1
         t.passed += it.status == "passed"
         t.errors += it.status == "error"
-        t.garbled += bool(it.garble and it.garble.get("garbled"))
+        t.garbled += it.garbled
     passed = sum(i.status == "passed" for i in items)
     answered = sum(i.status != "error" for i in items)
     garbled = sum(t.garbled for t in cats.values())

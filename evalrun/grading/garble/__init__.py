@@ -10,6 +10,7 @@ words or lines is its own kind, `loop`: healthy small models loop too, so sign-o
 apart from engine damage.
 
 The parts:
+- verdict.py: `GarbleVerdict` and its `GarbleSignal`s, each with the family it speaks for;
 - scripts.py: writing systems, the scripts each language may use (CLDR's likely scripts via
   `langcodes` for languages it does not list), answers that read as code, CSV or a hex dump;
 - words.py: the words of a text, each judged by shape and by word lists; fenced blocks, code
@@ -42,8 +43,6 @@ from __future__ import annotations
 
 import json
 import re
-
-from pydantic import BaseModel, Field
 
 from evalrun.endpoint.response import Response
 from evalrun.grading.garble import code, structure
@@ -89,6 +88,12 @@ from evalrun.grading.garble.signals import (
     windowed,
     word_order_signal,
 )
+from evalrun.grading.garble.verdict import (
+    FAMILIES,
+    GarbleSignal,
+    GarbleVerdict,
+    family_of,
+)
 from evalrun.grading.garble.words import (
     COMPOUNDING,
     TOKEN,
@@ -104,28 +109,7 @@ THRESHOLD = 0.5  # a score at or above this is garbled
 JUDGED_CHARS = 40_000  # longer answers are judged on their first and last 20,000 characters
 
 
-KINDS = ("multi-script", "non-words", "salad", "loop", "flood", "collapse", "mojibake")
-
-
-class GarbleVerdict(BaseModel):
-    """The detector's call on one text."""
-
-    garbled: bool = Field(description="The text is degenerate: token soup, a flood or a loop.")
-    score: float = Field(description="0 clean .. 1 certainly garbled")
-    kind: str = Field(
-        default="",
-        description=(
-            "What the strongest signal says it is: multi-script, non-words, salad, flood, collapse, "
-            "mojibake (engine damage) or loop (whole words or lines repeated: small healthy models do "
-            "this too, so sign-off may count it apart); '' when clean."
-        ),
-    )
-    reasons: list[str] = Field(default_factory=list)
-
-    @property
-    def loop(self) -> bool:
-        """Garbled only as a repetition loop of real words, the way a healthy small model loops."""
-        return self.garbled and self.kind == "loop"
+KINDS = FAMILIES
 
 
 def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
@@ -136,7 +120,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         half = JUDGED_CHARS // 2
         verdict = detect(text[:half] + "\n" + text[-half:], expect)
         note = f"(judged the first and last {half:,} of {len(text):,} characters)"
-        return verdict.model_copy(update={"reasons": [*verdict.reasons, note]})
+        return verdict.model_copy(update={"note": note})
     tabular = looks_tabular(text)
     t = Text(
         text,
@@ -207,75 +191,22 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         keep *= 1.0 - s.score
     score = round(1.0 - keep, 3)
     shown = sorted((s for s in signals if s.score >= 0.1), key=lambda s: -s.score)
-    reasons = [f"{s.name} ({s.score:.2f}): {s.reason}" for s in shown]
     garbled = score >= THRESHOLD
     verdict = GarbleVerdict(
         garbled=garbled,
         score=score,
-        reasons=reasons,
+        signals=[
+            GarbleSignal(name=s.name, family=family_of(s.name), score=s.score, reason=s.reason)
+            for s in shown
+        ],
         kind=_kind(shown, sum(1 for w in t.words if w.letters and not w.code)) if garbled else "",
     )
     strings = _json_strings(text) if "{" in text or "[" in text else ""
     if strings:
         inner = detect(strings, None)  # data may be in any language: judged as such
         if inner.score > verdict.score:
-            return inner.model_copy(
-                update={"reasons": [f"in JSON strings: {r}" for r in inner.reasons]}
-            )
+            return inner.model_copy(update={"json_strings": inner.json_strings + 1})
     return verdict
-
-
-# Which garble family each signal speaks for.
-_SIGNAL_KIND = {
-    "script": "multi-script",
-    "soup": "non-words",
-    "fragments": "non-words",
-    "tail": "collapse",
-    "collapse": "collapse",
-    "prefix": "non-words",
-    "lexicon": "non-words",
-    "function-words": "salad",
-    "salad": "salad",
-    "capitals": "salad",
-    "word-order": "salad",
-    "grammar": "salad",
-    "glued": "non-words",
-    "doubled": "collapse",
-    "sprinkle": "multi-script",
-    "stubs": "salad",
-    "syntax": "collapse",
-    "scattered": "flood",
-    "marks-only": "flood",
-    "mark-lines": "flood",
-    "hollow-lines": "flood",
-    "number-soup": "flood",
-    "capital-runs": "non-words",
-    "brackets": "collapse",
-    "code-words": "collapse",
-    "code-names": "multi-script",
-    "json": "collapse",
-    "clusters": "non-words",
-    "flood": "flood",
-    "diversity": "flood",
-    "punctuation": "flood",
-    "bangs": "flood",
-    "special": "flood",
-    "short-loop": "loop",
-    "dashes": "non-words",
-    "line-loop": "loop",
-    "loop": "loop",
-    "repetition": "loop",
-    "replacement": "mojibake",
-    "control": "mojibake",
-    "mojibake": "mojibake",
-    "decoder": "mojibake",
-    "symbols": "collapse",
-    "scatter": "collapse",
-    "stray": "salad",
-    "blank": "flood",
-    "glitches": "non-words",
-    "run-on": "salad",
-}
 
 
 _ENGINE_ONLY = frozenset({"multi-script", "non-words", "mojibake"})
@@ -289,7 +220,7 @@ def _kind(shown: list[Signal], words: int) -> str:
     (soup, scripts, mojibake) comes close, and a window that was clean before it is a collapse.
     An odd tail after fewer than four words is no collapse: the next family that fires speaks."""
     kinds = sorted(
-        ((_SIGNAL_KIND.get(s.name, "non-words"), s) for s in shown),
+        ((family_of(s.name), s) for s in shown),
         key=lambda ks: (-ks[1].score, ks[0] not in _TIE_FIRST),
     )
     if kinds[0][1].name == "tail" and words < 2 * TAIL_WORDS:
@@ -358,10 +289,10 @@ def _lexicon_langs(
 _KINDS = STRUCTURED | OTHER_KINDS
 
 
-def check_response(response: Response, expect: list[str] | None = None) -> dict | None:
-    """The worst verdict over content, reasoning and tool-call arguments:
-    {garbled, score, kind, reasons, channel} or None when there is no text at all."""
-    worst: dict | None = None
+def check_response(response: Response, expect: list[str] | None = None) -> GarbleVerdict | None:
+    """The worst verdict over content, reasoning and tool-call arguments, naming its channel;
+    None when there is no text at all."""
+    worst: GarbleVerdict | None = None
     channels: list[tuple[str, str | None, list[str] | None]] = [
         ("content", response.content, expect),
         ("reasoning", response.reasoning, expect),
@@ -374,14 +305,8 @@ def check_response(response: Response, expect: list[str] | None = None) -> dict 
         if not text or not text.strip():
             continue
         v = detect(text, want)
-        if worst is None or v.score > worst["score"]:
-            worst = {
-                "garbled": v.garbled,
-                "score": v.score,
-                "kind": v.kind,
-                "reasons": v.reasons,
-                "channel": channel,
-            }
+        if worst is None or v.score > worst.score:
+            worst = v.model_copy(update={"channel": channel})
     return worst
 
 

@@ -1,0 +1,186 @@
+"""The records a run leaves: run.json (`RunRecord`, its `Summary`) and each line of items.jsonl
+(`ItemRecord`: the `Response`, its `Grade` and `GarbleVerdict`, or its `ItemError`).
+
+run.json carries `schema_version`; `upgrade_run` and `upgrade_item` are the one place a record
+written by an older evalrun is read into today's shape (schema 1: the garble verdict's reasons as
+strings), and a record from a newer evalrun is refused with a one-line message.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from evalrun.endpoint.response import ItemError, Response
+from evalrun.errors import ConfigError
+from evalrun.grading.garble.verdict import GarbleVerdict, upgrade_v1
+from evalrun.grading.registry import Grade
+
+SCHEMA_VERSION = 2
+READABLE_VERSIONS = (1, 2)
+
+ItemStatus = Literal["passed", "failed", "error"]
+RunStatus = Literal["running", "complete", "incomplete", "interrupted"]
+
+
+class Diagnosis(BaseModel):
+    """An endpoint misconfiguration seen on some items, with what to do about it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str = Field(description="Diagnosis kind, e.g. reasoning_only, tool_choice_400.")
+    count: int = Field(description="Items showing it.")
+    hint: str = Field(description="One line: what to change.")
+
+
+class CategoryTally(BaseModel):
+    """Per-category counts."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    passed: int = 0
+    total: int = 0
+    errors: int = 0
+    garbled: int = 0
+
+
+class Summary(BaseModel):
+    """What a run amounts to."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    passed: int = Field(description="Items graded as passed.")
+    total: int = Field(description="Items in the run (passed + failed + error + not yet run).")
+    score: int = Field(description="round(100 * passed / total).")
+    errors: int = Field(description="Items whose request failed (never graded).")
+    garbled: int = Field(default=0, description="Items the garble detector flagged.")
+    garble_rate: float = Field(default=0.0, description="garbled / answered items.")
+    diagnoses: list[Diagnosis] = Field(default_factory=list, description="Summed diagnoses.")
+    categories: dict[str, CategoryTally] = Field(default_factory=dict, description="Per category.")
+    flaky: int = Field(
+        default=0,
+        description="Items that both passed and failed across their repeats (score --repeats).",
+    )
+
+
+class SuiteRef(BaseModel):
+    """Which suite a run used."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    version: int
+    sha256: str
+    path: str | None = Field(default=None, description="Folder the suite was loaded from.")
+
+
+class RunRecord(BaseModel):
+    """run.json."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    label: str
+    evalrun_version: str
+    suite: SuiteRef
+    endpoint: str
+    model_requested: str | None = None
+    model_served: str | None = None
+    sampling: dict[str, Any] = Field(default_factory=dict, description="temperature, extras sent.")
+    selection: dict[str, Any] = Field(
+        default_factory=dict,
+        description="limit / tags used to pick items, when not the whole suite.",
+    )
+    contract: dict[str, Any] | None = Field(
+        default=None, description="The contract as rendered (argv, env redacted), when booted."
+    )
+    server: dict[str, Any] | None = Field(
+        default=None, description="Engine version, boot seconds, log path, when booted."
+    )
+    provenance: dict[str, Any] = Field(default_factory=dict, description="git commit/branch/dirty.")
+    started_at: str
+    ended_at: str | None = None
+    status: RunStatus = "running"
+    trial: bool = Field(
+        default=False,
+        description="A bisect trial's run: stored and linked from bisect.json, but `runs` and "
+        "`latest` skip it unless asked (--all, or latest:<its label>).",
+    )
+    summary: Summary | None = None
+    pid: int | None = Field(default=None, description="Process writing the run, while running.")
+    host: str | None = Field(default=None, description="Host of that process.")
+
+
+class RepeatOutcome(BaseModel):
+    """One ask of an item under score --repeats K."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: ItemStatus
+    detail: str = Field(default="", description="The grade's detail, or the error's kind.")
+    garbled: bool = Field(default=False, description="The garble detector flagged this answer.")
+
+
+class ItemRecord(BaseModel):
+    """One line of items.jsonl."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    id: str
+    category: str
+    status: ItemStatus
+    request: dict[str, Any] = Field(description="Parameters sent (model, max_tokens, tools, ...).")
+    response: Response | None = Field(default=None, description="What the endpoint answered.")
+    grade: Grade | None = Field(default=None, description="The grader's verdict; None if error.")
+    error: ItemError | None = Field(default=None, description="Why there is no grade.")
+    diagnoses: list[str] = Field(default_factory=list, description="Diagnosis kinds on this item.")
+    garble: GarbleVerdict | None = Field(
+        default=None, description="The garble detector's verdict on the response."
+    )
+    repeats: list[RepeatOutcome] | None = Field(
+        default=None,
+        description="score --repeats K: each ask's outcome, the first one included; the fields "
+        "above are the first ask's.",
+    )
+    attempts: int = 1
+    latency_s: float | None = None
+    finished_at: str | None = None
+
+    @property
+    def garbled(self) -> bool:
+        """The garble detector flagged the answer."""
+        return self.garble is not None and self.garble.garbled
+
+    @property
+    def detail(self) -> str:
+        """The grade's detail, or the error's kind when the item has no grade."""
+        if self.grade is not None:
+            return self.grade.detail
+        return self.error.kind if self.error is not None else ""
+
+    def outcome(self) -> RepeatOutcome:
+        """This ask's outcome, as `repeats` lists it."""
+        return RepeatOutcome(status=self.status, detail=self.detail, garbled=self.garbled)
+
+
+def upgrade_run(data: dict[str, Any], where: str) -> dict[str, Any]:
+    """run.json's fields in this version's shape; ConfigError naming `where` when the record is
+    from a version this evalrun cannot read."""
+    version = data.get("schema_version")
+    if version not in READABLE_VERSIONS:
+        raise ConfigError(
+            f"{where} has schema_version {version}, this evalrun reads "
+            f"{', '.join(map(str, READABLE_VERSIONS))}; use a matching evalrun version"
+        )
+    return {**data, "schema_version": SCHEMA_VERSION}  # schema 1 differs in items.jsonl only
+
+
+def upgrade_item(row: dict[str, Any]) -> dict[str, Any]:
+    """One items.jsonl line in this version's shape. A run resumed across versions holds lines of
+    both, so each line is read by its own shape: schema 1's garble verdict has `reasons`."""
+    garble = row.get("garble")
+    if isinstance(garble, dict) and "reasons" in garble:
+        return {**row, "garble": upgrade_v1(garble)}
+    return row
