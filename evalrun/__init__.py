@@ -1,6 +1,7 @@
 """evalrun: a quality gate for self-hosted LLM serving contracts.
 
-`evalrun.score(...)` and `await evalrun.ascore(...)` are the Python API (evalrun/api.py). They are
+`evalrun.score(...)` and `await evalrun.ascore(...)` are the Python API (evalrun/api.py), their
+keywords those of `evalrun.ScoreOptions`. They are
 loaded on first use, so `import evalrun` (and `evalrun --help`) stays fast; the import-layer
 contract sees no arrow from here up to api.py, by design.
 """
@@ -10,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "ascore", "score"]
+__all__ = ["ScoreOptions", "__version__", "ascore", "score"]
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("score", "ascore"):
+    if name in ("score", "ascore", "ScoreOptions"):
         import importlib
 
         return getattr(importlib.import_module("evalrun.api"), name)

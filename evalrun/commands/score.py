@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import fields
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from evalrun.scoring.options import ScoreOptions
     from evalrun.store import RunStore
 
 UNTESTABLE = 125
-REFERENCE_CONCURRENCY = 2  # llama-cpp-python's server answers one request at a time
-REFERENCE_TIMEOUT_S = 600.0  # CPU inference; a long-context item can take minutes on 2 cores
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -39,7 +39,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="requests in flight (default 16; 2 with --reference, whose llama.cpp "
         "server answers one request at a time)",
     )
-    run.add_argument("--name", metavar="LABEL", help="run label (default: a slug of the model)")
+    run.add_argument(
+        "--name", dest="label", metavar="LABEL", help="run label (default: a slug of the model)"
+    )
     run.add_argument(
         "--results", default="results", metavar="DIR", help="run store (default: results)"
     )
@@ -101,73 +103,42 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
 
+def options_from_args(args: argparse.Namespace) -> ScoreOptions:
+    """The ScoreOptions the parsed flags describe (every flag but the exit-code and output ones
+    is a field of the same name)."""
+    from evalrun.scoring.options import ScoreOptions
+
+    given = {f.name: getattr(args, f.name) for f in fields(ScoreOptions) if hasattr(args, f.name)}
+    return ScoreOptions(
+        **{
+            **given,
+            "sets": tuple(args.sets),
+            "unsets": tuple(args.unsets),
+            "headers": tuple(args.headers),
+            "progress": not args.no_progress,
+        }
+    )
+
+
 def run(args: argparse.Namespace) -> int:
-    from evalrun.commands.target_args import target_spec
     from evalrun.errors import BootError, EndpointError, EvalrunError, UsageError
-    from evalrun.scoring.report import ProgressBar, score_json, score_text
-    from evalrun.scoring.runner import ScoreHooks, ScoreRequest, resume_defaults, score_target
+    from evalrun.scoring.options import run_score
+    from evalrun.scoring.report import score_json, score_text
     from evalrun.serving.launcher import stderr_progress
-    from evalrun.serving.target import Target
     from evalrun.store import RunStore, json_text
-    from evalrun.suite.load import load_suite
-    from evalrun.suite.select import Selection
 
     gating = args.fail_below is not None or args.fail_on_garble is not None
     if args.fail_on_garble is not None and not 0 <= args.fail_on_garble <= 1:
         raise UsageError(
             f"--fail-on-garble takes a rate between 0 and 1, got {args.fail_on_garble}"
         )
-    store = RunStore(args.results)
-    picking = args.limit is not None or args.items or args.categories or args.tags
-    if args.resume and picking:
-        raise UsageError(
-            "--resume keeps the run's own items; drop --limit/--items/--category/--tags, "
-            "or start a new run without --resume"
-        )
-    defaults = resume_defaults(store, args.resume) if args.resume else {}
-    booted = bool(args.contract or args.reference)
-    if defaults.get("contract") and not booted and not args.endpoint:
-        raise UsageError(
-            f"run {args.resume} was scored on a server booted from contract "
-            f"{defaults['contract']!r}; resume with --contract FILE (or --reference) "
-            f"--resume {args.resume}"
-        )
-    if not booted:
-        args.endpoint = args.endpoint or defaults.get("endpoint")
-        args.model = args.model or defaults.get("model")
-    concurrency = (
-        args.concurrency
-        if args.concurrency is not None
-        else (REFERENCE_CONCURRENCY if args.reference else 16)
-    )
-    timeout = (
-        args.timeout
-        if args.timeout is not None
-        else (REFERENCE_TIMEOUT_S if args.reference else 120.0)
-    )
-    spec = target_spec(args, timeout=timeout, concurrency=concurrency).check()
-    suite = load_suite(args.suite or defaults.get("suite") or "core")
-    req = ScoreRequest(
-        target=Target(base_url=spec.endpoint or ""),
-        suite=suite,
-        label=args.name,
-        concurrency=concurrency,
-        selection=Selection(
-            items=_csv(args.items),
-            categories=_csv(",".join(args.categories or [])),
-            tags=_csv(args.tags),
-            limit=args.limit,
-            seed=args.seed,
-        ),
-        resume=args.resume,
-        repeats=args.repeats,
-    )
-    hooks = ScoreHooks(progress=None if args.no_progress else ProgressBar())
+    options = options_from_args(args)
+    store = RunStore(options.results)
     boot_progress = None
-    if spec.booted and not args.no_progress:
-        boot_progress = stderr_progress(spec.load_contract().name)
+    if options.booted and options.progress:
+        boot_progress = stderr_progress(options.target_spec().load_contract().name)
     try:
-        record, _ = score_target(spec, req, store, hooks, on_boot_progress=boot_progress)
+        record, _ = run_score(options, on_boot_progress=boot_progress)
     except EvalrunError as exc:
         stored = getattr(exc, "run_id", None)  # set when the run stopped early
         if args.junit and stored:
@@ -194,12 +165,6 @@ def run(args: argparse.Namespace) -> int:
         )  # items the endpoint refused even after retries: a broken contract
         return 1 if bad else 0
     return 4 if s.errors else 0
-
-
-def _csv(text: str | None) -> tuple[str, ...] | None:
-    """`a,b,,c` -> ('a', 'b', 'c'); None when nothing is listed."""
-    parts = tuple(t.strip() for t in (text or "").split(",") if t.strip())
-    return parts or None
 
 
 def _write_junit(store: RunStore, run_id: str, path: str) -> None:

@@ -113,38 +113,27 @@ def add_target_arguments(
 
 
 def target_spec(args: argparse.Namespace, *, timeout: float, concurrency: int) -> TargetSpec:
-    """The TargetSpec the parsed flags describe (UsageError on a bad value)."""
-    from evalrun.endpoint.client import resolve_api_key
-    from evalrun.endpoint.http import HttpOptions
-    from evalrun.endpoint.options import build_options, parse_extra_body, parse_headers
-    from evalrun.errors import UsageError
-    from evalrun.serving.target import TargetSpec
+    """The TargetSpec the parsed flags describe (UsageError on a bad value), built the way a
+    score's options build theirs."""
+    from evalrun.scoring.options import ScoreOptions
 
-    if args.max_response_mb <= 0:
-        raise UsageError(f"--max-response-mb must be positive, got {args.max_response_mb:g}")
-
-    options = build_options(
-        temperature=args.temperature,
-        top_p=args.top_p,
-        seed=args.request_seed,
-        max_tokens_scale=args.max_tokens_scale,
-        extra_body=parse_extra_body(args.extra_body) if args.extra_body else None,
-        headers=parse_headers(args.headers) or None,
-    )
-    return TargetSpec(
+    return ScoreOptions(
         endpoint=getattr(args, "endpoint", None),
         contract=getattr(args, "contract", None),
         reference=getattr(args, "reference", False),
         sets=tuple(args.sets),
         unsets=tuple(args.unsets),
         model=getattr(args, "model", None),
-        api_key=resolve_api_key(args.api_key_env),
-        options=options,
-        http=HttpOptions(
-            timeout=timeout,
-            concurrency=concurrency,
-            ca_bundle=args.ca_bundle,
-            insecure=args.insecure,
-            max_response_mb=args.max_response_mb,
-        ),
-    )
+        api_key_env=args.api_key_env,
+        ca_bundle=args.ca_bundle,
+        insecure=args.insecure,
+        max_response_mb=args.max_response_mb,
+        temperature=args.temperature,
+        top_p=args.top_p,
+        request_seed=args.request_seed,
+        max_tokens_scale=args.max_tokens_scale,
+        extra_body=args.extra_body,
+        headers=tuple(args.headers),
+        timeout=timeout,
+        concurrency=concurrency,
+    ).target_spec()

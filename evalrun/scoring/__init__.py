@@ -7,6 +7,7 @@ table, headline, --json objects.
 
 from __future__ import annotations
 
+from evalrun.scoring.options import ScoreOptions, run_score
 from evalrun.scoring.runner import (
     ScoreHooks,
     ScoreRequest,
@@ -19,10 +20,12 @@ from evalrun.store import list_runs, with_summary
 
 __all__ = [
     "ScoreHooks",
+    "ScoreOptions",
     "ScoreRequest",
     "ascore_suite",
     "list_runs",
     "resume_defaults",
+    "run_score",
     "score_suite",
     "score_target",
     "with_summary",

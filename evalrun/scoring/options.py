@@ -1,0 +1,237 @@
+"""One score, as options: `ScoreOptions` is what `evalrun score`'s flags and `evalrun.score()`'s
+keywords both build, with one set of defaults; `run_score` resolves and runs it.
+
+The field names are the flags' (`--request-seed` is `request_seed`, `--category` is
+`categories`); lists may be given as tuples or comma-separated text, headers as `K:V` strings or a
+mapping, the extra body as a mapping or the flag's JSON / @file text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from evalrun.endpoint.client import ApiKey, resolve_api_key
+from evalrun.endpoint.http import HttpOptions
+from evalrun.endpoint.options import build_options, parse_extra_body, parse_headers
+from evalrun.errors import UsageError
+from evalrun.scoring.report import ProgressBar
+from evalrun.scoring.runner import ScoreHooks, ScoreRequest, resume_defaults, score_target
+from evalrun.serving.target import BootProgress, Target, TargetSpec
+from evalrun.store import ItemRecord, RunRecord, RunStore
+from evalrun.suite.load import load_suite
+from evalrun.suite.select import Selection
+
+DEFAULT_CONCURRENCY = 16
+DEFAULT_TIMEOUT_S = 120.0
+REFERENCE_CONCURRENCY = 2  # llama-cpp-python's server answers one request at a time
+REFERENCE_TIMEOUT_S = 600.0  # CPU inference; a long-context item can take minutes on 2 cores
+
+Names = tuple[str, ...] | str | None
+# A repeatable flag's spelling -> its field (`--category` -> categories)
+_SPELLED = {
+    "category": "categories",
+    "name": "label",
+    "set": "sets",
+    "unset": "unsets",
+    "header": "headers",
+}
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    """Everything one score takes, named as `evalrun score`'s flags."""
+
+    # what to measure
+    endpoint: str | None = None  # default: $OPENAI_BASE_URL (or the resumed run's)
+    model: str | None = None  # default: the one /v1/models lists
+    contract: str | Path | None = None  # boot the server this contract describes
+    reference: bool = False  # boot the embedded reference endpoint
+    sets: tuple[str, ...] = ()  # K=V contract overrides
+    unsets: tuple[str, ...] = ()  # contract keys removed
+    # connection
+    api_key: str | None = field(default=None, repr=False)  # the API only: never stored
+    api_key_env: str | None = None  # default: $OPENAI_API_KEY when set
+    ca_bundle: str | None = None
+    insecure: bool = False
+    max_response_mb: float = 8.0
+    # request options
+    temperature: float | None = None
+    top_p: float | None = None
+    request_seed: int | None = None
+    max_tokens_scale: float | None = None
+    extra_body: Mapping[str, Any] | str | None = None  # a mapping, JSON text or @file
+    headers: tuple[str, ...] | Mapping[str, str] = ()  # K:V strings or a mapping
+    # the run
+    suite: str | None = None  # default: core (or the resumed run's)
+    concurrency: int | None = None  # default 16; 2 with the reference
+    timeout: float | None = None  # per request, seconds; default 120; 600 with the reference
+    label: str | None = None  # default: a slug of the model or contract name
+    results: str | Path = "results"
+    limit: int | None = None  # N items drawn from every category in proportion
+    seed: int = 0  # of the --limit draw
+    items: Names = None
+    categories: Names = None
+    tags: Names = None
+    repeats: int = 1
+    resume: str | None = None  # a run id (or `latest`) to finish
+    progress: bool = False  # a progress bar on stderr
+    junit: str | Path | None = None  # also write the run as JUnit XML here
+
+    @classmethod
+    def from_keywords(cls, **kw: Any) -> ScoreOptions:
+        """Options from keywords: the fields, or the flags' own spellings (`category=`, `name=`,
+        `set=`, `unset=`, `header=`); TypeError naming an unknown one and the known ones."""
+        for flag, name in _SPELLED.items():
+            if flag in kw:
+                if name in kw:
+                    raise TypeError(f"pass {name}= or {flag}=, not both")
+                kw[name] = kw.pop(flag)
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(kw) - known)
+        if unknown:
+            raise TypeError(
+                f"unknown score option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+            )
+        return cls(**kw)
+
+    @property
+    def booted(self) -> bool:
+        return bool(self.contract or self.reference)
+
+    @property
+    def picking(self) -> bool:
+        """Whether the options pick a part of the suite."""
+        return self.limit is not None or any(
+            _names(x) for x in (self.items, self.categories, self.tags)
+        )
+
+    def settled_concurrency(self) -> int:
+        if self.concurrency is not None:
+            return self.concurrency
+        return REFERENCE_CONCURRENCY if self.reference else DEFAULT_CONCURRENCY
+
+    def settled_timeout(self) -> float:
+        if self.timeout is not None:
+            return self.timeout
+        return REFERENCE_TIMEOUT_S if self.reference else DEFAULT_TIMEOUT_S
+
+    def selection(self) -> Selection:
+        return Selection(
+            items=_names(self.items),
+            categories=_names(self.categories),
+            tags=_names(self.tags),
+            limit=self.limit,
+            seed=self.seed,
+        )
+
+    def target_spec(self) -> TargetSpec:
+        """The target these options describe (UsageError on a bad value)."""
+        if self.max_response_mb <= 0:
+            raise UsageError(f"--max-response-mb must be positive, got {self.max_response_mb:g}")
+        extra, headers = self.extra_body, self.headers
+        if isinstance(extra, str):
+            extra = parse_extra_body(extra) if extra else None
+        request = build_options(
+            temperature=self.temperature,
+            top_p=self.top_p,
+            seed=self.request_seed,
+            max_tokens_scale=self.max_tokens_scale,
+            extra_body=dict(extra) if extra else None,
+            headers=(
+                dict(headers) if isinstance(headers, Mapping) else parse_headers(list(headers))
+            )
+            or None,
+        )
+        key = (
+            ApiKey(self.api_key, "api_key=") if self.api_key else resolve_api_key(self.api_key_env)
+        )
+        return TargetSpec(
+            endpoint=self.endpoint,
+            contract=self.contract,
+            reference=self.reference,
+            sets=tuple(self.sets),
+            unsets=tuple(self.unsets),
+            model=self.model,
+            api_key=key,
+            options=request,
+            http=HttpOptions(
+                timeout=self.settled_timeout(),
+                concurrency=self.settled_concurrency(),
+                ca_bundle=self.ca_bundle,
+                insecure=self.insecure,
+                max_response_mb=self.max_response_mb,
+            ),
+        )
+
+
+def _names(value: Iterable[str] | str | None) -> tuple[str, ...] | None:
+    """`a,b,,c` or ('a', 'b,c') -> ('a', 'b', 'c'); None when nothing is listed."""
+    if value is None:
+        return None
+    parts = [value] if isinstance(value, str) else list(value)
+    out = tuple(t.strip() for p in parts for t in p.split(",") if t.strip())
+    return out or None
+
+
+def with_resumed(options: ScoreOptions, store: RunStore) -> ScoreOptions:
+    """A resume's missing endpoint, model and suite taken from the run it finishes; UsageError
+    when the options pick items (a resume keeps the run's own) or the run was booted from a
+    contract the options do not name."""
+    if not options.resume:
+        return options
+    if options.picking:
+        raise UsageError(
+            "--resume keeps the run's own items; drop --limit/--items/--category/--tags, "
+            "or start a new run without --resume"
+        )
+    defaults = resume_defaults(store, options.resume)
+    if defaults.get("contract") and not options.booted and not options.endpoint:
+        raise UsageError(
+            f"run {options.resume} was scored on a server booted from contract "
+            f"{defaults['contract']!r}; resume with --contract FILE (or --reference) "
+            f"--resume {options.resume}"
+        )
+    suite = options.suite or defaults.get("suite")
+    if options.booted:
+        return replace(options, suite=suite)
+    return replace(
+        options,
+        suite=suite,
+        endpoint=options.endpoint or defaults.get("endpoint"),
+        model=options.model or defaults.get("model"),
+    )
+
+
+def prepare(options: ScoreOptions) -> tuple[TargetSpec, ScoreRequest, RunStore]:
+    """The target, the request and the store the options describe (resume defaults applied)."""
+    store = RunStore(options.results)
+    options = with_resumed(options, store)
+    spec = options.target_spec().check()
+    req = ScoreRequest(
+        target=Target(base_url=spec.endpoint or ""),
+        suite=load_suite(options.suite or "core"),
+        label=options.label,
+        concurrency=options.settled_concurrency(),
+        selection=options.selection(),
+        resume=options.resume,
+        repeats=options.repeats,
+    )
+    return spec, req, store
+
+
+def run_score(
+    options: ScoreOptions,
+    hooks: ScoreHooks | None = None,
+    *,
+    on_boot_progress: BootProgress | None = None,
+) -> tuple[RunRecord, list[ItemRecord]]:
+    """Score as the options say and store the run. Works from sync code and from inside a
+    running event loop alike. A run that stops early raises (its error carries `run_id`).
+    `junit` is the caller's to write (the export lives above scoring): the CLI and the API do."""
+    spec, req, store = prepare(options)
+    if hooks is None:
+        hooks = ScoreHooks(progress=ProgressBar() if options.progress else None)
+    return score_target(spec, req, store, hooks, on_boot_progress=on_boot_progress)
