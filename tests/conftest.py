@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from fakeserver import FakeServer, simple_item, write_suite
 
-LANE_MARKERS = ("vllm", "sglang")
+# The remote tier starts a real sshd and Slurm as root: like the lanes, only when asked (-m remote).
+LANE_MARKERS = ("vllm", "sglang", "remote")
 
 # A shell starts a background job (`pytest &`, nohup) with Ctrl-C ignored, and the processes the
 # Ctrl-C tests start would inherit that and never see their SIGINT (they finished with exit 0, or
@@ -71,3 +72,33 @@ def make_suite(tmp_path: Path) -> Callable[..., Path]:
         return write_suite(tmp_path / f"suite-{next(counter)}", items, name=name, version=version)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def sshd() -> Iterator[object]:
+    """A real OpenSSH server on 127.0.0.1 (a free port, generated keys), for the remote tier."""
+    from support.remote import Sshd, available
+
+    why = available()
+    if why:
+        pytest.skip(why)
+    server = Sshd().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def slurm() -> Iterator[object]:
+    """A real single-node Slurm cluster (munged, slurmctld, slurmd) for localhost."""
+    from support.remote import SlurmCluster, available
+
+    why = available()
+    if why:
+        pytest.skip(why)
+    cluster = SlurmCluster().start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()

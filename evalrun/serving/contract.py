@@ -30,6 +30,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from evalrun.errors import ConfigError
+from evalrun.serving.remote.spec import LAUNCH_KINDS, Launch, LocalLaunch
 
 Engine = Literal["vllm", "sglang", "llama.cpp", "other"]
 ENGINES: tuple[str, ...] = ("vllm", "sglang", "llama.cpp", "other")
@@ -93,6 +94,10 @@ class Contract(BaseModel):
     )
     health: str | None = Field(default=None, description="Health path; engine default when None.")
     boot_timeout: float = Field(default=600.0, gt=0, description="Seconds allowed to become ready.")
+    launch: Launch = Field(
+        default_factory=LocalLaunch,
+        description="Where the engine boots: local (default), ssh or slurm (serving/remote/).",
+    )
 
     @field_validator("env", mode="before")
     @classmethod
@@ -128,6 +133,11 @@ class Contract(BaseModel):
         return contract_from_data(data, source=self.name)
 
     @property
+    def remote(self) -> bool:
+        """Whether the engine boots on another machine (ssh or Slurm), not as a child here."""
+        return self.launch.kind != "local"
+
+    @property
     def health_path(self) -> str:
         """The readiness path: the contract's own, else the engine's default."""
         return self.health or DEFAULT_HEALTH[self.engine]
@@ -154,13 +164,20 @@ def _is_llama_cpp_python(contract: Contract) -> bool:
 
 def describe_schema_error(err: Any) -> str:
     """One pydantic error as a line a user can act on (did-you-mean for unknown keys)."""
-    loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    parts = [str(p) for p in err["loc"]]
+    fields: Iterable[str] = Contract.model_fields
+    if parts[:1] == ["launch"] and len(parts) > 1 and parts[1] in LAUNCH_KINDS:
+        fields = LAUNCH_KINDS[parts[1]].model_fields
+        parts.pop(1)  # pydantic's tag, not a key the user wrote
+    loc = ".".join(parts) or "(top level)"
     if err["type"] == "extra_forbidden":
-        guess = difflib.get_close_matches(str(err["loc"][-1]), Contract.model_fields, n=1)
+        guess = difflib.get_close_matches(parts[-1], fields, n=1)
         msg = f"unknown key {loc!r}" + (f" (did you mean {guess[0]!r}?)" if guess else "")
-        return msg + f"; allowed keys: {', '.join(Contract.model_fields)}"
+        return msg + f"; allowed keys: {', '.join(fields)}"
     if err["type"] == "literal_error" and loc == "engine":
         return f"unknown engine {err['input']!r}; use one of {', '.join(ENGINES)} ('other' for any)"
+    if err["type"] in ("union_tag_not_found", "union_tag_invalid"):
+        return f"launch.kind: use one of {', '.join(LAUNCH_KINDS)} (local is the default)"
     return f"{loc}: {err['msg']}"
 
 
@@ -331,7 +348,10 @@ def render_value_args(args: dict[str, Any], *, bool_values: bool = False) -> lis
 
 
 def resolve_executable(contract: Contract) -> str:
-    """The command's first word, with `~` expanded and a bare `python` resolved (see module doc)."""
+    """The command's first word, with `~` expanded and a bare `python` resolved (see module doc);
+    on another machine (ssh, Slurm) the word is left as written, for that machine's PATH."""
+    if contract.remote:
+        return contract.command[0]
     first = os.path.expanduser(contract.command[0])
     if first in PYTHON_NAMES:
         for folder in contract.expanded_path_prepend():
@@ -432,14 +452,18 @@ def redact_argv(argv: list[str]) -> list[str]:
 
 
 def contract_hash(contract: Contract) -> str:
-    """sha256 of the rendered contract (argv + env + request + path_prepend): the bisect cache key."""
+    """sha256 of the rendered contract (argv + env + request + path_prepend, and the launch block
+    when it is not local): the bisect cache key."""
+    rendered: dict[str, Any] = {
+        "argv": render_argv(contract),
+        "env": dict(sorted(contract.env.items())),
+        "request": contract.request,
+        "path_prepend": contract.expanded_path_prepend(),
+    }
+    if contract.remote:
+        rendered["launch"] = contract.launch.model_dump(mode="json")
     blob = json.dumps(
-        {
-            "argv": render_argv(contract),
-            "env": dict(sorted(contract.env.items())),
-            "request": contract.request,
-            "path_prepend": contract.expanded_path_prepend(),
-        },
+        rendered,
         sort_keys=True,
         ensure_ascii=False,
     )

@@ -11,6 +11,7 @@ A failed boot raises BootError with a kind and a one-line hint, classified from 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shlex
 import signal
@@ -22,7 +23,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import httpx2 as httpx
 
@@ -40,6 +41,7 @@ from evalrun.serving.contract import (
     render_argv,
     secret_values,
 )
+from evalrun.serving.remote.engine import Boot, RemoteEngine
 
 # (seconds since start, phase): starting | loading (health not 200 yet) | warming (waiting for the
 # one-token completion) | ready (called once, at the end)
@@ -48,6 +50,16 @@ TERM_GRACE_S = 10.0
 KILL_WAIT_S = 5.0
 PORT_FREE_WAIT_S = 5.0
 DEATH_GRACE_S = 1.0
+
+
+class Polled(Protocol):
+    """A running engine as the readiness loop sees it: a local process, or one elsewhere
+    (serving/remote/) that may also explain its own failures."""
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    def poll(self) -> int | None: ...
 
 
 @dataclass
@@ -65,7 +77,8 @@ class Server:
     port: int
     pid: int
     version_source: str | None = None
-    process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
+    process: Polled | None = field(default=None, repr=False)
+    launch: str = "local"
 
     def exited(self) -> bool:
         """Whether the server process has died (False when there is no process to watch)."""
@@ -288,7 +301,7 @@ def _fail(kind: str, message: str, hint: str, watch: LogWatch) -> BootError:
 
 def _wait_ready(
     contract: Contract,
-    proc: subprocess.Popen[bytes],
+    proc: Polled,
     client: httpx.Client,
     root: str,
     model: str,
@@ -309,7 +322,7 @@ def _wait_ready(
         code = proc.poll()
         if code is not None:
             watch.feed()
-            kind, line, hint = classify(watch, code, contract=contract, env=env, argv=argv)
+            kind, line, hint = _classify(proc, watch, code, contract, env, argv)
             raise _fail(
                 kind,
                 f"{contract.name} exited with code {code} during boot after {elapsed:.1f}s: {line}",
@@ -384,32 +397,56 @@ def boot_server(
     *,
     on_progress: Progress | None = None,
     poll_interval: float = 0.25,
+    lane: int = 0,
 ) -> Iterator[Server]:
     """Start the contract's server, wait until ready, yield a Server, and always tear it down.
 
+    The contract's `launch:` block says where: here as a child process (local), or on another
+    machine over ssh or in a Slurm job (serving/remote/; `lane` picks the host of an ssh pool).
     Raises BootError (kind + hint) when the boot fails, when the server dies while in use, or when
     its port is still held after teardown. SIGTERM raises KeyboardInterrupt inside the block.
     """
-    port = contract.effective_port or free_port(contract.host)
-    check_port(contract.host, port)
-    argv = render_argv(contract, port=port)
     env = effective_env(contract)
-    root = f"http://{contract.host}:{port}"
+    if not contract.remote:
+        port = contract.effective_port or free_port(contract.host)
+        check_port(contract.host, port)
+    else:
+        port = contract.effective_port  # 0: the far side picks a free port
+    argv = render_argv(contract, port=port)
     model = request_model(contract, argv)
     log_path = Path(log_path)
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    with sigterm_raises(), log_path.open("ab") as log, sync_client(root) as client:
+    with sigterm_raises(), log_path.open("ab") as log:
         secrets = secret_values(contract)
         start = log.tell()
         watch = LogWatch(log_path, start=start, secrets=secrets)  # this boot's part of the log
         _header(log, argv, contract)
-        proc = _spawn(contract, argv, env, log)
+        proc: Polled
+        if contract.remote:
+            engine = _start_remote(contract, argv, port, log_path, log, lane, on_progress)
+            proc, host, port, root = engine, engine.host, engine.port, engine.root
+            stop: Callable[[], str | None] = engine.stop
+        else:
+            local = _spawn(contract, argv, env, log)
+            proc, host, root = local, contract.host, f"http://{contract.host}:{port}"
+            stop = functools.partial(teardown, local, host, port)
         clean = False
+        problem: str | None = None
         try:
-            boot_s, model = _wait_ready(
-                contract, proc, client, root, model, watch, env, argv, on_progress, poll_interval
-            )
-            version, source = probe_version(client, root)
+            with sync_client(root) as client:
+                boot_s, model = _wait_ready(
+                    contract,
+                    proc,
+                    client,
+                    root,
+                    model,
+                    watch,
+                    env,
+                    argv,
+                    on_progress,
+                    poll_interval,
+                )
+                version, source = probe_version(client, root)
             server = Server(
                 base_url=f"{root}/v1",
                 model=model,
@@ -419,18 +456,18 @@ def boot_server(
                 argv=redact_argv(argv),
                 env_redacted=redact_env(contract.env),
                 log_path=log_path,
-                host=contract.host,
+                host=host,
                 port=port,
-                pid=proc.pid,
+                pid=int(getattr(proc, "pid", 0) or 0),
                 process=proc,
+                launch=contract.launch.kind,
             )
             try:
                 yield server
             except (BootError, Interrupted, KeyboardInterrupt):
                 raise
             except Exception as exc:  # the caller's error: explain it if the server died under it
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    proc.wait(timeout=DEATH_GRACE_S)  # a dying server may take a moment to exit
+                _settle(proc)  # a dying server may take a moment to exit
                 if proc.poll() is not None:
                     raise _died_in_use(contract, proc, watch, env, argv) from exc
                 raise
@@ -439,7 +476,7 @@ def boot_server(
             clean = True
         finally:
             with _shielded():
-                problem = teardown(proc, contract.host, port)
+                problem = stop()
                 scrub_log(log_path, secrets, start)
             if problem and not clean:
                 print(f"evalrun: warning: {problem}", file=sys.stderr)
@@ -449,6 +486,37 @@ def boot_server(
                 kind="teardown",
                 hint="kill that process by its pid; evalrun started it in its own group",
             )
+
+
+def _start_remote(
+    contract: Contract,
+    argv: list[str],
+    port: int,
+    log_path: Path,
+    log: IO[bytes],
+    lane: int,
+    on_progress: Progress | None,
+) -> RemoteEngine:
+    """Start the engine on the machine the launch block names (serving/remote/targets.py)."""
+    from evalrun.serving.remote.targets import start_remote
+
+    boot = Boot(
+        contract=contract,
+        argv=argv,
+        port=port,
+        log_path=log_path,
+        lane=lane,
+        tag=f"evalrun-{contract_hash(contract)[:10]}",
+    )
+    with _shielded():  # a Ctrl-C between submitting and learning the job id would orphan it
+        return start_remote(boot, log, local_port=free_port(), on_progress=on_progress)
+
+
+def _settle(proc: Polled) -> None:
+    """Give a dying engine DEATH_GRACE_S to finish exiting."""
+    deadline = time.monotonic() + DEATH_GRACE_S
+    while proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def scrub_log(path: Path, secrets: list[str], start: int = 0) -> None:
@@ -490,15 +558,30 @@ def _served_model(client: httpx.Client, root: str) -> str:
     return ""
 
 
+def _classify(
+    proc: Polled,
+    watch: LogWatch,
+    code: int | None,
+    contract: Contract,
+    env: dict[str, str],
+    argv: list[str],
+) -> tuple[str, str, str]:
+    """(kind, line, hint) of an engine that ended: what a remote target knows first (a refused
+    ssh key, a Slurm time limit), else what the log says."""
+    explain = getattr(proc, "explain", None)
+    known = explain(code) if explain is not None else None
+    return known or classify(watch, code, contract=contract, env=env, argv=argv)
+
+
 def _died_in_use(
     contract: Contract,
-    proc: subprocess.Popen[bytes],
+    proc: Polled,
     watch: LogWatch,
     env: dict[str, str],
     argv: list[str],
 ) -> BootError:
     watch.feed()
-    kind, line, hint = classify(watch, proc.returncode, contract=contract, env=env, argv=argv)
+    kind, line, hint = _classify(proc, watch, proc.returncode, contract, env, argv)
     why = "" if kind == "crashed" else f" ({kind})"
     return _fail(
         "crashed",

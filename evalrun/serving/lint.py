@@ -6,7 +6,9 @@ the tool flags (tool requests get HTTP 400); a reasoning parser without `enable_
 or one that ignores it (answers land in the reasoning channel, content is null); executables and
 `python -m` modules missing from the server's effective PATH (and where they do exist); a missing
 local model path; missing path_prepend dirs; a busy port; sglang without a tool-call parser
-(requests with tools come back as plain text, HTTP 200).
+(requests with tools come back as plain text, HTTP 200). For a contract that boots elsewhere
+(launch: ssh | slurm), the launch block instead of this machine's PATH, files and ports: the
+ssh or Slurm clients, the key file, and whether evalrun can reach the engine where it listens.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from evalrun.serving.contract import (
     render_argv,
     resolve_executable,
 )
+from evalrun.serving.remote.spec import LocalLaunch, SshLaunch
 
 # Executables an engine needs at run time beyond its own command (FlashInfer JIT builds call ninja).
 RUNTIME_TOOLS = {"vllm": ["ninja"], "sglang": ["ninja"]}
@@ -326,6 +329,70 @@ def _port_findings(c: Contract) -> list[Finding]:
     return []
 
 
+def _launch_findings(c: Contract) -> list[Finding]:
+    """The launch block: the clients it needs here, its key, and whether the engine can be reached."""
+    out: list[Finding] = []
+    launch = c.launch
+    if isinstance(launch, LocalLaunch):
+        return out
+    tools = (
+        ["ssh"] if isinstance(launch, SshLaunch) else ["sbatch", "squeue", "scancel", "scontrol"]
+    )
+    missing = [tool for tool in tools if not shutil.which(tool)]
+    if missing:
+        package = "openssh-client" if missing == ["ssh"] else "slurm-client"
+        out.append(
+            Finding(
+                kind="launch_client_missing",
+                level="error",
+                message=f"launch {launch.kind} needs {', '.join(missing)}, not on this PATH",
+                fix=f"install it here (Debian: apt-get install {package})",
+            )
+        )
+    loopback = c.host in ("127.0.0.1", "localhost", "::1")
+    if isinstance(launch, SshLaunch):
+        if launch.identity and not Path(os.path.expanduser(launch.identity)).is_file():
+            out.append(
+                Finding(
+                    kind="launch_identity_missing",
+                    level="error",
+                    message=f"launch.identity {launch.identity} does not exist",
+                    fix="point it at your private key, or drop it to use ssh's default keys",
+                )
+            )
+        if not launch.forward and loopback and launch.hosts != ["127.0.0.1"]:
+            out.append(
+                Finding(
+                    kind="launch_unreachable",
+                    level="error",
+                    message=f"forward: false, but the engine listens on {c.host} of the host: "
+                    "evalrun cannot reach it there",
+                    fix="set launch.forward: true (an ssh -L tunnel), or host: 0.0.0.0",
+                )
+            )
+    elif loopback:
+        out.append(
+            Finding(
+                kind="launch_unreachable",
+                level="warning",
+                message=f"the engine listens on {c.host} of the Slurm node: only a process on that "
+                "node can reach it",
+                fix="set host: 0.0.0.0 (evalrun reaches it at the node's address)",
+            )
+        )
+    if (c.model or "").startswith("@"):
+        out.append(
+            Finding(
+                kind="launch_model_local",
+                level="warning",
+                message=f"model {c.model} names a file shipped with evalrun here; the other "
+                "machine sees this machine's path",
+                fix="give the model's path or hub id on that machine",
+            )
+        )
+    return out
+
+
 def lint_contract(
     path: Path | str,
     *,
@@ -342,11 +409,12 @@ def lint_contract(
     except ValidationError as exc:
         report.findings = _schema_findings(exc)
         return report
+    here = [] if contract.remote else [*_environment_findings(contract), *_port_findings(contract)]
     report.findings = [
         *_partner_findings(contract),
         *_sglang_tool_findings(contract),
-        *_environment_findings(contract),
-        *_port_findings(contract),
+        *here,  # PATH, files and ports of this machine say nothing about another one
+        *_launch_findings(contract),
     ]
     return report
 

@@ -1,0 +1,125 @@
+"""The `launch:` block of a contract: where the engine runs, separate from what it runs.
+
+    launch: {kind: local}                      # the default: a child process of evalrun
+    launch: {kind: ssh, host: gpu1, user: me, port: 22, identity: ~/.ssh/id_ed25519,
+             options: {StrictHostKeyChecking: accept-new}, forward: true}
+    launch: {kind: slurm, partition: gpu, nodes: 1, gres: "gpu:1", time: "00:30:00",
+             sbatch_options: [--account=lab], srun_options: []}
+
+`host` may be a list: a pool of hosts, lane i of `bisect --lanes K` boots on host i (modulo).
+A Slurm pool is K jobs of the same block. The block is part of the rendered contract hash.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+# Slurm --time: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS
+SLURM_TIME = re.compile(r"^(\d+-)?\d+(:\d{1,2}){0,2}$|^\d+-\d+$")
+# Slurm --gres: name[:type][:count], comma separated
+SLURM_GRES = re.compile(r"^[A-Za-z][\w.-]*(:[\w.-]+)?(:\d+)?(,[A-Za-z][\w.-]*(:[\w.-]+)?(:\d+)?)*$")
+SSH_OPTION = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
+
+
+class LocalLaunch(BaseModel):
+    """The engine is a child process of evalrun, on this machine (today's behaviour)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["local"] = "local"
+
+
+class SshLaunch(BaseModel):
+    """The engine runs on another host, started over ssh by evalrun's remote wrapper."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["ssh"]
+    host: str | list[str] = Field(description="Host to boot on; a list is a pool of lanes.")
+    user: str | None = Field(
+        default=None, description="Login name (ssh -l); ssh's default if unset."
+    )
+    port: int = Field(default=22, ge=1, le=65535, description="sshd's port (ssh -p).")
+    identity: str | None = Field(default=None, description="Private key file (ssh -i).")
+    options: dict[str, str] = Field(
+        default_factory=dict, description="ssh -o NAME=VALUE options, e.g. StrictHostKeyChecking."
+    )
+    forward: bool = Field(
+        default=True,
+        description="Reach the engine through `ssh -L` (it may listen on the remote 127.0.0.1); "
+        "false: at http://HOST:PORT (the engine must listen on an address evalrun can reach).",
+    )
+    python: str = Field(default="python3", description="Interpreter on the host for the wrapper.")
+
+    @field_validator("host")
+    @classmethod
+    def _hosts(cls, value: Any) -> Any:
+        hosts = [value] if isinstance(value, str) else value
+        if not hosts or any(not str(h).strip() or str(h).startswith("-") for h in hosts):
+            raise ValueError("name a host (or a list of hosts); a host cannot start with '-'")
+        return value
+
+    @field_validator("options")
+    @classmethod
+    def _option_names(cls, value: dict[str, str]) -> dict[str, str]:
+        bad = [k for k in value if not SSH_OPTION.match(k)]
+        if bad:
+            raise ValueError(f"ssh option names are words like StrictHostKeyChecking, not {bad}")
+        return value
+
+    @property
+    def hosts(self) -> list[str]:
+        return [self.host] if isinstance(self.host, str) else list(self.host)
+
+    def lane_host(self, lane: int) -> str:
+        """The host lane `lane` of a pool boots on."""
+        return self.hosts[lane % len(self.hosts)]
+
+
+class SlurmLaunch(BaseModel):
+    """The engine runs in a Slurm job evalrun submits, on the node Slurm gives it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["slurm"]
+    partition: str | None = Field(default=None, description="sbatch --partition; the default one.")
+    nodes: int = Field(default=1, ge=1, description="sbatch --nodes.")
+    gres: str | None = Field(default=None, description='sbatch --gres, e.g. "gpu:1".')
+    time: str | None = Field(default=None, description='sbatch --time, e.g. "00:30:00".')
+    sbatch_options: list[str] = Field(default_factory=list, description="More sbatch options.")
+    srun_options: list[str] = Field(
+        default_factory=list,
+        description="When set, the engine runs as `srun <these> ...` inside the job.",
+    )
+    python: str = Field(default="python3", description="Interpreter on the node for the wrapper.")
+    heartbeat: float = Field(
+        default=60.0,
+        gt=0,
+        description="Seconds without evalrun's heartbeat (a file beside the log) after which "
+        "the job stops the engine itself: evalrun was killed.",
+    )
+
+    @field_validator("time")
+    @classmethod
+    def _time(cls, value: str | None) -> str | None:
+        if value is not None and not SLURM_TIME.match(value):
+            raise ValueError(f"time {value!r}: write minutes, HH:MM:SS or D-HH:MM:SS")
+        return value
+
+    @field_validator("gres")
+    @classmethod
+    def _gres(cls, value: str | None) -> str | None:
+        if value is not None and not SLURM_GRES.match(value):
+            raise ValueError(f"gres {value!r}: write name[:type][:count], e.g. gpu:1 or gpu:a100:2")
+        return value
+
+
+LAUNCH_KINDS: dict[str, type[BaseModel]] = {
+    "local": LocalLaunch,
+    "ssh": SshLaunch,
+    "slurm": SlurmLaunch,
+}
+Launch = Annotated[LocalLaunch | SshLaunch | SlurmLaunch, Field(discriminator="kind")]

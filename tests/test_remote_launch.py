@@ -1,0 +1,247 @@
+"""Booting through a real sshd and a real single-node Slurm (the `remote` tier, -m remote).
+
+Each test boots the flag-driven fake engine (tests/fake_engines/knobs.py, copied under a unique
+name so `ps` can find it), and checks what a user would: requests reach it, failures come back
+classified with a hint, and afterwards no engine, wrapper or job is left (ps / squeue), after a
+normal end, Ctrl-C, SIGTERM, kill -9 of evalrun and a lost ssh connection.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx2 as httpx
+import pytest
+import yaml
+
+from evalrun.errors import BootError
+from evalrun.serving.contract import contract_from_data
+from evalrun.serving.launcher import boot_server
+
+pytestmark = pytest.mark.remote
+
+HERE = Path(__file__).resolve().parent
+DRIVE = HERE / "fake_engines" / "drive.py"
+
+
+def engine_copy(tmp_path: Path) -> Path:
+    """The knobs engine under a name unique to this test (what `ps` looks for afterwards)."""
+    path = tmp_path / f"engine_{os.getpid()}_{time.monotonic_ns()}.py"
+    shutil.copy(HERE / "fake_engines" / "knobs.py", path)
+    return path
+
+
+def contract_data(engine: Path, launch: dict, **extra: object) -> dict:
+    return {
+        "name": "knobs",
+        "engine": "other",
+        "command": [sys.executable, str(engine)],
+        "model": "m",
+        "port": 0,
+        "health": "/v1/models",
+        "boot_timeout": 30,
+        "launch": launch,
+        **extra,
+    }
+
+
+def running(marker: str) -> list[str]:
+    """Command lines of live (non-zombie) processes that mention `marker`."""
+    out = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in cmd and state != "Z":
+            out.append(f"{proc.name}: {cmd[:120]}")
+    return out
+
+
+def wait_gone(marker: str, timeout: float = 30.0) -> list[str]:
+    deadline = time.monotonic() + timeout
+    while (left := running(marker)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left
+
+
+def wait_no_jobs(cluster: object, timeout: float = 30.0) -> list[str]:
+    deadline = time.monotonic() + timeout
+    while (jobs := cluster.jobs()) and time.monotonic() < deadline:  # type: ignore[attr-defined]
+        time.sleep(0.2)
+    return jobs
+
+
+def chat(base_url: str, model: str) -> str:
+    body = {"model": model, "messages": [{"role": "user", "content": "hi"}], "max_tokens": 4}
+    resp = httpx.post(f"{base_url}/chat/completions", json=body, timeout=10)
+    return str(resp.json()["choices"][0]["message"]["content"])
+
+
+# ssh ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("forward", [True, False])
+def test_ssh_boot_answers_and_leaves_nothing(sshd, tmp_path, forward):
+    engine = engine_copy(tmp_path)
+    contract = contract_from_data(contract_data(engine, sshd.launch(forward=forward)))
+    with boot_server(contract, tmp_path / "server.log") as server:
+        assert running(engine.name), "the engine runs (on the ssh host, here 127.0.0.1)"
+        assert chat(server.base_url, server.model) == "ok"
+        assert server.launch == "ssh" and server.pid > 0
+        if forward:  # reached through the local end of `ssh -L`, not the engine's own port
+            mark = (tmp_path / "server.log").read_text()
+            assert f"port={server.port} " not in mark
+    assert wait_gone(engine.name) == []
+    assert wait_gone("EVALRUN-REMOTE") == []  # the wrapper is gone too
+
+
+def test_ssh_refused_key_is_a_classified_boot_failure(sshd, tmp_path):
+    engine = engine_copy(tmp_path)
+    contract = contract_from_data(contract_data(engine, sshd.launch(key=sshd.other_key)))
+    with pytest.raises(BootError) as err:
+        with boot_server(contract, tmp_path / "server.log"):
+            pass
+    assert err.value.kind == "ssh_auth"
+    assert "Permission denied" in err.value.message
+    assert "authorized_keys" in (err.value.hint or "")
+    assert running(engine.name) == []
+
+
+def test_ssh_engine_crash_is_classified_from_its_log(sshd, tmp_path):
+    data = contract_data(Path("/nonexistent/engine.py"), sshd.launch())
+    data["command"] = [sys.executable, "-c", "import sys; print('CUDA out of memory'); sys.exit(3)"]
+    with pytest.raises(BootError) as err:
+        with boot_server(contract_from_data(data), tmp_path / "server.log"):
+            pass
+    assert err.value.kind == "oom"
+    assert "code 3" in err.value.message
+
+
+# Slurm --------------------------------------------------------------------------------------------
+
+
+def test_slurm_boot_answers_and_leaves_nothing(slurm, tmp_path):
+    engine = engine_copy(tmp_path)
+    contract = contract_from_data(
+        contract_data(engine, {"kind": "slurm", "partition": "debug", "time": "5"})
+    )
+    with boot_server(contract, tmp_path / "server.log") as server:
+        assert chat(server.base_url, server.model) == "ok"
+        assert any("RUNNING" in job for job in slurm.jobs())
+        assert server.launch == "slurm" and server.host == "127.0.0.1"
+    assert wait_no_jobs(slurm) == []
+    assert wait_gone(engine.name) == []
+    assert not (tmp_path / "server.launch.json").exists()  # the settings (env) are removed
+
+
+def test_slurm_bad_partition_is_rejected_with_a_hint(slurm, tmp_path):
+    engine = engine_copy(tmp_path)
+    contract = contract_from_data(contract_data(engine, {"kind": "slurm", "partition": "nope"}))
+    with pytest.raises(BootError) as err:
+        with boot_server(contract, tmp_path / "server.log"):
+            pass
+    assert err.value.kind == "slurm_rejected"
+    assert "partition" in err.value.message and "sinfo" in (err.value.hint or "")
+    assert slurm.jobs() == []
+
+
+def test_slurm_pending_past_boot_timeout_is_cancelled(slurm, tmp_path):
+    engine = engine_copy(tmp_path)
+    launch = {"kind": "slurm", "sbatch_options": ["--begin=now+1hour"]}
+    contract = contract_from_data(contract_data(engine, launch, boot_timeout=3))
+    with pytest.raises(BootError) as err:
+        with boot_server(contract, tmp_path / "server.log"):
+            pass
+    assert err.value.kind == "slurm_pending"
+    assert "BeginTime" in err.value.message and "boot_timeout" in (err.value.hint or "")
+    assert wait_no_jobs(slurm) == []  # nothing left queued
+
+
+def test_slurm_engine_crash_is_classified_from_the_job_output(slurm, tmp_path):
+    data = contract_data(Path("/x"), {"kind": "slurm"})
+    data["command"] = [sys.executable, "-c", "import sys; print('CUDA out of memory'); sys.exit(3)"]
+    with pytest.raises(BootError) as err:
+        with boot_server(contract_from_data(data), tmp_path / "server.log"):
+            pass
+    assert err.value.kind == "oom"
+    assert wait_no_jobs(slurm) == []
+
+
+# Nothing left running: Ctrl-C, SIGTERM, kill -9, a lost connection ---------------------------------
+
+
+def start_drive(tmp_path: Path, data: dict) -> subprocess.Popen[str]:
+    """drive.py boots the contract, prints READY and sleeps: a stand-in for a running evalrun."""
+    path = tmp_path / "contract.yaml"
+    path.write_text(yaml.safe_dump(data))
+    proc = subprocess.Popen(
+        [sys.executable, str(DRIVE), str(path), str(tmp_path / "server.log")],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(HERE.parent)},
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert line.startswith("READY"), (line, (tmp_path / "server.log").read_text())
+    return proc
+
+
+def finish(proc: subprocess.Popen[str]) -> None:
+    proc.wait(timeout=30)
+    assert proc.stdout is not None
+    proc.stdout.close()
+
+
+@pytest.mark.parametrize("how", ["sigint", "sigterm", "kill9"])
+def test_ssh_interrupted_evalrun_leaves_no_engine(sshd, tmp_path, how):
+    engine = engine_copy(tmp_path)
+    proc = start_drive(tmp_path, contract_data(engine, sshd.launch()))
+    assert running(engine.name)
+    sig = {"sigint": signal.SIGINT, "sigterm": signal.SIGTERM, "kill9": signal.SIGKILL}[how]
+    proc.send_signal(sig)
+    finish(proc)
+    # kill -9: evalrun cannot clean up; the ssh client's stdin closes with it and the wrapper on
+    # the host stops the engine (the remote hang-up)
+    assert wait_gone(engine.name) == []
+    assert wait_gone("EVALRUN-REMOTE") == []
+
+
+def test_ssh_lost_connection_stops_the_engine(sshd, tmp_path):
+    engine = engine_copy(tmp_path)
+    proc = start_drive(tmp_path, contract_data(engine, sshd.launch()))
+    try:
+        clients = [
+            int(line.split(":")[0])
+            for line in running(f"-p {sshd.port}")
+            if line.split(": ", 1)[1].startswith("ssh ")
+        ]
+        assert clients, "the ssh client runs"
+        for pid in clients:  # the connection dies without a goodbye
+            os.kill(pid, signal.SIGKILL)
+        assert wait_gone(engine.name) == []
+    finally:
+        proc.kill()
+        finish(proc)
+
+
+@pytest.mark.parametrize("how", ["sigint", "sigterm", "kill9"])
+def test_slurm_interrupted_evalrun_leaves_no_job(slurm, tmp_path, how):
+    engine = engine_copy(tmp_path)
+    proc = start_drive(tmp_path, contract_data(engine, {"kind": "slurm", "heartbeat": 3}))
+    assert slurm.jobs()
+    sig = {"sigint": signal.SIGINT, "sigterm": signal.SIGTERM, "kill9": signal.SIGKILL}[how]
+    proc.send_signal(sig)
+    finish(proc)
+    # kill -9: no scancel ran; the job stops itself once evalrun's heartbeat is 3 s old
+    assert wait_no_jobs(slurm, timeout=40) == []
+    assert wait_gone(engine.name) == []
