@@ -1,9 +1,9 @@
-"""bisect end to end against the REAL reference engine (llama.cpp + SmolLM2-135M).
+"""bisect end to end against the REAL reference engine (llama.cpp's server + SmolLM2-135M).
 
 The bad lane differs from the good one in four knobs: the model is a mis-mapped copy of the
 reference GGUF (attn_q and attn_output swapped in every layer: a real wrong-weights model that
-answers in token soup), plus n_threads, draft_model (prompt-lookup decoding) and n_batch, which are
-harmless. Bisect must name the model.
+answers in token soup), plus threads, batch-size and kv-unified, which are harmless. Bisect must
+name the model.
 
 Boot counting: the good and bad sides are booted first (2 boots), then dd needs at most
 log2(N) + 1 boots for one culprit among N differences: 2 + 2 + 1 = 5 for N = 4.
@@ -34,7 +34,7 @@ PROMPTS = [
 
 @pytest.fixture(scope="module")
 def lanes(tmp_path_factory):
-    pytest.importorskip("llama_cpp")
+    pytest.importorskip("xllamacpp")
     pytest.importorskip("gguf")
     from support.mismap import reference_gguf, write_mismapped_gguf
 
@@ -56,10 +56,10 @@ def lanes(tmp_path_factory):
     suite = write_suite(tmp / "suite", items, name="refprobe")
     good = read_contract_data(reference_contract_path())
     good["port"] = 0  # any free port
-    good["args"]["n_ctx"] = 2048  # the probe is short; a small KV cache boots faster
+    good["args"]["ctx-size"] = 4096  # the probe is short; a small KV cache boots faster
     bad = yaml.safe_load(yaml.safe_dump(good))
     bad["model"] = str(mismapped)
-    bad["args"].update({"n_threads": 1, "draft_model": "prompt-lookup-decoding", "n_batch": 256})
+    bad["args"].update({"threads": 1, "batch-size": 256, "kv-unified": True})
     (tmp / "good.yaml").write_text(yaml.safe_dump(good))
     (tmp / "bad.yaml").write_text(yaml.safe_dump(bad))
     return tmp, suite, mismapped

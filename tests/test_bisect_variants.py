@@ -66,8 +66,8 @@ def test_applying_all_differences_renders_the_bad_contract():
 
 
 def test_null_and_missing_flags_are_the_same():
-    a = make(args={"type_k": None, "n_ctx": 2048})
-    b = make(args={"n_ctx": 2048})
+    a = make(args={"cache-type-k": None, "ctx-size": 2048})
+    b = make(args={"ctx-size": 2048})
     assert diff_contracts(a, b) == []
 
 
@@ -118,8 +118,8 @@ def test_catalog_covers_the_engines_and_knobs():
     assert {"disable-cuda-graph", "disable-radix-cache", "speculative-algorithm"} <= set(
         cat.engines["sglang"].knobs
     )
-    assert {"type_k", "type_v", "draft_model", "flash_attn", "n_ctx"} <= set(
+    assert {"cache-type-k", "cache-type-v", "model-draft", "flash-attn", "ctx-size"} <= set(
         cat.engines["llama.cpp"].knobs
     )
     assert all(e.versions for e in cat.engines.values())
-    assert cat.alternatives("llama.cpp", "draft_model") == [ABSENT, "prompt-lookup-decoding"]
+    assert cat.alternatives("llama.cpp", "cache-type-k") == [ABSENT, "f16", "q8_0", "q4_0"]

@@ -109,30 +109,30 @@ def test_llama_cpp_passes_model_as_flag_and_lists_as_json(tmp_path: Path) -> Non
     ]
 
 
-def test_llama_cpp_python_booleans_take_a_value(tmp_path: Path) -> None:
+def test_the_embedded_launcher_gets_llama_server_flags(tmp_path: Path) -> None:
     c = Contract(
         name="r",
         engine="llama.cpp",
-        command=["python", "-m", "llama_cpp.server"],
+        command=["python", "-m", "evalrun.serving.llamacpp"],
         model="/m.gguf",
         served_model_name="smol",
-        args={"flash_attn": True, "use_mmap": False, "type_k": None},
+        args={"kv-unified": True, "no-warmup": False, "cache-type-k": None, "-np": 4},
     )
     argv = render_argv(c)
     assert argv[0] == sys.executable  # bare `python` is the interpreter running evalrun
+    # the same argv as for a llama-server binary: bare booleans, llama-server's port and alias
     assert argv[3:] == [
         "--model",
         "/m.gguf",
-        "--model_alias",
+        "--alias",
         "smol",
         "--host",
         "127.0.0.1",
         "--port",
-        "8000",
-        "--flash_attn",
-        "true",
-        "--use_mmap",
-        "false",
+        "8080",
+        "--kv-unified",
+        "-np",
+        "4",
     ]
 
 
@@ -281,16 +281,11 @@ def test_overrides_do_not_touch_the_input() -> None:
 def test_reference_contract_loads_and_exposes_its_knobs() -> None:
     c = load_contract(reference_contract_path())
     assert c.engine == "llama.cpp" and c.host == "127.0.0.1"
-    assert {"type_k", "type_v", "flash_attn", "draft_model", "n_ctx", "n_threads"} <= set(c.args)
-    assert c.args["n_ctx"] == 8192
-    argv = render_argv(
-        with_overrides(
-            c, sets=["draft_model=prompt-lookup-decoding", "type_v=8", "flash_attn=true"]
-        )
-    )
-    assert argv[argv.index("--draft_model") + 1] == "prompt-lookup-decoding"
-    assert argv[argv.index("--flash_attn") + 1] == "true"
-    assert argv[argv.index("--type_v") + 1] == "8"
+    assert {"cache-type-k", "cache-type-v", "flash-attn", "model-draft", "ctx-size"} <= set(c.args)
+    assert c.args["ctx-size"] // c.args["parallel"] == 8192  # SmolLM2's trained context a slot
+    argv = render_argv(with_overrides(c, sets=["cache-type-v=q8_0", "flash-attn=on"]))
+    assert argv[argv.index("--cache-type-v") + 1] == "q8_0"
+    assert argv[argv.index("--flash-attn") + 1] == "on"  # YAML's `on` is kept a string here
     model = argv[argv.index("--model") + 1]
     assert model.endswith(".gguf") and Path(model).is_file()
     json.dumps(c.model_dump(mode="json"))  # serialisable for run.json

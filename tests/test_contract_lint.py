@@ -75,12 +75,12 @@ def test_quantized_v_cache_needs_flash_attention(tmp_path: Path, bare_path: Path
     path = write(
         tmp_path,
         engine="llama.cpp",
-        command=[sys.executable, "-m", "llama_cpp.server"],
+        command=[sys.executable, "-m", "evalrun.serving.llamacpp"],
         model=None,
-        args={"type_v": 8, "flash_attn": False},
+        args={"cache-type-v": "q8_0", "flash-attn": "off"},
     )
-    assert "flash_attn: true" in kinds(path)["missing_partner"]
-    assert "missing_partner" not in kinds(path, sets=["flash_attn=true"])
+    assert 'flash-attn: "on"' in kinds(path)["missing_partner"]
+    assert "missing_partner" not in kinds(path, sets=["flash-attn=on"])
 
 
 def test_ninja_in_the_venv_but_not_on_path(tmp_path: Path, bare_path: Path) -> None:

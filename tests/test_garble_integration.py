@@ -30,7 +30,7 @@ MAX_TOKENS = 32  # at 24 the first mis-mapped answer was still a near miss (in t
 
 @pytest.fixture(scope="session")
 def mismapped_gguf() -> Path:
-    pytest.importorskip("llama_cpp")
+    pytest.importorskip("xllamacpp")
     pytest.importorskip("gguf")
     from support.mismap import shared_mismapped_gguf
 
@@ -42,7 +42,7 @@ def _answers(model: Path, log: Path) -> list[Response]:
 
     data = read_contract_data(reference_contract_path())
     data.update(model=str(model), port=0)
-    data["args"]["n_ctx"] = 512  # short prompts; a small KV cache boots faster
+    data["args"]["ctx-size"] = 2048  # short prompts; a small KV cache boots faster
     out = []
     with boot_server(contract_from_data(data), log) as server, httpx.Client(timeout=600) as http:
         for _, _, prompt in PROMPTS:

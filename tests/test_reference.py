@@ -59,7 +59,7 @@ def test_reference_boots_and_answers(tmp_path: Path) -> None:
             },
         ).json()
         assert reply["choices"][0]["message"]["content"].strip()
-        assert server.engine_version  # llama-cpp-python's version from its OpenAPI info
+        assert server.engine_version  # llama-server's build_info from /props
         pgid = server.pid
     assert not _alive_pids_in_group(pgid)
     assert not port_in_use("127.0.0.1", server.port)
@@ -104,7 +104,7 @@ def test_score_reference_cli_records_the_contract(
     run = json.loads((run_dir / "run.json").read_text())
     assert run["status"] == "complete" and run["summary"]["total"] == 16
     argv = run["contract"]["argv"]
-    assert argv[1:3] == ["-m", "llama_cpp.server"] and "--n_ctx" in argv
+    assert argv[1:3] == ["-m", "evalrun.serving.llamacpp"] and "--ctx-size" in argv
     assert argv[argv.index("--model") + 1].endswith(".gguf")
     # the contract's env only (not the caller's HF_TOKEN), as rendered
     assert run["contract"]["env"] == {"OMP_WAIT_POLICY": "PASSIVE"}

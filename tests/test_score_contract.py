@@ -117,7 +117,7 @@ def test_unset_unknown_knob_exit_2(tmp_path, make_suite, capsys):
 
 @pytest.mark.integration
 def test_score_reference_endpoint(tmp_path, make_suite, capsys):
-    pytest.importorskip("llama_cpp")
+    pytest.importorskip("xllamacpp")
     suite = make_suite([simple_item(i) for i in range(3)])
     code = main(
         [

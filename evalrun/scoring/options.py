@@ -26,7 +26,7 @@ from evalrun.suite.select import Selection
 
 DEFAULT_CONCURRENCY = 16
 DEFAULT_TIMEOUT_S = 120.0
-REFERENCE_CONCURRENCY = 2  # llama-cpp-python's server answers one request at a time
+REFERENCE_CONCURRENCY = 4  # the reference contract's slots (`parallel: 4`), decoded at once
 REFERENCE_TIMEOUT_S = 600.0  # CPU inference; a long-context item can take minutes on 2 cores
 
 Names = tuple[str, ...] | str | None
@@ -66,7 +66,7 @@ class ScoreOptions:
     headers: tuple[str, ...] | Mapping[str, str] = ()  # K:V strings or a mapping
     # the run
     suite: str | None = None  # default: core (or the resumed run's)
-    concurrency: int | None = None  # default 16; 2 with the reference
+    concurrency: int | None = None  # default 16; 4 with the reference (its slots)
     timeout: float | None = None  # per request, seconds; default 120; 600 with the reference
     label: str | None = None  # default: a slug of the model or contract name
     results: str | Path = "results"

