@@ -117,7 +117,7 @@ def _venv_with_ninja(tmp_path: Path) -> Path:
     [
         ("ninja", "executable_not_found", "path_prepend"),
         ("import", "import_error", "vllm_flash_attn"),
-        ("oom", "oom", "n_ctx"),
+        ("oom", "oom", "ctx-size"),
         ("validator", "validator_refusal", "--unset"),
         ("port", "port_in_use", "--set port="),
         ("something odd happened", "crashed", "server.log"),

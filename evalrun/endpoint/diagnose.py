@@ -56,7 +56,7 @@ HINTS: dict[str, str] = {
     ),
     "context_length": (
         "the prompt was rejected for context length: raise --max-model-len (vLLM), "
-        "--context-length (sglang) or --n_ctx / -c (llama.cpp)"
+        "--context-length (sglang) or -c/--ctx-size (llama.cpp)"
     ),
     # FIELD (vLLM 0.32): a parser that swallows everything sends content null, reasoning "".
     "empty_response": (

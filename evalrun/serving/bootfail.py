@@ -28,7 +28,7 @@ FATAL_LINE = re.compile(
     r"^\s*[\w.]*(Error|Exception|Fault)\b.*|^Fatal Python error.*|.*Segmentation fault.*"
 )
 OOM_HINT = (
-    "ask for less memory: lower n_ctx / max-model-len / gpu-memory-utilization / max-num-seqs, "
+    "ask for less memory: lower ctx-size / max-model-len / gpu-memory-utilization / max-num-seqs, "
     "or use a smaller KV cache dtype"
 )
 CUDA_DIRS = ("/usr/local/cuda/bin", "/usr/local/cuda-*/bin", "/opt/cuda/bin", "/usr/lib/cuda/bin")
