@@ -106,11 +106,17 @@ def test_backoff_grows_with_jitter():
     assert 1.5 <= waits[2] <= 3.0 and 1.5 <= waits[3] <= 3.0  # capped
 
 
-def test_timeout_is_retried_then_reported(fake_server):
+def test_a_timeout_spends_the_item_budget_then_is_reported(fake_server):
     fake_server.latency = 1.0
     with pytest.raises(RequestFailed) as info:
         send(fake_server, timeout=0.2, retry=RetryPolicy(attempts=2, base_delay=0.01))
-    assert info.value.kind == "timeout" and info.value.attempts == 2
+    assert info.value.kind == "timeout" and info.value.attempts == 1  # no budget left to retry
+
+
+def test_a_quick_failure_is_retried_within_the_budget(fake_server):
+    fake_server.script(Fault(status=503, message="busy"))
+    got = send(fake_server, timeout=5.0, retry=RetryPolicy(attempts=2, base_delay=0.01))
+    assert got.attempts == 2
 
 
 def test_html_200_is_not_a_completion(fake_server):

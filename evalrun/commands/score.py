@@ -9,12 +9,14 @@ much garble, or items in error), 125 untestable (boot failure, endpoint unreacha
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from dataclasses import fields
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from evalrun.scoring.options import ScoreOptions
+    from evalrun.scoring.report import ProgressBar
     from evalrun.store import RunStore
 
 UNTESTABLE = 125
@@ -77,8 +79,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--timeout",
         type=float,
         metavar="S",
-        help="per request, queueing included (default 120; 600 with --reference, "
-        "which runs on the CPU)",
+        help="seconds one item may take in all: every try, the body however slowly it comes, "
+        "and every wait between tries (a Retry-After past it fails the item at once); "
+        "default 120, 600 with --reference (CPU). A server that answers nothing is told "
+        "after min(60, S/2) s of silence, and the run stops within 2 x S",
     )
     run.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     run.add_argument(
@@ -122,7 +126,8 @@ def options_from_args(args: argparse.Namespace) -> ScoreOptions:
 def run(args: argparse.Namespace) -> int:
     from evalrun.errors import BootError, EndpointError, EvalrunError, UsageError
     from evalrun.scoring.options import run_score
-    from evalrun.scoring.report import score_json, score_text
+    from evalrun.scoring.report import ProgressBar, score_json, score_text
+    from evalrun.scoring.runner import ScoreHooks
     from evalrun.serving.launcher import stderr_progress
     from evalrun.store import RunStore, json_text
 
@@ -137,7 +142,9 @@ def run(args: argparse.Namespace) -> int:
     if options.booted and options.progress:
         boot_progress = stderr_progress(options.target_spec().load_contract().name)
     try:
-        record, _ = run_score(options, on_boot_progress=boot_progress)
+        bar = ProgressBar() if options.progress else None
+        hooks = ScoreHooks(progress=bar, notice=functools.partial(_notice, bar))
+        record, _ = run_score(options, hooks, on_boot_progress=boot_progress)
     except EvalrunError as exc:
         stored = getattr(exc, "run_id", None)  # set when the run stopped early
         if args.junit and stored:
@@ -164,6 +171,14 @@ def run(args: argparse.Namespace) -> int:
         )  # items the endpoint refused even after retries: a broken contract
         return 1 if bad else 0
     return 4 if s.errors else 0
+
+
+def _notice(bar: ProgressBar | None, text: str) -> None:
+    """A line on stderr while the run waits on the server (through the bar when one is drawn)."""
+    if bar is not None:
+        bar.note(f"evalrun score: {text}")
+    else:
+        print(f"evalrun score: {text}", file=sys.stderr, flush=True)
 
 
 def _write_junit(store: RunStore, run_id: str, path: str) -> None:

@@ -36,6 +36,7 @@ T = TypeVar("T")
 RETRY_STATUSES = frozenset({408, 429})
 _OPTION_KEYS = frozenset({"extra_body", "extra_headers", "timeout"})
 MAX_RETRY_AFTER_S = 120.0
+NOTICE_WAIT_S = 5.0  # a wait between tries this long is told to the user (on_wait)
 
 
 @dataclass(frozen=True)
@@ -276,11 +277,12 @@ def _unreadable(exc: ResponseTooLarge | BadEncoding) -> RequestFailed:
     return RequestFailed(f"HTTP body with {exc}", kind="bad_response")
 
 
-def _deadline(client: openai.AsyncOpenAI, params: dict[str, Any]) -> float | None:
-    """Seconds one try may take in total: the request's (or client's) timeout.
+def _budget(client: openai.AsyncOpenAI, params: dict[str, Any]) -> float | None:
+    """Seconds one item may take in all: the request's (or client's) timeout.
 
     The transport's timeout bounds each read, so a body trickled one byte a second would never
-    trip it; this bounds the whole try, whatever the transport.
+    trip it, and each retry would start it afresh; this bounds every try and every wait between
+    tries together, whatever the transport.
     """
     value = params.get("timeout", client.timeout)
     if isinstance(value, int | float):
@@ -298,40 +300,71 @@ async def chat_attempt(
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     should_stop: Callable[[], bool] = lambda: False,
     on_try: Callable[[RequestFailed | None], None] = lambda failure: None,
+    on_wait: Callable[[str], None] = lambda text: None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> Attempt:
     """Send one chat request with retries; return the parsed response and the number of tries.
 
     `params` are keyword arguments as for `chat.completions.create` (model, messages, max_tokens,
     temperature, tools, tool_choice, plus extra_body / extra_headers / timeout); they are sent
     as the JSON body unchanged. `should_stop` lets the caller give up retrying (e.g. once the
-    endpoint is known to be down); `on_try` hears of every try (None when it got an answer).
-    Each try has a total deadline of the request's timeout, however slowly the body arrives.
+    endpoint is known to be down); `on_try` hears of every try (None when it got an answer);
+    `on_wait` hears, in one line, of a wait between tries of `NOTICE_WAIT_S` or more.
+    One deadline, the request's timeout, bounds the whole item: every try, however slowly its
+    body arrives, and every wait between tries (a Retry-After past it fails the item at once).
     """
     rng = rng or random.Random(retry.seed)
-    deadline = _deadline(client, params)
+    budget = _budget(client, params)
+    ends = None if budget is None else clock() + budget
     for attempt in range(1, retry.attempts + 1):
+        left = None if ends is None else max(0.0, ends - clock())
         try:
             try:
-                async with asyncio.timeout(deadline):
+                async with asyncio.timeout(left):
                     response, model = await _once(client, params)
             except TimeoutError as exc:
-                failure = RequestFailed(f"timed out after {deadline or 0:g} s", kind="timeout")
+                failure = RequestFailed(
+                    f"timed out: no answer within {budget or 0:g} s (--timeout)", kind="timeout"
+                )
                 raise _Retryable(failure) from exc
             on_try(None)
             return Attempt(response=response, model=model, attempts=attempt)
         except _Retryable as exc:
-            exc.failure.attempts = attempt
-            on_try(exc.failure)
+            failure = exc.failure
+            failure.attempts = attempt
+            on_try(failure)
             if attempt == retry.attempts or should_stop():
-                raise exc.failure from None
-            await sleep(retry.delay(attempt, rng, exc.retry_after))
+                raise failure from None
+            wait = retry.delay(attempt, rng, exc.retry_after)
+            if ends is not None and clock() + wait >= ends:
+                if exc.retry_after is not None and exc.retry_after >= wait:
+                    failure.message += (
+                        f"; the server asked to retry after {exc.retry_after:g} s, past this "
+                        f"item's deadline of {budget:g} s (--timeout)"
+                    )
+                raise failure from None
+            if wait >= NOTICE_WAIT_S:
+                why = "Retry-After" if exc.retry_after is not None else "a retry"
+                on_wait(f"waiting for {why} {wait:.0f} s")
+            await _sleep_unless(sleep, wait, should_stop)
             if should_stop():  # the endpoint was called dead while we waited
-                raise exc.failure from None
+                raise failure from None
         except RequestFailed as exc:
             exc.attempts = attempt
             on_try(exc)
             raise
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+async def _sleep_unless(
+    sleep: Callable[[float], Awaitable[None]], seconds: float, stop: Callable[[], bool]
+) -> None:
+    """Sleep `seconds` in slices of at most one, ending early once `stop()` (a long Retry-After
+    must not hold a run that was called dead meanwhile)."""
+    while seconds > 0 and not stop():
+        step = min(seconds, 1.0)
+        await sleep(step)
+        seconds -= step
 
 
 async def list_models(

@@ -33,12 +33,18 @@ _PROXY_VARS = ("http_proxy", "https_proxy", "all_proxy")
 class HttpOptions:
     """How to reach an endpoint: timeouts, pool size, certificate checks."""
 
-    timeout: float = 120.0  # seconds per request (read, write and pool wait each)
+    timeout: float = 120.0  # seconds an item may take: every try and wait (the client's deadline)
     concurrency: int = 16  # connections kept: one per request in flight
     ca_bundle: str | None = None  # PEM file (or folder) of CAs to trust instead of the system's
     insecure: bool = False  # do not verify the server's certificate at all
     proxies: bool = True  # honour HTTP(S)_PROXY / NO_PROXY (off for servers evalrun booted itself)
     max_response_mb: float = DEFAULT_MAX_RESPONSE_MB  # a body past this is an item in error
+
+    def __post_init__(self) -> None:
+        if not 0 < self.timeout < float("inf"):  # NaN fails too
+            raise UsageError(
+                f"--timeout takes seconds above 0, got {self.timeout:g}; pass e.g. --timeout 120"
+            )
 
     def verify(self, base_url: str) -> ssl.SSLContext | bool:
         """The `verify=` for httpx2: False when insecure, or when no TLS can be involved (a plain

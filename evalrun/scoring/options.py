@@ -67,7 +67,7 @@ class ScoreOptions:
     # the run
     suite: str | None = None  # default: core (or the resumed run's)
     concurrency: int | None = None  # default 16; 4 with the reference (its slots)
-    timeout: float | None = None  # per request, seconds; default 120; 600 with the reference
+    timeout: float | None = None  # an item's whole budget, seconds; 120; 600 with the reference
     label: str | None = None  # default: a slug of the model or contract name
     results: str | Path = "results"
     limit: int | None = None  # N items drawn from every category in proportion

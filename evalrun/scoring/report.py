@@ -47,6 +47,16 @@ class ProgressBar:
             self._draw(final=True)
             self.total = 0
 
+    def note(self, text: str) -> None:
+        """One line of its own (the run waits on the server), the bar redrawn under it."""
+        if self.tty:
+            self.stream.write("\r" + text + "\033[K\n")
+            if self.total:
+                self._draw(final=False)
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
     def line(self) -> str:
         elapsed = max(time.monotonic() - self._started, 1e-9)
         rate = (self.done - self._first_done) / elapsed

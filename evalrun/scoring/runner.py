@@ -71,6 +71,7 @@ if TYPE_CHECKING:
 DEAD_AFTER = 8
 DEAD_KINDS = frozenset({"connect", "timeout", "bad_response", "tls"})
 DEAD_STATUSES = frozenset({429})
+QUIET_NOTICE_S = 60.0  # silence from the server told to the user after this (or half --timeout)
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,7 @@ class ScoreHooks:
     progress: Progress | None = None
     server_exited: Callable[[], bool] | None = None  # default: the target's own
     stop_when: Callable[[ItemRecord], str | None] | None = None
+    notice: Callable[[str], None] | None = None  # one line when the run waits on the server
 
 
 class _ItemWriter:
@@ -164,6 +166,7 @@ class _State:
     dead_streak: int = 0
     failed_tries: int = 0  # consecutive failed tries (any item) since the last answer
     last_answer: float = field(default_factory=time.monotonic)
+    last_reply: float = field(default_factory=time.monotonic)  # any HTTP reply, a 5xx too
     timeout: float = 120.0  # per try; failed tries give up only after this long without answers
     stopped: str | None = None  # why the run stopped early: the endpoint failed
     halted: str | None = None  # why the caller's stop_when ended the run early (not a failure)
@@ -234,6 +237,7 @@ async def _score_item(
     rng: random.Random,
     should_stop: Callable[[], bool],
     on_try: Callable[[RequestFailed | None], None],
+    notice: Callable[[str], None] = lambda text: None,
 ) -> tuple[ItemRecord, str | None]:
     from evalrun.grading.pattern import GradeTimeout
     from evalrun.grading.registry import grade
@@ -246,7 +250,13 @@ async def _score_item(
     }
     try:
         got = await chat_attempt(
-            client, params, retry=retry, rng=rng, should_stop=should_stop, on_try=on_try
+            client,
+            params,
+            retry=retry,
+            rng=rng,
+            should_stop=should_stop,
+            on_try=on_try,
+            on_wait=lambda text: notice(f"{text} on {item.id}"),
         )
     except RequestFailed as exc:
         error = exc.as_error()
@@ -444,6 +454,7 @@ async def _work(
         progress.start(total=len(items), **counts)
 
     writer = _ItemWriter(store, record.run_id, state.records)
+    state.last_answer = state.last_reply = time.monotonic()  # the clocks start with the asking
 
     def should_stop() -> bool:
         if state.stopped is None and server_exited is not None and server_exited():
@@ -455,13 +466,20 @@ async def _work(
     def on_try(failure: RequestFailed | None) -> None:
         """Count failed tries across items: a hung or throttling endpoint is dead long before
         whole items (each up to `retry.attempts` timeouts) add up to DEAD_AFTER."""
+        if failure is None or failure.http_status is not None:
+            state.last_reply = time.monotonic()
         if failure is None or not _is_dead_signal(failure):
             state.failed_tries = 0
             state.last_answer = time.monotonic()
             return
         state.failed_tries += 1
         quiet_s = time.monotonic() - state.last_answer
-        if state.failed_tries >= give_up_tries and quiet_s >= state.timeout and not state.stopped:
+        # Many failed tries and a quiet of one deadline, or two failed tries and a quiet of two
+        # (concurrency 1: otherwise 8 items of one full deadline each).
+        dead = (state.failed_tries >= give_up_tries and quiet_s >= state.timeout) or (
+            state.failed_tries >= 2 and quiet_s >= 2 * state.timeout
+        )
+        if dead and not state.stopped:
             state.stopped = (
                 f"{state.failed_tries} tries in a row failed, the last: {failure.message}"
             )
@@ -493,6 +511,7 @@ async def _work(
                     rng,
                     should_stop,
                     on_try,
+                    notice,
                 )
                 rec, served = await _score_repeated(state.repeats, ask, should_stop)
             except asyncio.CancelledError:
@@ -515,16 +534,37 @@ async def _work(
             if progress is not None:
                 progress.advance(rec.status)
 
+    notice = hooks.notice or (lambda text: None)
     workers.extend(asyncio.ensure_future(worker()) for _ in range(max(1, req.concurrency)))
+    watch = asyncio.ensure_future(_watch_quiet(state, notice))
     try:
         await asyncio.gather(*workers)
     finally:
+        watch.cancel()
         for task in workers:  # one worker failed or we were cancelled: the others stop first,
             task.cancel()  # so nothing is put after the writer closes
         await asyncio.gather(*workers, return_exceptions=True)
         writer.close()
     if progress is not None:
         progress.finish()
+
+
+async def _watch_quiet(state: _State, notice: Callable[[str], None]) -> None:
+    """Say when the server has answered nothing for half a deadline (at most a minute), and
+    again each such stretch: a user can then tell a dead engine from a slow one."""
+    every = min(QUIET_NOTICE_S, state.timeout / 2)
+    told = 0
+    while True:
+        await asyncio.sleep(min(1.0, every / 4))
+        quiet = time.monotonic() - state.last_reply
+        if quiet < every:
+            told = 0
+        elif int(quiet // every) > told and not state.stopped:
+            told = int(quiet // every)
+            notice(
+                f"no answer from the server for {quiet:.0f} s; an item gives up after "
+                f"{state.timeout:g} s (--timeout)"
+            )
 
 
 def unique_run_id(store: RunStore, label: str) -> str:
