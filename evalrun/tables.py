@@ -3,6 +3,7 @@ score figure through the rounding functions below."""
 
 from __future__ import annotations
 
+import textwrap
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
@@ -16,10 +17,27 @@ def table(
     **kw: Any,
 ) -> str:
     """Rows under headers, in a tabulate format (`simple`, `github`, ...); `numparse=False` keeps
-    numeric-looking text (an answer like `10,250`) as written."""
+    numeric-looking text (an answer like `10,250`) as written. `maxcolwidths` wraps text cells
+    here: tabulate's own wrapping parses a cell like `10,000` as an int whatever `numparse` says
+    (it passes the disable flags as the parse flags) and raises."""
     from tabulate import tabulate
 
+    widths = kw.pop("maxcolwidths", None)
+    if widths is not None:
+        rows = [_wrapped(row, widths) for row in rows]
     return tabulate(rows, headers=headers, tablefmt=fmt, disable_numparse=not numparse, **kw)
+
+
+def _wrapped(row: list[Any], widths: list[int | None]) -> list[Any]:
+    out = list(row)
+    for i, width in enumerate(widths[: len(out)]):
+        if width and isinstance(out[i], str):
+            lines = out[i].split("\n")
+            out[i] = "\n".join(
+                "\n".join(textwrap.wrap(line, width, break_on_hyphens=False) or [""])
+                for line in lines
+            )
+    return out
 
 
 # One rounding path for every score figure evalrun shows (runs, show, compare, signoff): models

@@ -24,16 +24,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-
     from evalrun.grading.garble import detect, explain_text, parse_expect
+    from evalrun.store import json_text
 
     text = sys.stdin.read() if args.text == "-" else args.text
     expect = parse_expect(args.expect)
     verdict = detect(text, expect)
     if args.json:
         shown = {k: getattr(verdict, k) for k in ("garbled", "score", "kind", "reasons")}
-        print(json.dumps(shown, ensure_ascii=False))
+        print(json_text(shown))
     else:
         print(explain_text(text, verdict, expect))
     return 1 if verdict.garbled else 0

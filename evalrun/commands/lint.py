@@ -32,18 +32,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-
     from evalrun.errors import UsageError
     from evalrun.serving.contract import reference_contract_path
     from evalrun.serving.lint import lint_contract, lint_json, lint_text
+    from evalrun.store import json_text
 
     if bool(args.file) == bool(args.reference):
         raise UsageError("pass a contract FILE or --reference (one of them)")
     path = reference_contract_path() if args.reference else args.file
     report = lint_contract(path, sets=args.sets, unsets=args.unsets)
     if args.json:
-        print(json.dumps(lint_json(report), ensure_ascii=False))
+        print(json_text(lint_json(report)))
     else:
         print(lint_text(report))
     return 0 if report.clean else 1

@@ -12,24 +12,30 @@ from pydantic import BaseModel
 
 from evalrun.errors import ConfigError
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# Escaped in every JSON line evalrun writes: lone surrogates (not encodable as UTF-8), and the
+# separators str.splitlines() breaks at that json.dumps leaves raw (it escapes \x0b \x0c \x1c-\x1e
+# itself): NEL, LINE SEPARATOR, PARAGRAPH SEPARATOR. A consumer splitting with splitlines() then
+# reads one record a line. They can only occur inside strings, where the escape is equivalent.
+_ESCAPED = re.compile("[\ud800-\udfff\x85\u2028\u2029]")
 
 
 def dump_json_line(obj: BaseModel | dict[str, Any]) -> str:
     """One JSON line, UTF-8 kept as is (ensure_ascii=False).
 
-    U+2028/U+2029 stay raw (readers split on \\n only). Lone surrogates, which a server may send
-    as `\\ud800` escapes, cannot be encoded as UTF-8, so they are written back as the same
-    escapes: json.loads restores the identical string.
+    U+2028/U+2029 and NEL are written as `\\u2028`-style escapes (evalrun reads on \\n only; a
+    consumer splitting with str.splitlines() would see one record as several). Lone surrogates,
+    which a server may send as `\\ud800` escapes, cannot be encoded as UTF-8, so they are written
+    back as the same escapes: json.loads restores the identical string.
     """
     data = obj.model_dump(mode="json") if isinstance(obj, BaseModel) else obj
     return json_text(data) + "\n"
 
 
 def json_text(data: Any) -> str:
-    """json.dumps(ensure_ascii=False) that stays encodable: lone surrogates become escapes."""
+    """json.dumps(ensure_ascii=False) that stays encodable and one line to any line splitter:
+    lone surrogates and the splitlines() separators json.dumps leaves raw become escapes."""
     text = json.dumps(data, ensure_ascii=False)
-    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def read_jsonl_records(path: Path) -> list[dict[str, Any]]:
