@@ -185,7 +185,8 @@ def test_unicode_line_separators_and_lone_surrogates_round_trip(fake_server, mak
     store = RunStore(tmp_path / "results")
     path = store.run_dir(record.run_id) / "items.jsonl"
     raw = path.read_bytes()
-    assert "\u2028".encode() in raw and raw.count(b"\n") == 2  # kept raw, one line per item
+    assert "\u2028".encode() not in raw and b"\\u2028" in raw  # escaped: one line to any reader
+    assert raw.count(b"\n") == 2 and len(raw.decode().splitlines()) == 2
     back = store.load_items(record.run_id)
     assert [r.response.content for r in back] == [text, text]
     assert back[0].response.reasoning == "r\u2028"
