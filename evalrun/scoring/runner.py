@@ -60,6 +60,7 @@ from evalrun.store import (
     slug,
     summarize,
 )
+from evalrun.store.lock import RunLock
 from evalrun.suite.load import GraderSpec, Item, Suite
 from evalrun.suite.select import Selection
 
@@ -173,6 +174,7 @@ class _State:
     wrong_model: bool = False  # the endpoint said it does not serve the model we send
     served: list[str] = field(default_factory=list)
     repeats: int = 1  # requests per item (score --repeats K)
+    lock: RunLock | None = None  # held while this process writes the run (store/lock.py)
 
 
 def build_params(item: Item, model: str, options: RequestOptions) -> dict[str, Any]:
@@ -413,6 +415,7 @@ async def _run(
                     provenance=provenance,
                     started_at=now_iso(),
                 )
+                state.lock = RunLock(store.run_dir(state.record.run_id)).acquire()
             else:
                 chosen = (
                     target.model
@@ -616,6 +619,8 @@ def _select(
     """(items to score, items already done, selection for run.json); loads a resumed run."""
     suite = req.suite
     if req.resume:
+        # One writer a run: a second --resume refuses before it reads or asks anything.
+        state.lock = RunLock(store.run_dir(store.resolve(req.resume))).acquire()
         state.record = store.load_run(req.resume)
         state.repeats = int(state.record.sampling.get("repeats", 1))  # as the run began
         if state.record.suite.sha256 != suite.sha256:
@@ -647,6 +652,22 @@ async def _score(
     store.ensure_writable()
     base_url = normalise_endpoint(req.target.base_url)
     state = _State(repeats=req.repeats)
+    try:
+        return await _score_locked(req, store, hooks, state, base_url, own_loop=own_loop)
+    finally:
+        if state.lock is not None:
+            state.lock.release()
+
+
+async def _score_locked(
+    req: ScoreRequest,
+    store: RunStore,
+    hooks: ScoreHooks,
+    state: _State,
+    base_url: str,
+    *,
+    own_loop: bool,
+) -> tuple[RunRecord, list[ItemRecord]]:
     items, done, selection = _select(req, store, state)
     _check_graders(items)
     bar = hooks.progress

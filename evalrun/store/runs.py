@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import socket
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +28,25 @@ _RUN_FILE: dict[str, str] = {"score": "run.json", "slope": "slope.json"}
 
 RESERVE_NAME = ".reserve"  # given back when the disk fills, so run.json can still be finished
 RESERVE_BYTES = 256 * 1024
+
+
+def _make_reserve(reserve: Path) -> None:
+    """Hold back room for the final run.json: RESERVE_BYTES, or half the free space when less
+    is free (a full 256 KB reserve once failed on 40 KB free, so the run ended `running`)."""
+    try:
+        free = shutil.disk_usage(reserve.parent).free
+        reserve.write_bytes(bytes(min(RESERVE_BYTES, free // 2)))
+    except OSError:
+        reserve.unlink(missing_ok=True)  # a partial reserve would only fill the disk
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 class RunStore:
@@ -61,8 +81,7 @@ class RunStore:
         folder.mkdir(parents=True, exist_ok=True)
         reserve = folder / RESERVE_NAME
         if record.status == "running" and not reserve.exists():
-            with contextlib.suppress(OSError):
-                reserve.write_bytes(bytes(RESERVE_BYTES))
+            _make_reserve(reserve)
         try:
             self._replace_run_json(folder, record)
         except OSError:
@@ -70,26 +89,46 @@ class RunStore:
                 raise
             reserve.unlink()
             self._replace_run_json(folder, record)
+            if record.status == "running":  # the final write will need room again
+                _make_reserve(reserve)
         if record.status != "running":
             reserve.unlink(missing_ok=True)
 
     @staticmethod
     def _replace_run_json(folder: Path, record: RunRecord) -> None:
+        """Land run.json whole or leave the previous one: the new text is written and fsynced
+        in a temp file, renamed over, and the rename made durable by an fsync of the folder."""
         tmp = folder / "run.json.tmp"
         try:
-            tmp.write_text(record.model_dump_json(indent=2), encoding="utf-8")
+            with tmp.open("w", encoding="utf-8") as fh:
+                fh.write(record.model_dump_json(indent=2))
+                fh.flush()
+                os.fsync(fh.fileno())
             os.replace(tmp, folder / "run.json")
         finally:
             tmp.unlink(missing_ok=True)
+        _fsync_dir(folder)
 
     def append_items(self, run_id: str, items: list[ItemRecord]) -> None:
-        """Append finished items (one write, one fsync: a group commit)."""
+        """Append finished items (one write, one fsync: a group commit), whole or not at all: a
+        write the disk cuts short is truncated back, so items.jsonl holds exactly the records
+        the run counts (a torn batch had left whole records no summary counted)."""
         path = self.run_dir(run_id) / "items.jsonl"
         repair_tail(path)
-        with path.open("a", encoding="utf-8", newline="") as fh:
-            fh.write("".join(dump_json_line(i) for i in items))
-            fh.flush()
-            os.fsync(fh.fileno())
+        data = memoryview("".join(dump_json_line(i) for i in items).encode("utf-8"))
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            start = os.lseek(fd, 0, os.SEEK_END)
+            try:
+                while data:
+                    data = data[os.write(fd, data) :]
+                os.fsync(fd)
+            except OSError:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, start)
+                raise
+        finally:
+            os.close(fd)
 
     def load_run(self, ref: str) -> RunRecord:
         """run.json of a run id, `latest`, `latest:<label>` or a tag."""
@@ -105,11 +144,15 @@ class RunStore:
             )
         data = upgrade_run(data, str(path))
         try:
-            return RunRecord.model_validate(data)
+            record = RunRecord.model_validate(data)
         except ValidationError as exc:
             raise ConfigError(
                 f"{path} is not a valid run record: {exc.errors()[0]['msg']}"
             ) from exc
+        # A run is the folder it sits in: a copied folder's run.json still names the original,
+        # and a resume of the copy must write into the copy.
+        record.run_id = run_id
+        return record
 
     def load_items(self, run_id: str) -> list[ItemRecord]:
         """Final item records of a run, in file order; a later record for an id replaces an earlier."""
