@@ -16,6 +16,12 @@ Use it from a test (the `fake_server` fixture in conftest.py starts one per test
     fake.models = ["a", "b"]                               # /v1/models lists two models
     fake.down = True                                       # every request: connection dropped
 
+Token logprobs, as vLLM sends them (`choices[0].logprobs.content[]`), come with every answer to a
+request that asks `logprobs: true`: by default the content split at spaces, each token at logprob
+-0.05 with made-up alternatives; `reply("a b", tokens=[("a", -0.1, [("a", -0.1), ("x", -0.2)]), ...])`
+sends exact ones. `fake.logprobs = "off"` ignores the request field (no logprobs in the body);
+`fake.logprobs = "refuse"` answers such requests 400 the way a hosted reasoning model does.
+
 Everything the server received is in `fake.requests` (parsed bodies, in arrival order);
 `fake.max_in_flight` is the highest number of chat requests it served at once.
 """
@@ -23,6 +29,7 @@ Everything the server received is in `fake.requests` (parsed bodies, in arrival 
 from __future__ import annotations
 
 import json
+import re
 import socket
 import ssl
 import threading
@@ -37,6 +44,9 @@ from typing import Any
 TOOL_CHOICE_AUTO_TEXT = (
     '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
 )
+
+
+LOGPROBS_REFUSED_TEXT = "logprobs are not supported with reasoning models"
 
 
 def context_length_text(limit: int = 4096, prompt: int = 5000, completion: int = 256) -> str:
@@ -115,6 +125,32 @@ class Reply:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     raw: dict[str, Any] | None = None  # send this body verbatim instead
+    # [(text, logprob, [(alt, logprob), ...])]: the logprobs to send (default: from the content)
+    tokens: list[tuple[str, float, list[tuple[str, float]]]] | None = None
+
+    def logprobs(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        """choices[0].logprobs for a request that asked for them."""
+        if not request.get("logprobs"):
+            return None
+        k = int(request.get("top_logprobs") or 0)
+        steps = self.tokens
+        if steps is None:
+            words = re.findall(r"\s*\S+|\s+", self.content or "")
+            steps = [(w, -0.05, [(w, -0.05), ("zz", -4.0), ("yy", -5.0)]) for w in words]
+
+        def entry(text: str, lp: float) -> dict[str, Any]:
+            return {
+                "token": text,
+                "logprob": lp,
+                "bytes": list(text.encode("utf-8", "surrogatepass")),
+            }
+
+        return {
+            "content": [
+                {**entry(t, lp), "top_logprobs": [entry(a, alp) for a, alp in alts[:k]]}
+                for t, lp, alts in steps
+            ]
+        }
 
     def body(self, request: dict[str, Any], model: str, n: int) -> dict[str, Any]:
         if self.raw is not None:
@@ -146,7 +182,12 @@ class Reply:
             "created": 0,
             "model": request.get("model") or model,
             "choices": [
-                {"index": 0, "message": message, "finish_reason": finish, "logprobs": None}
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": finish,
+                    "logprobs": self.logprobs(request),
+                }
             ],
             "usage": {
                 "prompt_tokens": self.prompt_tokens
@@ -213,6 +254,7 @@ class FakeServer:
         self.latency = latency
         self.capacity = capacity
         self.down = False  # drop every connection: the endpoint stopped answering
+        self.logprobs = "on"  # "on": as asked; "off": never sent; "refuse": 400 when asked
         self.models_fault: Fault | None = None  # serve this instead of /v1/models
         self.api_key: str | None = None  # when set: 401 unless `Authorization: Bearer <key>`
         self.scheme = "http"
@@ -461,8 +503,12 @@ class _Handler(BaseHTTPRequestHandler):
                 fake._slots.release()
         if isinstance(answer, Fault):
             return self._fault(answer)
+        if request.get("logprobs") and fake.logprobs == "refuse":
+            return self._fault(http_error(400, LOGPROBS_REFUSED_TEXT))
         if answer is None or isinstance(answer, str):
             answer = Reply(content=answer)
+        if fake.logprobs == "off":
+            request = {k: v for k, v in request.items() if k != "logprobs"}
         model = fake.models[0] if fake.models else "fake"
         self._json(200, answer.body(request, model, len(fake.requests)))
 

@@ -84,7 +84,8 @@ def test_defaults_stay_deterministic(fake_server, make_suite, tmp_path):
     assert score(fake_server, make_suite(n=1), tmp_path / "r") == 0
     sent = fake_server.requests[0]
     assert sent["temperature"] == 0 and "top_p" not in sent and "seed" not in sent
-    assert run_json(tmp_path / "r")["sampling"] == {"temperature": 0.0}
+    assert sent["logprobs"] is True and sent["top_logprobs"] == 5  # the tokens fidelity reads
+    assert run_json(tmp_path / "r")["sampling"] == {"temperature": 0.0, "top_logprobs": 5}
 
 
 @pytest.mark.parametrize(

@@ -110,6 +110,24 @@ def add_target_arguments(
         metavar="K:V",
         help="extra HTTP header on every request (repeatable; values are not stored)",
     )
+    req.add_argument(
+        "--top-logprobs",
+        type=int,
+        metavar="K",
+        help="alternatives per token asked with logprobs on every request (default 5, at most "
+        "20): the tokens compare/bisect/signoff judge fidelity on (tokens.jsonl)",
+    )
+    req.add_argument(
+        "--logprob-tokens",
+        type=int,
+        metavar="T",
+        help="tokens of each answer kept with their logprobs (default 128: every probe answer)",
+    )
+    req.add_argument(
+        "--no-logprobs",
+        action="store_true",
+        help="do not ask for logprobs (no fidelity check against another lane)",
+    )
 
 
 def target_spec(args: argparse.Namespace, *, timeout: float, concurrency: int) -> TargetSpec:
@@ -134,6 +152,9 @@ def target_spec(args: argparse.Namespace, *, timeout: float, concurrency: int) -
         max_tokens_scale=args.max_tokens_scale,
         extra_body=args.extra_body,
         headers=tuple(args.headers),
+        top_logprobs=getattr(args, "top_logprobs", None),
+        no_logprobs=getattr(args, "no_logprobs", False),
+        logprob_tokens=getattr(args, "logprob_tokens", None),
         timeout=timeout,
         concurrency=concurrency,
     ).target_spec()

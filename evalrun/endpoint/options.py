@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from evalrun.endpoint.logprobs import DEFAULT_TOKENS, DEFAULT_TOP_K, MAX_TOKENS, MAX_TOP_K
 from evalrun.errors import UsageError
 
 # Body keys evalrun sets itself per item: extra body may not override them.
@@ -40,6 +41,19 @@ class RequestOptions(BaseModel):
         default_factory=dict, description="Merged into every request body (chat_template_kwargs)."
     )
     headers: dict[str, str] = Field(default_factory=dict, description="Extra HTTP headers.")
+    top_logprobs: int | None = Field(
+        default=DEFAULT_TOP_K,
+        ge=0,
+        le=MAX_TOP_K,
+        description="Alternatives per token asked with `logprobs: true` (None: no logprobs; "
+        "the tokens ride on the suite's own requests, endpoint/logprobs.py).",
+    )
+    logprob_tokens: int = Field(
+        default=DEFAULT_TOKENS,
+        ge=1,
+        le=MAX_TOKENS,
+        description="Tokens of each answer kept in tokens.jsonl.",
+    )
 
     def body(self, max_tokens: int | None) -> dict[str, Any]:
         """The sampling part of one request body (extra body not included)."""
@@ -56,6 +70,7 @@ class RequestOptions(BaseModel):
         """What run.json keeps: every option, header values redacted (they may hold secrets)."""
         data = self.model_dump(mode="json", exclude_defaults=True)
         data["temperature"] = self.temperature
+        data["top_logprobs"] = self.top_logprobs  # part of a probe's identity: tokens or none
         if self.headers:
             data["headers"] = {k: "***" for k in sorted(self.headers)}
         if self.extra_body:
@@ -75,7 +90,8 @@ class RequestOptions(BaseModel):
 
 def build_options(**fields: Any) -> RequestOptions:
     """RequestOptions from keyword fields (None means unset); UsageError on a bad value."""
-    given = {k: v for k, v in fields.items() if v is not None}
+    # top_logprobs=None is a value (no logprobs), not "unset": callers leave the key out instead.
+    given = {k: v for k, v in fields.items() if v is not None or k == "top_logprobs"}
     try:
         options = RequestOptions(**given)
     except ValidationError as exc:

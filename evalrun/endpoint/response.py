@@ -52,6 +52,11 @@ class Response(BaseModel):
     finish_reason: str | None = Field(default=None, description="stop, length, tool_calls, ...")
     usage: Usage | None = Field(default=None, description="Token usage, when reported.")
     latency_s: float | None = Field(default=None, description="Wall time of the request.")
+    logprobs: Any = Field(
+        default=None,
+        exclude=True,
+        description="choices[0].logprobs as sent (never stored here: tokens.jsonl keeps them).",
+    )
 
 
 class ItemError(BaseModel):
@@ -96,6 +101,7 @@ def parse_completion(data: Any) -> tuple[Response, str | None]:
         )
         if isinstance(usage, dict)
         else None,
+        logprobs=choice.get("logprobs"),
     ), data.get("model") if isinstance(data.get("model"), str) else None
 
 

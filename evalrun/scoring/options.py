@@ -64,6 +64,9 @@ class ScoreOptions:
     max_tokens_scale: float | None = None
     extra_body: Mapping[str, Any] | str | None = None  # a mapping, JSON text or @file
     headers: tuple[str, ...] | Mapping[str, str] = ()  # K:V strings or a mapping
+    top_logprobs: int | None = None  # alternatives per token with logprobs (default 5)
+    no_logprobs: bool = False  # ask for no logprobs: no tokens for fidelity
+    logprob_tokens: int | None = None  # tokens kept per answer (default 128)
     # the run
     suite: str | None = None  # default: core (or the resumed run's)
     concurrency: int | None = None  # default 16; 4 with the reference (its slots)
@@ -127,6 +130,12 @@ class ScoreOptions:
             seed=self.seed,
         )
 
+    def _logprobs(self) -> dict[str, int | None]:
+        """{top_logprobs} when set: None with no_logprobs, else the K asked (default left out)."""
+        if self.no_logprobs:
+            return {"top_logprobs": None}
+        return {} if self.top_logprobs is None else {"top_logprobs": self.top_logprobs}
+
     def target_spec(self) -> TargetSpec:
         """The target these options describe (UsageError on a bad value)."""
         if self.max_response_mb <= 0:
@@ -144,6 +153,8 @@ class ScoreOptions:
                 dict(headers) if isinstance(headers, Mapping) else parse_headers(list(headers))
             )
             or None,
+            logprob_tokens=self.logprob_tokens,
+            **self._logprobs(),
         )
         key = (
             ApiKey(self.api_key, "api_key=") if self.api_key else resolve_api_key(self.api_key_env)

@@ -146,6 +146,9 @@ def score_text(record: RunRecord) -> str:
         )
     if s and s.garbled:
         parts.append(f"garbled: {s.garbled} item(s), rate {fmt_points(100 * s.garble_rate)}%")
+    unavailable = (record.fidelity or {}).get("unavailable")
+    if unavailable:
+        parts.append(f"fidelity unavailable: {unavailable}")
     if record.status != "complete":
         parts.append(f"status: {record.status}")
     parts.append(headline(record))
@@ -171,6 +174,7 @@ def score_json(record: RunRecord, store: RunStore) -> dict[str, Any]:
         "garbled": s.garbled if s else 0,
         "garble_rate": s.garble_rate if s else 0.0,
         "diagnoses": [d.model_dump() for d in s.diagnoses] if s else [],
+        "fidelity": record.fidelity,
         "categories": {
             k: {"passed": v.passed, "total": v.total, "errors": v.errors, "garbled": v.garbled}
             for k, v in (s.categories if s else {}).items()

@@ -37,6 +37,7 @@ from evalrun.endpoint.client import (
     run_sync,
 )
 from evalrun.endpoint.diagnose import diagnose_error, diagnose_response
+from evalrun.endpoint.logprobs import Capture, TokenTrace, append_traces, refusal
 from evalrun.endpoint.options import RequestOptions, options_differ
 from evalrun.endpoint.response import ItemError
 from evalrun.errors import (
@@ -121,12 +122,14 @@ class _ItemWriter:
         self.store, self.run_id = store, run_id
         self.written = written  # the records items.jsonl holds: all a summary may count
         self.error: OSError | None = None
-        self._queue: queue.SimpleQueue[ItemRecord | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[tuple[ItemRecord, TokenTrace | None] | None] = (
+            queue.SimpleQueue()
+        )
         self._thread = threading.Thread(target=self._loop, name="evalrun-items", daemon=True)
         self._thread.start()
 
-    def put(self, rec: ItemRecord) -> None:
-        self._queue.put(rec)
+    def put(self, rec: ItemRecord, trace: TokenTrace | None = None) -> None:
+        self._queue.put((rec, trace))
 
     def close(self) -> None:
         """Write what is queued, stop; ConfigError if the results dir stopped taking writes."""
@@ -140,9 +143,12 @@ class _ItemWriter:
             batch = [self._queue.get()]
             while not self._queue.empty():
                 batch.append(self._queue.get())
-            items = [b for b in batch if b is not None]
+            items = [b[0] for b in batch if b is not None]
+            traces = [b[1] for b in batch if b is not None and b[1] is not None]
             if items and self.error is None:
                 try:
+                    if traces:  # first: an item on disk has its tokens on disk
+                        append_traces(self.store.run_dir(self.run_id), traces)
                     self.store.append_items(self.run_id, items)
                 except OSError as exc:
                     self.error = exc
@@ -175,6 +181,7 @@ class _State:
     served: list[str] = field(default_factory=list)
     repeats: int = 1  # requests per item (score --repeats K)
     lock: RunLock | None = None  # held while this process writes the run (store/lock.py)
+    capture: Capture = field(default_factory=lambda: Capture(None, 0))  # logprobs asked
 
 
 def build_params(item: Item, model: str, options: RequestOptions) -> dict[str, Any]:
@@ -230,6 +237,9 @@ def _check_graders(items: list[Item]) -> None:
 CONTEXT_REJECTED = "prompt rejected: longer than the endpoint's context window"
 
 
+Scored = tuple[ItemRecord, str | None, TokenTrace | None]  # record, model served, its tokens
+
+
 async def _score_item(
     item: Item,
     client: openai.AsyncOpenAI,
@@ -240,11 +250,14 @@ async def _score_item(
     should_stop: Callable[[], bool],
     on_try: Callable[[RequestFailed | None], None],
     notice: Callable[[str], None] = lambda text: None,
-) -> tuple[ItemRecord, str | None]:
+    capture: Capture | None = None,
+) -> Scored:
     from evalrun.grading.pattern import GradeTimeout
     from evalrun.grading.registry import grade
 
-    params = build_params(item, model, options)
+    capture = capture or Capture(None, 0)
+    asked = capture.body()
+    params = {**build_params(item, model, options), **asked}
     base: dict[str, Any] = {
         "id": item.id,
         "category": item.category,
@@ -261,76 +274,99 @@ async def _score_item(
             on_wait=lambda text: notice(f"{text} on {item.id}"),
         )
     except RequestFailed as exc:
+        if asked and refusal(exc.message, exc.http_status):
+            # The endpoint will not give logprobs: noted once, this item asked again without.
+            capture.refuse(exc.message)
+            return await _score_item(
+                item, client, model, options, retry, rng, should_stop, on_try, notice, capture
+            )
         error = exc.as_error()
         diagnoses = diagnose_error(error)
         if "context_length" in diagnoses:
             # The serving contract cannot take this prompt at all: deterministic, so not an
             # error to retry but a failure of the lane (a shrunken max-model-len must cost score).
-            return ItemRecord(
+            return (
+                ItemRecord(
+                    **base,
+                    status="failed",
+                    error=error,
+                    diagnoses=diagnoses,
+                    grade=Grade(passed=False, detail=CONTEXT_REJECTED),
+                    attempts=exc.attempts,
+                    finished_at=now_iso(),
+                ),
+                None,
+                None,
+            )
+        return (
+            ItemRecord(
                 **base,
-                status="failed",
+                status="error",
                 error=error,
                 diagnoses=diagnoses,
-                grade=Grade(passed=False, detail=CONTEXT_REJECTED),
                 attempts=exc.attempts,
                 finished_at=now_iso(),
-            ), None
-        return ItemRecord(
-            **base,
-            status="error",
-            error=error,
-            diagnoses=diagnoses,
-            attempts=exc.attempts,
-            finished_at=now_iso(),
-        ), None
+            ),
+            None,
+            None,
+        )
     resp = got.response
+    trace = capture.take(resp.logprobs, item.id) if asked else None
     try:
         verdict = grade(item, resp)  # runs the garble detector too: a garbled answer fails
     except GradeTimeout as exc:  # the suite's pattern, not the model, is at fault: never graded
-        return ItemRecord(
+        return (
+            ItemRecord(
+                **base,
+                status="error",
+                response=resp,
+                error=ItemError(kind="grader_timeout", message=str(exc)),
+                attempts=got.attempts,
+                latency_s=resp.latency_s,
+                finished_at=now_iso(),
+            ),
+            got.model,
+            trace,
+        )
+    return (
+        ItemRecord(
             **base,
-            status="error",
+            status="passed" if verdict.passed else "failed",
             response=resp,
-            error=ItemError(kind="grader_timeout", message=str(exc)),
+            grade=verdict.model_copy(update={"garble": None}),  # the record keeps it as `garble`
+            diagnoses=diagnose_response(
+                resp, tools_offered=bool(item.tools), tool_expected=expects_tool_call(item.grader)
+            ),
+            garble=verdict.garble,
             attempts=got.attempts,
             latency_s=resp.latency_s,
             finished_at=now_iso(),
-        ), got.model
-    return ItemRecord(
-        **base,
-        status="passed" if verdict.passed else "failed",
-        response=resp,
-        grade=verdict.model_copy(update={"garble": None}),  # the record keeps it as `garble`
-        diagnoses=diagnose_response(
-            resp, tools_offered=bool(item.tools), tool_expected=expects_tool_call(item.grader)
         ),
-        garble=verdict.garble,
-        attempts=got.attempts,
-        latency_s=resp.latency_s,
-        finished_at=now_iso(),
-    ), got.model
+        got.model,
+        trace,
+    )
 
 
 async def _score_repeated(
     repeats: int,
-    ask: Callable[[], Awaitable[tuple[ItemRecord, str | None]]],
+    ask: Callable[[], Awaitable[Scored]],
     should_stop: Callable[[], bool],
-) -> tuple[ItemRecord, str | None]:
+) -> Scored:
     """Ask an item `repeats` times (`ask` scores it once), one after another: the first run's
     record, with every run's {status, detail, garbled} in `repeats` (compare pairs items on their
     majority outcome)."""
-    rec, served = await ask()
+    rec, served, trace = await ask()  # the first answer's tokens are the item's
     if repeats == 1:
-        return rec, served
+        return rec, served, trace
     runs = [rec]
     for _ in range(repeats - 1):
         if should_stop():
             break
-        more, again = await ask()
+        more, again, _ = await ask()
         runs.append(more)
         served = served or again
     rec.repeats = [r.outcome() for r in runs]
-    return rec, served
+    return rec, served, trace
 
 
 def _is_dead_signal(failure: RequestFailed | ItemError | None) -> bool:
@@ -515,13 +551,14 @@ async def _work(
                     should_stop,
                     on_try,
                     notice,
+                    state.capture,
                 )
-                rec, served = await _score_repeated(state.repeats, ask, should_stop)
+                rec, served, trace = await _score_repeated(state.repeats, ask, should_stop)
             except asyncio.CancelledError:
                 if asyncio.current_task() in dropped:
                     return  # halted: this item is simply not asked (no record)
                 raise
-            writer.put(rec)  # state.records gets it once it is on disk
+            writer.put(rec, trace)  # state.records gets it once it is on disk
             if served and not record.model_served:
                 record.model_served = served
             state.dead_streak = state.dead_streak + 1 if _is_dead_signal(rec.error) else 0
@@ -651,7 +688,10 @@ async def _score(
         raise UsageError(f"--repeats must be between 1 and 20, got {req.repeats}")
     store.ensure_writable()
     base_url = normalise_endpoint(req.target.base_url)
-    state = _State(repeats=req.repeats)
+    options = req.target.options
+    state = _State(
+        repeats=req.repeats, capture=Capture(options.top_logprobs, options.logprob_tokens)
+    )
     try:
         return await _score_locked(req, store, hooks, state, base_url, own_loop=own_loop)
     finally:
@@ -738,6 +778,7 @@ def _finish(
     record.status = status  # type: ignore[assignment]
     record.ended_at = now_iso()
     record.summary = summarize(items, state.records)
+    record.fidelity = state.capture.record(record.fidelity)
     try:
         store.write_run(record)
     except OSError as exc:

@@ -43,11 +43,12 @@ def read_jsonl_records(path: Path) -> list[dict[str, Any]]:
     return [row for _, row in numbered_rows(path)]
 
 
-def numbered_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
+def numbered_rows(path: Path, *, strict: bool = True) -> list[tuple[int, dict[str, Any]]]:
     """(line number, row) of a JSONL file of objects.
 
     A torn last line (no newline: a crash mid-write) is skipped; the next append moves it aside.
-    Any other line that is not a JSON object is a ConfigError naming the file and line.
+    Any other line that is not a JSON object is a ConfigError naming the file and line (skipped
+    too when not `strict`).
     """
     rows: list[tuple[int, dict[str, Any]]] = []
     if not path.exists():
@@ -59,10 +60,12 @@ def numbered_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
-                if not line.endswith("\n"):
+                if not line.endswith("\n") or not strict:
                     continue  # the torn tail
                 raise bad_line(path, lineno, f"not JSON ({exc.msg})") from exc
             if not isinstance(row, dict):
+                if not strict:
+                    continue
                 raise bad_line(path, lineno, "not a JSON object")
             rows.append((lineno, row))
     return rows

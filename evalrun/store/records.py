@@ -109,6 +109,11 @@ class RunRecord(BaseModel):
         "`latest` skip it unless asked (--all, or latest:<its label>).",
     )
     summary: Summary | None = None
+    fidelity: dict[str, Any] | None = Field(
+        default=None,
+        description="Token capture: {top_logprobs, tokens} asked, `unavailable` with the reason "
+        "when the run has no tokens to compare (endpoint/logprobs.py).",
+    )
     pid: int | None = Field(default=None, description="Process writing the run, while running.")
     host: str | None = Field(default=None, description="Host of that process.")
 

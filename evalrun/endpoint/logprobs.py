@@ -1,0 +1,189 @@
+"""Token log-probabilities riding on a run's own chat requests, kept compact in `tokens.jsonl`.
+
+Every chat request of a run asks for `logprobs: true, top_logprobs: K` (`RequestOptions.top_logprobs`,
+default 5; None turns capture off). The engines here answer in the OpenAI shape:
+`choices[0].logprobs.content[]`, one `{token, logprob, bytes, top_logprobs: [...]}` per generated
+token (vLLM, sglang, llama.cpp's server). The first `RequestOptions.logprob_tokens` tokens of each
+answer are kept as a `TokenTrace`, one line of `tokens.jsonl` beside `items.jsonl` (the item record
+stays small; the file follows items.jsonl's rules: appended in the same group commit, a torn last
+line moved aside, a later line for an item replacing an earlier one on resume).
+
+A token is stored as `[text, logprob, [[alt, logprob], ...]]` with logprobs rounded to 4 places; a
+token whose bytes are not its text (half of a UTF-8 character) gets its bytes as hex in a fourth
+place, so two lanes compare by what the model emitted, not by how the server rendered it.
+
+An endpoint that refuses logprobs (a 400 that names them, as hosted reasoning models answer) is
+noticed on the first refusal: the run goes on without them and run.json says why (`Capture`).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from evalrun.store import dump_json_line, numbered_rows, repair_tail
+
+TOKENS_FILE = "tokens.jsonl"
+DEFAULT_TOP_K = 5
+# 128 tokens: the whole answer of every probe item but one (their max_tokens are 16-128) and of 150
+# of the 184 core items; a first divergence caused by a fault shows within the first tens of
+# tokens, and 184 answers of 128 tokens with 5 alternatives stay under 2.5 MB.
+DEFAULT_TOKENS = 128
+MAX_TOP_K = 20  # the OpenAI API's own limit on top_logprobs
+MAX_TOKENS = 4096
+TEXT_CAP = 64  # characters of one token's text kept (a token is rarely longer)
+PLACES = 4
+
+
+class TokenTrace(BaseModel):
+    """One line of tokens.jsonl: the first tokens of one item's answer."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="Suite item id.")
+    top_k: int = Field(description="Alternatives asked for per position.")
+    total: int = Field(description="Tokens the answer had (the trace keeps the first `cap`).")
+    cap: int = Field(description="Tokens kept at most.")
+    tokens: list[list[Any]] = Field(
+        description="[text, logprob, [[alt, logprob], ...]] (+ hex bytes when not the text)."
+    )
+
+
+def token_key(token: list[Any]) -> str:
+    """What a stored token is, for comparing two lanes: its bytes when stored, else its text."""
+    return str(token[3]) if len(token) > 3 else str(token[0])
+
+
+def alternatives(token: list[Any]) -> dict[str, float]:
+    """The stored top-K of a position as {token key: logprob}, the chosen token included."""
+    out = {(str(a[2]) if len(a) > 2 else str(a[0])): float(a[1]) for a in token[2] or []}
+    out.setdefault(token_key(token), float(token[1]))
+    return out
+
+
+def _logprob(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        raise ValueError("a logprob is not a number")
+    return max(round(float(value), PLACES), -9999.0)  # -inf is written as vLLM writes it
+
+
+def _entry(raw: Any) -> list[Any]:
+    """[text, logprob] (+ hex bytes) of one `{token, logprob, bytes}` object."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("token"), str):
+        raise ValueError("a logprobs entry has no token text")
+    text = raw["token"]
+    out: list[Any] = [text[:TEXT_CAP], _logprob(raw.get("logprob"))]
+    data = raw.get("bytes")
+    if isinstance(data, list) and all(isinstance(b, int) and 0 <= b < 256 for b in data):
+        blob = bytes(data)
+        try:
+            same = blob.decode("utf-8") == text
+        except UnicodeDecodeError:
+            same = False
+        if not same:
+            out.append(blob.hex())
+    return out
+
+
+def parse_logprobs(raw: Any, *, top_k: int, cap: int, item_id: str) -> TokenTrace | None:
+    """The trace of one answer from `choices[0].logprobs`; None when the body carries none.
+    Malformed logprobs (an untrusted body) are dropped, never an error of the item."""
+    content = raw.get("content") if isinstance(raw, dict) else None
+    if not isinstance(content, list):
+        return None
+    tokens: list[list[Any]] = []
+    try:
+        for step in content[:cap]:
+            head = _entry(step)
+            tops = step.get("top_logprobs") or []
+            alts = [_entry(t) for t in tops[:top_k]] if isinstance(tops, list) else []
+            tokens.append([head[0], head[1], alts, *head[2:]])
+    except ValueError:
+        return None
+    return TokenTrace(id=item_id, top_k=top_k, total=len(content), cap=cap, tokens=tokens)
+
+
+def refusal(message: str, status: int | None) -> bool:
+    """Whether an HTTP error refuses the logprobs request itself (not the item)."""
+    return status in (400, 422) and "logprob" in message.lower()
+
+
+class Capture:
+    """The capture state of one run: on until the endpoint refuses logprobs, then off (once)."""
+
+    def __init__(self, top_k: int | None, cap: int) -> None:
+        self.top_k, self.cap = top_k, cap
+        self.refused: str | None = None  # the engine's reason, from its first refusal
+        self.answered = 0  # answers seen while capture was on
+        self.traced = 0  # ... that carried logprobs
+        self._lock = threading.Lock()
+
+    @property
+    def on(self) -> bool:
+        return self.top_k is not None and self.refused is None
+
+    def body(self) -> dict[str, Any]:
+        """The request fields that ask for logprobs (none once refused or when off)."""
+        return {"logprobs": True, "top_logprobs": self.top_k} if self.on else {}
+
+    def refuse(self, reason: str) -> None:
+        with self._lock:
+            self.refused = self.refused or reason
+
+    def take(self, raw: Any, item_id: str) -> TokenTrace | None:
+        """The trace of one answer sent with logprobs asked for."""
+        assert self.top_k is not None
+        trace = parse_logprobs(raw, top_k=self.top_k, cap=self.cap, item_id=item_id)
+        with self._lock:
+            self.answered += 1
+            self.traced += trace is not None
+        return trace
+
+    def unavailable(self, earlier: dict[str, Any] | None = None) -> str | None:
+        """Why the run has no tokens to compare, or None when it has them."""
+        if self.top_k is None:
+            return "capture turned off (--no-logprobs)"
+        if self.refused:
+            return self.refused
+        if self.answered and not self.traced:
+            return "the endpoint answered without logprobs (it ignores the logprobs field)"
+        if not self.answered and earlier is not None:
+            return earlier.get("unavailable")
+        return None
+
+    def record(self, earlier: dict[str, Any] | None = None) -> dict[str, Any]:
+        """run.json's `fidelity`: what was asked and whether the run has tokens."""
+        out: dict[str, Any] = {"top_logprobs": self.top_k, "tokens": self.cap}
+        why = self.unavailable(earlier)
+        if why:
+            out["unavailable"] = why
+        return out
+
+
+def append_traces(folder: Path, traces: list[TokenTrace]) -> None:
+    """Append traces to folder/tokens.jsonl (the caller fsyncs in its group commit)."""
+    import os
+
+    path = folder / TOKENS_FILE
+    repair_tail(path)
+    with path.open("a", encoding="utf-8", newline="") as fh:
+        fh.write("".join(dump_json_line(t) for t in traces))
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def load_traces(folder: Path) -> dict[str, TokenTrace]:
+    """Traces of a run folder by item id (the last line of an id wins; bad lines are skipped:
+    tokens are evidence for fidelity, never a reason a run cannot be read)."""
+    out: dict[str, TokenTrace] = {}
+    for _, row in numbered_rows(folder / TOKENS_FILE, strict=False):
+        try:
+            trace = TokenTrace.model_validate(row)
+        except ValueError:
+            continue
+        out[trace.id] = trace
+    return out

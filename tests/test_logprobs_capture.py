@@ -1,0 +1,123 @@
+"""Token capture: logprobs ride on the suite's own requests into tokens.jsonl (fake endpoint)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fakeserver import LOGPROBS_REFUSED_TEXT, reply, simple_item
+from test_score import run
+
+from evalrun.endpoint.logprobs import TOKENS_FILE, load_traces, parse_logprobs, token_key
+from evalrun.endpoint.options import build_options
+from evalrun.scoring.report import score_text
+from evalrun.store import RunStore
+
+
+def test_every_request_asks_for_logprobs_and_tokens_land_beside_items(
+    fake_server, make_suite, tmp_path
+):
+    fake_server.rule = lambda req: reply("the answer is ok")
+    record, recs = run(fake_server, make_suite(n=3), tmp_path)
+    assert fake_server.chat_requests == 3  # no extra request per item
+    assert all(r["logprobs"] is True and r["top_logprobs"] == 5 for r in fake_server.requests)
+    folder = RunStore(tmp_path / "results").run_dir(record.run_id)
+    traces = load_traces(folder)
+    assert sorted(traces) == sorted(r.id for r in recs)
+    trace = traces[recs[0].id]
+    assert [t[0] for t in trace.tokens] == ["the", " answer", " is", " ok"]
+    assert trace.tokens[0][1] == -0.05 and trace.tokens[0][2][1] == ["zz", -4.0]
+    # the item record stays small: no logprobs in it
+    line = (folder / "items.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    assert "zz" not in line and "-0.05" not in line
+    assert record.fidelity == {"top_logprobs": 5, "tokens": 128}
+
+
+def test_first_tokens_only_and_top_k_flag(fake_server, make_suite, tmp_path):
+    fake_server.rule = lambda req: reply(" ".join(f"w{i}" for i in range(50)))
+    options = build_options(top_logprobs=2, logprob_tokens=10)
+    record, recs = run(fake_server, make_suite(n=1), tmp_path, options=options)
+    assert fake_server.requests[0]["top_logprobs"] == 2
+    trace = load_traces(RunStore(tmp_path / "results").run_dir(record.run_id))[recs[0].id]
+    assert len(trace.tokens) == 10 and trace.total == 50
+    assert all(len(t[2]) == 2 for t in trace.tokens)
+
+
+def test_no_logprobs_asks_for_none(fake_server, make_suite, tmp_path):
+    record, _ = run(
+        fake_server, make_suite(n=2), tmp_path, options=build_options(top_logprobs=None)
+    )
+    assert all("logprobs" not in r for r in fake_server.requests)
+    folder = RunStore(tmp_path / "results").run_dir(record.run_id)
+    assert not (folder / TOKENS_FILE).exists()
+    assert record.fidelity["unavailable"] == "capture turned off (--no-logprobs)"
+
+
+def test_refusal_is_noticed_once_and_the_run_goes_on(fake_server, make_suite, tmp_path):
+    fake_server.logprobs = "refuse"
+    record, recs = run(fake_server, make_suite(n=4), tmp_path, concurrency=1)
+    assert [r.status for r in recs] == ["passed"] * 4
+    asked = [bool(r.get("logprobs")) for r in fake_server.requests]
+    assert asked == [True, False, False, False, False]  # one refusal, then none asked
+    assert LOGPROBS_REFUSED_TEXT in record.fidelity["unavailable"]
+    assert f"fidelity unavailable: HTTP 400: {LOGPROBS_REFUSED_TEXT}" in score_text(record)
+
+
+def test_an_endpoint_that_ignores_the_field_is_reported(fake_server, make_suite, tmp_path):
+    fake_server.logprobs = "off"
+    record, _ = run(fake_server, make_suite(n=2), tmp_path)
+    assert "without logprobs" in record.fidelity["unavailable"]
+
+
+def test_torn_tokens_line_is_skipped_and_resume_rewrites(fake_server, make_suite, tmp_path):
+    from fakeserver import Fault
+
+    fake_server.script(reply("ok"), Fault(500), Fault(500))
+    suite = make_suite(n=2)
+    record, recs = run(fake_server, suite, tmp_path, concurrency=1)
+    assert [r.status for r in recs] == ["passed", "error"]
+    folder = RunStore(tmp_path / "results").run_dir(record.run_id)
+    with (folder / TOKENS_FILE).open("a", encoding="utf-8") as fh:
+        fh.write('{"id": "torn", "top_k": 5, "tok')  # a crash mid-write
+    assert sorted(load_traces(folder)) == [recs[0].id]
+    again, recs2 = run(fake_server, suite, tmp_path, resume=record.run_id)
+    assert [r.status for r in recs2] == ["passed", "passed"]
+    assert sorted(load_traces(folder)) == sorted(r.id for r in recs2)
+    assert (folder / (TOKENS_FILE + ".torn")).exists()
+
+
+def test_split_utf8_tokens_keep_their_bytes():
+    raw = {
+        "content": [
+            {"token": "bytes:\\xe2\\x80", "logprob": -0.5, "bytes": [226, 128], "top_logprobs": []},
+            {"token": "é", "logprob": -0.25, "bytes": [195, 169], "top_logprobs": []},
+        ]
+    }
+    trace = parse_logprobs(raw, top_k=5, cap=10, item_id="x")
+    assert trace is not None
+    assert token_key(trace.tokens[0]) == "e280"  # the bytes, not the server's rendering
+    assert token_key(trace.tokens[1]) == "é"  # text that is its bytes: no hex kept
+
+
+@pytest.mark.parametrize(
+    "bad", [None, {"content": "x"}, {"content": [{"token": 1}]}, {"content": [{"token": "a"}]}]
+)
+def test_malformed_logprobs_are_dropped_not_errors(bad):
+    assert parse_logprobs(bad, top_k=5, cap=10, item_id="x") is None
+
+
+def test_size_of_a_full_suite_of_tokens(tmp_path):
+    """184 answers of 128 tokens with 5 alternatives: under 5 MB."""
+    step = {"token": " word", "logprob": -0.1234, "bytes": list(b" word")}
+    raw = {"content": [{**step, "top_logprobs": [step] * 5} for _ in range(128)]}
+    trace = parse_logprobs(raw, top_k=5, cap=128, item_id="item-001")
+    assert trace is not None
+    size = 184 * len(json.dumps(trace.model_dump(mode="json"), ensure_ascii=False))
+    assert size < 5_000_000
+
+
+def test_item_ids_in_trace_match_items(fake_server, make_suite, tmp_path):
+    items = [simple_item(i) for i in range(2)]
+    record, recs = run(fake_server, make_suite(items), tmp_path)
+    traces = load_traces(RunStore(tmp_path / "results").run_dir(record.run_id))
+    assert set(traces) == {r.id for r in recs}
