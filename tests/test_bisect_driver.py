@@ -149,8 +149,9 @@ def test_contracts_single_culprit_within_budget(tmp_path, suite_dir):
             assert statuses[-1] == "incomplete", statuses
         else:
             assert set(statuses) == {"complete"}, statuses
-    assert [t.variant for t in rec.trials[:2]][1] == "(good)"
-    assert rec.trials[0].variant.startswith("(bad)")
+    # the good side first: its probe tokens are what every later trial is judged against
+    assert rec.trials[0].variant == "(good)"
+    assert rec.trials[1].variant.startswith("(bad)")
 
 
 def test_rerun_boots_nothing(tmp_path, suite_dir):
@@ -250,7 +251,7 @@ def test_skips_that_hide_the_culprit_are_reported_ambiguous(tmp_path, suite_dir)
 @pytest.mark.parametrize(
     "behaviour,boots,verdict",
     [
-        ("ok", 1, "nothing to bisect: the bad side passes"),
+        ("ok", 2, "nothing to bisect: the bad side passes"),
         ("garble", 2, "nothing to bisect: the good side fails too"),
     ],
 )
@@ -268,7 +269,9 @@ def test_regressed_and_broken_outcomes(tmp_path, suite_dir):
     good, bad = _good_bad(tmp_path)
     wrong = FakeEngine(by_knob("max-num-seqs", 16, then="wrong"))
     rec = run_bisect(
-        _req(tmp_path, suite_dir, good=good, bad=bad), launcher=wrong, log=lambda s: None
+        _req(tmp_path, suite_dir, good=good, bad=bad, fail_on="garble,regressed,broken"),
+        launcher=wrong,
+        log=lambda s: None,
     )
     assert rec.verdict.startswith("nothing to bisect")  # no --min-score: a wrong answer is ok
     rec = run_bisect(
@@ -437,3 +440,27 @@ def test_usage_errors(tmp_path, suite_dir):
             launcher=FakeEngine(lambda c: "ok"),
             log=lambda s: None,
         )
+
+
+def test_a_fluent_partial_fault_is_divergent_from_the_good_side(tmp_path, suite_dir):
+    """Answers that stay fluent (no garble, wrong answers unscored without --min-score) were
+    called ok; judged token by token against the good side's probe they are divergent."""
+    good, bad = _good_bad(tmp_path)
+    engine = FakeEngine(by_knob("kv-cache-dtype", "fp8", then="wrong"))
+    rec = run_bisect(
+        _req(tmp_path, suite_dir, good=good, bad=bad), launcher=engine, log=lambda s: None
+    )
+    assert rec.found and rec.culprits == [{"knob": "kv-cache-dtype", "value": "fp8"}]
+    assert rec.verdict.startswith("culprit: kv-cache-dtype=fp8 (divergent from the good side")
+    bad_row = rec.trials[1]
+    assert bad_row.outcome == "divergent" and bad_row.fidelity["verdict"] == "divergent"
+    assert all(
+        t.effect == "no observable effect" for t in rec.trials if t.outcome == "ok" and t.fidelity
+    )
+    # judged alone, as bisect did before (divergent not failing), the same fault passes
+    rec = run_bisect(
+        _req(tmp_path, suite_dir, good=good, bad=bad, fail_on="garble,regressed,broken"),
+        launcher=FakeEngine(by_knob("kv-cache-dtype", "fp8", then="wrong")),
+        log=lambda s: None,
+    )
+    assert rec.verdict.startswith("nothing to bisect: the bad side passes")

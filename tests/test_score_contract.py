@@ -162,4 +162,9 @@ def test_contract_without_a_model_asks_v1_models(tmp_path, make_suite, capsys):
     data = json.loads(out)
     assert data["model"] == "served-by-engine" and data["passed"] == 1
     record = json.loads((Path(data["path"]) / "run.json").read_text())
-    assert record["sampling"] == {"temperature": 0.5, "seed": 1, "extra": {"top_k": 3}}
+    assert record["sampling"] == {
+        "temperature": 0.5,
+        "seed": 1,
+        "extra": {"top_k": 3},
+        "top_logprobs": 5,
+    }

@@ -98,6 +98,12 @@ def contrast(bad: TrialResult | None, good: TrialResult | None) -> str:
         return text + (
             f" -> {good.garble_rate or 0:.0%}" if good and good.garble_rate is not None else ""
         )
+    if bad.outcome == "divergent":
+        f = bad.fidelity or {}
+        return (
+            f"divergent from the good side: {f.get('hard', '?')} hard of {f.get('items', '?')} "
+            f"items, p {f.get('p_value', 1):.2g}"
+        ) + (f" -> {good.outcome}" if good else "")
     if bad.outcome == "regressed":
         return f"score {bad.score}" + (
             f" -> {good.score}" if good and good.score is not None else ""
@@ -165,18 +171,27 @@ def bisect_contracts(
             else describe(applied)
         )
         contract = apply_differences(good, applied, boot_timeout=timeout)
-        rows[key] = runner.run(contract, variant=variant, applied=[d.as_applied() for d in applied])
+        rows[key] = runner.run(
+            contract,
+            variant=variant,
+            applied=[d.as_applied() for d in applied],
+            reference=not applied,
+        )
         return Outcome(rows[key].verdict)
 
     if verify:
+        if runner.fidelity:  # the good side first: its tokens are what the others are judged by
+            trial(())
         trial(tuple(diffs))
         bad_row = rows[frozenset(range(len(diffs)))]
-        good_row = None
-        if bad_row.verdict == "fail":
+        good_row = rows.get(frozenset())
+        if bad_row.verdict == "fail" and good_row is None:
             trial(())
             good_row = rows[frozenset()]
         if _endpoint_failed(record, good_row, bad_row):
             return record
+    elif runner.fidelity:
+        trial(())  # the reference, cached once verified
     result = dd(diffs, trial)
     culprits: list[Difference] = result.culprits
     record.culprits = [d.as_applied() for d in culprits]
@@ -369,6 +384,7 @@ FAIL_ON_NAMES = {
     "broken": "broken",
     "boot": "boot_fail",
     "boot_fail": "boot_fail",
+    "divergent": "divergent",
 }
 
 
@@ -378,11 +394,13 @@ def parse_fail_on(text: str) -> frozenset[str]:
     for word in (w.strip() for w in text.split(",") if w.strip()):
         if word not in FAIL_ON_NAMES:
             raise UsageError(
-                f"--fail-on {word!r}: use a comma list of garble, regressed, broken, boot"
+                f"--fail-on {word!r}: use a comma list of garble, divergent, regressed, broken, boot"
             )
         out.add(FAIL_ON_NAMES[word])
     if not out:
-        raise UsageError("--fail-on needs at least one of garble, regressed, broken, boot")
+        raise UsageError(
+            "--fail-on needs at least one of garble, divergent, regressed, broken, boot"
+        )
     return frozenset(out)
 
 
@@ -406,7 +424,7 @@ class BisectRequest(BaseModel):
     unsets: list[str] = Field(default_factory=list, description="--unset K on every variant.")
     suite: str = "core"
     results: str = "results"
-    fail_on: str = "garble,regressed,broken"
+    fail_on: str = "garble,divergent,regressed,broken"
     garble_rate: float = Field(default=0.25, gt=0, le=1)
     min_score: int | None = None
     tries: int = Field(default=1, ge=1)

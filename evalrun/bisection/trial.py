@@ -22,6 +22,8 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalrun.bisection.dd import Outcome, Vote, with_tries
+from evalrun.compare.fidelity import judge as judge_fidelity
+from evalrun.endpoint.logprobs import TokenTrace, load_traces
 from evalrun.endpoint.options import RequestOptions
 from evalrun.errors import BootError, EndpointError, UsageError
 from evalrun.scoring.runner import ScoreHooks, ScoreRequest
@@ -30,9 +32,9 @@ from evalrun.serving.target import Launcher, Target, TargetSpec, boot_target
 from evalrun.store import ItemRecord, RunRecord, RunStore
 from evalrun.suite.load import Item, Suite
 
-Kind = Literal["ok", "garble", "regressed", "broken", "boot_fail"]
-KINDS: tuple[str, ...] = ("ok", "garble", "regressed", "broken", "boot_fail")
-DEFAULT_FAIL_ON = frozenset({"garble", "regressed", "broken"})
+Kind = Literal["ok", "garble", "divergent", "regressed", "broken", "boot_fail"]
+KINDS: tuple[str, ...] = ("ok", "garble", "divergent", "regressed", "broken", "boot_fail")
+DEFAULT_FAIL_ON = frozenset({"garble", "divergent", "regressed", "broken"})
 BURST = 8
 # Boot failures worth retrying next time rather than caching: they say nothing about the variant.
 TRANSIENT_BOOT = frozenset({"port_in_use", "teardown"})
@@ -57,6 +59,9 @@ class Measurement(BaseModel):
     answered: int = Field(description="Requests that got an answer (not errors).")
     passed: int = Field(description="Items graded as passed.")
     garbled: int = Field(description="Answers the garble detector flagged.")
+    loops: int = Field(
+        default=0, description="Of those, repetition loops (healthy small models loop too)."
+    )
     errors: int = Field(description="Requests that failed.")
     diagnosed: int = Field(description="Items with an endpoint-misconfiguration diagnosis.")
     diagnoses: list[str] = Field(default_factory=list, description="Diagnosis kinds seen.")
@@ -65,7 +70,8 @@ class Measurement(BaseModel):
 
     @property
     def garble_rate(self) -> float:
-        return self.garbled / self.answered if self.answered else 0.0
+        """Engine garble (token soup, floods): loops are counted apart, not as garble."""
+        return (self.garbled - self.loops) / self.answered if self.answered else 0.0
 
     @property
     def score(self) -> int:
@@ -162,6 +168,16 @@ class TrialResult(BaseModel):
     run_ids: list[str] = Field(default_factory=list)
     cached: bool = Field(description="True when read from the cache: no boot.")
     log_path: str | None = None
+    fidelity: dict[str, Any] | None = Field(
+        default=None,
+        description="The probe's tokens against the good side's: {verdict, line, items, "
+        "identical, near_tie, hard, drift, p_value} (compare/fidelity.py).",
+    )
+    effect: str | None = Field(
+        default=None,
+        description="'no observable effect' when every token equals the good side's (the "
+        "engine ignored or resolved the knob).",
+    )
 
 
 def probe_suites(suite: Suite, *, full: bool, burst: int = BURST) -> list[tuple[Suite, int]]:
@@ -220,6 +236,7 @@ def measure(
         answered=sum(r.response is not None for r in records),
         passed=sum(r.status == "passed" for r in records),
         garbled=sum(r.garbled for r in records),
+        loops=sum(bool(r.garbled and r.garble is not None and r.garble.loop) for r in records),
         errors=sum(r.status == "error" for r in records) + (items - len(records)),
         diagnosed=sum(bool(r.diagnoses) for r in records),
         diagnoses=kinds,
@@ -248,6 +265,10 @@ class TrialRunner:
         target: TargetSpec | None = None,
     ) -> None:
         self.target = target or TargetSpec()
+        # The good side's probe tokens, once its trial ran: every later trial is judged against
+        # them (compare/fidelity.py); None without token capture (--no-logprobs).
+        self.reference: dict[str, TokenTrace] | None = None
+        self.fidelity = self.target.options.top_logprobs is not None
         self.store = store
         self.launcher = launcher
         self.scorer = scorer
@@ -299,8 +320,10 @@ class TrialRunner:
         variant: str,
         applied: list[dict[str, Any]] | None = None,
         commit: str | None = None,
+        reference: bool = False,
     ) -> TrialResult:
-        """Boot (unless cached), probe, judge; append and return the table row."""
+        """Boot (unless cached), probe, judge; append and return the table row. The
+        `reference` trial's tokens become what every later trial is judged against."""
         chash = contract_hash(contract)
         n = len(self.results) + 1
         cached = self._cached(chash)
@@ -311,6 +334,14 @@ class TrialRunner:
             self.boots += 1
             self._save(cached)
         kind, verdict, m = self.judge.judge(cached)
+        fid = None
+        if m is not None and self.reference is not None and not reference:
+            fid = judge_fidelity(self.reference, self._traces(m.run_ids), list(self.reference))
+            if fid.verdict == "divergent" and kind == "ok":
+                kind = "divergent"
+                verdict = self.judge.verdict(kind, m)
+        if reference and m is not None and self.fidelity:
+            self.reference = self._traces(m.run_ids)
         row = TrialResult(
             n=n,
             variant=variant,
@@ -333,16 +364,33 @@ class TrialRunner:
             run_ids=[r for x in cached.measurements for r in x.run_ids],
             cached=from_cache,
             log_path=cached.log_path,
+            fidelity={**fid.model_dump(mode="json", exclude={"thresholds"}), "line": fid.line()}
+            if fid
+            else None,
+            effect="no observable effect" if fid and fid.verdict == "identical" else None,
         )
         self.results.append(row)
         self.log(
             f"trial {n}: {variant} -> {kind} ({verdict.value})"
             + (f", garble {row.garble_rate:.0%}, score {row.score}" if m else "")
+            + (
+                f", {fid.verdict} from the good side ({fid.hard} hard of {fid.items})"
+                if fid
+                else ""
+            )
+            + (" - no observable effect" if row.effect else "")
             + (f", boot {row.boot_seconds:.1f}s" if row.boot_seconds is not None else "")
             + (" [cached, no boot]" if from_cache else "")
             + (f" [{row.boot_error}]" if row.boot_error else "")
         )
         return row
+
+    def _traces(self, run_ids: list[str]) -> dict[str, TokenTrace]:
+        """The tokens of a trial's probe runs, by item id (burst copies keep their own ids)."""
+        out: dict[str, TokenTrace] = {}
+        for run_id in run_ids:
+            out.update(load_traces(self.store.run_dir(run_id)))
+        return out
 
     def untestable(self, variant: str, reason: str, *, commit: str | None = None) -> TrialResult:
         """A row for a variant that cannot even be booted (no valid contract): never a culprit."""

@@ -56,10 +56,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     judge = p.add_argument_group("what counts as bad")
     judge.add_argument(
         "--fail-on",
-        default="garble,regressed,broken",
+        default="garble,divergent,regressed,broken",
         metavar="LIST",
-        help="outcomes that count as bad: garble, regressed, broken, boot "
-        "(default garble,regressed,broken; boot failures are otherwise skipped)",
+        help="outcomes that count as bad: garble, divergent (the probe's tokens against the "
+        "good side's), regressed, broken, boot (default garble,divergent,regressed,broken; "
+        "boot failures are otherwise skipped)",
     )
     judge.add_argument(
         "--garble-rate",

@@ -25,6 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalrun.compare.family import Diff, Family, PairedTest, family, majority
+from evalrun.compare.fidelity import Fidelity, records_fidelity
 from evalrun.compare.stats import (
     DEFAULT_ALPHA,
     DEFAULT_RESAMPLES,
@@ -35,6 +36,7 @@ from evalrun.compare.stats import (
     paired_rate_test,
     wilson_interval,
 )
+from evalrun.endpoint.logprobs import load_traces
 from evalrun.errors import ConfigError, SuiteError
 from evalrun.store import ItemRecord, RunRecord, RunStore
 from evalrun.tables import fmt_points, percent
@@ -216,6 +218,9 @@ class Comparison(BaseModel):
     stats: PairedStats
     garble: GarbleStats
     verdict: str = Field(description="One line in plain words.")
+    fidelity: Fidelity | None = Field(
+        default=None, description="B's tokens judged against A's (compare/fidelity.py)."
+    )
 
 
 def compare_runs(
@@ -231,15 +236,19 @@ def compare_runs(
     run_a = store.load_run(ref_a)
     run_b = store.load_run(ref_b)
     check_same_suite(run_a, run_b)
-    return compare_records(
-        run_a,
-        _load_items(store, run_a.run_id),
-        run_b,
-        _load_items(store, run_b.run_id),
-        alpha=alpha,
-        seed=seed,
-        resamples=resamples,
+    items_a, items_b = _load_items(store, run_a.run_id), _load_items(store, run_b.run_id)
+    cmp = compare_records(
+        run_a, items_a, run_b, items_b, alpha=alpha, seed=seed, resamples=resamples
     )
+    cmp.fidelity = records_fidelity(
+        run_a,
+        items_a,
+        load_traces(store.run_dir(run_a.run_id)),
+        run_b,
+        items_b,
+        load_traces(store.run_dir(run_b.run_id)),
+    )
+    return cmp
 
 
 def _load_items(store: RunStore, run_id: str) -> list[ItemRecord]:

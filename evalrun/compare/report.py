@@ -240,8 +240,29 @@ def render_text(cmp: Comparison, *, show_responses: bool = False) -> str:
         rows = change_rows(changes, answers=show_responses, cell=_clip_text)
         out += [_table(rows, headers, "simple", **kw), ""]
     out += stats_lines(cmp)
+    out += fidelity_lines(cmp)
     out += ["", cmp.verdict]
     return "\n".join(out)
+
+
+def fidelity_lines(cmp: Comparison, examples: int = 3) -> list[str]:
+    """The fidelity line, and where B first left A on the first few divergent items (hard
+    first) with both sides' top-K there."""
+    f = cmp.fidelity
+    if f is None:
+        return []
+    out = [f.line()]
+    for d in f.divergences[:examples] if f.verdict != "identical" else []:
+
+        def top(alts: list[tuple[str, float]]) -> str:
+            return ", ".join(f"{one_line(t)!r} {lp:.2f}" for t, lp in alts[:3])
+
+        out.append(
+            f"  {d.id} token {d.position} ({d.kind.replace('_', ' ')}) after "
+            f"{one_line(d.prefix)[-30:]!r}: A {one_line(d.a_token or '(end)')!r} [{top(d.a_top)}]"
+            f" / B {one_line(d.b_token or '(end)')!r} [{top(d.b_top)}]"
+        )
+    return out
 
 
 def _md_rows(rows: list[list[str]]) -> list[list[str]]:

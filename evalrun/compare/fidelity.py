@@ -1,0 +1,309 @@
+"""Fidelity: does lane B compute the distribution lane A computes? Judged token by token.
+
+On the greedy items both runs answered with tokens (tokens.jsonl, endpoint/logprobs.py), each item
+is walked from its first token: the shared prefix, then at the first differing position either a
+*near tie* (both picks in both sides' top-K, their logprob gap under `delta` on both sides: a
+numeric wobble may flip it) or a *hard* divergence (one side chose what the other thought
+unlikely); over the shared prefix, the drift (mean |Δ logprob| of the same tokens). The lane verdict:
+
+- `identical`: every compared token and its logprob equal (a knob with no observable effect);
+- `equivalent`: only near ties, hard divergences no more often than healthy lanes show them, and
+  the drift within the noise floor;
+- `divergent`: more hard divergences than the healthy rate allows (one-sided exact binomial test,
+  `p_value` < `alpha`), or drift above `drift_max`;
+- `not comparable`, with the reason: a run without tokens, sampled runs, no shared item, or two
+  tokenizers (the same text split into different tokens on most diverging items).
+
+Thresholds are calibrated on real engines by bench/fidelity_calibration.py. The module is pure but
+for `runs_fidelity`, which loads two stored runs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from evalrun.endpoint.logprobs import TokenTrace, alternatives, load_traces, token_key
+from evalrun.store import ItemRecord, RunRecord, RunStore
+
+Verdict = Literal["identical", "equivalent", "divergent", "not comparable"]
+Kind = Literal["identical", "near_tie", "hard", "retokenized"]
+EXAMPLES = 10  # first divergences kept in the record, hard ones first
+
+
+class Thresholds(BaseModel):
+    """The numbers a verdict rests on (fitted by bench/fidelity_calibration.py)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    delta: float = Field(default=1.0, description="Largest logprob gap (nats) of a near tie.")
+    healthy_hard_rate: float = Field(
+        default=0.02, description="Share of items two healthy lanes diverge hard on."
+    )
+    alpha: float = Field(default=0.01, description="Hard divergences beyond chance below this p.")
+    drift_max: float = Field(
+        default=0.05, description="Mean |Δ logprob| a healthy pair stays under."
+    )
+    same: float = Field(default=0.0005, description="Drift up to this counts as equal logprobs.")
+
+
+DEFAULTS = Thresholds()
+
+
+class Divergence(BaseModel):
+    """Where B left A on one item."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    position: int = Field(description="Index of the first differing token (0-based).")
+    kind: Kind
+    a_token: str | None = Field(description="A's token there (None: A had ended).")
+    b_token: str | None
+    a_top: list[tuple[str, float]] = Field(description="A's top-K there.")
+    b_top: list[tuple[str, float]]
+    prefix: str = Field(description="The last shared text before it.")
+
+
+class Fidelity(BaseModel):
+    """compare's `fidelity`: B's tokens judged against A's."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    verdict: Verdict
+    reason: str = Field(default="", description="Why not comparable, or what decided the verdict.")
+    items: int = Field(default=0, description="Items compared (greedy, answered in both).")
+    of: int = Field(default=0, description="Items answered in either run.")
+    identical: int = 0
+    near_tie: int = 0
+    hard: int = 0
+    retokenized: int = 0
+    tokens: int = Field(default=0, description="Shared-prefix tokens compared.")
+    drift: float = Field(default=0.0, description="Mean |Δ logprob| over the shared prefixes.")
+    p_value: float = Field(
+        default=1.0, description="One-sided exact binomial: this many hard at the healthy rate."
+    )
+    thresholds: Thresholds = Field(default_factory=Thresholds)
+    divergences: list[Divergence] = Field(default_factory=list)
+
+    def line(self) -> str:
+        """One line for compare, bisect and sign-off."""
+        if self.verdict == "not comparable":
+            return f"fidelity: not comparable ({self.reason})"
+        return (
+            f"fidelity: {self.verdict} on {self.items} of {self.of} items: {self.identical} "
+            f"identical, {self.near_tie} near ties, {self.hard} hard (p {self.p_value:.2g} at a "
+            f"healthy rate of {self.thresholds.healthy_hard_rate:.0%}), drift "
+            f"{self.drift:.4f} over {self.tokens} tokens"
+        )
+
+
+def _top(token: list[Any] | None) -> list[tuple[str, float]]:
+    if token is None:
+        return []
+    return [(str(a[0]), float(a[1])) for a in token[2] or []]
+
+
+def _retokenized(a: list[list[Any]], b: list[list[Any]], at: int) -> bool:
+    """The same text split differently: one token a strict prefix of the other, and the text
+    after the divergence agreeing as far as both go."""
+    x, y = str(a[at][0]), str(b[at][0])
+    if x == y or not (x.startswith(y) or y.startswith(x)):
+        return False
+    ta = "".join(str(t[0]) for t in a[at:])
+    tb = "".join(str(t[0]) for t in b[at:])
+    n = min(len(ta), len(tb))
+    return n > max(len(x), len(y)) and ta[:n] == tb[:n]
+
+
+def compare_trace(a: TokenTrace, b: TokenTrace, delta: float) -> tuple[Kind, int, list[float]]:
+    """(kind, first differing position, |Δ logprob| over the shared prefix) of one item."""
+    cap = min(a.cap, b.cap)
+    ta, tb = a.tokens[:cap], b.tokens[:cap]
+    drift: list[float] = []
+    at = 0
+    for sa, sb in zip(ta, tb, strict=False):
+        if token_key(sa) != token_key(sb):
+            break
+        drift.append(abs(float(sa[1]) - float(sb[1])))
+        at += 1
+    if at == len(ta) == len(tb):
+        return "identical", at, drift
+    if at == min(len(ta), len(tb)):  # one side ended here, the other went on
+        went_on = ta if len(ta) > len(tb) else tb
+        alts = sorted(alternatives(went_on[at]).values(), reverse=True)
+        unsure = len(alts) > 1 and alts[0] - alts[1] < delta
+        return ("near_tie" if unsure else "hard"), at, drift
+    if _retokenized(ta, tb, at):
+        return "retokenized", at, drift
+    pa, pb = alternatives(ta[at]), alternatives(tb[at])
+    x, y = token_key(ta[at]), token_key(tb[at])
+    near = all(k in side for k in (x, y) for side in (pa, pb)) and all(
+        abs(side[x] - side[y]) < delta for side in (pa, pb)
+    )
+    return ("near_tie" if near else "hard"), at, drift
+
+
+def binom_sf(k: int, n: int, p: float) -> float:
+    """P(X >= k) for X ~ Binomial(n, p), exactly."""
+    if k <= 0:
+        return 1.0
+    if p <= 0:
+        return 0.0
+    return min(1.0, sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1)))
+
+
+def judge(
+    a: dict[str, TokenTrace],
+    b: dict[str, TokenTrace],
+    ids: Sequence[str],
+    thresholds: Thresholds = DEFAULTS,
+    *,
+    answered: int | None = None,
+) -> Fidelity:
+    """The verdict of B against A over `ids` (greedy items both answered; those without a
+    trace on either side are skipped and counted out)."""
+    t = thresholds
+    counts: dict[str, int] = {"identical": 0, "near_tie": 0, "hard": 0, "retokenized": 0}
+    drift: list[float] = []
+    found: list[Divergence] = []
+    compared = 0
+    for item_id in ids:
+        if item_id not in a or item_id not in b:
+            continue
+        compared += 1
+        kind, at, d = compare_trace(a[item_id], b[item_id], t.delta)
+        counts[kind] += 1
+        drift += d
+        if kind != "identical":
+            ta, tb = a[item_id].tokens, b[item_id].tokens
+            xa = ta[at] if at < len(ta) else None
+            xb = tb[at] if at < len(tb) else None
+            found.append(
+                Divergence(
+                    id=item_id,
+                    position=at,
+                    kind=kind,
+                    a_token=str(xa[0]) if xa else None,
+                    b_token=str(xb[0]) if xb else None,
+                    a_top=_top(xa),
+                    b_top=_top(xb),
+                    prefix="".join(str(x[0]) for x in ta[max(0, at - 8) : at])[-60:],
+                )
+            )
+    found.sort(key=lambda d: (d.kind != "hard", d.position))
+    base = Fidelity(
+        verdict="not comparable",
+        items=compared,
+        of=answered if answered is not None else len(ids),
+        tokens=len(drift),
+        drift=round(sum(drift) / len(drift), 5) if drift else 0.0,
+        thresholds=t,
+        divergences=found[:EXAMPLES],
+        identical=counts["identical"],
+        near_tie=counts["near_tie"],
+        hard=counts["hard"],
+        retokenized=counts["retokenized"],
+    )
+    if compared == 0:
+        base.reason = "no item answered with tokens in both runs"
+        return base
+    diverged = compared - counts["identical"]
+    if counts["retokenized"] and counts["retokenized"] * 2 >= diverged:
+        base.reason = (
+            f"the runs tokenize differently ({counts['retokenized']} of {compared} items split "
+            "the same text into other tokens): compare lanes of one tokenizer"
+        )
+        return base
+    hard = counts["hard"] + counts["retokenized"]
+    base.p_value = round(binom_sf(hard, compared, t.healthy_hard_rate), 6)
+    if base.p_value < t.alpha:
+        base.verdict = "divergent"
+        base.reason = f"{hard} hard divergences in {compared} items"
+    elif base.drift > t.drift_max:
+        base.verdict = "divergent"
+        base.reason = f"logprob drift {base.drift:.4f} over the shared tokens"
+    elif diverged == 0 and max(drift, default=0.0) <= t.same:
+        base.verdict = "identical"
+        base.reason = "every compared token equal"
+    else:
+        base.verdict = "equivalent"
+        base.reason = "differences within what healthy lanes show"
+    return base
+
+
+def not_comparable(reason: str) -> Fidelity:
+    return Fidelity(verdict="not comparable", reason=reason)
+
+
+def _greedy(record: RunRecord) -> bool:
+    return float(record.sampling.get("temperature", 0.0) or 0.0) == 0.0
+
+
+def _answered(items: Iterable[ItemRecord]) -> set[str]:
+    return {r.id for r in items if r.response is not None}
+
+
+def records_fidelity(
+    run_a: RunRecord,
+    items_a: list[ItemRecord],
+    traces_a: dict[str, TokenTrace],
+    run_b: RunRecord,
+    items_b: list[ItemRecord],
+    traces_b: dict[str, TokenTrace],
+    thresholds: Thresholds = DEFAULTS,
+) -> Fidelity:
+    """Fidelity of two loaded runs: the checks that make them comparable, then `judge`."""
+    for side, run, traces in (("A", run_a, traces_a), ("B", run_b, traces_b)):
+        why = (run.fidelity or {}).get("unavailable")
+        if why or not traces:
+            return not_comparable(
+                f"run {side} ({run.run_id}) has no tokens: {why or 'scored before token capture'}"
+            )
+        if not _greedy(run):
+            return not_comparable(
+                f"run {side} was sampled at temperature {run.sampling.get('temperature')}: "
+                "tokens are comparable on greedy runs only"
+            )
+    both = _answered(items_a) & _answered(items_b)
+    order = [r.id for r in items_a if r.id in both]
+    f = judge(
+        traces_a, traces_b, order, thresholds, answered=len(_answered(items_a) | _answered(items_b))
+    )
+    return f
+
+
+def runs_fidelity(
+    store: RunStore, ref_a: str, ref_b: str, thresholds: Thresholds = DEFAULTS
+) -> Fidelity:
+    """Load two stored runs and judge B's tokens against A's."""
+    run_a, run_b = store.load_run(ref_a), store.load_run(ref_b)
+    return records_fidelity(
+        run_a,
+        store.load_items(run_a.run_id),
+        load_traces(store.run_dir(run_a.run_id)),
+        run_b,
+        store.load_items(run_b.run_id),
+        load_traces(store.run_dir(run_b.run_id)),
+        thresholds,
+    )
+
+
+def fit_thresholds(healthy: list[Fidelity], base: Thresholds = DEFAULTS) -> Thresholds:
+    """Thresholds from healthy pairs: the hard rate they show (with one pseudo-count, so a
+    calibration without any hard divergence still allows some) and their largest drift, x2."""
+    items = sum(f.items for f in healthy)
+    if not items:
+        return base
+    hard = sum(f.hard + f.retokenized for f in healthy)
+    rate = max(base.healthy_hard_rate, (hard + 1) / (items + 2))
+    drift = max((f.drift for f in healthy), default=0.0)
+    return base.model_copy(
+        update={
+            "healthy_hard_rate": round(rate, 4),
+            "drift_max": round(max(base.drift_max, 2 * drift), 4),
+        }
+    )
