@@ -164,3 +164,22 @@ def test_thresholds_fit_on_healthy_pairs():
     fitted = fit_thresholds([healthy] * 4)
     assert fitted.healthy_hard_rate == Thresholds().healthy_hard_rate  # floor kept
     assert binom_sf(0, 10, 0.5) == 1.0 and abs(binom_sf(10, 10, 0.5) - 0.5**10) < 1e-12
+
+
+def test_signoff_reports_fidelity_and_a_policy_can_fail_divergent(
+    fake_server, make_suite, tmp_path
+):
+    from evalrun.signoff.gate import signoff
+    from evalrun.signoff.policy import Policy
+
+    suite = make_suite([simple_item(i) for i in range(20)])
+    a, _ = lane(fake_server, make_suite, tmp_path, lambda i: HEALTHY, suite=suite)
+    wrong = [("ok", -0.2, [("ok", -0.2), ("no", -1.9)]), (" so", -0.1, [(" so", -0.1)])]
+    b, _ = lane(fake_server, make_suite, tmp_path, lambda i: wrong, suite=suite)
+    store = RunStore(tmp_path / "results")
+    reported = signoff(store, b.run_id, a.run_id, Policy(), write_report=False)
+    check = next(c for c in reported.checks if c.rule == "fidelity")
+    assert (check.subject, check.outcome) == ("divergent", "warn")
+    assert reported.verdict == "pass"  # same answers graded: only the tokens moved
+    strict = signoff(store, b.run_id, a.run_id, Policy(fidelity="fail"), write_report=False)
+    assert strict.verdict == "fail" and any("fidelity: divergent" in r for r in strict.reasons)

@@ -8,10 +8,11 @@ import pytest
 from fakeserver import LOGPROBS_REFUSED_TEXT, reply, simple_item
 from test_score import run
 
-from evalrun.endpoint.logprobs import TOKENS_FILE, load_traces, parse_logprobs, token_key
+from evalrun.endpoint.logprobs import parse_logprobs, token_key
 from evalrun.endpoint.options import build_options
 from evalrun.scoring.report import score_text
 from evalrun.store import RunStore
+from evalrun.store.tokens import TOKENS_FILE, load_traces
 
 
 def test_every_request_asks_for_logprobs_and_tokens_land_beside_items(

@@ -26,11 +26,14 @@ def trial_table(record: BisectRecord) -> str:
                 outcome,
                 f"{t.garble_rate:.0%}" if t.garble_rate is not None else "-",
                 t.score if t.score is not None else "-",
+                _fidelity(t.fidelity, t.effect),
                 boot,
                 t.run_ids[0] if t.run_ids else (_clip(t.boot_error or "-", 40)),
             ]
         )
-    return table(rows, headers=["#", "variant", "outcome", "garble", "score", "boot s", "run"])
+    return table(
+        rows, headers=["#", "variant", "outcome", "garble", "score", "tokens", "boot s", "run"]
+    )
 
 
 def bisect_text(record: BisectRecord, path: str) -> str:
@@ -59,6 +62,17 @@ def bisect_json(record: BisectRecord, path: str) -> dict[str, Any]:
         "record": path,
         "exit_code": record.exit_code,
     }
+
+
+def _fidelity(f: dict[str, Any] | None, effect: str | None) -> str:
+    """The trial's tokens against the good side's: `divergent 9/23 hard`, `no effect`, `-`."""
+    if not f:
+        return "-"
+    if effect:
+        return "identical: no observable effect"
+    if f.get("verdict") == "not comparable":
+        return "not comparable"
+    return f"{f.get('verdict')} {f.get('hard')}/{f.get('items')} hard"
 
 
 def _clip(text: str, n: int) -> str:

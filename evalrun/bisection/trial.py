@@ -23,13 +23,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from evalrun.bisection.dd import Outcome, Vote, with_tries
 from evalrun.compare.fidelity import judge as judge_fidelity
-from evalrun.endpoint.logprobs import TokenTrace, load_traces
+from evalrun.endpoint.logprobs import TokenTrace
 from evalrun.endpoint.options import RequestOptions
 from evalrun.errors import BootError, EndpointError, UsageError
 from evalrun.scoring.runner import ScoreHooks, ScoreRequest
 from evalrun.serving.contract import Contract, contract_hash
 from evalrun.serving.target import Launcher, Target, TargetSpec, boot_target
 from evalrun.store import ItemRecord, RunRecord, RunStore
+from evalrun.store.tokens import load_traces
 from evalrun.suite.load import Item, Suite
 
 Kind = Literal["ok", "garble", "divergent", "regressed", "broken", "boot_fail"]

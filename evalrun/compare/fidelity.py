@@ -26,8 +26,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalrun.endpoint.logprobs import TokenTrace, alternatives, load_traces, token_key
+from evalrun.endpoint.logprobs import TokenTrace, alternatives, token_key
 from evalrun.store import ItemRecord, RunRecord, RunStore
+from evalrun.store.tokens import load_traces
 
 Verdict = Literal["identical", "equivalent", "divergent", "not comparable"]
 Kind = Literal["identical", "near_tie", "hard", "retokenized"]

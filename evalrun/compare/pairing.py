@@ -36,9 +36,9 @@ from evalrun.compare.stats import (
     paired_rate_test,
     wilson_interval,
 )
-from evalrun.endpoint.logprobs import load_traces
 from evalrun.errors import ConfigError, SuiteError
 from evalrun.store import ItemRecord, RunRecord, RunStore
+from evalrun.store.tokens import load_traces
 from evalrun.tables import fmt_points, percent
 
 COMPARE_SCHEMA_VERSION = 2

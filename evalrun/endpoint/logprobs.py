@@ -4,7 +4,7 @@ Every chat request of a run asks for `logprobs: true, top_logprobs: K` (`Request
 default 5; None turns capture off). The engines here answer in the OpenAI shape:
 `choices[0].logprobs.content[]`, one `{token, logprob, bytes, top_logprobs: [...]}` per generated
 token (vLLM, sglang, llama.cpp's server). The first `RequestOptions.logprob_tokens` tokens of each
-answer are kept as a `TokenTrace`, one line of `tokens.jsonl` beside `items.jsonl` (the item record
+answer are kept as a `TokenTrace`, one line of `tokens.jsonl` beside `items.jsonl` (store/tokens.py; the item record
 stays small; the file follows items.jsonl's rules: appended in the same group commit, a torn last
 line moved aside, a later line for an item replacing an earlier one on resume).
 
@@ -20,14 +20,10 @@ from __future__ import annotations
 
 import math
 import threading
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalrun.store import dump_json_line, numbered_rows, repair_tail
-
-TOKENS_FILE = "tokens.jsonl"
 DEFAULT_TOP_K = 5
 # 128 tokens: the whole answer of every probe item but one (their max_tokens are 16-128) and of 150
 # of the 184 core items; a first divergence caused by a fault shows within the first tens of
@@ -162,28 +158,3 @@ class Capture:
         if why:
             out["unavailable"] = why
         return out
-
-
-def append_traces(folder: Path, traces: list[TokenTrace]) -> None:
-    """Append traces to folder/tokens.jsonl (the caller fsyncs in its group commit)."""
-    import os
-
-    path = folder / TOKENS_FILE
-    repair_tail(path)
-    with path.open("a", encoding="utf-8", newline="") as fh:
-        fh.write("".join(dump_json_line(t) for t in traces))
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
-def load_traces(folder: Path) -> dict[str, TokenTrace]:
-    """Traces of a run folder by item id (the last line of an id wins; bad lines are skipped:
-    tokens are evidence for fidelity, never a reason a run cannot be read)."""
-    out: dict[str, TokenTrace] = {}
-    for _, row in numbered_rows(folder / TOKENS_FILE, strict=False):
-        try:
-            trace = TokenTrace.model_validate(row)
-        except ValueError:
-            continue
-        out[trace.id] = trace
-    return out

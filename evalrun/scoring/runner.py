@@ -37,7 +37,7 @@ from evalrun.endpoint.client import (
     run_sync,
 )
 from evalrun.endpoint.diagnose import diagnose_error, diagnose_response
-from evalrun.endpoint.logprobs import Capture, TokenTrace, append_traces, refusal
+from evalrun.endpoint.logprobs import Capture, TokenTrace, refusal
 from evalrun.endpoint.options import RequestOptions, options_differ
 from evalrun.endpoint.response import ItemError
 from evalrun.errors import (
@@ -62,6 +62,7 @@ from evalrun.store import (
     summarize,
 )
 from evalrun.store.lock import RunLock
+from evalrun.store.tokens import append_traces
 from evalrun.suite.load import GraderSpec, Item, Suite
 from evalrun.suite.select import Selection
 

@@ -217,11 +217,25 @@ def _fatal_diagnoses(cmp: Comparison, policy: Policy) -> list[Check]:
 
 # Each rule maps (comparison, policy) to checks; a new rule on the item records is one more function
 # here plus its policy field. Rules over other evidence (slope records) come in as `extra_checks`.
+def _fidelity(cmp: Comparison, policy: Policy) -> list[Check]:
+    """The candidate's tokens against the baseline's: shown always, blocking only a divergent
+    candidate under `fidelity: fail`."""
+    f = cmp.fidelity
+    if f is None:
+        return []
+    if f.verdict == "divergent":
+        outcome: Literal["pass", "fail", "warn"] = "fail" if policy.fidelity == "fail" else "warn"
+    else:
+        outcome = "pass"
+    return [Check(rule="fidelity", subject=f.verdict, outcome=outcome, reason=f.line())]
+
+
 RULES: list[Callable[[Comparison, Policy], list[Check]]] = [
     _family,
     _errors,
     _incomplete,
     _fatal_diagnoses,
+    _fidelity,
 ]
 
 

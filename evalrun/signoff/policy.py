@@ -111,6 +111,12 @@ class Policy(BaseModel):
         default=False,
         description="Let a candidate with errored or unrun items (or not status complete) pass.",
     )
+    fidelity: Literal["report", "fail"] = Field(
+        default="report",
+        description="The candidate's tokens judged against the baseline's (compare/fidelity.py): "
+        "`report` shows the verdict (a new engine version may move tokens), `fail` blocks a "
+        "divergent candidate.",
+    )
     slope: SlopeRule | None = Field(
         default=None,
         description="Decode-slope rule, checked on the slope runs named by --slope-baseline and "
@@ -139,6 +145,7 @@ fatal_diagnoses:           # any item showing one of these fails the candidate
   - empty_response
   - model_not_found
 allow_incomplete: false    # a candidate with errored / unrun items, or not complete, fails
+fidelity: report           # the candidate's tokens against the baseline's; `fail`: divergent blocks
 # slope:                   # optional, on the slope runs named by --slope-baseline/--slope-candidate
 #   max_decode_drop: 0.10  # share of the baseline's decode t/s the candidate may lose per point
 #   depths: [0, 32k, 128K] # default: every depth the baseline measured
