@@ -131,7 +131,7 @@ def test_busy_port_names_the_holder(tmp_path: Path, bare_path: Path) -> None:
         holder.listen()
         port = holder.getsockname()[1]
         found = kinds(write(tmp_path, engine="other", port=port))
-    assert f"port {port} on 127.0.0.1 is in use by pid" in found["port_busy"]
+    assert f"port {port} on 127.0.0.1 is already in use by pid" in found["port_busy"]
     assert "--set port=N" in found["port_busy"]
 
 

@@ -16,11 +16,10 @@ import functools
 import os
 import queue
 import random
-import signal
 import socket
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -49,6 +48,7 @@ from evalrun.errors import (
     UsageError,
 )
 from evalrun.grading.registry import Grade
+from evalrun.serving.signals import sigterm_cancels
 from evalrun.serving.target import BootProgress, Launcher, Target, TargetSpec, boot_target
 from evalrun.store import (
     ItemRecord,
@@ -382,23 +382,6 @@ def _is_dead_signal(failure: RequestFailed | ItemError | None) -> bool:
     )
 
 
-@contextlib.contextmanager
-def _sigterm_cancels(task: asyncio.Task) -> Iterator[None]:
-    """SIGTERM cancels the run like Ctrl-C does (only possible in the main thread)."""
-    loop = asyncio.get_running_loop()
-    previous = signal.getsignal(signal.SIGTERM)
-    try:
-        loop.add_signal_handler(signal.SIGTERM, task.cancel)
-    except (ValueError, RuntimeError, NotImplementedError):
-        yield
-        return
-    try:
-        yield
-    finally:
-        loop.remove_signal_handler(signal.SIGTERM)
-        signal.signal(signal.SIGTERM, previous)  # e.g. the launcher's own handler
-
-
 async def _run(
     state: _State,
     req: ScoreRequest,
@@ -420,7 +403,7 @@ async def _run(
     task = asyncio.current_task()
     assert task is not None
     try:
-        with _sigterm_cancels(task) if own_loop else contextlib.nullcontext():
+        with sigterm_cancels(task) if own_loop else contextlib.nullcontext():
             facts = asyncio.create_task(asyncio.to_thread(_provenance))  # git runs meanwhile
             try:
                 served = await list_models(client, base_url, target.api_key)

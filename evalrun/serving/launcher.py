@@ -18,7 +18,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -42,6 +41,7 @@ from evalrun.serving.contract import (
     secret_values,
 )
 from evalrun.serving.remote.engine import Boot, RemoteEngine
+from evalrun.serving.signals import shielded, sigterm_raises
 
 # (seconds since start, phase): starting | loading (health not 200 yet) | warming (waiting for the
 # one-token completion) | ready (called once, at the end)
@@ -134,56 +134,25 @@ def port_holder(port: int) -> str | None:
     return None
 
 
+PORT_BUSY_HINT = (
+    "stop that server, or pick another port with --set port=N (port 0 picks a free one)"
+)
+
+
+def busy_port(host: str, port: int) -> str | None:
+    """`port 8000 on 127.0.0.1 is already in use by pid 123 (...)` when something holds the port, else
+    None: the one check the launcher (before a boot) and `evalrun lint` both make."""
+    if not port_in_use(host, port):
+        return None
+    holder = port_holder(port)
+    return f"port {port} on {host} is already in use" + (f" by {holder}" if holder else "")
+
+
 def check_port(host: str, port: int) -> None:
     """BootError(kind=port_in_use) when something already holds the port."""
-    if port_in_use(host, port):
-        holder = port_holder(port)
-        by = f" by {holder}" if holder else ""
-        raise BootError(
-            f"port {port} on {host} is already in use{by}",
-            kind="port_in_use",
-            hint="stop that server, or pick another port with --set port=N (port 0 picks a free one)",
-        )
-
-
-# Signals ------------------------------------------------------------------------------------------
-
-
-def _raise_interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
-@contextlib.contextmanager
-def sigterm_raises() -> Iterator[None]:
-    """Within the block, SIGTERM raises KeyboardInterrupt so context managers unwind (main thread)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-@contextlib.contextmanager
-def _shielded() -> Iterator[None]:
-    """Teardown must finish: a second Ctrl-C or SIGTERM meanwhile is deferred until it has."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    got: list[int] = []
-    previous = {
-        sig: signal.signal(sig, lambda s, f: got.append(s))
-        for sig in (signal.SIGINT, signal.SIGTERM)
-    }
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    if got:
-        raise KeyboardInterrupt(f"signal {got[0]} during teardown")
+    busy = busy_port(host, port)
+    if busy:
+        raise BootError(busy, kind="port_in_use", hint=PORT_BUSY_HINT)
 
 
 # Teardown -----------------------------------------------------------------------------------------
@@ -482,7 +451,7 @@ def boot_server(
                 raise _died_in_use(contract, proc, watch, env, argv)
             clean = True
         finally:
-            with _shielded():
+            with shielded():
                 problem = stop()
                 scrub_log(log_path, secrets, start)
             if problem and not clean:
@@ -515,7 +484,7 @@ def _start_remote(
         lane=lane,
         tag=f"evalrun-{contract_hash(contract)[:10]}",
     )
-    with _shielded():  # a Ctrl-C between submitting and learning the job id would orphan it
+    with shielded():  # a Ctrl-C between submitting and learning the job id would orphan it
         return start_remote(boot, log, local_port=free_port(), on_progress=on_progress)
 
 

@@ -312,19 +312,12 @@ def _environment_findings(c: Contract) -> list[Finding]:
 
 
 def _port_findings(c: Contract) -> list[Finding]:
-    from evalrun.serving.launcher import port_holder, port_in_use
+    from evalrun.serving.launcher import PORT_BUSY_HINT, busy_port
 
     port = c.effective_port
-    if port and port_in_use(c.host, port):
-        holder = port_holder(port)
-        return [
-            Finding(
-                kind="port_busy",
-                level="error",
-                message=f"port {port} on {c.host} is in use" + (f" by {holder}" if holder else ""),
-                fix="stop that server, or --set port=N (port: 0 picks a free one)",
-            )
-        ]
+    busy = busy_port(c.host, port) if port else None
+    if busy:
+        return [Finding(kind="port_busy", level="error", message=busy, fix=PORT_BUSY_HINT)]
     return []
 
 

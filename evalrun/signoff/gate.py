@@ -5,35 +5,25 @@ every policy rule, writes `results/<candidate>/signoff.md` and returns a `Signof
 pass or fail. Unusable input (unknown run, different suites, bad policy) raises an EvalrunError
 with exit code 2 before any verdict is given.
 
-The score and garble rules, and how significance combines with their limits, are in
-evalrun.signoff.rules (one family, Holm-adjusted; collapses block without a test).
-Errors, fatal diagnoses and incompleteness are defects, not sampling noise: they are checked on
-the candidate alone, against absolute limits, with no test.
+Every rule lives in evalrun.signoff.rules (`RULES`): the score and garble rules, and how
+significance combines with their limits (one family, Holm-adjusted; collapses block without a
+test), and errors, fatal diagnoses and incompleteness, which are defects, not sampling noise:
+checked on the candidate alone, against absolute limits, with no test.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from fractions import Fraction
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalrun.compare.family import PairedTest
-from evalrun.compare.pairing import (
-    CategoryRow,
-    Comparison,
-    GarbleStats,
-    PairedStats,
-    compare_runs,
-    request_options_warning,
-    to_json,
-)
+from evalrun.compare.pairing import Comparison, compare_runs, request_options_warning, to_json
 from evalrun.compare.stats import DEFAULT_SEED
 from evalrun.errors import ConfigError
 from evalrun.signoff.policy import Check, Policy
-from evalrun.signoff.rules import CandidateGarble, family_checks
+from evalrun.signoff.rules import RULES
 from evalrun.store import RunStore
 
 SIGNOFF_SCHEMA_VERSION = 1
@@ -119,124 +109,6 @@ def signoff(
                 f"cannot write {path} ({exc.strerror}); check the results dir"
             ) from exc
     return result
-
-
-def _family(cmp: Comparison, policy: Policy) -> list[Check]:
-    """Total, categories and garble, judged as one family (evalrun.signoff.rules)."""
-    s, g = cmp.stats, cmp.garble
-    total = _tested("", s, s.lost, s.gained, s.net)
-    cats = [_tested(r.category, r, r.lost, r.gained, r.delta) for r in cmp.categories]
-    garble = _tested("garble", g, g.new, g.cleared, g.cleared - g.new)
-    b = cmp.b
-    own = CandidateGarble(
-        garbled=b.garbled, loops=b.garble_loops, answered=b.total - b.errors - b.missing
-    )
-    return family_checks(total, cats, garble, own, policy)
-
-
-def _tested(
-    subject: str,
-    row: PairedStats | CategoryRow | GarbleStats,
-    lost: int,
-    gained: int,
-    net: float,
-) -> PairedTest:
-    """A comparison row's test, as the rules read it (its p-values already family-adjusted)."""
-    return PairedTest(
-        subject=subject,
-        paired=row.paired,
-        lost=lost,
-        gained=gained,
-        net=Fraction(net),
-        p_value=row.p_value,
-        p_worse=row.p_worse,
-        p_adjusted=row.p_adjusted,
-        p_worse_adjusted=row.p_worse_adjusted,
-    )
-
-
-def _errors(cmp: Comparison, policy: Policy) -> list[Check]:
-    n = cmp.b.errors
-    bad = n > policy.max_errors
-    return [
-        Check(
-            rule="errors",
-            outcome="fail" if bad else "pass",
-            reason=f"{n} items errored, {'more than' if bad else 'within'} the limit of "
-            f"{policy.max_errors}",
-        )
-    ]
-
-
-def _incomplete(cmp: Comparison, policy: Policy) -> list[Check]:
-    b = cmp.b
-    gaps = []
-    if b.status != "complete":
-        gaps.append(f"status {b.status}")
-    if b.errors:
-        gaps.append(f"{b.errors} items errored")
-    if b.missing:
-        gaps.append(f"{b.missing} items not run")
-    if b.partial:
-        # the pair covers the whole suite only when the baseline ran all of it
-        gaps.append(
-            f"ran {b.total} of the suite's {cmp.stats.universe} items"
-            if not cmp.a.partial
-            else f"ran a selection of {b.total} items, not the whole suite"
-        )
-    if not gaps:
-        return [Check(rule="incomplete", outcome="pass", reason="candidate run is complete")]
-    what = "candidate run is incomplete (" + ", ".join(gaps) + ")"
-    if policy.allow_incomplete:
-        return [Check(rule="incomplete", outcome="warn", reason=f"{what}; allowed by the policy")]
-    return [
-        Check(
-            rule="incomplete",
-            outcome="fail",
-            reason=f"{what}; resume it (`evalrun score --resume {b.run_id}`) or set "
-            "allow_incomplete: true",
-        )
-    ]
-
-
-def _fatal_diagnoses(cmp: Comparison, policy: Policy) -> list[Check]:
-    hints = {d.kind: d.hint for d in cmp.diagnoses}
-    out = [
-        Check(
-            rule="fatal_diagnosis",
-            subject=kind,
-            outcome="fail",
-            reason=f"diagnosis {kind} on {n} items"
-            + (f": {hints[kind]}" if hints.get(kind) else ""),
-        )
-        for kind, n in cmp.b.diagnoses.items()
-        if kind in policy.fatal_diagnoses and n
-    ]
-    return out or [Check(rule="fatal_diagnosis", outcome="pass", reason="no fatal diagnoses")]
-
-
-# Each rule maps (comparison, policy) to checks; a new rule on the item records is one more function
-# here plus its policy field. Rules over other evidence (slope records) come in as `extra_checks`.
-def _fidelity(cmp: Comparison, policy: Policy) -> list[Check]:
-    """The candidate's tokens against the baseline's: shown always, blocking only a divergent
-    candidate under `fidelity: fail`."""
-    f = cmp.fidelity
-    if f is None:
-        return []
-    if f.verdict == "divergent":
-        outcome: Literal["pass", "fail", "warn"] = "fail" if policy.fidelity == "fail" else "warn"
-    else:
-        outcome = "pass"
-    return [Check(rule="fidelity", subject=f.verdict, outcome=outcome, reason=f.line())]
-
-
-RULES: list[Callable[[Comparison, Policy], list[Check]]] = [
-    _family,
-    _errors,
-    _incomplete,
-    _fatal_diagnoses,
-    _fidelity,
-]
 
 
 def render_report(result: Signoff) -> str:

@@ -24,17 +24,29 @@ is significant in the same family, or when its own rate is above the absolute ce
 repetition loops show up on both sides, so they do not block its lane; loops are counted apart
 from token soup in every reason.
 
-`family_checks` is pure: the gate calls it on a comparison and bench/signoff_calibration.py on
-simulated lanes, so the calibration measures the rules that run.
+Errors, fatal diagnoses and incompleteness are defects, not sampling noise: they are checked on
+the candidate alone, against absolute limits, with no test. `RULES` lists every rule the gate
+runs.
+
+The rules are pure: the gate calls them on a comparison, and bench/signoff_calibration.py calls
+`family_checks` on simulated lanes, so the calibration measures the rules that run.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from fractions import Fraction
+from typing import Any, Literal
 
 from evalrun.compare.family import PairedTest
-from evalrun.compare.pairing import fmt_p
+from evalrun.compare.pairing import (
+    CategoryRow,
+    Comparison,
+    GarbleStats,
+    PairedStats,
+    fmt_p,
+)
 from evalrun.signoff.policy import Check, Policy
 from evalrun.tables import fmt_points
 
@@ -195,3 +207,121 @@ def garble_checks(t: PairedTest, candidate: CandidateGarble, policy: Policy) -> 
         f"{fmt_points(100 * policy.max_garble_rate)}% ceiling",
     )
     return [rel, ceiling]
+
+
+def comparison_family(cmp: Comparison, policy: Policy) -> list[Check]:
+    """Total, categories and garble of a comparison, judged as one family (`family_checks`)."""
+    s, g = cmp.stats, cmp.garble
+    total = _tested("", s, s.lost, s.gained, s.net)
+    cats = [_tested(r.category, r, r.lost, r.gained, r.delta) for r in cmp.categories]
+    garble = _tested("garble", g, g.new, g.cleared, g.cleared - g.new)
+    b = cmp.b
+    own = CandidateGarble(
+        garbled=b.garbled, loops=b.garble_loops, answered=b.total - b.errors - b.missing
+    )
+    return family_checks(total, cats, garble, own, policy)
+
+
+def _tested(
+    subject: str,
+    row: PairedStats | CategoryRow | GarbleStats,
+    lost: int,
+    gained: int,
+    net: float,
+) -> PairedTest:
+    """A comparison row's test, as the rules read it (its p-values already family-adjusted)."""
+    return PairedTest(
+        subject=subject,
+        paired=row.paired,
+        lost=lost,
+        gained=gained,
+        net=Fraction(net),
+        p_value=row.p_value,
+        p_worse=row.p_worse,
+        p_adjusted=row.p_adjusted,
+        p_worse_adjusted=row.p_worse_adjusted,
+    )
+
+
+def _errors(cmp: Comparison, policy: Policy) -> list[Check]:
+    n = cmp.b.errors
+    bad = n > policy.max_errors
+    return [
+        Check(
+            rule="errors",
+            outcome="fail" if bad else "pass",
+            reason=f"{n} items errored, {'more than' if bad else 'within'} the limit of "
+            f"{policy.max_errors}",
+        )
+    ]
+
+
+def _incomplete(cmp: Comparison, policy: Policy) -> list[Check]:
+    b = cmp.b
+    gaps = []
+    if b.status != "complete":
+        gaps.append(f"status {b.status}")
+    if b.errors:
+        gaps.append(f"{b.errors} items errored")
+    if b.missing:
+        gaps.append(f"{b.missing} items not run")
+    if b.partial:
+        # the pair covers the whole suite only when the baseline ran all of it
+        gaps.append(
+            f"ran {b.total} of the suite's {cmp.stats.universe} items"
+            if not cmp.a.partial
+            else f"ran a selection of {b.total} items, not the whole suite"
+        )
+    if not gaps:
+        return [Check(rule="incomplete", outcome="pass", reason="candidate run is complete")]
+    what = "candidate run is incomplete (" + ", ".join(gaps) + ")"
+    if policy.allow_incomplete:
+        return [Check(rule="incomplete", outcome="warn", reason=f"{what}; allowed by the policy")]
+    return [
+        Check(
+            rule="incomplete",
+            outcome="fail",
+            reason=f"{what}; resume it (`evalrun score --resume {b.run_id}`) or set "
+            "allow_incomplete: true",
+        )
+    ]
+
+
+def _fatal_diagnoses(cmp: Comparison, policy: Policy) -> list[Check]:
+    hints = {d.kind: d.hint for d in cmp.diagnoses}
+    out = [
+        Check(
+            rule="fatal_diagnosis",
+            subject=kind,
+            outcome="fail",
+            reason=f"diagnosis {kind} on {n} items"
+            + (f": {hints[kind]}" if hints.get(kind) else ""),
+        )
+        for kind, n in cmp.b.diagnoses.items()
+        if kind in policy.fatal_diagnoses and n
+    ]
+    return out or [Check(rule="fatal_diagnosis", outcome="pass", reason="no fatal diagnoses")]
+
+
+def _fidelity(cmp: Comparison, policy: Policy) -> list[Check]:
+    """The candidate's tokens against the baseline's: shown always, blocking only a divergent
+    candidate under `fidelity: fail`."""
+    f = cmp.fidelity
+    if f is None:
+        return []
+    if f.verdict == "divergent":
+        outcome: Literal["pass", "fail", "warn"] = "fail" if policy.fidelity == "fail" else "warn"
+    else:
+        outcome = "pass"
+    return [Check(rule="fidelity", subject=f.verdict, outcome=outcome, reason=f.line())]
+
+
+# Every rule of a sign-off: each maps (comparison, policy) to checks; a new rule on the item records
+# is one more function here plus its policy field. Rules over other evidence (slope records) come in as `extra_checks`.
+RULES: list[Callable[[Comparison, Policy], list[Check]]] = [
+    comparison_family,
+    _errors,
+    _incomplete,
+    _fatal_diagnoses,
+    _fidelity,
+]
