@@ -21,9 +21,9 @@ a person reads each and writes `<source>\\t<label>\\t<family>` lines (label garb
 or drop) to bench/fault_sweep_labels.tsv; phase `write` joins the two into garbled_fault_sweep.jsonl
 and clean_fault_sweep.jsonl (loop rows go with the clean ones: a small model's own loops). No garble detector is run anywhere (the labelling rule of issue 15).
 
-    .venv/bin/python bench/capture_fault_sweep.py --phase sweep       # ~20 min on 2 busy cores
-    .venv/bin/python bench/capture_fault_sweep.py --phase collapse
-    .venv/bin/python bench/capture_fault_sweep.py --phase write
+    .venv/bin/python -m bench.capture_fault_sweep --phase sweep       # ~20 min on 2 busy cores
+    .venv/bin/python -m bench.capture_fault_sweep --phase collapse
+    .venv/bin/python -m bench.capture_fault_sweep --phase write
 """
 
 from __future__ import annotations
@@ -39,8 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from capture_garble_corpus import (  # noqa: E402
+from bench.capture_garble_corpus import (
     CHAT,
     OUT,
     PAIRS,
@@ -51,15 +50,14 @@ from capture_garble_corpus import (  # noqa: E402
     prefix_text,
     serve,
 )
-from support.mismap import (  # noqa: E402  (capture_garble_corpus put tests/ on the path)
+from bench.mismap import (
     reference_gguf,
     write_mismapped_gguf,
     write_noisy_gguf,
     write_scaled_gguf,
     write_zeroed_gguf,
 )
-
-from evalrun.suite.load import read_jsonl  # noqa: E402
+from evalrun.suite.load import read_jsonl
 
 CANDIDATES = ROOT / "results" / "fault-sweep-candidates.jsonl"
 BROKEN_SAMPLING = {"top_p": 1.0, "top_k": 0, "min_p": 0.0}

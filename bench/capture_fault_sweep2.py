@@ -29,10 +29,10 @@ garbled_fault_sweep2.jsonl (garbled, fluent) and clean_fault_sweep2.jsonl (clean
 any text already in another corpus file. Every draw is seeded (prompt samples, sampling seeds,
 the permutations, the logit biases). No garble detector is run anywhere (the rule of issue 15).
 
-    .venv/bin/python bench/capture_fault_sweep2.py --phase sweep      # ~15 min on 2 busy cores
-    .venv/bin/python bench/capture_fault_sweep2.py --phase collapse
-    .venv/bin/python bench/capture_fault_sweep2.py --phase show [--only FAULT ...]   # to read
-    .venv/bin/python bench/capture_fault_sweep2.py --phase write
+    .venv/bin/python -m bench.capture_fault_sweep2 --phase sweep      # ~15 min on 2 busy cores
+    .venv/bin/python -m bench.capture_fault_sweep2 --phase collapse
+    .venv/bin/python -m bench.capture_fault_sweep2 --phase show [--only FAULT ...]   # to read
+    .venv/bin/python -m bench.capture_fault_sweep2 --phase write
 """
 
 from __future__ import annotations
@@ -49,11 +49,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from capture_garble_corpus import OUT, PAIRS, ROOT, RowWriter  # noqa: E402
-from mismap import reference_gguf  # noqa: E402
-
-from evalrun.suite.load import read_jsonl  # noqa: E402
+from bench.capture_garble_corpus import OUT, PAIRS, ROOT, RowWriter
+from bench.mismap import reference_gguf
+from evalrun.suite.load import read_jsonl
 
 CANDIDATES = ROOT / "results" / "fault-sweep2-candidates.jsonl"
 HEALTHY = ROOT / "results" / "fault-sweep2-healthy.jsonl"  # the collapse prefixes' source

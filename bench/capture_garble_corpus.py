@@ -32,8 +32,8 @@ processes; collapse reads reference's file).
 Rows are {text, label, expect, source}; `source` says engine, tensor pair, prompt id, temperature,
 seed and max_tokens. Synthetic rows (floods, mojibake, ...) come from bench/garble_synthetic.py.
 
-    /work/venv/bin/python bench/capture_garble_corpus.py            # 5-30 minutes on 2 cores
-    /work/venv/bin/python bench/capture_garble_corpus.py --quick    # a few prompts, smoke test
+    python -m bench.capture_garble_corpus            # 5-30 minutes on 2 cores
+    python -m bench.capture_garble_corpus --quick    # a few prompts, smoke test
 """
 
 from __future__ import annotations
@@ -57,8 +57,7 @@ from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-from support.mismap import (  # noqa: E402
+from bench.mismap import (
     reference_gguf,
     write_mismapped_gguf,
     write_zeroed_gguf,

@@ -14,8 +14,8 @@ a fault that does not boot leaves its log in results/sglang-fault-<name>.log. Th
 `--build` turns the candidates and the hand labels (bench/sglang_faults_labels.tsv) into
 tests/data/garble/garbled_sglang2.jsonl (garbled, fluent) and clean_sglang2.jsonl (clean, loop).
 
-    .venv/bin/python bench/capture_sglang_faults.py [--only healthy,rope-100,...]
-    .venv/bin/python bench/capture_sglang_faults.py --build
+    .venv/bin/python -m bench.capture_sglang_faults [--only healthy,rope-100,...]
+    .venv/bin/python -m bench.capture_sglang_faults --build
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from capture_garble_corpus import ROOT
-from capture_vllm_faults import FaultRun, main
+from bench.capture_garble_corpus import ROOT
+from bench.capture_vllm_faults import FaultRun, main
 
 # The vLLM run's tensor edits (capture_vllm_faults._EDIT), the same copies of the model folder.
 TENSOR_EDITS = (

@@ -11,8 +11,8 @@ results/vllm-faults-healthy.jsonl. The whole run: 13 boots, about 13 minutes on 
 `--build` turns the candidates and the hand labels (bench/vllm_faults_labels.tsv) into
 tests/data/garble/garbled_vllm2.jsonl (garbled, fluent) and clean_vllm2.jsonl (clean, loop).
 
-    .venv/bin/python bench/capture_vllm_faults.py [--only healthy,rope-100,...]
-    .venv/bin/python bench/capture_vllm_faults.py --build
+    .venv/bin/python -m bench.capture_vllm_faults [--only healthy,rope-100,...]
+    .venv/bin/python -m bench.capture_vllm_faults --build
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from capture_garble_corpus import (
+from bench.capture_garble_corpus import (
     CHAT,
     OUT,
     PROMPTS,
@@ -40,7 +40,6 @@ from capture_garble_corpus import (
     post,
     row,
 )
-
 from evalrun.suite.load import read_jsonl
 
 ASKED = [

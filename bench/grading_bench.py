@@ -1,8 +1,8 @@
 """Grader figures on the labelled grading set: false rejects / false accepts per category and half.
 
-    .venv/bin/python bench/grading_bench.py              # both halves, per category and style
-    .venv/bin/python bench/grading_bench.py --misses     # also list every misjudged row
-    .venv/bin/python bench/grading_bench.py --half tune  # one half only
+    .venv/bin/python -m bench.grading_bench              # both halves, per category and style
+    .venv/bin/python -m bench.grading_bench --misses     # also list every misjudged row
+    .venv/bin/python -m bench.grading_bench --half tune  # one half only
 
 A false reject is a correct answer that failed; a false accept is a wrong answer that passed. Also
 prints the degenerate checks: the user prompt echoed back, and constant answers ("Yes", "C", "0",
@@ -13,19 +13,14 @@ held-out budget.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
-from support.grading_set import held_out, load_rows
-
 from evalrun.endpoint.response import Response, example_to_response
 from evalrun.grading.registry import grade
 from evalrun.suite.load import Item, load_suite
+from tests.support.grading_set import held_out, load_rows
 
 CONSTANTS = ["Yes", "No", "A", "B", "C", "D", "0", "1", "OK", "True"]
 

@@ -5,30 +5,25 @@ one of its `accept` examples (seeded: about 80%) or one of its `reject` examples
 carries real prompts (the long-context haystacks included) and a realistic mix of outcomes.
 Then `evalrun report` for the run alone and for a pair (the same run against a second draw).
 
-    python bench/report_size.py
+    python -m bench.report_size
 """
 
 from __future__ import annotations
 
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT))
-
-from fakeserver import FakeServer, last_user, reply  # noqa: E402
-
 from evalrun.endpoint.response import example_to_response  # noqa: E402
 from evalrun.scoring.runner import ScoreRequest, score_suite  # noqa: E402
 from evalrun.serving.target import Target  # noqa: E402
 from evalrun.store import RunStore  # noqa: E402
 from evalrun.suite.load import load_suite  # noqa: E402
 from evalrun.viewing.html import write_report  # noqa: E402
+from tests.fakeserver import FakeServer, last_user, reply
 
 
 def main() -> None:

@@ -4,7 +4,7 @@ Boots `evalrun slope --reference` with depths up to a slot's context (ctx-size /
 prints the slope table (per-stream decode t/s with ratio to d0, cliffs, TTFT and aggregate t/s)
 and the path of slope.png. llama.cpp's server decodes the c2 streams in two slots at once.
 
-    python bench/slope_reference.py [--depths 0,2k,8k] [--ctx-size 36864] [--runs 1]
+    python -m bench.slope_reference [--depths 0,2k,8k] [--ctx-size 36864] [--runs 1]
 
 Figures depend on the machine and on what else runs on it: read them as a shape, not a target.
 Measured 2026-11-30 on the 2-core box with the earlier reference, llama-cpp-python's server (busy;
@@ -22,7 +22,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 
 def main() -> int:

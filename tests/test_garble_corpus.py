@@ -2,15 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-from evalrun.grading.garble import detect
-
-sys.path.insert(0, str(Path(__file__).parent))
-from support.garble_corpus import (  # noqa: E402
+from support.garble_corpus import (
     CORPUS,
     FAMILIES,
     HEALTHY,
@@ -18,6 +11,8 @@ from support.garble_corpus import (  # noqa: E402
     held_out,
     load_corpus,
 )
+
+from evalrun.grading.garble import detect
 
 
 @pytest.fixture(scope="module")
@@ -37,9 +32,7 @@ def test_corpus_rows_are_well_formed_and_sourced(corpus):
         assert row["text"].strip(), row
         assert row["source"], row
         assert row["expect"] is None or all(isinstance(e, str) for e in row["expect"])
-    # (tests only, never in the wheel; 1.8 MB after session 4, 2.4 MB after session 5, 2.83 MB
-    # after session 7: two blind clean batches and a real sglang fault run; 2.95 MB after
-    # session 8: correct answers to the core suite's items and a third real vLLM fault run)
+    # (tests only, never in the wheel; the corpus is 2.95 MB: `du -cb tests/data/garble/*.jsonl`)
     assert sum(p.stat().st_size for p in CORPUS.glob("*.jsonl")) < 3_000_000
 
 
@@ -80,10 +73,10 @@ def _measure(rows: list[dict]) -> dict:
 
 
 def test_figures_on_the_tuning_half(corpus):
-    """The half the detector is tuned on: clean flagged within issue 15's 1%; garbled caught
-    and each family at floors pinned at the measured figures (the real partial-fault rows of
-    session 4 put the targets of 98% and 95% per family out of reach; bench/garble_bench.py
-    prints how far each family is)."""
+    """The half the detector is tuned on: clean flagged within the 1% target; garbled caught
+    and each family at floors pinned at the measured figures (the real partial-fault rows put
+    the targets of 98% and 95% per family out of reach; `python -m bench.garble_bench` prints
+    how far each family is)."""
     got = _measure([r for r in corpus if not held_out(r)])
     misses = "\n".join(got["fp"] + got["fn"])
     assert len(got["fp"]) <= 0.01 * got["n_clean"], misses
@@ -93,8 +86,9 @@ def test_figures_on_the_tuning_half(corpus):
     assert not got["loop_wrong"], got["loop_wrong"]
 
 
-TUNING_CAUGHT = 0.83  # measured 83.1% (1394 of 1677) at session 8's end
-TUNING_FAMILY_FLOOR = {  # measured at session 7's end (loop: session 8's)
+# Floors a little under the figures `python -m bench.garble_bench` prints for the tuning half:
+TUNING_CAUGHT = 0.83  # 83.1% (1394 of 1677)
+TUNING_FAMILY_FLOOR = {  # per family, caught of garbled
     "multi-script": 0.92,  # 93.0% (146 of 157)
     "non-words": 0.82,  # 82.6% (427 of 517)
     "salad": 0.62,  # 62.7% (136 of 217): spliced phrases (SmolLM2's surprisal does not tell them)
@@ -106,8 +100,8 @@ TUNING_FAMILY_FLOOR = {  # measured at session 7's end (loop: session 8's)
 
 
 def test_figures_on_the_held_out_half(corpus):
-    """The half the detector was not tuned on. Floors at the measured figures (issue 15's targets
-    are 1% / 98% / 95% per family: bench/garble_bench.py prints how far each family is)."""
+    """The half the detector was not tuned on. Floors at the measured figures (the targets are
+    1% / 98% / 95% per family: `python -m bench.garble_bench` prints how far each family is)."""
     rows = [r for r in corpus if held_out(r)]
     assert len(rows) > 1000
     got = _measure(rows)
@@ -119,20 +113,18 @@ def test_figures_on_the_held_out_half(corpus):
     assert fp <= HELD_OUT_FP * n_clean, f"held-out clean flagged {fp} of {n_clean}"
     assert fn <= (1 - HELD_OUT_CAUGHT) * n_garbled, f"held-out missed {fn} of {n_garbled}"
     # (one held-out loop under a fault, in a Python block, is called collapse by the syntax
-    # signal since session 5: measured, not looked at)
+    # signal: measured, not looked at)
     assert loops_wrong <= HELD_OUT_LOOPS_WRONG, (
         f"{loops_wrong} held-out loops not reported as loops"
     )
 
 
-# measured 2.9% (60 of 2089) at session 8's end, with its correct answers to the suite's items
-# (0 of 185 flagged) and a third vLLM fault run (0 of 1); 3.2% (60 of 1903) at session 7's end,
-# with two blind clean batches (held-out halves flagged 8 of 130 and 2 of 141) and real sglang
-# output under faults (0 of 10); the session-7-start detector flags 3.4% (65) of those rows
-HELD_OUT_FP = 0.029
-HELD_OUT_CAUGHT = 0.80  # measured 80.3% (1317 of 1641) at session 8's end: partial faults, salads
-# (and one held-out loop of the sglang fault run, called salad by session 7's start detector too)
-HELD_OUT_LOOPS_WRONG = 2
+# Floors at the figures `python -m bench.garble_bench` prints for the held-out half:
+HELD_OUT_FP = 0.029  # clean flagged: 2.9% (60 of 2089)
+HELD_OUT_CAUGHT = (
+    0.80  # garbled caught: 80.3% (1317 of 1641); the misses are partial faults, salads
+)
+HELD_OUT_LOOPS_WRONG = 2  # loops not reported as loops
 
 
 def test_real_smollm2_answers_are_never_soup(corpus):

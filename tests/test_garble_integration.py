@@ -6,7 +6,6 @@ prompts, 32 tokens each."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import httpx2 as httpx
@@ -15,8 +14,6 @@ import pytest
 from evalrun.endpoint.response import Response
 from evalrun.grading.garble import check_response, expected_for
 from evalrun.serving.contract import contract_from_data, read_contract_data, reference_contract_path
-
-sys.path.insert(0, str(Path(__file__).parent))
 
 pytestmark = pytest.mark.integration
 

@@ -1,13 +1,10 @@
 """The mis-mapped GGUF fixture: two same-shaped tensors swapped in every layer."""
 
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-from support.mismap import swap_plan, write_mismapped_gguf  # noqa: E402
+from support.mismap import swap_plan, write_mismapped_gguf
 
 gguf = pytest.importorskip("gguf")
 

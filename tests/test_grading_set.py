@@ -2,7 +2,8 @@
 
 False rejects (a correct answer failed) and false accepts (a wrong answer passed) on the held-out
 half stay at or under 2% overall and 5% per category; degenerate answers (the prompt echoed back,
-constant answers, garble) gain nothing. bench/grading_bench.py prints the same figures per style.
+constant answers, garble) gain nothing. `python -m bench.grading_bench` prints the same figures per
+style.
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ def test_a_garbled_answer_never_passes_and_is_reported_as_garble():
     assert not g.passed and g.garbled
 
 
-# The defect examples quoted in issue 13, against the shipped items: each was misjudged by core-v1.
+# Answers from defect reports against the graders, on the shipped items: core-v1 misjudged each.
 ISSUE_EXAMPLES = [
     ("math-007", "**Answer:** 6 muffins × $2.50 = $15.00", True),
     ("math-015", "14 (because 14² = 196)", True),

@@ -1,14 +1,11 @@
 """The partial-damage GGUF writers (bench/mismap.py): one mis-mapped layer, scaled or noisy
 tensors. Each must change exactly the named tensors and keep the file's layout."""
 
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-from support.mismap import (  # noqa: E402
+from support.mismap import (
     write_mismapped_gguf,
     write_noisy_gguf,
     write_scaled_gguf,

