@@ -15,6 +15,12 @@ and llama-cpp-python's server, where it is installed (a source build):
 One streamed chat completion at a time, temperature 0, `ignore_eos` so every run decodes
 --tokens tokens; decode tokens/s = (tokens - 1) / (last token time - first token time), so
 prefill and the first token are left out. Prints the median of --runs runs (figures only).
+
+Measured 2026-12-01 on the 2-core box (AMD EPYC with AVX-512), in turns, at load average 9-18,
+--tokens 64: xllamacpp's wheel (built for AVX2, no AVX-512) 32.4, 44.2, 28.5 tokens/s;
+llama-cpp-python 0.3.36 compiled here (AVX-512) 20.9, 36.8, 21.7. The missing AVX-512 costs
+less per stream than llama-cpp-python's Python server loop does. Up in 5.5-6.4 s against
+6.6-8.7 s.
 """
 
 from __future__ import annotations
