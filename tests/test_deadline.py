@@ -2,7 +2,7 @@
 
 `--timeout S` is an item's whole budget: its tries, a body trickled however slowly, and the waits
 between tries (a Retry-After past it fails the item at once). A server that answers nothing is
-told on stderr after min(60, S/2) seconds of silence, and the run stops within 2 x S.
+told on stderr after min(60, S/2) seconds of silence, and the run stops within about 2 x S.
 """
 
 from __future__ import annotations

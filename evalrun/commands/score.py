@@ -82,7 +82,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="seconds one item may take in all: every try, the body however slowly it comes, "
         "and every wait between tries (a Retry-After past it fails the item at once); "
         "default 120, 600 with --reference (CPU). A server that answers nothing is told "
-        "after min(60, S/2) s of silence, and the run stops within 2 x S",
+        "after min(60, S/2) s of silence, and the run stops within about 2 x S",
     )
     run.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     run.add_argument(
