@@ -72,7 +72,7 @@ def test_core_suite_under_chaos_then_resume(tmp_path, capsys):
         str(results),
         "--no-progress",
         "--timeout",
-        "1",
+        "4",  # an item's whole budget: the four tries of 1 s each it had when --timeout was per try
         "--max-response-mb",
         "1",
         "--concurrency",
