@@ -3,6 +3,7 @@
     .venv/bin/python -m bench.grading_bench              # both halves, per category and style
     .venv/bin/python -m bench.grading_bench --misses     # also list every misjudged row
     .venv/bin/python -m bench.grading_bench --half tune  # one half only
+    .venv/bin/python -m bench.grading_bench --set blind  # the blind set (tests/data/grading/README.md)
 
 A false reject is a correct answer that failed; a false accept is a wrong answer that passed. Also
 prints the degenerate checks: the user prompt echoed back, and constant answers ("Yes", "C", "0",
@@ -20,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 from evalrun.endpoint.response import Response, example_to_response
 from evalrun.grading.registry import grade
 from evalrun.suite.load import Item, load_suite
-from tests.support.grading_set import held_out, load_rows
+from tests.support.grading_set import SETS, held_out, load_rows
 
 CONSTANTS = ["Yes", "No", "A", "B", "C", "D", "0", "1", "OK", "True"]
 
@@ -94,13 +95,14 @@ def main() -> None:
     ap.add_argument("--half", choices=["tune", "held-out", "both"], default="both")
     ap.add_argument("--misses", action="store_true", help="list every misjudged row")
     ap.add_argument("--styles", action="store_true", help="also break figures down by style")
+    ap.add_argument("--set", choices=sorted(SETS), default="existing", help="which labelled set")
     args = ap.parse_args()
     suite = load_suite("core")
     items = {i.id: i for i in suite.items}
     cats = {i.id: i.category for i in suite.items}
-    rows = load_rows()
+    rows = load_rows(SETS[args.set])
     print(
-        f"suite {suite.label}: {len(rows)} labelled answers "
+        f"suite {suite.label}, {args.set} set: {len(rows)} labelled answers "
         f"({sum(r['passed'] for r in rows)} correct)"
     )
     halves = {

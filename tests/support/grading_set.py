@@ -1,8 +1,10 @@
-"""The labelled grading set (tests/data/grading/answers.jsonl) and its fixed tuning/held-out split.
+"""The labelled grading sets under tests/data/grading/ and their fixed tuning/held-out split.
 
 Each row is {id, answer, passed, style, why}: an answer to one core item in the shape of an item's
-`accept` example, labelled with what a careful human grader would say. The graders were tuned on
-the tuning half only; the held-out half is what tests/test_grading_set.py holds to its budget.
+`accept` example, labelled with what a careful human grader would say. `answers.jsonl` was written
+alongside the graders; `blind.jsonl` by writers who saw only the prompts and a list of styles
+(tests/data/grading/README.md). The graders were tuned on the tuning halves only; the held-out
+halves are what tests/test_grading_set.py holds to its budget.
 """
 
 from __future__ import annotations
@@ -14,12 +16,15 @@ from typing import Any
 
 from evalrun.suite.load import read_jsonl
 
-ANSWERS = Path(__file__).resolve().parent.parent / "data" / "grading" / "answers.jsonl"
+DATA = Path(__file__).resolve().parent.parent / "data" / "grading"
+ANSWERS = DATA / "answers.jsonl"
+BLIND = DATA / "blind.jsonl"
+SETS = {"existing": ANSWERS, "blind": BLIND}
 
 
-def load_rows() -> list[dict[str, Any]]:
-    """Every labelled row, in file order."""
-    return read_jsonl(ANSWERS)
+def load_rows(path: Path = ANSWERS) -> list[dict[str, Any]]:
+    """Every labelled row of one set, in file order."""
+    return read_jsonl(path)
 
 
 def held_out(row: dict[str, Any]) -> bool:
