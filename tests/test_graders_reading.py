@@ -178,3 +178,44 @@ def test_example_to_response_shapes():
     for bad in [3, {"text": "8"}, {"tool_calls": [{"arguments": {}}]}]:
         with pytest.raises((TypeError, ValueError)):
             example_to_response(bad)
+
+
+@pytest.mark.parametrize(
+    "text,answer",
+    [
+        ("Each pays $29 (3 × 29 = 87).", 29),
+        ("The average is 21 (84 / 4).", 21),
+        ("x = 8 (check: 3·8 + 7 = 31).", 8),
+        ("The square root of 196 is 14, because 14 multiplied by itself gives 196.", 14),
+        ("Le trajet dure 155 minutes (2 h 35).", 155),
+        ("1600? No — 0.25 × 640 = 160.", 160),
+        ("14... no, that's his age now; in 3 years he'll be 17.", 17),
+    ],
+)
+def test_numeric_reads_the_claim_before_its_working_and_after_a_retraction(text, answer):
+    assert passes("numeric", {"answer": answer}, text)
+
+
+@pytest.mark.parametrize(
+    "kind,params,text",
+    [
+        ("numeric", {"answer": 8}, "8? Actually, 9."),
+        ("numeric", {"answer": 160}, "160... actually 0.25 × 640 = 16."),
+        (
+            "choice",
+            {"options": ["Ottawa", "Toronto"], "answer": "A"},
+            "Ottawa... actually, Toronto.",
+        ),
+        ("choice", {"options": ["yes", "no"], "answer": "B"}, "No.\nActually yes, it follows."),
+        ("regex", {"pattern": "Wien"}, "Die Hauptstadt ist Wien... nein, Salzburg."),
+    ],
+)
+def test_a_retracted_right_answer_does_not_pass(kind, params, text):
+    assert not passes(kind, params, text)
+
+
+def test_no_as_a_verdict_and_numbered_steps_are_not_retractions():
+    yes_no = {"options": ["yes", "no"], "answer": "B"}
+    assert passes("choice", yes_no, "Great question! No, because only some cats are grey.")
+    steps = "1. Boil water.\n2. Pour it over the tea.\n3. Wait three minutes, then drink."
+    assert passes("regex", {"pattern": "boil"}, steps)

@@ -53,7 +53,7 @@ class NumericParams(GraderParams):
     )
 
 
-@grader("numeric", NumericParams)
+@grader("numeric", NumericParams, reads_claim=True)
 def _numeric(response: Response, p: NumericParams) -> Grade:
     """The number the reply gives as its answer equals the expected one."""
     read = extract_answer_number(
@@ -164,7 +164,7 @@ def _choices_in(span: str, p: ChoiceParams) -> tuple[list[tuple[str, int, int]],
     return sorted(hits, key=lambda h: h[1]), norm
 
 
-@grader("choice", ChoiceParams)
+@grader("choice", ChoiceParams, reads_claim=True)
 def _choice(response: Response, p: ChoiceParams) -> Grade:
     """The reply chooses the expected option, by letter or by name, and only that one."""
     for how, span in answer_spans(answer_text(response)):

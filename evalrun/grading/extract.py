@@ -232,9 +232,63 @@ def extract_answer_number(
     return NumberReading(None, "none")
 
 
+_EXPLAINS = re.compile(
+    r",?\s+(?:since|because|as|given that|leaving|from|da|car|parce que|weil|denn)\s|\s[—–]\s|;",
+    re.IGNORECASE,
+)
+_COPULA = re.compile(
+    r"(?:\b(?:is|are|was|were|equals|makes|gives|has|have|keeps|pays|gets|comes to|"
+    r"will be|ist|sind|haben|hat|wird|est|sont|fait|dure|font|aura|sera)\b|=|:\s|—|–)",
+    re.IGNORECASE,
+)
+_UNIT_POWER_RE = re.compile(r"([A-Za-z])\^\d")  # cm^2 is a unit, not arithmetic
+_CONCLUSION_LATER = re.compile(
+    r"\b(?:so|therefore|thus|hence|answer|total|result|in all|altogether)\b", re.IGNORECASE
+)
+
+
 def _leading_number(plain: str, kw: dict[str, bool]) -> str | None:
+    """The opening claim when a reply states its number first and explains after it.
+
+    `14 (because 14² = 196)`, `The total is 42 (6 × 7).`, `Each pays $29 (3 × 29 = 87).`,
+    `The square root of 196 is 14, because ...`: the opening sentence, its asides (brackets,
+    "because ...", a dash) dropped, states one number with no arithmetic in it, or one after
+    "is"/"=". Only when the reply has nothing after it that concludes ("so", "the answer"), and
+    the opening has an aside or is the whole reply; working that merely starts with a given
+    (`5 boxes of 24, which is 120. ...`) is read later.
+    """
+    text = plain.strip()
+    head = sentence_at(text, 0)
+    bare = _bare_leading(head, kw)
+    if bare is not None:
+        return bare
+    rest = text[text.find(head) + len(head) :] if head else text
+    claim = _PAREN_RE.sub(" ", head)
+    cut = _EXPLAINS.split(claim, maxsplit=1)
+    aside = claim != head or len(cut) > 1
+    claim = cut[0]
+    if not (aside or not re.search(r"\w", rest)) or _CONCLUSION_LATER.search(rest):
+        return None
+    nums = number_matches(claim, **kw)
+    if not nums:
+        return None
+    plain_claim = _UNIT_POWER_RE.sub(r"\1", claim)
+    eq = plain_claim.rfind("=")
+    if eq < 0 and _OPERATOR_RE.search(plain_claim):
+        return None
+    if eq >= 0 and (
+        any(ch.isdigit() for ch in plain_claim[:eq]) or _OPERATOR_RE.search(plain_claim[eq + 1 :])
+    ):
+        return None
+    if len(nums) == 1:
+        return claim
+    cops = list(_COPULA.finditer(claim))
+    after = [n for n in nums if cops and n[1] >= cops[-1].end()]
+    return claim[after[0][1] : after[0][2]] if after else None
+
+
+def _bare_leading(head: str, kw: dict[str, bool]) -> str | None:
     """The opening sentence when it states a bare number and explains nothing in it."""
-    head = sentence_at(plain.strip(), 0)
     m = re.match(r"[\s\"'“”$€£#]*(?=[-\d.])", head)
     nums = number_matches(head, **kw)
     if not m or not nums or nums[0][1] != m.end():

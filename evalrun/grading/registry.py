@@ -31,7 +31,7 @@ from evalrun.endpoint.response import Response
 from evalrun.errors import SuiteError
 from evalrun.grading.extract import normalize
 from evalrun.grading.garble.verdict import GarbleVerdict
-from evalrun.grading.span import plain_text
+from evalrun.grading.span import final_claim, plain_text
 
 
 class Grade(BaseModel):
@@ -68,14 +68,27 @@ class GraderParams(BaseModel):
 GraderFn = Callable[[Response, Any], Grade]
 GRADERS: dict[str, GraderFn] = {}
 PARAMS: dict[str, type[BaseModel] | None] = {}
+# Kinds that judge what an answer claims, so a retracted claim is not theirs to read.
+READS_CLAIM: set[str] = set()
 
 
-def grader(kind: str, params: type[BaseModel] | None = None) -> Callable[[GraderFn], GraderFn]:
-    """Register a grader under `kind`; with `params`, it receives a validated params model."""
+def grader(
+    kind: str, params: type[BaseModel] | None = None, *, reads_claim: bool = False
+) -> Callable[[GraderFn], GraderFn]:
+    """Register a grader under `kind`; with `params`, it receives a validated params model.
+
+    With `reads_claim`, a reply that takes back what it said ("7? No — it's 8.", "Ottawa...
+    actually, Toronto") reaches the grader as the text after its last retraction (span.final_claim).
+    Counting graders (format, json) see the whole reply.
+    """
 
     def wrap(fn: GraderFn) -> GraderFn:
         GRADERS[kind] = fn
         PARAMS[kind] = params
+        if reads_claim:
+            READS_CLAIM.add(kind)
+        else:
+            READS_CLAIM.discard(kind)
         return fn
 
     return wrap
@@ -112,6 +125,11 @@ def grade_spec(kind: str, params: dict[str, Any], response: Response) -> Grade:
         if response.tool_calls:
             why += "; the model called a tool instead of answering"
         return Grade(passed=False, detail=why)
+    if kind in READS_CLAIM:
+        claim, retracted = final_claim(response.content or "")
+        if retracted:
+            got = GRADERS[kind](response.model_copy(update={"content": claim}), validated)
+            return got.model_copy(update={"span": got.span or claim})
     return GRADERS[kind](response, validated)
 
 

@@ -261,3 +261,42 @@ def without_lead_in(text: str) -> list[str]:
         if again and len(again.group(0).split()) <= 8 and out[-1][again.end() :].strip():
             out.append(out[-1][again.end() :].strip())
     return out
+
+
+# ---------------------------------------------------------------- retractions
+
+# Where a reply takes back what it just said: "8? No — 9.", "Ottawa... actually, Toronto.",
+# "IndexError\n\nActually, on second thought, it prints 3", "sang... wait, no — sings",
+# "Correction: ...". The answer is what follows the last one. A bare "No" only retracts after a
+# question mark, an ellipsis or a dash ("Saturn? No — Jupiter"), so "No, it does not" as a
+# yes/no verdict is left alone; "actually" only after a pause, not inside a sentence ("is
+# actually the capital").
+_PAUSE = r"(?:\?|\.\.\.|…|—|–|(?<=\s)-)"
+_STOP = r"(?:[.!]\s|\n)"
+_RETRACTION = re.compile(
+    rf"{_PAUSE}\s*(?:no|nope|нет|nein|non)\s*[,.!—–-]+(?:[\s,]*(?:sorry|actually)\b[\s,.!—–-]*)*"
+    rf"|(?:{_PAUSE}|{_STOP})\s*(?:no\s+)?wait\s*[,!:—–-]+(?:[\s,]*(?:no|sorry|actually)\b[\s,.!—–-]*)*"
+    rf"|(?:{_PAUSE}|{_STOP}|[,;:]\s)\s*actually\b(?:\s*,?\s*(?:no|on second thought)\b)?"
+    r"|\b(?:on second thought|correction|scratch that|let me recheck|i mean)\b"
+    r"|\b(?:нет|nein|non),?\s+(?:скорее|eher|plutôt)\b",
+    re.IGNORECASE,
+)
+
+
+def final_claim(text: str) -> tuple[str, bool]:
+    """The part of `text` after its last retraction, and whether there was one.
+
+    "7? No — it's 8." reads "it's 8."; a reply without a retraction, or whose retraction is
+    followed by no words, reads whole.
+    """
+    last = None
+    for m in _RETRACTION.finditer(text):
+        if (
+            m.end() > 0
+            and re.search(r"\w", text[m.end() :])
+            and re.search(r"\w", text[: m.start()])
+        ):
+            last = m
+    if last is None:
+        return text, False
+    return text[last.end() :].lstrip(" \t\n,.:;!—–-"), True

@@ -60,7 +60,7 @@ class NormalizedParams(GraderParams):
     ignore_punct: bool = Field(default=False, description="Drop all punctuation before comparing.")
 
 
-@grader("normalized", NormalizedParams)
+@grader("normalized", NormalizedParams, reads_claim=True)
 def _normalized(response: Response, p: NormalizedParams) -> Grade:
     """The reply matches the answer after Unicode, case, markdown (and optionally punctuation) normalization."""
     kw = {"case": p.case_sensitive, "punct": p.ignore_punct}
@@ -121,7 +121,7 @@ class RegexParams(GraderParams):
         return v
 
 
-@grader("regex", RegexParams)
+@grader("regex", RegexParams, reads_claim=True)
 def _regex(response: Response, p: RegexParams) -> Grade:
     """A regular expression is found (or, with negate, not found) in the reply."""
     flags = IGNORECASE if p.ignore_case else 0
@@ -154,7 +154,7 @@ def _present(text: str, entry: Answers, p: ContainsParams) -> bool:
     return False
 
 
-@grader("contains_all", ContainsParams)
+@grader("contains_all", ContainsParams, reads_claim=True)
 def _contains_all(response: Response, p: ContainsParams) -> Grade:
     """Every listed text occurs in the reply, other than right after a negation."""
     text = normalize(plain_text(answer_text(response)), case=p.case_sensitive)
@@ -162,7 +162,7 @@ def _contains_all(response: Response, p: ContainsParams) -> Grade:
     return verdict(not missing, f"missing {missing}" if missing else "all present")
 
 
-@grader("contains_none", ContainsParams)
+@grader("contains_none", ContainsParams, reads_claim=True)
 def _contains_none(response: Response, p: ContainsParams) -> Grade:
     """None of the listed texts occurs in the reply."""
     text = normalize(plain_text(answer_text(response)), case=p.case_sensitive)
@@ -461,7 +461,7 @@ def _sequence_tokens(text: str, p: SequenceParams) -> tuple[list[str], bool]:
     return [normalize(m.group(0)) for m in hits], hedged
 
 
-@grader("sequence", SequenceParams)
+@grader("sequence", SequenceParams, reads_claim=True)
 def _sequence(response: Response, p: SequenceParams) -> Grade:
     """The reply continues or copies a sequence exactly: no loops, floods or overshoot."""
     got, hedged = _sequence_tokens(answer_text(response), p)
