@@ -76,3 +76,17 @@ def test_suite_graders_lists_every_registered_kind(capsys):
     kinds = [line.split(":")[0] for line in out.splitlines() if line and not line.startswith(" ")]
     assert kinds == sorted(GRADERS)
     assert "contains" not in kinds and "reject_units" in out and "sequence" in kinds
+
+
+def test_explain_names_the_span_each_grader_read(tmp_path, capsys):
+    lines = [
+        json.dumps({"id": "factual-004", "answer": "Saturn? No — Jupiter."}),
+        json.dumps({"id": "math-017", "answer": "Each pays $29 (3 × 29 = 87)."}),
+    ]
+    assert main(["grade", "--json", "--explain", str(write(tmp_path, lines))]) == 0
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [o["passed"] for o in out] == [True, True]
+    assert out[0]["span"] == "Jupiter." and "87" not in out[1]["span"]
+    assert main(["grade", "--explain", str(write(tmp_path, lines))]) == 0
+    table = capsys.readouterr().out
+    assert "read" in table.splitlines()[0] and "Jupiter." in table

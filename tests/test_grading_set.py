@@ -13,7 +13,7 @@ from collections import defaultdict
 
 import pytest
 from support.garble_corpus import load_corpus
-from support.grading_set import held_out, load_rows
+from support.grading_set import BLIND, held_out, load_rows
 
 from evalrun.endpoint.response import Response, example_to_response
 from evalrun.grading.registry import grade
@@ -174,3 +174,17 @@ ISSUE_EXAMPLES = [
 @pytest.mark.parametrize("item_id,answer,ok", ISSUE_EXAMPLES)
 def test_the_issue_examples_are_judged_as_a_careful_grader_would(item_id, answer, ok):
     assert grade(ITEMS[item_id], example_to_response(answer)).passed is ok
+
+
+BLIND_ROWS = load_rows(BLIND)
+
+
+def test_blind_held_out_half_no_worse_than_measured():
+    """The blind set's held-out half (tests/data/grading/README.md) at or under the figures
+    measured by `.venv/bin/python bench/grading_bench.py --set blind`: false rejects 33/601
+    (5.5%), false accepts 38/664 (5.7%); before the retraction and opening-claim reading they
+    were 49/601 and 64/664. The issue's target is 2% each; these are floors to keep, not it."""
+    pairs = judged([r for r in BLIND_ROWS if held_out(r)])
+    fr = sum(1 for r, p in pairs if r["passed"] and not p)
+    fa = sum(1 for r, p in pairs if not r["passed"] and p)
+    assert fr <= 33 and fa <= 38, (fr, fa)

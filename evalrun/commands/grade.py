@@ -13,12 +13,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description='Grade answers offline. FILE holds one {"id": ITEM_ID, "answer": ANSWER} a '
         "line; ANSWER is a string (the reply's content) or {content, tool_calls, reasoning}, the "
         "shape of an item's accept examples. Prints a table, or with --json one "
-        "{id, passed, detail, garbled} object a line. Exit 0 once every line is graded, 2 on a "
+        "{id, passed, detail, garbled} object a line; --explain adds the span each grader read. "
+        "Exit 0 once every line is graded, 2 on a "
         "malformed line or an unknown id.",
     )
     p.add_argument("file", type=Path, help="JSONL file of answers")
     p.add_argument("--suite", default="core", help="suite name or path (core)")
     p.add_argument("--json", action="store_true", help="one JSON object a line on stdout")
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="add the part of each answer the grader read (the boxed answer, the claim after a "
+        "retraction, ...)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -31,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     graded = grade_answers(items, read_answers(args.file, items, suite.label))
     if args.json:
         for g in graded:
-            print(g.model_dump_json())
+            print(g.model_dump_json(exclude=set() if args.explain else {"span"}))
         return 0
     rows = [
         [
@@ -39,9 +46,11 @@ def run(args: argparse.Namespace) -> int:
             "garbled" if g.garbled else ("pass" if g.passed else "FAIL"),
             terminal_safe(g.detail),
         ]
+        + ([terminal_safe(g.span or "(the whole answer)", 60)] if args.explain else [])
         for g in graded
     ]
-    print(table(rows, headers=["id", "verdict", "detail"], numparse=False))
+    headers = ["id", "verdict", "detail"] + (["read"] if args.explain else [])
+    print(table(rows, headers=headers, numparse=False))
     passed = sum(g.passed for g in graded)
     print(f"\n{passed}/{len(graded)} passed ({suite.label})")
     return 0

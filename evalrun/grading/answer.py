@@ -68,14 +68,19 @@ def _numeric(response: Response, p: NumericParams) -> Grade:
     if read.value is None:
         return verdict(False, f"no number in the answer (expected {fmt_number(wanted[0])})")
     seen = f"read {fmt_number(read.value)} ({read.how}); expected {fmt_number(wanted[0])}"
+    span = " ".join(read.span.split()) or None
     if read.problem:
-        return verdict(False, f"{read.problem}; expected {fmt_number(wanted[0])}")
+        return Grade(
+            passed=False, detail=f"{read.problem}; expected {fmt_number(wanted[0])}", span=span
+        )
     if unit_forms(read.unit) & units_key(p.reject_units):
-        return verdict(False, f"{seen}, but in {read.unit!r}, the wrong unit")
+        return Grade(
+            passed=False, detail=f"{seen}, but in {read.unit!r}, the wrong unit", span=span
+        )
     close = (
         math.isclose(read.value, w, abs_tol=p.tolerance, rel_tol=p.rel_tolerance) for w in wanted
     )
-    return verdict(any(close), seen)
+    return Grade(passed=any(close), detail=seen, span=span)
 
 
 class ChoiceParams(GraderParams):
@@ -124,6 +129,7 @@ def _letter_hits(text: str, letters: str) -> list[tuple[str, int, int]]:
         rf"\b(?:answer|option|choice)\s*(?:is|:|=)?\s*(?:option\s*)?\(?({cls})\b(?![a-z'])",
         rf"\b(?:answer|option|choice)\s*(?:is|:|=)?\s*\(?({cls.lower()})\)",
         rf"(?:^|\s)(?:not|or)\s+\(?({cls})\)?(?=[\s.,;:!]|$)",
+        rf"^\W*\(?({cls})\)?\s+or\s",
     ]
     found: dict[int, tuple[str, int, int]] = {}
     for pat in patterns:
@@ -164,21 +170,47 @@ def _choices_in(span: str, p: ChoiceParams) -> tuple[list[tuple[str, int, int]],
     return sorted(hits, key=lambda h: h[1]), norm
 
 
+def _last_line_pick(text: str, p: ChoiceParams) -> str | None:
+    """The one option the last line of a several-line reply names, when it names one.
+
+    "Ottawa is in Ontario.\nThe capital of Canada is Toronto." claims Toronto: a reply's last
+    line is its last claim.
+    """
+    lines = [ln for ln in text.strip().split("\n") if re.search(r"\w", ln)]
+    verdicts = {normalize(v) for v in p.lettered().values()} == {"yes", "no"}
+    if len(lines) < 2 or verdicts:  # "Yes would need more information" is no verdict
+        return None
+    named, norm = _choices_in(lines[-1], p)
+    picked = {h[0] for h in named if not is_negated(norm, h[1])}
+    return picked.pop() if len(picked) == 1 else None
+
+
 @grader("choice", ChoiceParams, reads_claim=True)
 def _choice(response: Response, p: ChoiceParams) -> Grade:
     """The reply chooses the expected option, by letter or by name, and only that one."""
     for how, span in answer_spans(answer_text(response)):
         named, norm = _choices_in(span, p)
         for a, b in itertools.pairwise(named):
-            if a[0] != b[0] and is_hedge(norm, a[2], b[1]):
+            if a[0] != b[0] and is_hedge(norm, a[2], b[1]) and not is_negated(norm, a[1]):
                 return verdict(False, f"hedges between {a[0]} and {b[0]}; expected {p.answer}")
-        hits = [h for h in named if not is_negated(norm, h[1])]
+        rejected = {h[1] for h in named if is_negated(norm, h[1])}
+        for a, b in itertools.pairwise(named):  # "not Go or Gd": both are rejected
+            if a[1] in rejected and is_hedge(norm, a[2], b[1]):
+                rejected.add(b[1])
+        hits = [h for h in named if h[1] not in rejected]
         picked = sorted({h[0] for h in hits})
         if len(picked) > 1 and how == "whole" and p.when_several != "fail":
             picked = [hits[0][0] if p.when_several == "first" else hits[-1][0]]
+        if len(picked) == 1 and how in ("first", "whole"):
+            later = _last_line_pick(answer_text(response), p)
+            picked = [later] if later else picked
         if len(picked) == 1:
             got = picked[0]
-            return verdict(got == p.answer, f"picked {got} ({how}); expected {p.answer}")
+            return Grade(
+                passed=got == p.answer,
+                detail=f"picked {got} ({how}); expected {p.answer}",
+                span=span.strip() if how != "whole" else None,
+            )
         if len(picked) > 1 and how == "whole":
             return verdict(False, f"picked {picked}; expected {p.answer}")
     return verdict(False, f"picked nothing; expected {p.answer}")

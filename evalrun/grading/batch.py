@@ -29,6 +29,10 @@ class GradedAnswer(BaseModel):
     passed: bool = Field(description="Whether the item's grader passed the answer.")
     detail: str = Field(description="What the grader read and expected.")
     garbled: bool = Field(description="The garble detector flagged the answer (it then fails).")
+    span: str | None = Field(
+        default=None,
+        description="The part of the answer the grader read, when it read one part of it.",
+    )
 
 
 def read_answers(path: Path, items: Mapping[str, Any], label: str) -> list[tuple[int, str, Any]]:
@@ -75,7 +79,11 @@ def grade_answers(items: Mapping[str, Any], rows: list[tuple[int, str, Any]]) ->
     out = []
     for _, item_id, answer in rows:
         g = grade(items[item_id], example_to_response(answer))
-        out.append(GradedAnswer(id=item_id, passed=g.passed, detail=g.detail, garbled=g.garbled))
+        out.append(
+            GradedAnswer(
+                id=item_id, passed=g.passed, detail=g.detail, garbled=g.garbled, span=g.span
+            )
+        )
     return out
 
 

@@ -146,6 +146,7 @@ class NumberReading(NamedTuple):
     how: str
     problem: str = ""
     unit: str = ""
+    span: str = ""
 
 
 _OPERATOR_RE = re.compile(r"[=×x*+÷/^·]|(?<=\s)[-−](?=\s)")
@@ -309,9 +310,9 @@ def _finish(
         first_end, second_start = (end, o_start) if o_start > start else (o_end, start)
         if is_hedge(span, first_end, second_start):
             return NumberReading(
-                value, how, f"hedges between {fmt_number(value)} and {fmt_number(other)}"
+                value, how, f"hedges between {fmt_number(value)} and {fmt_number(other)}", "", span
             )
-    return NumberReading(value, how, "", unit_after(span, end))
+    return NumberReading(value, how, "", unit_after(span, end), span)
 
 
 def unit_after(text: str, end: int) -> str:

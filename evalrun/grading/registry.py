@@ -31,7 +31,7 @@ from evalrun.endpoint.response import Response
 from evalrun.errors import SuiteError
 from evalrun.grading.extract import normalize
 from evalrun.grading.garble.verdict import GarbleVerdict
-from evalrun.grading.span import final_claim, plain_text
+from evalrun.grading.span import final_claim, plain_text, without_lead_in
 
 
 class Grade(BaseModel):
@@ -158,13 +158,13 @@ def echoes_prompt(item: Any, response: Response) -> bool:
 
     A mis-loaded model that parrots its input must not keep the items whose prompt happens to
     contain the answer (long-context documents, code to read). Items tagged `copy` ask for the
-    copy ("Repeat exactly: ...") and are exempt.
+    copy ("Repeat exactly: ..."): the copy passes, the instruction echoed with it does not.
     """
-    if "copy" in getattr(item, "tags", []):
-        return False
     user = next((m.get("content") for m in reversed(item.messages) if m.get("role") == "user"), "")
     if not isinstance(user, str) or len(user.split()) < 3:
         return False
+    if "copy" in getattr(item, "tags", []) and len(without_lead_in(user)) < 2:
+        return False  # the prompt is only the text to copy; with "Repeat exactly:" it is not
     got = normalize(plain_text(response.content or ""), punct=True)
     return bool(got) and got == normalize(plain_text(user), punct=True)
 
@@ -230,12 +230,14 @@ class CombineParams(GraderParams):
 def _all(response: Response, p: CombineParams) -> Grade:
     """Every sub-grader passes."""
     details = []
+    span = None
     for sub in p.graders:
         g = grade_spec(sub.kind, sub.params(), response)
+        span = span or g.span
         if not g.passed:
-            return verdict(False, f"{sub.kind}: {g.detail}")
+            return Grade(passed=False, detail=f"{sub.kind}: {g.detail}", span=g.span)
         details.append(f"{sub.kind}: {g.detail}")
-    return verdict(True, "; ".join(details))
+    return Grade(passed=True, detail="; ".join(details), span=span)
 
 
 @grader("any", CombineParams)

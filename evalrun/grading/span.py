@@ -283,12 +283,27 @@ _RETRACTION = re.compile(
 )
 
 
-def final_claim(text: str) -> tuple[str, bool]:
-    """The part of `text` after its last retraction, and whether there was one.
+# A clause that names the tempting answer only to set it aside: "People often say Rio, but ...",
+# "It might seem like yes, but ...", "Many guess Toronto, but ...".
+_DISTRACTOR_LEAD = re.compile(
+    r"(?:^|(?<=[.!?\n])\s*)[^.!?\n]*?\b(?:often|commonly|many|most people|some people|some say|"
+    r"tempting|might (?:seem|think|say|guess)|may (?:seem|think)|misconception|guess|assume|"
+    r"mistake|confuse[ds]?|easy to|looks like|at first glance|you might)\b[^.!?\n]*?[,;]?\s+but\s+",
+    re.IGNORECASE,
+)
 
-    "7? No — it's 8." reads "it's 8."; a reply without a retraction, or whose retraction is
-    followed by no words, reads whole.
+
+def final_claim(text: str) -> tuple[str, bool]:
+    """The part of `text` after its last retraction, and whether the reply was cut.
+
+    "7? No — it's 8." reads "it's 8."; "People often say Rio, but Brazil's capital is Brasília."
+    reads from "Brazil's". A reply without a retraction or a named distractor, or whose
+    retraction is followed by no words, reads whole.
     """
+    dropped = _DISTRACTOR_LEAD.sub("", text)
+    if dropped != text and re.search(r"\w", dropped):
+        tail, _ = final_claim(dropped)
+        return tail, True
     last = None
     for m in _RETRACTION.finditer(text):
         if (
