@@ -464,3 +464,25 @@ def test_a_fluent_partial_fault_is_divergent_from_the_good_side(tmp_path, suite_
         log=lambda s: None,
     )
     assert rec.verdict.startswith("nothing to bisect: the bad side passes")
+
+
+def test_loops_on_most_answers_are_garble_while_a_few_are_the_models_own():
+    """A healthy small model loops on a few answers; mis-mapped weights loop on nearly all."""
+    from evalrun.bisection.trial import Judge, Measurement
+
+    def probe(loops: int) -> Measurement:
+        return Measurement(
+            items=20,
+            answered=20,
+            passed=20 - loops,
+            garbled=loops,
+            loops=loops,
+            errors=0,
+            diagnosed=0,
+        )
+
+    judge = Judge()
+    assert judge.kind(probe(2)) == "ok"
+    assert judge.kind(probe(9)) == "ok"
+    assert judge.kind(probe(10)) == "garble"
+    assert judge.kind(probe(20)) == "garble"

