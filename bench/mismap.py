@@ -3,7 +3,7 @@
 This is a real "wrong weights under the right names" model, the failure behind
 `--load-format instanttensor` in the field notes: the engine loads it happily and answers in token
 soup. Tests of the garble detector and of bisect serve it with the reference engine; a user makes
-one for the README's worked bisect example:
+one for the worked bisect example of docs/bisect.md:
 
     python bench/mismap.py mismapped.gguf     # needs `pip install gguf` and evalrun[reference]
 """

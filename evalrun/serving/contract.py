@@ -1,6 +1,6 @@
 """Serving contracts: the exact command line, environment and request extras of a server under test.
 
-A contract is a YAML file (README: Serving contracts). Rendering follows `vllm serve --config`: `true` ->
+A contract is a YAML file (docs/contracts.md). Rendering follows `vllm serve --config`: `true` ->
 `--flag`, `false`/`null` -> omitted, a dict or list -> one JSON string, anything else ->
 `--flag value`. Keys are used verbatim as flag names (`ctx-size` -> `--ctx-size`, `-c` -> `-c`).
 

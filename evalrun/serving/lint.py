@@ -79,7 +79,7 @@ def _schema_findings(exc: ValidationError) -> list[Finding]:
         fix = (
             "use one of vllm, sglang, llama.cpp, other"
             if kind == "unknown_engine"
-            else "fix the key or value in the contract (README: Serving contracts)"
+            else "fix the key or value in the contract (docs/contracts.md)"
         )
         out.append(Finding(kind=kind, level="error", message=line, fix=fix))
     return out
