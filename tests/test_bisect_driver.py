@@ -482,6 +482,7 @@ def test_loops_on_most_answers_are_garble_while_a_few_are_the_models_own():
         )
 
     judge = Judge()
+    assert probe(2).garble_rate == 0 and probe(20).garble_rate == 1
     assert judge.kind(probe(2)) == "ok"
     assert judge.kind(probe(9)) == "ok"
     assert judge.kind(probe(10)) == "garble"

@@ -42,6 +42,11 @@ TRANSIENT_BOOT = frozenset({"port_in_use", "teardown"})
 
 Log = Callable[[str], None]
 
+# Healthy lanes loop on 1-5% of their answers (a small model repeating itself); mis-mapped
+# weights and `--load-format dummy` loop on nearly every answer from the first token. From this
+# fraction of answers up, loops count as the lane's garble.
+LOOPING_LANE = 0.5
+
 
 class Scorer(Protocol):
     """Scores one request against a target (scoring.runner.score_suite is one)."""
@@ -71,13 +76,13 @@ class Measurement(BaseModel):
 
     @property
     def garble_rate(self) -> float:
-        """Engine garble (token soup, floods): loops are counted apart, not as garble."""
-        return (self.garbled - self.loops) / self.answered if self.answered else 0.0
-
-    @property
-    def loop_rate(self) -> float:
-        """Answers that are repetition loops, of those answered."""
-        return self.loops / self.answered if self.answered else 0.0
+        """Engine garble (token soup, floods). A healthy model's own loops (a few answers) are
+        counted apart; when most answers loop, the loops are the lane's fault and count too."""
+        if not self.answered:
+            return 0.0
+        if self.loops / self.answered >= LOOPING_LANE:
+            return self.garbled / self.answered
+        return (self.garbled - self.loops) / self.answered
 
     @property
     def score(self) -> int:
@@ -107,11 +112,6 @@ class Judge(BaseModel):
 
     fail_on: frozenset[str] = DEFAULT_FAIL_ON
     garble_rate: float = Field(default=0.25, description="Garbled fraction at or above = garble.")
-    loop_rate: float = Field(
-        default=0.5,
-        description="Looping fraction at or above = garble: a healthy model loops on a few "
-        "answers (1-5% of a lane's), mis-mapped weights on nearly all of them from the first token.",
-    )
     min_score: int | None = Field(default=None, description="Probe score below = regressed.")
     tries: int = Field(default=1, ge=1)
     vote: Vote = "any"
@@ -120,7 +120,7 @@ class Judge(BaseModel):
         """Outcome of one probe pass."""
         if m.answered == 0:
             return "broken"
-        if m.garble_rate >= self.garble_rate or m.loop_rate >= self.loop_rate:
+        if m.garble_rate >= self.garble_rate:
             return "garble"
         if (m.errors + m.diagnosed) / max(m.items, 1) >= self.garble_rate:
             return "broken"
