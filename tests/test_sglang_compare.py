@@ -82,7 +82,7 @@ def test_tools_without_a_parser_400_on_vllm_plain_text_on_sglang(
     # vLLM: every request with tools is refused, so the items are errors, never graded.
     for rec in on_vllm.values():
         assert rec.status == "error" and "tool_choice_400" in rec.diagnoses, rec
-        assert (rec.error or {}).get("http_status") == 400
+        assert rec.error is not None and rec.error.http_status == 400
     # sglang: 200 and plain text; nothing errs, the items that wanted a call fail and say why.
     for item_id, rec in on_sglang.items():
         assert rec.status != "error" and rec.response is not None, rec
