@@ -39,7 +39,7 @@ def score(capsys: pytest.CaptureFixture[str], contract: Path, results: Path, *ar
 
 
 @pytest.mark.xfail(
-    reason="sign-off of sglang against vLLM failed after the fidelity check joined the policy; under investigation",
+    reason="sign-off of sglang against vLLM failed with the fidelity check; to diagnose",
     strict=False,
 )
 def test_same_sample_on_vllm_and_sglang_compare_and_signoff(
