@@ -32,10 +32,6 @@ def by_value(out: dict, default: str) -> dict[str, dict]:
     return {t["applied"][0]["value"] if t["applied"] else default: t for t in out["trials"]}
 
 
-@pytest.mark.xfail(
-    reason="the dummy trial read 'broken' instead of 'garble' after the loop-rule change; to diagnose",
-    strict=False,
-)
 def test_one_knob_names_dummy_in_two_boots(
     sglang_contract: Path, results: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

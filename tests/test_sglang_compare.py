@@ -38,10 +38,6 @@ def score(capsys: pytest.CaptureFixture[str], contract: Path, results: Path, *ar
     return out
 
 
-@pytest.mark.xfail(
-    reason="sign-off of sglang against vLLM failed with the fidelity check; to diagnose",
-    strict=False,
-)
 def test_same_sample_on_vllm_and_sglang_compare_and_signoff(
     sglang_contract: Path, vllm_contract: Path, results: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -68,6 +64,9 @@ def test_same_sample_on_vllm_and_sglang_compare_and_signoff(
                              "--policy", str(policy))  # fmt: skip
     assert (code, verdict["verdict"]) == (0, "pass"), verdict
     assert Path(verdict["report"]).is_file()
+    # Same weights on two engines: their tokens differ only where the top choices nearly tie.
+    fidelity = [c for c in verdict["checks"] if c["rule"] == "fidelity"]
+    assert [c["subject"] for c in fidelity] in (["identical"], ["equivalent"]), fidelity
 
 
 def test_tools_without_a_parser_400_on_vllm_plain_text_on_sglang(
