@@ -92,3 +92,15 @@ def lint_contract_schema(tmp_path, data):
     path = tmp_path / "s.yaml"
     path.write_text(yaml.safe_dump(data))
     return [f.kind for f in lint_contract(path).findings]
+
+
+@pytest.mark.parametrize("name", ["vllm-ssh.yaml", "vllm-slurm.yaml"])
+def test_the_docs_examples_lint_without_errors(name):
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "docs" / "examples" / name
+    report = lint_contract(path)
+    errors = [f for f in report.findings if f.level == "error"]
+    # the clients (ssh, sbatch) may be missing on a machine that only lints: that is all
+    assert all(f.kind == "launch_client_missing" for f in errors), errors
+    assert report.name in ("qwen-ssh", "qwen-slurm")

@@ -245,3 +245,31 @@ def test_slurm_interrupted_evalrun_leaves_no_job(slurm, tmp_path, how):
     # kill -9: no scancel ran; the job stops itself once evalrun's heartbeat is 3 s old
     assert wait_no_jobs(slurm, timeout=40) == []
     assert wait_gone(engine.name) == []
+
+
+# bisect over ssh and Slurm names the local culprit -------------------------------------------------
+
+
+def bisect_8(tmp_path: Path, launch: dict | None, lanes: int, results: str):
+    from test_bisect_lanes import eight_knobs, request
+
+    from evalrun.bisection.driver import run_bisect
+
+    folder = tmp_path / results
+    folder.mkdir()
+    good, bad = eight_knobs(folder, launch)
+    return run_bisect(request(folder, lanes, "results", good=good, bad=bad), log=lambda _: None)
+
+
+def test_bisect_over_ssh_and_slurm_names_the_local_culprit(sshd, slurm, tmp_path):
+    local = bisect_8(tmp_path, None, 1, "local")
+    pool = sshd.launch()
+    pool["host"] = ["127.0.0.1", "127.0.0.1"]  # a pool of two hosts (both this one)
+    over_ssh = bisect_8(tmp_path, pool, 2, "ssh")
+    in_slurm = bisect_8(tmp_path, {"kind": "slurm", "heartbeat": 5}, 2, "slurm")
+    culprit = [{"knob": "load-format", "value": "instanttensor"}]
+    assert local.culprits == over_ssh.culprits == in_slurm.culprits == culprit
+    assert {t.lane for t in over_ssh.trials} == {1, 2}
+    assert over_ssh.rounds < local.rounds
+    assert wait_no_jobs(slurm) == []
+    assert wait_gone("knobs.py") == [] and wait_gone("EVALRUN-REMOTE") == []

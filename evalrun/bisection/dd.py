@@ -39,6 +39,8 @@ class Outcome(StrEnum):
 
 Predicate = Callable[[tuple[T, ...]], Outcome]
 """Tests a configuration: the differences applied to the passing base, in input order."""
+Batch = Callable[[list[tuple[T, ...]]], list[Outcome]]
+"""Tests several configurations at once (a pool of lanes), outcomes in the same order."""
 
 
 @dataclass
@@ -73,9 +75,13 @@ class DDResult(Generic[T]):
 class _Memo(Generic[T]):
     """The predicate over index sets, cached so no configuration is tested twice."""
 
-    def __init__(self, items: Sequence[T], test: Predicate[T]) -> None:
+    def __init__(
+        self, items: Sequence[T], test: Predicate[T], batch: Batch[T] | None = None, width: int = 1
+    ) -> None:
         self.items = list(items)
         self.test = test
+        self.batch = batch
+        self.width = max(1, width) if batch is not None else 1
         self.cache: dict[frozenset[int], Outcome] = {}
         self.trials: list[Trial[T]] = []
 
@@ -92,6 +98,15 @@ class _Memo(Generic[T]):
             self.trials.append(Trial(self.applied(config), outcome))
         return self.cache[config]
 
+    def many(self, configs: list[frozenset[int]]) -> list[Outcome]:
+        """Outcomes of several configurations, the untested ones tested together (one batch)."""
+        todo = list(dict.fromkeys(c for c in configs if c not in self.cache))
+        if self.batch is not None and len(todo) > 1:
+            for config, outcome in zip(todo, self.batch([self.applied(c) for c in todo])):
+                self.cache[config] = Outcome(outcome)
+                self.trials.append(Trial(self.applied(config), self.cache[config]))
+        return [self(c) for c in configs]
+
 
 def _split(delta: list[int], n: int) -> list[list[int]]:
     """`delta` in n contiguous parts of near-equal size (earlier parts get the extra element)."""
@@ -105,13 +120,18 @@ def _split(delta: list[int], n: int) -> list[list[int]]:
 
 
 def _first_resolved(
-    configs: list[list[int]], fixed: frozenset[int], test: _Memo[T]
+    configs: list[list[int]], fixed: frozenset[int], test: _Memo[T], prefer: Outcome
 ) -> tuple[list[int], Outcome] | None:
-    """The first of `configs` whose test passes or fails, with that outcome."""
-    for cfg in configs:
-        outcome = test(fixed | frozenset(cfg))
-        if outcome is not Outcome.UNRESOLVED:
-            return cfg, outcome
+    """The first of `configs` whose test passes or fails, with that outcome. With a pool of lanes
+    `test.width` of them are tested at once, and within such a batch the first with the `prefer`
+    outcome (dd's big step) is taken over an earlier one with the other; one lane is the
+    sequential rule exactly."""
+    for start in range(0, len(configs), test.width):
+        chunk = configs[start : start + test.width]
+        outcomes = test.many([fixed | frozenset(cfg) for cfg in chunk])
+        resolved = [(c, o) for c, o in zip(chunk, outcomes) if o is not Outcome.UNRESOLVED]
+        if resolved:
+            return next(((c, o) for c, o in resolved if o is prefer), resolved[0])
     return None
 
 
@@ -120,7 +140,7 @@ def _isolate(pool: list[int], fixed: frozenset[int], test: _Memo[T]) -> tuple[li
     the tests allow. Assumes fixed alone passes and fixed + pool fails."""
     c_pass: list[int] = []
     c_fail: list[int] = list(pool)
-    n = 2
+    n = max(2, test.width)  # k lanes: split in k parts, all tested at once (k-ary splitting)
     while True:
         in_pass = set(c_pass)
         delta = [i for i in c_fail if i not in in_pass]
@@ -133,7 +153,7 @@ def _isolate(pool: list[int], fixed: frozenset[int], test: _Memo[T]) -> tuple[li
         # A failing subset or a passing complement is the big step (back to n = 2); the other
         # outcome of each only narrows the interval (n - 1).
         for candidates, big_step in ((subsets, Outcome.FAIL), (complements, Outcome.PASS)):
-            hit = _first_resolved(candidates, fixed, test)
+            hit = _first_resolved(candidates, fixed, test, big_step)
             if hit is not None:
                 cfg, outcome = hit
                 if outcome is Outcome.FAIL:
@@ -149,15 +169,19 @@ def _isolate(pool: list[int], fixed: frozenset[int], test: _Memo[T]) -> tuple[li
         n = min(2 * n, len(delta))
 
 
-def dd(items: Sequence[T], test: Predicate[T]) -> DDResult[T]:
+def dd(
+    items: Sequence[T], test: Predicate[T], *, batch: Batch[T] | None = None, width: int = 1
+) -> DDResult[T]:
     """The minimal set of `items` (differences) whose application makes `test` fail.
 
     Assumes the empty configuration passes and the full one fails (the caller verifies the
     endpoints if it wants to; they are never tested here). Raises ValueError on no items.
+    With `batch` and `width` k > 1 (a pool of k lanes), each step splits in k parts and tests up
+    to k configurations at once; width 1 is the sequential dd.
     """
     if not items:
         raise ValueError("dd needs at least one difference between the passing and failing side")
-    memo = _Memo(items, test)
+    memo = _Memo(items, test, batch, width)
     everything = frozenset(range(len(items)))
     memo.seed(frozenset(), Outcome.PASS)
     memo.seed(everything, Outcome.FAIL)

@@ -26,6 +26,7 @@ from evalrun.bisection.gitbisect import (
     read_at,
     resolve_rev,
 )
+from evalrun.bisection.pool import LanePool, TrialJob
 from evalrun.bisection.trial import Scorer, TrialResult, TrialRunner
 from evalrun.bisection.variants import (
     ABSENT,
@@ -67,6 +68,8 @@ class BisectRecord(BaseModel):
     first_bad_commit: dict[str, Any] | None = None
     candidates: list[str] = Field(default_factory=list, description="When ambiguous: all suspects.")
     boots: int = 0
+    lanes: int = Field(default=1, description="Trials run at once (the pool's lanes).")
+    rounds: int = Field(default=0, description="Batches of trials run (one per trial, one lane).")
     exit_code: int = EXIT_NOT_FOUND
     started_at: str
     ended_at: str | None = None
@@ -149,7 +152,13 @@ def _endpoint_failed(
 
 
 def bisect_contracts(
-    good: Contract, bad: Contract, runner: TrialRunner, record: BisectRecord, *, verify: bool = True
+    good: Contract,
+    bad: Contract,
+    runner: TrialRunner,
+    record: BisectRecord,
+    *,
+    verify: bool = True,
+    pool: LanePool | None = None,
 ) -> BisectRecord:
     """dd over the knobs that differ; the minimal set of them that turns good into bad."""
     diffs = diff_contracts(good, bad)
@@ -160,9 +169,9 @@ def bisect_contracts(
     ]
     timeout = max(good.boot_timeout, bad.boot_timeout)
     rows: dict[frozenset[int], TrialResult] = {}
+    pool = pool or LanePool(runner)
 
-    def trial(applied: tuple[Difference, ...]) -> Outcome:
-        key = frozenset(d.index for d in applied)
+    def job(applied: tuple[Difference, ...]) -> TrialJob:
         variant = (
             "(good)"
             if not applied
@@ -171,28 +180,35 @@ def bisect_contracts(
             else describe(applied)
         )
         contract = apply_differences(good, applied, boot_timeout=timeout)
-        rows[key] = runner.run(
-            contract,
-            variant=variant,
-            applied=[d.as_applied() for d in applied],
-            reference=not applied,
-        )
-        return Outcome(rows[key].verdict)
+        return TrialJob(contract, variant, [d.as_applied() for d in applied], reference=not applied)
 
+    def trials(configs: list[tuple[Difference, ...]]) -> list[Outcome]:
+        done = pool.run([job(applied) for applied in configs])
+        for applied, row in zip(configs, done):
+            rows[frozenset(d.index for d in applied)] = row
+        return [Outcome(row.verdict) for row in done]
+
+    def trial(applied: tuple[Difference, ...]) -> Outcome:
+        return trials([applied])[0]
+
+    everything, nothing = frozenset(range(len(diffs))), frozenset[int]()
     if verify:
         if runner.fidelity:  # the good side first: its tokens are what the others are judged by
             trial(())
-        trial(tuple(diffs))
-        bad_row = rows[frozenset(range(len(diffs)))]
-        good_row = rows.get(frozenset())
-        if bad_row.verdict == "fail" and good_row is None:
-            trial(())
-            good_row = rows[frozenset()]
+            trial(tuple(diffs))
+        elif pool.lanes > 1:  # both sides at once: one round instead of two
+            trials([tuple(diffs), ()])
+        else:
+            trial(tuple(diffs))
+            if rows[everything].verdict == "fail":
+                trial(())
+        bad_row = rows[everything]
+        good_row = rows.get(nothing) if bad_row.verdict == "fail" else None
         if _endpoint_failed(record, good_row, bad_row):
             return record
     elif runner.fidelity:
         trial(())  # the reference, cached once verified
-    result = dd(diffs, trial)
+    result = dd(diffs, trial, batch=trials, width=pool.lanes)
     culprits: list[Difference] = result.culprits
     record.culprits = [d.as_applied() for d in culprits]
     failing = rows.get(frozenset(d.index for d in result.failing))
@@ -231,19 +247,21 @@ def bisect_knob(
     values: list[str] | None,
     runner: TrialRunner,
     record: BisectRecord,
+    pool: LanePool | None = None,
 ) -> BisectRecord:
-    """Boot once per value of one knob; report which values fail and which pass."""
+    """Boot once per value of one knob (up to one per lane at once); report which values fail
+    and which pass."""
     own = contract.knob(knob)
     tried = knob_values(contract, knob, values)
     record.inputs["values"] = [show_value(v) for v in tried]
-    rows: list[tuple[Any, TrialResult]] = []
+    jobs = []
     for value in tried:
         variant = f"{knob}={show_value(value)}" + (
             " (contract)" if value is own or value == own else ""
         )
-        variant_contract = contract.with_knob(knob, value)
         applied = [{"knob": knob, "value": None if value is ABSENT else value}]
-        rows.append((value, runner.run(variant_contract, variant=variant, applied=applied)))
+        jobs.append(TrialJob(contract.with_knob(knob, value), variant, applied))
+    rows = list(zip(tried, (pool or LanePool(runner)).run(jobs)))
     fails = [(v, r) for v, r in rows if r.verdict == "fail"]
     passes = [(v, r) for v, r in rows if r.verdict == "pass"]
     skips = [(v, r) for v, r in rows if r.verdict == "unresolved"]
@@ -295,8 +313,10 @@ def bisect_git(
     unsets: list[str],
     all_commits: bool = False,
     verify: bool = True,
+    pool: LanePool | None = None,
 ) -> BisectRecord:
-    """Binary search over the commits that changed the contract file (or all commits)."""
+    """Binary search over the commits that changed the contract file (or all commits); with a
+    pool of k lanes, k commits of the open range at once."""
     good_c, bad_c = resolve_rev(repo, good_rev), resolve_rev(repo, bad_rev)
     commits = commits_between(repo, good_rev, bad_rev, path, all_commits=all_commits)
     if not commits:
@@ -322,27 +342,37 @@ def bisect_git(
         return contracts[commit.sha]
 
     rows: dict[str, TrialResult] = {}
+    pool = pool or LanePool(runner)
+
+    def test_many(batch: list[Commit], tags: list[str] | None = None) -> list[Outcome]:
+        jobs: list[tuple[Commit, TrialJob]] = []
+        for commit, tag in zip(batch, tags or [""] * len(batch)):
+            contract = contract_at(commit)
+            variant = f"{commit.short}{tag} {commit.summary[:50]}"
+            if contract is None:
+                rows[commit.sha] = runner.untestable(
+                    variant, f"no valid {path} at this commit", commit=commit.sha
+                )
+            else:
+                jobs.append((commit, TrialJob(contract, variant, commit=commit.sha)))
+        for (commit, _), row in zip(jobs, pool.run([j for _, j in jobs])):
+            rows[commit.sha] = row
+        return [Outcome(rows[c.sha].verdict) for c in batch]
 
     def test(commit: Commit, tag: str = "") -> Outcome:
-        contract = contract_at(commit)
-        variant = f"{commit.short}{tag} {commit.summary[:50]}"
-        if contract is None:
-            rows[commit.sha] = runner.untestable(
-                variant, f"no valid {path} at this commit", commit=commit.sha
-            )
-        else:
-            rows[commit.sha] = runner.run(contract, variant=variant, commit=commit.sha)
-        return Outcome(rows[commit.sha].verdict)
+        return test_many([commit], [tag])[0]
 
     if verify:
-        test(bad_c, " (bad)")
-        good_row = None
-        if rows[bad_c.sha].verdict == "fail":
-            test(good_c, " (good)")
-            good_row = rows[good_c.sha]
+        if pool.lanes > 1:
+            test_many([bad_c, good_c], [" (bad)", " (good)"])
+        else:
+            test(bad_c, " (bad)")
+            if rows[bad_c.sha].verdict == "fail":
+                test(good_c, " (good)")
+        good_row = rows.get(good_c.sha) if rows[bad_c.sha].verdict == "fail" else None
         if _endpoint_failed(record, good_row, rows[bad_c.sha]):
             return record
-    result = bisect_commits(commits, test)
+    result = bisect_commits(commits, test, test_many=test_many, width=pool.lanes)
     first_bad = result.first_bad
     assert first_bad is not None
     before = result.last_good or good_c
@@ -433,6 +463,7 @@ class BisectRequest(BaseModel):
     burst: int = Field(default=8, ge=0, description="Copies of probe items sent at once.")
     use_cache: bool = True
     verify: bool = True
+    lanes: int = Field(default=1, ge=1, description="Trials run at once: a pool of k lanes.")
 
     def mode(self) -> Mode:
         """Which mode the flags ask for; UsageError when they mix or miss."""
@@ -454,6 +485,13 @@ class BisectRequest(BaseModel):
             "pick a mode: --contract F --knob K | --good F --bad F | "
             "--repo DIR --good REV --bad REV --contract PATH"
         )
+
+
+def boot_server_default() -> Launcher:
+    """The launcher bisect boots with unless one is injected."""
+    from evalrun.serving.launcher import boot_server
+
+    return boot_server
 
 
 def run_bisect(
@@ -489,9 +527,7 @@ def run_bisect(
         good = load_contract(req.good or "", sets=req.sets, unsets=req.unsets)
         bad = load_contract(req.bad or "", sets=req.sets, unsets=req.unsets)
     if launcher is None:
-        from evalrun.serving.launcher import boot_server
-
-        launcher = boot_server
+        launcher = boot_server_default()
     if scorer is None:
         from evalrun.scoring.runner import score_suite
 
@@ -513,9 +549,16 @@ def run_bisect(
         boot_progress=boot_progress,
         target=target,
     )
+    stop_all = None
+    if launcher is boot_server_default():
+        from evalrun.serving.launcher import stop_all_servers
+
+        stop_all = stop_all_servers
+    pool = LanePool(runner, req.lanes, stop_all=stop_all)
     record = BisectRecord(
         bisect_id=workdir.name,
         mode=mode,
+        lanes=pool.lanes,
         started_at=now_iso(),
         inputs=req.model_dump(
             include={
@@ -546,9 +589,9 @@ def run_bisect(
     )
     try:
         if mode == "knob":
-            bisect_knob(base, req.knob or "", req.values, runner, record)
+            bisect_knob(base, req.knob or "", req.values, runner, record, pool=pool)
         elif mode == "contracts":
-            bisect_contracts(good, bad, runner, record, verify=req.verify)
+            bisect_contracts(good, bad, runner, record, verify=req.verify, pool=pool)
         else:
             bisect_git(
                 Path(req.repo or "."),
@@ -562,10 +605,12 @@ def run_bisect(
                 unsets=req.unsets,
                 all_commits=req.all_commits,
                 verify=req.verify,
+                pool=pool,
             )
     finally:
-        record.trials = runner.results
+        record.trials = sorted(runner.results, key=lambda r: r.n)
         record.boots = runner.boots
+        record.rounds = pool.rounds
         record.ended_at = now_iso()
         if not record.verdict:
             record.verdict = "interrupted" if record.trials else "stopped before any trial"

@@ -114,31 +114,45 @@ def read_at(repo_dir: Path | str, rev: str, path: str) -> bytes | None:
     return bytes(blob.data_stream.read())
 
 
-def bisect_commits(commits: Sequence[T], test: Callable[[T], Outcome]) -> GitBisectResult[T]:
+def bisect_commits(
+    commits: Sequence[T],
+    test: Callable[[T], Outcome],
+    *,
+    test_many: Callable[[list[T]], list[Outcome]] | None = None,
+    width: int = 1,
+) -> GitBisectResult[T]:
     """The first failing commit, assuming the one before commits[0] passes and commits[-1] fails.
 
     Tests the untested commit nearest the middle of the open range; an UNRESOLVED commit is
-    skipped and its neighbours tried instead.
+    skipped and its neighbours tried instead. With `test_many` and `width` k > 1 (a pool of k
+    lanes), each round tests k commits spread evenly over the open range at once (k-section).
     """
     if not commits:
         return GitBisectResult(first_bad=None, last_good=None)
     lo, hi = -1, len(commits) - 1  # lo: newest known good (-1: the good revision); hi: oldest bad
     skipped: set[int] = set()
     tested: list[tuple[T, Outcome]] = []
+    k = max(1, width) if test_many is not None else 1
     while hi - lo > 1:
         open_range = [i for i in range(lo + 1, hi) if i not in skipped]
         if not open_range:
             break
-        mid = (lo + hi) // 2
-        pick = min(open_range, key=lambda i: (abs(i - mid), i))
-        outcome = test(commits[pick])
-        tested.append((commits[pick], outcome))
-        if outcome is Outcome.PASS:
-            lo = pick
-        elif outcome is Outcome.FAIL:
-            hi = pick
+        picks: list[int] = []
+        for j in range(1, k + 1):
+            target = lo + (hi - lo) * j / (k + 1) if k > 1 else (lo + hi) // 2
+            free = [i for i in open_range if i not in picks]
+            if free:
+                picks.append(min(free, key=lambda i: (abs(i - target), i)))
+        picks.sort()
+        if len(picks) > 1 and test_many is not None:
+            outcomes = test_many([commits[i] for i in picks])
         else:
-            skipped.add(pick)
+            outcomes = [test(commits[i]) for i in picks]
+        tested += [(commits[i], o) for i, o in zip(picks, outcomes)]
+        fails = [i for i, o in zip(picks, outcomes) if o is Outcome.FAIL]
+        hi = min([hi, *fails])
+        lo = max([lo, *(i for i, o in zip(picks, outcomes) if o is Outcome.PASS and i < hi)])
+        skipped |= {i for i, o in zip(picks, outcomes) if o is Outcome.UNRESOLVED}
     result = GitBisectResult(
         first_bad=commits[hi], last_good=commits[lo] if lo >= 0 else None, tested=tested
     )

@@ -12,6 +12,7 @@ def trial_table(record: BisectRecord) -> str:
     from evalrun.tables import table
 
     rows = []
+    lanes = record.lanes > 1
     for t in record.trials:
         boot = (
             "cached"
@@ -28,12 +29,12 @@ def trial_table(record: BisectRecord) -> str:
                 t.score if t.score is not None else "-",
                 _fidelity(t.fidelity, t.effect),
                 boot,
+                *([t.lane or "-"] if lanes else []),
                 t.run_ids[0] if t.run_ids else (_clip(t.boot_error or "-", 40)),
             ]
         )
-    return table(
-        rows, headers=["#", "variant", "outcome", "garble", "score", "tokens", "boot s", "run"]
-    )
+    headers = ["#", "variant", "outcome", "garble", "score", "tokens", "boot s"]
+    return table(rows, headers=[*headers, *(["lane"] if lanes else []), "run"])
 
 
 def bisect_text(record: BisectRecord, path: str) -> str:
@@ -42,6 +43,8 @@ def bisect_text(record: BisectRecord, path: str) -> str:
     if record.ambiguous and record.candidates:
         lines.append("candidates: " + "; ".join(record.candidates))
     lines.append(record.verdict)
+    if record.lanes > 1:
+        lines.append(f"{record.lanes} lanes: {record.boots} boots in {record.rounds} rounds")
     lines.append(f"record: {path}")
     return "\n".join(lines)
 
@@ -58,6 +61,8 @@ def bisect_json(record: BisectRecord, path: str) -> dict[str, Any]:
         "candidates": record.candidates,
         "trials": [t.model_dump(mode="json") for t in record.trials],
         "boots": record.boots,
+        "lanes": record.lanes,
+        "rounds": record.rounds,
         "bisect_id": record.bisect_id,
         "record": path,
         "exit_code": record.exit_code,

@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -189,6 +190,9 @@ class TrialResult(BaseModel):
         description="'no observable effect' when every token equals the good side's (the "
         "engine ignored or resolved the knob).",
     )
+    lane: int | None = Field(
+        default=None, description="The pool lane (1-based) that booted it; None: one lane, cached."
+    )
 
 
 def probe_suites(suite: Suite, *, full: bool, burst: int = BURST) -> list[tuple[Suite, int]]:
@@ -292,6 +296,21 @@ class TrialRunner:
         self.boot_progress = boot_progress
         self.results: list[TrialResult] = []
         self.boots = 0
+        # Trials of a pool of lanes run in threads (bisection/pool.py): numbers and rows are
+        # taken under the lock; `stopping` set means the trials in flight are being torn down.
+        self._lock = threading.Lock()
+        self._count = 0
+        self.stopping = threading.Event()
+
+    def _number(self) -> int:
+        with self._lock:
+            self._count += 1
+            return self._count
+
+    def _append(self, row: TrialResult) -> None:
+        with self._lock:
+            self.results.append(row)
+            self.results.sort(key=lambda r: r.n)
 
     @property
     def cache_dir(self) -> Path:
@@ -332,17 +351,25 @@ class TrialRunner:
         applied: list[dict[str, Any]] | None = None,
         commit: str | None = None,
         reference: bool = False,
+        lane: int | None = None,
     ) -> TrialResult:
         """Boot (unless cached), probe, judge; append and return the table row. The
-        `reference` trial's tokens become what every later trial is judged against."""
-        chash = contract_hash(contract)
-        n = len(self.results) + 1
+        `reference` trial's tokens become what every later trial is judged against. `lane`
+        (0-based) is the pool lane that boots it: its host when the launch block names a pool."""
+        chash = contract_hash(contract)  # the lane is not part of it: the cache is shared
+        n = self._number()
         cached = self._cached(chash)
         from_cache = cached is not None
         if cached is None:
-            self.log(f"trial {n}: booting {variant} [{chash[:10]}]")
+            on = "" if lane is None else f" on lane {lane + 1}"
+            self.log(f"trial {n}: booting {variant} [{chash[:10]}]{on}")
+            if lane is not None:
+                contract = contract.model_copy(update={"launch": contract.launch.for_lane(lane)})
             cached = self._boot_and_probe(contract, chash, n)
-            self.boots += 1
+            if self.stopping.is_set():  # torn down under it: says nothing about the variant
+                raise KeyboardInterrupt("stopped while trials were running")
+            with self._lock:
+                self.boots += 1
             self._save(cached)
         kind, verdict, m = self.judge.judge(cached)
         fid = None
@@ -379,8 +406,9 @@ class TrialRunner:
             if fid
             else None,
             effect="no observable effect" if fid and fid.verdict == "identical" else None,
+            lane=None if from_cache or lane is None else lane + 1,
         )
-        self.results.append(row)
+        self._append(row)
         self.log(
             f"trial {n}: {variant} -> {kind} ({verdict.value})"
             + (f", garble {row.garble_rate:.0%}, score {row.score}" if m else "")
@@ -407,7 +435,7 @@ class TrialRunner:
         """A row for a variant that cannot even be booted (no valid contract): never a culprit."""
         kind: Kind = "boot_fail"
         row = TrialResult(
-            n=len(self.results) + 1,
+            n=self._number(),
             variant=variant,
             commit=commit,
             contract_hash="",
@@ -416,7 +444,7 @@ class TrialRunner:
             boot_error=reason,
             cached=False,
         )
-        self.results.append(row)
+        self._append(row)
         self.log(f"trial {row.n}: {variant} -> untestable ({reason})")
         return row
 

@@ -106,6 +106,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     how.add_argument("--no-cache", action="store_true", help="boot every trial even if cached")
     how.add_argument(
+        "--lanes",
+        type=int,
+        default=1,
+        metavar="K",
+        help="run up to K trials at once (K hosts of launch.host, K Slurm jobs, or K local "
+        "engines); default 1",
+    )
+    how.add_argument(
         "--trust-endpoints",
         action="store_true",
         help="do not boot the good and bad sides first (saves 2 boots)",
@@ -129,6 +137,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--garble-rate takes a fraction in (0, 1], got {args.garble_rate}")
     if args.tries < 1:
         raise UsageError(f"--tries must be at least 1, got {args.tries}")
+    if args.lanes < 1:
+        raise UsageError(f"--lanes must be at least 1, got {args.lanes}")
     req = BisectRequest(
         contract=args.contract,
         knob=args.knob,
@@ -150,6 +160,7 @@ def run(args: argparse.Namespace) -> int:
         burst=args.burst,
         use_cache=not args.no_cache,
         verify=not args.trust_endpoints,
+        lanes=args.lanes,
     )
     tty = sys.stderr.isatty()
 

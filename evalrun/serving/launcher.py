@@ -157,6 +157,23 @@ def check_port(host: str, port: int) -> None:
 
 # Teardown -----------------------------------------------------------------------------------------
 
+# Servers booted in this process and not yet torn down: a pool of lanes boots them in threads,
+# which a Ctrl-C cannot reach, so the main thread stops them all (stop_all_servers) instead.
+_LIVE: dict[int, Callable[[], str | None]] = {}
+_LIVE_LOCK = threading.Lock()
+
+
+def stop_all_servers() -> None:
+    """Tear down every server this process booted that is still up (each teardown runs again,
+    harmlessly, when its own boot_server block unwinds)."""
+    with _LIVE_LOCK:
+        stops = list(_LIVE.values())
+    threads = [threading.Thread(target=stop, daemon=True) for stop in stops]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
 
 def _group_alive(pgid: int) -> bool:
     """Whether a live (non-zombie) process remains in the group; zombies hold no port or memory."""
@@ -408,6 +425,8 @@ def boot_server(
             stop = functools.partial(teardown, local, host, port)
         clean = False
         problem: str | None = None
+        with _LIVE_LOCK:
+            _LIVE[id(proc)] = stop
         try:
             with sync_client(root) as client:
                 boot_s, model = _wait_ready(
@@ -454,6 +473,8 @@ def boot_server(
             with shielded():
                 problem = stop()
                 scrub_log(log_path, secrets, start)
+            with _LIVE_LOCK:
+                _LIVE.pop(id(proc), None)
             if problem and not clean:
                 print(f"evalrun: warning: {problem}", file=sys.stderr)
         if problem:

@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import socket
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -59,7 +60,8 @@ class RunStore:
         """Create the root, or fail with a one-line error before any request is sent."""
         try:
             self.root.mkdir(parents=True, exist_ok=True)
-            probe = self.root / ".write-test"
+            # one probe file per thread: bisect lanes score at once into the same store
+            probe = self.root / f".write-test-{os.getpid()}-{threading.get_ident()}"
             probe.write_text("")
             probe.unlink()
         except OSError as exc:

@@ -31,6 +31,10 @@ class LocalLaunch(BaseModel):
 
     kind: Literal["local"] = "local"
 
+    def for_lane(self, lane: int) -> LocalLaunch:
+        """The block lane `lane` of a pool boots with: the same (k engines on this machine)."""
+        return self
+
 
 class SshLaunch(BaseModel):
     """The engine runs on another host, started over ssh by evalrun's remote wrapper."""
@@ -78,6 +82,10 @@ class SshLaunch(BaseModel):
         """The host lane `lane` of a pool boots on."""
         return self.hosts[lane % len(self.hosts)]
 
+    def for_lane(self, lane: int) -> SshLaunch:
+        """The block lane `lane` of a pool boots with: one host of the pool."""
+        return self.model_copy(update={"host": self.lane_host(lane)})
+
 
 class SlurmLaunch(BaseModel):
     """The engine runs in a Slurm job evalrun submits, on the node Slurm gives it."""
@@ -115,6 +123,10 @@ class SlurmLaunch(BaseModel):
         if value is not None and not SLURM_GRES.match(value):
             raise ValueError(f"gres {value!r}: write name[:type][:count], e.g. gpu:1 or gpu:a100:2")
         return value
+
+    def for_lane(self, lane: int) -> SlurmLaunch:
+        """The block lane `lane` of a pool boots with: the same (one more job)."""
+        return self
 
 
 LAUNCH_KINDS: dict[str, type[BaseModel]] = {

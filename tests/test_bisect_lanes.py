@@ -1,0 +1,87 @@
+"""A pool of lanes for bisect: the same answer as one lane, in fewer rounds, each row naming its
+lane. Local lanes here (k engines on this machine); tests/test_remote_launch.py boots the same
+bisects over ssh and Slurm. Wall times are bench/bisect_lanes.py's, not asserted here."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from fakeserver import simple_item, write_suite
+
+from evalrun.bisection.driver import BisectRequest, run_bisect
+
+pytestmark = pytest.mark.slow  # boots the fake engine a dozen times
+
+ENGINE = Path(__file__).resolve().parent / "fake_engines" / "knobs.py"
+KNOBS = [f"knob-{i}" for i in range(1, 8)]
+
+
+def write_contract(folder: Path, name: str, args: dict, launch: dict | None = None) -> str:
+    data = {
+        "name": name,
+        "engine": "other",
+        "command": [sys.executable, str(ENGINE)],
+        "model": "m",
+        "port": 0,
+        "health": "/v1/models",
+        "boot_timeout": 60,
+        "args": args,
+    }
+    if launch:
+        data["launch"] = launch
+    path = folder / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return str(path)
+
+
+def eight_knobs(folder: Path, launch: dict | None = None) -> tuple[str, str]:
+    """good and bad contracts differing in 8 knobs; load-format=instanttensor is the culprit."""
+    good = write_contract(folder, "good", {"load-format": "safetensors"}, launch)
+    bad_args = {k: "on" for k in KNOBS[:4]} | {"load-format": "instanttensor"}
+    bad_args |= {k: "on" for k in KNOBS[4:]}
+    return good, write_contract(folder, "bad", bad_args, launch)
+
+
+def request(tmp_path: Path, lanes: int, results: str, **kw: object) -> BisectRequest:
+    suite = write_suite(tmp_path / "suite", [simple_item(i, tags=["probe"]) for i in range(2)])
+    return BisectRequest(
+        suite=str(suite), results=str(tmp_path / results), burst=2, lanes=lanes, **kw
+    )
+
+
+def test_knob_sweep_runs_every_value_at_once(tmp_path):
+    contract = write_contract(tmp_path, "lane", {"load-format": "safetensors"})
+    values = ["safetensors", "instanttensor", "auto", "pt"]
+    one = run_bisect(request(tmp_path, 1, "r1", contract=contract, knob="load-format",
+                             values=values), log=lambda _: None)  # fmt: skip
+    four = run_bisect(request(tmp_path, 4, "r4", contract=contract, knob="load-format",
+                              values=values), log=lambda _: None)  # fmt: skip
+    assert one.culprits == four.culprits == [{"knob": "load-format", "value": "instanttensor"}]
+    assert (one.rounds, one.boots) == (4, 4)
+    assert (four.rounds, four.boots) == (1, 4)
+    assert sorted(t.lane for t in four.trials) == [1, 2, 3, 4]  # the report names each lane
+    assert all(t.lane is None for t in one.trials)
+    assert [t.n for t in four.trials] == [1, 2, 3, 4]
+
+
+def test_delta_debugging_of_eight_knobs_takes_fewer_rounds_with_four_lanes(tmp_path):
+    good, bad = eight_knobs(tmp_path)
+    one = run_bisect(request(tmp_path, 1, "r1", good=good, bad=bad), log=lambda _: None)
+    four = run_bisect(request(tmp_path, 4, "r4", good=good, bad=bad), log=lambda _: None)
+    culprit = [{"knob": "load-format", "value": "instanttensor"}]
+    assert one.culprits == four.culprits == culprit
+    assert four.rounds < one.rounds
+    assert one.boots == one.rounds  # one lane: one trial a round
+
+
+def test_the_trial_cache_is_shared_by_the_lanes(tmp_path):
+    good, bad = eight_knobs(tmp_path)
+    first = run_bisect(request(tmp_path, 4, "r", good=good, bad=bad), log=lambda _: None)
+    again = run_bisect(request(tmp_path, 4, "r", good=good, bad=bad), log=lambda _: None)
+    assert again.culprits == first.culprits
+    # a trial whose boot failed transiently (port, teardown) is not cached and boots again
+    assert again.boots < first.boots
+    assert all(t.lane is None for t in again.trials if t.cached)
