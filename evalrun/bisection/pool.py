@@ -23,7 +23,7 @@ from typing import Any
 
 from evalrun.bisection.trial import TrialResult, TrialRunner
 from evalrun.serving.contract import Contract
-from evalrun.serving.launcher import sigterm_raises
+from evalrun.serving.signals import sigterm_raises
 
 
 @dataclass(frozen=True)
