@@ -1,30 +1,43 @@
 """How much time evalrun adds on top of the endpoint, against the bare asyncio + openai floor.
 
-Setup: a fake OpenAI-compatible server in its own process, 100 ms per request, capacity 32
-concurrent requests; a 184-item suite. The floor is what a user would write by hand: asyncio, a
-semaphore and `openai.AsyncOpenAI().chat.completions.create` (the SDK's defaults), run in this
-same process, in turns with evalrun so a change in load hits both. Figures:
+Setup: a fake OpenAI-compatible server in its own process on 127.0.0.1, 100 ms per request,
+capacity 32 concurrent requests. The floor is what a user would write by hand: asyncio, a
+semaphore and `openai.AsyncOpenAI().chat.completions.create` (the SDK's defaults). evalrun and the
+floor run in turns, so a change in load hits both. Two workloads:
 
-- request phase at C = 1/8/32: in-process `score_suite` (model listing, provenance, run.json
-  included) vs the floor's requests, and vs the ideal ceil(184/C) * 0.1 s;
-- whole command at C = 32: `evalrun score` as a subprocess vs a `python -c` floor script
-  (interpreter, `import openai`, the same 184 requests). Target: ratio <= 1.3;
-- `evalrun --help` (target < 0.3 s).
+- simple: a 184-item suite of one-line prompts answered "ok" (the transport alone);
+- acceptance: the core suite (its real prompts, up to the long-context needles), each item
+  answered with a correct answer of realistic length and shape (tests/data/garble/
+  clean_suite_answers.jsonl, tool calls for the tool items), so grading and the garble detector
+  do their real work.
 
-    python bench/score_overhead.py [--repeat 3] [--levels 1,8,32]
+Figures:
+- request phase: in-process `score_suite` (model listing, provenance, run.json included) vs the
+  floor's requests in this process, and vs the ideal ceil(N/C) * 0.1 s (simple at C = 1/8/32,
+  acceptance at C = 32);
+- whole command at C = 32, for both workloads: `evalrun score` as a subprocess vs a `python -c`
+  floor script (interpreter, `import openai`, reading the items, the same requests). Target:
+  ratio <= 1.3 (1.1 the aim);
+- `evalrun --help` and `evalrun score --help` wall time (target <= 0.3 s).
+
+    python bench/score_overhead.py [--repeat 3] [--levels 1,8,32] [--whole-only]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import math
 import os
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -32,35 +45,100 @@ sys.path.insert(0, str(ROOT))
 
 ITEMS, CONCURRENCY, LATENCY, CAPACITY = 184, 32, 0.1, 32
 ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+CORE = ROOT / "evalrun" / "data" / "suites" / "core"
+ANSWERS = ROOT / "tests" / "data" / "garble" / "clean_suite_answers.jsonl"
+
+
+def messages_key(messages: Any) -> str:
+    """The key the fake finds an item's answer by: a hash of the messages as sent."""
+    return hashlib.sha1(json.dumps(messages, sort_keys=True).encode()).hexdigest()
+
+
+def _argument(want: Any) -> Any:
+    """A value a tool_call grader's argument matcher accepts (its first choice)."""
+    if isinstance(want, dict):
+        if "one_of" in want:
+            return want["one_of"][0]
+        if "min" in want:
+            return want["min"]
+        if "pattern" in want:
+            return "Lunch moved to 1 pm."
+    return want
+
+
+def acceptance_answers() -> dict[str, dict[str, Any]]:
+    """messages key -> the assistant message for each core item: its "full" correct answer
+    (realistic length and layout), with the tool call its grader wants for the tool items."""
+    texts = {}
+    with ANSWERS.open(encoding="utf-8") as f:
+        for line in f:
+            row = json.loads(line)
+            _, item_id, form = row["source"].split("/")[:3]  # full, full/cut (at max_tokens), terse
+            if form == "full":
+                texts[item_id] = row["text"]
+    out = {}
+    with (CORE / "items.jsonl").open(encoding="utf-8") as f:
+        for line in f:
+            item = json.loads(line)
+            message: dict[str, Any] = {"role": "assistant", "content": texts[item["id"]]}
+            grader = item["grader"]
+            parts = [grader, *grader.get("graders", [])]
+            calls = [p for p in parts if p.get("kind") == "tool_call"]
+            if calls and item.get("tools"):
+                name = calls[0].get("name") or item["tools"][0]["function"]["name"]
+                args = {k: _argument(v) for k, v in (calls[0].get("arguments") or {}).items()}
+                message["tool_calls"] = [
+                    {
+                        "id": "call_0",
+                        "type": "function",
+                        "function": {"name": name, "arguments": json.dumps(args)},
+                    }
+                ]
+                if grader.get("kind") == "tool_call":
+                    message["content"] = None
+            out[messages_key(item["messages"])] = message
+    return out
 
 
 def serve() -> None:
     """Child mode: a lean asyncio fake endpoint (so the bench measures evalrun, not the fake).
 
-    HTTP/1.1 keep-alive, 100 ms per chat request, at most 32 in service at once; answers "ok".
-    Prints its base URL, serves until stdin closes, then prints its own CPU seconds.
+    HTTP/1.1 keep-alive, 100 ms per chat request, at most 32 in service at once; answers a core
+    item with its acceptance answer, anything else "ok". Prints its base URL, serves until stdin
+    closes, then prints its own CPU seconds.
     """
     import asyncio
-    import json
 
-    async def main() -> None:
-        slots = asyncio.Semaphore(CAPACITY)
-        models = json.dumps({"object": "list", "data": [{"id": "bench", "object": "model"}]})
-        answer = json.dumps(
+    answers = acceptance_answers()
+    ok = {"role": "assistant", "content": "ok"}
+
+    def completion(body: bytes) -> bytes:
+        request = json.loads(body)
+        message = answers.get(messages_key(request.get("messages")), ok)
+        words = len((message.get("content") or "").split())
+        return json.dumps(
             {
                 "id": "x",
                 "object": "chat.completion",
+                "created": 0,
                 "model": "bench",
                 "choices": [
                     {
                         "index": 0,
-                        "finish_reason": "stop",
-                        "message": {"role": "assistant", "content": "ok"},
+                        "finish_reason": "tool_calls" if "tool_calls" in message else "stop",
+                        "message": message,
                     }
                 ],
-                "usage": {"prompt_tokens": 5, "completion_tokens": 1},
+                "usage": {
+                    "prompt_tokens": len(body) // 4,
+                    "completion_tokens": max(1, words * 4 // 3),
+                },
             }
-        )
+        ).encode()
+
+    async def main() -> None:
+        slots = asyncio.Semaphore(CAPACITY)
+        models = json.dumps({"object": "list", "data": [{"id": "bench", "object": "model"}]})
 
         async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             try:
@@ -71,15 +149,13 @@ def serve() -> None:
                     for line in lines[1:]:
                         if line.lower().startswith("content-length:"):
                             length = int(line.split(":", 1)[1])
-                    if length:
-                        await reader.readexactly(length)
+                    body = await reader.readexactly(length) if length else b""
                     if lines[0].startswith("POST"):
                         async with slots:
                             await asyncio.sleep(LATENCY)
-                        body = answer
+                        data = completion(body)
                     else:
-                        body = models
-                    data = body.encode()
+                        data = models.encode()
                     writer.write(
                         b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
                         b"Content-Length: %d\r\n\r\n%s" % (len(data), data)
@@ -98,19 +174,23 @@ def serve() -> None:
     print(f"{time.process_time():.3f}", flush=True)
 
 
+# The floor a user would write: read the suite's items, send each once, C at a time.
 FLOOR = """
-import asyncio, sys, openai
-async def main(base, n, c):
+import asyncio, json, sys, openai
+async def main(base, path, c):
+    with open(path, encoding="utf-8") as f:
+        items = [json.loads(line) for line in f]
     client = openai.AsyncOpenAI(base_url=base, api_key="x")
     sem = asyncio.Semaphore(c)
-    async def one(i):
+    async def one(item):
+        extra = {k: item[k] for k in ("tools", "tool_choice") if k in item}
         async with sem:
             await client.chat.completions.create(
-                model="bench", messages=[{"role": "user", "content": f"q{i}"}],
-                max_tokens=16, temperature=0)
-    await asyncio.gather(*(one(i) for i in range(n)))
+                model="bench", messages=item["messages"], max_tokens=item["max_tokens"],
+                temperature=0, **extra)
+    await asyncio.gather(*(one(i) for i in items))
     await client.close()
-asyncio.run(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3])))
+asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))
 """
 
 
@@ -125,9 +205,16 @@ def floor_phase(base_url: str, suite, concurrency: int) -> float:  # type: ignor
         sem = asyncio.Semaphore(concurrency)
 
         async def one(item) -> None:  # type: ignore[no-untyped-def]
+            extra = {"tools": item.tools} if item.tools is not None else {}
+            if item.tool_choice is not None:
+                extra["tool_choice"] = item.tool_choice
             async with sem:
                 await client.chat.completions.create(
-                    model="bench", messages=item.messages, max_tokens=item.max_tokens, temperature=0
+                    model="bench",
+                    messages=item.messages,
+                    max_tokens=item.max_tokens,
+                    temperature=0,
+                    **extra,
                 )
 
         await asyncio.gather(*(one(i) for i in suite.items))
@@ -139,19 +226,40 @@ def floor_phase(base_url: str, suite, concurrency: int) -> float:  # type: ignor
 
 
 def timed(argv: list[str]) -> float:
+    """Wall seconds of a subprocess (its CPU seconds: LAST_CPU[0])."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(argv, capture_output=True, env=ENV, cwd=str(ROOT))
     elapsed = time.perf_counter() - start
-    if proc.returncode != 0:
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode not in (0, 4):  # 4: items in error (the answers are not the point here)
         raise SystemExit(f"{argv} failed ({proc.returncode}): {proc.stderr.decode()[-500:]}")
+    LAST_CPU[0] = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     return elapsed
+
+
+LAST_CPU = [0.0]  # CPU seconds (user + system) of the last `timed` subprocess
+
+
+def median_line(name: str, runs: dict[str, list[float]]) -> str:
+    ratios = sorted(o / f for o, f in zip(runs["ours"], runs["floor"]))
+    med = {k: statistics.median(v) for k, v in runs.items()}
+    return (
+        f"{name}: evalrun score {med['ours']:.3f}s (CPU {med['ours_cpu']:.2f}s), bare "
+        f"asyncio+openai script {med['floor']:.3f}s (CPU {med['floor_cpu']:.2f}s), ratio "
+        f"{statistics.median(ratios):.2f} (median of {len(ratios)} paired runs, spread "
+        f"{ratios[0]:.2f}-{ratios[-1]:.2f}; target <= 1.3)"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--levels", default="1,8,32", help="concurrency levels of the phase")
+    parser.add_argument("--levels", default="1,8,32", help="concurrency levels of the simple phase")
+    parser.add_argument(
+        "--whole-only", action="store_true", help="only the whole-command and --help figures"
+    )
     args = parser.parse_args()
     if args.serve:
         return serve()
@@ -164,7 +272,7 @@ def main() -> None:
     from evalrun.suite.load import load_suite
 
     tmp = Path(tempfile.mkdtemp(prefix="evalrun-bench-"))
-    suite_dir = write_suite(tmp / "suite", [simple_item(i) for i in range(ITEMS)], name="bench")
+    simple_dir = write_suite(tmp / "suite", [simple_item(i) for i in range(ITEMS)], name="bench")
     server = subprocess.Popen(
         [sys.executable, __file__, "--serve"],
         stdin=subprocess.PIPE,
@@ -174,64 +282,85 @@ def main() -> None:
     )
     base_url = server.stdout.readline().strip()
     levels = [int(x) for x in args.levels.split(",")]
+    py = sys.executable
+    phases: dict[str, tuple[list[float], list[float], list[float], int]] = {}
+    wholes: dict[str, dict[str, list[float]]] = {}
     try:
-        py = sys.executable
-        helps = [timed([py, "-m", "evalrun", "--help"]) for _ in range(5)]
-        suite = load_suite(str(suite_dir))
+        helps = {
+            " ".join(sub): [timed([py, "-m", "evalrun", *sub, "--help"]) for _ in range(5)]
+            for sub in ([], ["score"])
+        }
         store = RunStore(tmp / "results-inproc")
-        phases: dict[int, tuple[list[float], list[float], list[float]]] = {}
-        for c in levels:
+        workloads = [("simple", simple_dir, c) for c in levels] + [("acceptance", CORE, 32)]
+        if args.whole_only:
+            workloads = []
+        for name, folder, c in workloads:
+            suite = load_suite(str(folder))
             ours, floors, cpus = [], [], []
             reps = 1 if c == 1 else args.repeat
+            passed = 0
             for n in range(reps + 1):  # the first pass warms imports and connections
                 req = ScoreRequest(
-                    target=Target.endpoint(base_url), suite=suite, concurrency=c, label=f"c{c}-{n}"
+                    target=Target.endpoint(base_url),
+                    suite=suite,
+                    concurrency=c,
+                    label=f"{name}-c{c}-{n}",
                 )
                 start, cpu = time.perf_counter(), time.process_time()
                 record, _ = score_suite(req, store)
                 took, cpu = time.perf_counter() - start, time.process_time() - cpu
-                assert record.summary and record.summary.passed == ITEMS, record.summary
+                assert record.summary is not None
+                passed = record.summary.passed
                 floor = floor_phase(base_url, suite, c)
                 if n:
                     ours.append(took)
                     cpus.append(cpu)
                     floors.append(floor)
-            phases[c] = (ours, floors, cpus)
-        wholes, floor_wholes = [], []
-        for n in range(args.repeat):  # in turns, so a change in load hits both
-            floor_wholes.append(timed([py, "-c", FLOOR, base_url, str(ITEMS), str(CONCURRENCY)]))
-            wholes.append(
-                timed(
-                    [
-                        *(py, "-m", "evalrun", "score", "--endpoint", base_url),
-                        *("--suite", str(suite_dir), "--concurrency", str(CONCURRENCY)),
-                        *("--results", str(tmp / "results-cli"), "--no-progress"),
-                        *("--name", f"cli{n}"),
-                    ]
+            phases[f"{name} C={c}"] = (ours, floors, cpus, passed)
+        for name, folder in (("simple", simple_dir), ("acceptance", CORE)):
+            runs: dict[str, list[float]] = {
+                "ours": [],
+                "floor": [],
+                "ours_cpu": [],
+                "floor_cpu": [],
+            }
+            for n in range(args.repeat):  # in turns, so a change in load hits both
+                items = str(folder / "items.jsonl")
+                runs["floor"].append(timed([py, "-c", FLOOR, base_url, items, str(CONCURRENCY)]))
+                runs["floor_cpu"].append(LAST_CPU[0])
+                runs["ours"].append(
+                    timed(
+                        [
+                            *(py, "-m", "evalrun", "score", "--endpoint", base_url),
+                            *("--suite", str(folder), "--concurrency", str(CONCURRENCY)),
+                            *("--results", str(tmp / "results-cli"), "--no-progress"),
+                            *("--name", f"{name}{n}"),
+                        ]
+                    )
                 )
-            )
+                runs["ours_cpu"].append(LAST_CPU[0])
+            wholes[name] = runs
     finally:
         server.stdin.close()
         server_cpu = server.stdout.readline().strip()
         server.wait(timeout=10)
     print(f"load average (1 min): {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
-    print(f"evalrun --help: median {statistics.median(helps):.3f}s (target < 0.3 s)")
-    for c, (ours, floors, cpus) in phases.items():
+    for sub, times in helps.items():
+        command = f"evalrun {sub} --help".replace("  ", " ")
+        print(f"{command}: median {statistics.median(times):.3f}s (target <= 0.3 s)")
+    for name, (ours, floors, cpus, passed) in phases.items():
+        c = int(name.rsplit("=", 1)[1])
         ideal = math.ceil(ITEMS / c) * LATENCY
         ratios = [o / f for o, f in zip(ours, floors)]
         print(
-            f"request phase C={c}: evalrun {statistics.median(ours):.3f}s, "
+            f"request phase {name}: evalrun {statistics.median(ours):.3f}s, "
             f"bare asyncio+openai {statistics.median(floors):.3f}s, ratio "
             f"{statistics.median(ratios):.2f} (paired); ideal {ideal:.2f}s "
             f"(evalrun/ideal {statistics.median(ours) / ideal:.2f}); evalrun CPU "
-            f"{1000 * statistics.median(cpus) / ITEMS:.2f} ms/item"
+            f"{1000 * statistics.median(cpus) / ITEMS:.2f} ms/item; {passed} passed"
         )
-    ratios = [w / f for w, f in zip(wholes, floor_wholes)]
-    print(
-        f"whole command C={CONCURRENCY}: evalrun score {statistics.median(wholes):.3f}s, "
-        f"bare asyncio+openai script {statistics.median(floor_wholes):.3f}s, ratio "
-        f"{statistics.median(ratios):.2f} (median of {len(ratios)} paired runs; target <= 1.3)"
-    )
+    for name, runs in wholes.items():
+        print(median_line(f"whole command {name} C={CONCURRENCY}", runs))
     print(f"fake server CPU over the whole bench: {server_cpu}s")
 
 
