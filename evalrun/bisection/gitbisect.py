@@ -90,10 +90,13 @@ def commits_between(
         raise UsageError(
             f"--good {good} is not an ancestor of --bad {bad}; pass an older good revision"
         )
-    kwargs: dict = {"topo_order": True, "reverse": True, "ancestry_path": True}
-    if not all_commits:
-        kwargs["paths"] = path
-    found = repo.iter_commits(f"{good_c.hexsha}..{bad_c.hexsha}", **kwargs)
+    found = repo.iter_commits(
+        f"{good_c.hexsha}..{bad_c.hexsha}",
+        paths="" if all_commits else path,
+        topo_order=True,
+        reverse=True,
+        ancestry_path=True,
+    )
     return [
         Commit(
             c.hexsha,

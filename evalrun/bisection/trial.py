@@ -145,7 +145,7 @@ class Judge(BaseModel):
         shown: list[tuple[Kind, Measurement]] = []
         queue = list(cached.measurements[: self.tries])
 
-        def one(_: tuple) -> Outcome:
+        def one(_: tuple[int, ...]) -> Outcome:
             m = queue.pop(0)
             kind = self.kind(m)
             shown.append((kind, m))

@@ -20,7 +20,7 @@ import argparse
 import sys
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "bisect",
         help="find the knob or commit behind garble or a regression",

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "compare",
         help="compare two runs: per-category deltas, flips, exact McNemar, bootstrap interval",

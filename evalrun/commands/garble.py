@@ -6,7 +6,7 @@ import argparse
 import sys
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "garble",
         help="explain why a response is (or is not) garble",

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "grade",
         help="grade a JSONL file of answers against a suite, without a server",

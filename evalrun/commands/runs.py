@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from evalrun.errors import UsageError
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("runs", help="list stored runs", description=__doc__)
     p.add_argument(
         "--results", default="results", metavar="DIR", help="run store (default: results)"

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 UNTESTABLE = 125
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "score",
         help="score an OpenAI-compatible endpoint on a suite",

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "signoff",
         help="release gate: judge a candidate run against a baseline under a policy",

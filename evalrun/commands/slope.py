@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "slope",
         help="decode throughput vs context depth: table, ratio to d0, cliffs, slope.png",

@@ -6,7 +6,7 @@ import argparse
 import json
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "suite",
         help="check or describe a suite",

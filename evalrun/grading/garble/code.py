@@ -258,7 +258,7 @@ def _bare(code: str, lang: str) -> str:
 _PYTHON = frozenset(["python", "py", "python3"])
 
 
-def _blank(m: re.Match) -> str:
+def _blank(m: re.Match[str]) -> str:
     """The match with everything but its line breaks blanked: lines keep their numbers."""
     return re.sub(r"[^\n]", " ", m.group())
 

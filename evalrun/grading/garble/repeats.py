@@ -150,7 +150,7 @@ _HEX = re.compile(r"[0-9a-fA-F]{1,4}")
 _CJK_PHRASE = re.compile(f"[{KANA_HAN}]{{3,}}")
 
 
-def _rule_line(text: str, tm: re.Match) -> bool:
+def _rule_line(text: str, tm: re.Match[str]) -> bool:
     """The token sits on a line of rule characters only (a rule, underline or table border)."""
     before = text.rfind("\n", 0, tm.start())
     after = text.find("\n", tm.end())

@@ -79,7 +79,7 @@ _FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 TOKEN = re.compile(r"\S+")
 
 
-def _prose_tokens(line: str) -> Iterator[re.Match]:
+def _prose_tokens(line: str) -> Iterator[re.Match[str]]:
     """Words of a prose line: split at spaces, and at a comma glued between two words of four
     letters or more in a run of long pieces (soup glues words so: standcritics,muscletransport);
     1,000, a,b and `get deploy,sts,ds` stay whole."""
@@ -170,7 +170,7 @@ _INNER_PUNCT = re.compile(r"[^\w.,'’\-:&+]")
 _LATEX = re.compile(r"\$[^$\n]{1,200}\$|\\[a-zA-Z]+(?:\{[^}\n]{0,80}\}|\[[^\]\n]{0,80}\])*")
 
 
-def _blank(m: re.Match) -> str:
+def _blank(m: re.Match[str]) -> str:
     return " " * len(m.group())
 
 
