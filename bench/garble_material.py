@@ -33,6 +33,49 @@ def material(name: str) -> dict[str, Any]:
         return yaml.safe_load(fh)
 
 
+class FieldRows:
+    """The labelled rows one field builder collects: each row's source is
+    `<prefix>/<shape>/<n> <url>`, n counting the rows of that shape from 0."""
+
+    def __init__(self, prefix: str, rng: random.Random, *, unique: bool = False) -> None:
+        self.prefix = prefix
+        self.rng = rng
+        self.unique = unique  # keep each text once (small pools of sentences can repeat)
+        self.rows: list[dict[str, object]] = []
+        self.counts: Counter[str] = Counter()
+        self._seen: set[str] = set()
+
+    def add(
+        self,
+        family: str | None,
+        shape: str,
+        url: str,
+        text: str,
+        expect: list[str] | None,
+        label: str = "garbled",
+    ) -> None:
+        """One row (without a family key when `family` is None)."""
+        if self.unique:
+            if text in self._seen:
+                return
+            self._seen.add(text)
+        n = self.counts[shape]
+        self.counts[shape] += 1
+        row: dict[str, object] = {
+            "text": text,
+            "label": label,
+            "expect": expect,
+            "source": f"{self.prefix}/{shape}/{n} {url}",
+        }
+        if family is not None:
+            row["family"] = family
+        self.rows.append(row)
+
+    def maybe(self, expect: list[str]) -> list[str] | None:
+        """`expect` half the time, else None (a row that names no language)."""
+        return expect if self.rng.random() < 0.5 else None
+
+
 def write_rows(rows: list[dict], out: Path) -> None:
     """Write `rows` as JSON Lines, UTF-8 as is (the corpus format)."""
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -31,9 +31,11 @@ DRIVE = HERE / "fake_engines" / "drive.py"
 
 
 def engine_copy(tmp_path: Path) -> Path:
-    """The knobs engine under a name unique to this test (what `ps` looks for afterwards)."""
+    """The knobs engine under a name unique to this test (what `ps` looks for afterwards), with
+    the engine.py it imports beside it."""
     path = tmp_path / f"engine_{os.getpid()}_{time.monotonic_ns()}.py"
     shutil.copy(HERE / "fake_engines" / "knobs.py", path)
+    shutil.copy(HERE / "fake_engines" / "engine.py", tmp_path / "engine.py")
     return path
 
 

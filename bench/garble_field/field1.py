@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from bench.garble_material import material, write_rows
+from bench.garble_material import FieldRows, material, write_rows
 
 MATERIAL = material("field1")
 OUTPUTS = ("garbled_field.jsonl", "loop_field.jsonl")
@@ -67,32 +67,12 @@ JUNK_WORDS = "isor afi uellen ponsored ebx legate icast witty Leone cdr SEEK NPC
 def build(out_dir: Path) -> list[Path]:
     """Write garbled_field.jsonl and loop_field.jsonl into `out_dir`; the paths written."""
     rng = random.Random(SEED)
-    garbled: list[dict] = []
-    loops: list[dict] = []
-
-    def add(family: str, shape: str, url: str, text: str, expect: list[str] | None) -> None:
-        n = sum(1 for r in garbled if r["source"].startswith(f"field/{shape}/"))
-        garbled.append(
-            {
-                "text": text,
-                "label": "garbled",
-                "expect": expect,
-                "source": f"field/{shape}/{n} {url}",
-                "family": family,
-            }
-        )
+    garbled = FieldRows("field", rng)
+    loops = FieldRows("field", rng)
+    add = garbled.add
 
     def add_loop(shape: str, url: str, text: str, expect: list[str] | None) -> None:
-        n = sum(1 for r in loops if r["source"].startswith(f"field/{shape}/"))
-        loops.append(
-            {
-                "text": text,
-                "label": "loop",
-                "expect": expect,
-                "source": f"field/{shape}/{n} {url}",
-                "family": "loop",
-            }
-        )
+        loops.add("loop", shape, url, text, expect, label="loop")
 
     def langs() -> list[str] | None:
         return rng.choice([None, ["en"]])
@@ -255,7 +235,7 @@ def build(out_dir: Path) -> list[Path]:
     # ---- issue 15's own examples (quoted there as misses)
     issue = MATERIAL["issue"]
     for n, (family, text, expect) in enumerate(issue):
-        garbled.append(
+        garbled.rows.append(
             {
                 "text": text,
                 "label": "garbled",
@@ -296,7 +276,7 @@ def build(out_dir: Path) -> list[Path]:
             "one-word-to-limit", SINGLE_TOKEN, " ".join(["court"] * rng.randint(60, 300)), ["en"]
         )
 
-    for name, rows in zip(OUTPUTS, (garbled, loops)):
+    for name, rows in zip(OUTPUTS, (garbled.rows, loops.rows)):
         write_rows(rows, out_dir / name)
         print(f"{name}: {len(rows)} rows")
     return [out_dir / name for name in OUTPUTS]

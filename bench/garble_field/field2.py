@@ -26,6 +26,7 @@ import wordfreq
 
 from bench.garble_material import (
     CharModel,
+    FieldRows,
     byte_decoder,
     material,
     top,
@@ -105,29 +106,8 @@ def surrogates(code: int) -> list[int]:
 def build(out_dir: Path) -> list[Path]:
     """Write garbled_field2.jsonl into `out_dir`; the paths written."""
     rng = random.Random(SEED)
-    rows: list[dict] = []
-    counts: Counter = Counter()
-
-    seen: set[str] = set()
-
-    def add(family: str, shape: str, url: str, text: str, expect: list[str] | None) -> None:
-        if text in seen:  # small pools of our own sentences can repeat: keep each text once
-            return
-        seen.add(text)
-        n = counts[shape]
-        counts[shape] += 1
-        rows.append(
-            {
-                "text": text,
-                "label": "garbled",
-                "expect": expect,
-                "source": f"field2/{shape}/{n} {url}",
-                "family": family,
-            }
-        )
-
-    def maybe(expect: list[str]) -> list[str] | None:
-        return expect if rng.random() < 0.5 else None
+    field = FieldRows("field2", rng, unique=True)
+    rows, add, maybe, counts = field.rows, field.add, field.maybe, field.counts
 
     # -- word material
     en_all = set(wordfreq.get_frequency_dict("en"))

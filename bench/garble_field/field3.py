@@ -26,7 +26,7 @@ import random
 from collections import Counter
 from pathlib import Path
 
-from bench.garble_material import CharModel, material, top, vocab_pieces, write_new_rows
+from bench.garble_material import CharModel, FieldRows, material, top, vocab_pieces, write_new_rows
 
 MATERIAL = material("field3")
 OUTPUTS = ("garbled_field3.jsonl",)
@@ -89,22 +89,8 @@ OTHER_SCRIPTS = ["zh", "ru", "ja", "ko", "ar", "hi", "el", "he", "uk", "bn", "fa
 def build(out_dir: Path) -> list[Path]:
     """Write garbled_field3.jsonl into `out_dir`; the paths written."""
     rng = random.Random(SEED)
-    rows: list[dict] = []
-
-    def maybe(expect: list[str]) -> list[str] | None:
-        return expect if rng.random() < 0.5 else None
-
-    def add(family: str, shape: str, url: str, text: str, expect: list[str] | None) -> None:
-        n = sum(1 for r in rows if r["source"].startswith(f"field3/{shape}/"))
-        rows.append(
-            {
-                "text": text,
-                "label": "garbled",
-                "expect": expect,
-                "source": f"field3/{shape}/{n} {url}",
-                "family": family,
-            }
-        )
+    field = FieldRows("field3", rng)
+    rows, add, maybe = field.rows, field.add, field.maybe
 
     lead, inner, _raw = vocab_pieces()
     lead = [p for p in lead if len(p) > 2]

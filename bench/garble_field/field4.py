@@ -33,7 +33,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from bench.garble_material import CharModel, material, top, vocab_pieces, write_new_rows
+from bench.garble_material import CharModel, FieldRows, material, top, vocab_pieces, write_new_rows
 
 MATERIAL = material("field4")
 OUTPUTS = ("garbled_field4.jsonl",)
@@ -218,29 +218,8 @@ ENDS = ".!?。！？"
 def build(out_dir: Path) -> list[Path]:
     """Write garbled_field4.jsonl into `out_dir`; the paths written."""
     rng = random.Random(SEED)
-    rows: list[dict] = []
-
-    def maybe(expect: list[str]) -> list[str] | None:
-        return expect if rng.random() < 0.5 else None
-
-    def add(
-        family: str | None,
-        shape: str,
-        url: str,
-        text: str,
-        expect: list[str] | None,
-        label: str = "garbled",
-    ) -> None:
-        n = sum(1 for r in rows if r["source"].startswith(f"field4/{shape}/"))
-        row = {
-            "text": text,
-            "label": label,
-            "expect": expect,
-            "source": f"field4/{shape}/{n} {url}",
-        }
-        if family is not None:
-            row["family"] = family
-        rows.append(row)
+    field = FieldRows("field4", rng)
+    rows, add, maybe = field.rows, field.add, field.maybe
 
     lead, inner, _raw = vocab_pieces()
     lead = [p.strip() for p in lead if len(p.strip()) > 2]

@@ -38,14 +38,32 @@ MESSAGES = {
 }
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(prog="engine.py")
+def engine_parser(prog: str) -> argparse.ArgumentParser:
+    """The arguments every fake engine takes, as a real engine's launcher passes them."""
+    parser = argparse.ArgumentParser(prog=prog)
     parser.add_argument("model")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--boot-delay", type=float, default=0.0)
+    return parser
+
+
+class JSONHandler(BaseHTTPRequestHandler):
+    """A request handler that answers in JSON."""
+
+    def _send(self, code: int, body: dict[str, object]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def main() -> int:
+    parser = engine_parser("engine.py")
     parser.add_argument("--served-model-name")
     parser.add_argument("--mode", default="ok", choices=["ok", "crash", "crashloop", "hang"])
-    parser.add_argument("--boot-delay", type=float, default=0.0)
     parser.add_argument("--die-after", type=int, default=0)
     parser.add_argument("--spawn-child", action="store_true")
     parser.add_argument("--pidfile")
@@ -87,17 +105,9 @@ def main() -> int:
     served = {"n": 0}
     name = args.served_model_name or args.model
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(JSONHandler):
         def log_message(self, fmt: str, *a: object) -> None:
             print("ACCESS " + fmt % a, flush=True)
-
-        def _send(self, code: int, body: dict) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(code)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
 
         def do_GET(self) -> None:
             ready = time.monotonic() - started >= args.boot_delay

@@ -9,36 +9,26 @@ It answers every chat request with the probe's expected "ok", except with
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
+
+# engine.py sits beside this script (a copy of this script needs it copied beside it too):
+# the script's own folder is the first entry of sys.path.
+from engine import JSONHandler, engine_parser
 
 GARBLE = "carecarecarecarecarecarecarecarecarecare"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("model")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
+    parser = engine_parser("knobs.py")
     parser.add_argument("--load-format", default="auto")
-    parser.add_argument("--boot-delay", type=float, default=0.0)
     args, _ = parser.parse_known_args()
     text = GARBLE if args.load_format == "instanttensor" else "ok"
     started = time.monotonic()
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(JSONHandler):
         def log_message(self, *a: object) -> None:
             pass
-
-        def _send(self, code: int, body: dict) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(code)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
 
         def _ready(self) -> bool:
             return time.monotonic() - started >= args.boot_delay
