@@ -34,8 +34,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from evalrun.compare.family import Diff, family, majority
+from evalrun.grading.garble.lane import LaneGarble
 from evalrun.signoff.policy import Policy
-from evalrun.signoff.rules import CandidateGarble, family_checks
+from evalrun.signoff.rules import family_checks
 from evalrun.suite.load import load_suite
 
 CORE = dict(sorted(Counter(i.category for i in load_suite("core").items).items()))  # 184 items
@@ -153,7 +154,7 @@ def trial(case: Case, rng: random.Random, policy: Policy) -> bool:
         b_garbled += gb
         b_loops += loop_b and not soup_b
     fam = family(pairs, garble)
-    own = CandidateGarble(garbled=b_garbled, loops=b_loops, answered=len(probs))
+    own = LaneGarble(garbled=b_garbled, loops=b_loops, answered=len(probs))
     checks = family_checks(fam.total, fam.categories, fam.garble, own, policy)
     return any(c.outcome == "fail" for c in checks)
 

@@ -27,6 +27,7 @@ from evalrun.compare.fidelity import judge as judge_fidelity
 from evalrun.endpoint.logprobs import TokenTrace
 from evalrun.endpoint.options import RequestOptions
 from evalrun.errors import BootError, EndpointError, UsageError
+from evalrun.grading.garble.lane import LaneGarble
 from evalrun.scoring.runner import ScoreHooks, ScoreRequest
 from evalrun.serving.contract import Contract, contract_hash
 from evalrun.serving.target import Launcher, Target, TargetSpec, boot_target
@@ -42,11 +43,6 @@ BURST = 8
 TRANSIENT_BOOT = frozenset({"port_in_use", "teardown"})
 
 Log = Callable[[str], None]
-
-# Healthy lanes loop on 1-5% of their answers (a small model repeating itself); mis-mapped
-# weights and `--load-format dummy` loop on nearly every answer from the first token. From this
-# fraction of answers up, loops count as the lane's garble.
-LOOPING_LANE = 0.5
 
 
 class Scorer(Protocol):
@@ -76,14 +72,13 @@ class Measurement(BaseModel):
     stopped: str | None = Field(default=None, description="Why the probe stopped early.")
 
     @property
+    def lane_garble(self) -> LaneGarble:
+        return LaneGarble(garbled=self.garbled, loops=self.loops, answered=self.answered)
+
+    @property
     def garble_rate(self) -> float:
-        """Engine garble (token soup, floods). A healthy model's own loops (a few answers) are
-        counted apart; when most answers loop, the loops are the lane's fault and count too."""
-        if not self.answered:
-            return 0.0
-        if self.loops / self.answered >= LOOPING_LANE:
-            return self.garbled / self.answered
-        return (self.garbled - self.loops) / self.answered
+        """The lane's garble rate (loops count only when most answers loop: LaneGarble.rate)."""
+        return self.lane_garble.rate
 
     @property
     def score(self) -> int:
@@ -246,12 +241,13 @@ def measure(
 ) -> Measurement:
     """Counts over the item records of one probe pass (all its runs)."""
     kinds = sorted({k for r in records for k in r.diagnoses})
+    garble = LaneGarble.of(r.garble for r in records if r.response is not None)
     return Measurement(
         items=items,
-        answered=sum(r.response is not None for r in records),
+        answered=garble.answered,
         passed=sum(r.status == "passed" for r in records),
-        garbled=sum(r.garbled for r in records),
-        loops=sum(bool(r.garbled and r.garble is not None and r.garble.loop) for r in records),
+        garbled=garble.garbled,
+        loops=garble.loops,
         errors=sum(r.status == "error" for r in records) + (items - len(records)),
         diagnosed=sum(bool(r.diagnoses) for r in records),
         diagnoses=kinds,

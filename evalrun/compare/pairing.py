@@ -37,6 +37,7 @@ from evalrun.compare.stats import (
     wilson_interval,
 )
 from evalrun.errors import ConfigError, SuiteError
+from evalrun.grading.garble.lane import LaneGarble
 from evalrun.store import ItemRecord, RunRecord, RunStore
 from evalrun.store.tokens import load_traces
 from evalrun.tables import fmt_points, percent
@@ -73,6 +74,12 @@ class Side(BaseModel):
     pct: float = Field(description="100 * passed / total, unrounded.")
     wilson: tuple[float, float] = Field(description="Wilson interval of pct, in points.")
     diagnoses: dict[str, int] = Field(description="Diagnosis kind -> items showing it.")
+
+    @property
+    def lane_garble(self) -> LaneGarble:
+        """The run's garble on its answered items, as sign-off's ceiling judges it."""
+        answered = self.total - self.errors - self.missing
+        return LaneGarble(garbled=self.garbled, loops=self.garble_loops, answered=answered)
 
 
 class CategoryRow(BaseModel):
@@ -521,9 +528,7 @@ def _side(run: RunRecord, items: list[ItemRecord], seen: int, alpha: float) -> S
         total = max(run.summary.total, len(items))
     else:
         total = len(items) if partial else max(len(items), seen)
-    answered = len(items) - errors
-    kinds = [garble_kind(i) for i in items if i.status != "error"]
-    garbled = sum(k is not None for k in kinds)
+    garble = LaneGarble.of(i.garble for i in items if i.status != "error")
     lo, hi = wilson_interval(passed, total, alpha=alpha)
     diag: Counter[str] = Counter(kind for i in items for kind in set(i.diagnoses))
     repeats = max((len(i.repeats or []) for i in items), default=0)
@@ -539,9 +544,9 @@ def _side(run: RunRecord, items: list[ItemRecord], seen: int, alpha: float) -> S
         repeats=max(1, repeats),
         errors=errors,
         missing=total - len(items),
-        garbled=garbled,
-        garble_loops=sum(k == "loop" for k in kinds),
-        garble_rate=garbled / answered if answered else 0.0,
+        garbled=garble.garbled,
+        garble_loops=garble.loops,
+        garble_rate=garble.flagged_rate,
         pct=percent(passed, total),
         wilson=(100 * lo, 100 * hi),
         diagnoses=dict(sorted(diag.items())),

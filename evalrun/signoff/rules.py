@@ -22,7 +22,7 @@ when its garble rate exceeds the baseline's by more than `max_garble_increase` a
 is significant in the same family, or when its own rate is above the absolute ceiling
 `max_garble_rate` (a plainly broken lane, whatever the baseline did). A small model's own
 repetition loops show up on both sides, so they do not block its lane; loops are counted apart
-from token soup in every reason.
+from token soup in every reason (`LaneGarble`, which bisect counts a trial's garble with too).
 
 Errors, fatal diagnoses and incompleteness are defects, not sampling noise: they are checked on
 the candidate alone, against absolute limits, with no test. `RULES` lists every rule the gate
@@ -35,7 +35,6 @@ The rules are pure: the gate calls them on a comparison, and bench/signoff_calib
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
@@ -47,28 +46,16 @@ from evalrun.compare.pairing import (
     PairedStats,
     fmt_p,
 )
+from evalrun.grading.garble.lane import LaneGarble
 from evalrun.signoff.policy import Check, Policy
 from evalrun.tables import fmt_points
-
-
-@dataclass(frozen=True)
-class CandidateGarble:
-    """The candidate's own garble figures, on all its answered items (for the ceiling)."""
-
-    garbled: int
-    loops: int
-    answered: int
-
-    @property
-    def rate(self) -> float:
-        return self.garbled / self.answered if self.answered else 0.0
 
 
 def family_checks(
     total: PairedTest,
     categories: list[PairedTest],
     garble: PairedTest,
-    candidate: CandidateGarble,
+    candidate: LaneGarble,
     policy: Policy,
 ) -> list[Check]:
     """Checks of the total, each category (only those that did not pass, else one summary pass)
@@ -156,7 +143,7 @@ def _real(t: PairedTest, policy: Policy) -> bool:
     return policy.alpha >= 1 or t.p_worse_adjusted < policy.alpha
 
 
-def garble_checks(t: PairedTest, candidate: CandidateGarble, policy: Policy) -> list[Check]:
+def garble_checks(t: PairedTest, candidate: LaneGarble, policy: Policy) -> list[Check]:
     """Garble against the baseline (paired) and against the absolute ceiling.
 
     `t` is the family's garble test: d = garbled_baseline - garbled_candidate per item answered
@@ -164,11 +151,7 @@ def garble_checks(t: PairedTest, candidate: CandidateGarble, policy: Policy) -> 
     """
     n = t.paired
     increase = 100 * -float(t.net) / n if n else 0.0
-    soup = candidate.garbled - candidate.loops
-    own = (
-        f"{candidate.garbled} of {candidate.answered} answered items garbled "
-        f"({fmt_points(100 * candidate.rate)}%: {soup} token soup, {candidate.loops} loops)"
-    )
+    own = candidate.describe()
     vs = (
         f"{t.lost} newly garbled and {t.gained} cleared against the baseline on {n} items "
         f"answered in both ({'+' if increase > 0 else ''}{fmt_points(increase)} points of rate)"
@@ -199,7 +182,7 @@ def garble_checks(t: PairedTest, candidate: CandidateGarble, policy: Policy) -> 
             "could be noise, not blocking",
             **tested,
         )
-    bad = candidate.rate > policy.max_garble_rate
+    bad = candidate.flagged_rate > policy.max_garble_rate
     ceiling = Check(
         rule="garble_rate",
         outcome="fail" if bad else "pass",
@@ -215,11 +198,7 @@ def comparison_family(cmp: Comparison, policy: Policy) -> list[Check]:
     total = _tested("", s, s.lost, s.gained, s.net)
     cats = [_tested(r.category, r, r.lost, r.gained, r.delta) for r in cmp.categories]
     garble = _tested("garble", g, g.new, g.cleared, g.cleared - g.new)
-    b = cmp.b
-    own = CandidateGarble(
-        garbled=b.garbled, loops=b.garble_loops, answered=b.total - b.errors - b.missing
-    )
-    return family_checks(total, cats, garble, own, policy)
+    return family_checks(total, cats, garble, cmp.b.lane_garble, policy)
 
 
 def _tested(

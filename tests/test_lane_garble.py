@@ -1,0 +1,91 @@
+"""One count of a lane's garble: a bisect trial and sign-off read the same answers alike.
+
+A healthy small model loops on a few answers; mis-mapped weights loop on nearly all of them.
+grading.garble.lane.LaneGarble counts soup and loops once; a bisect trial's rate counts the loops
+once most answers loop, sign-off's ceiling every flagged answer (see the module's docstring).
+"""
+
+from __future__ import annotations
+
+import pytest
+from support.synthruns import CORE_LIKE, ids_of, items_for, write_run
+
+from evalrun.bisection.trial import Judge, measure
+from evalrun.compare.pairing import compare_runs
+from evalrun.grading.garble.lane import LOOPING_LANE, LaneGarble
+from evalrun.grading.garble.verdict import GarbleVerdict
+from evalrun.signoff.policy import Policy
+from evalrun.signoff.rules import comparison_family
+from evalrun.store import ItemRecord, RunStore
+
+LOOP = {
+    "garbled": True,
+    "score": 0.8,
+    "kind": "loop",
+    "signals": [
+        {"name": "loop", "family": "loop", "score": 0.8, "reason": "'ciel, ' repeated 40 times"}
+    ],
+}
+
+
+def lane(loops: int, soup: int, errors: int = 0) -> list[ItemRecord]:
+    """184 items: the first `loops` answers loop, the next `soup` are token soup, then errors."""
+    ids = ids_of(CORE_LIKE)
+    items = items_for(garbled=ids[: loops + soup], errors=ids[loops + soup : loops + soup + errors])
+    for it in items[:loops]:
+        it.garble = GarbleVerdict.model_validate(LOOP)
+    return items
+
+
+# (loops, soup, errors) of the candidate lane: none, a healthy model's few loops, loops with some
+# soup, many loops short of most answers, most answers (92 of 184), soup alone, errors besides.
+LANES = [(0, 0, 0), (6, 0, 0), (6, 12, 0), (30, 0, 0), (91, 0, 0), (92, 0, 0), (92, 10, 0)]
+LANES += [(0, 46, 0), (150, 20, 0), (40, 0, 100)]
+
+
+@pytest.mark.parametrize(("loops", "soup", "errors"), LANES)
+def test_bisect_and_signoff_judge_the_same_answers_alike(tmp_path, loops, soup, errors):
+    store = RunStore(tmp_path / "results")
+    items = lane(loops, soup, errors)
+    base = write_run(store, "2026-01-01_000000_base", items_for())
+    cand = write_run(store, "2026-01-02_000000_cand", items)
+
+    trial = measure(items, [cand.run_id], len(items))
+    cmp = compare_runs(store, base.run_id, cand.run_id)
+    policy = Policy()
+    ceiling = next(c for c in comparison_family(cmp, policy) if c.rule == "garble_rate")
+
+    # the same counts, from the same answers, through bisect's measure and compare's sides
+    assert cmp.b.lane_garble == trial.lane_garble
+    answered = len(items) - errors
+    assert trial.lane_garble == LaneGarble(garbled=loops + soup, loops=loops, answered=answered)
+    looping = loops >= LOOPING_LANE * answered
+    assert trial.lane_garble.looping == looping
+    assert trial.garble_rate == (loops * looping + soup) / answered
+    # sign-off's ceiling judges the flagged rate, with the same words
+    flagged = (loops + soup) / answered
+    assert (ceiling.outcome == "fail") == (flagged > policy.max_garble_rate)
+    assert trial.lane_garble.describe() in ceiling.reason
+    # a trial bisect calls garbled never passes sign-off's ceiling
+    judge = Judge()
+    assert (judge.kind(trial) == "garble") == (trial.garble_rate >= judge.garble_rate)
+    if judge.kind(trial) == "garble":
+        assert ceiling.outcome == "fail"
+
+
+def test_a_healthy_models_loops_are_shown_and_counted_apart():
+    g = LaneGarble(garbled=10, loops=6, answered=184)
+    assert (g.soup, g.counted, g.looping) == (4, 4, False)
+    assert g.flagged_rate == 10 / 184 and g.rate == 4 / 184
+    assert g.describe() == "10 of 184 answered items garbled (5.4%: 4 token soup, 6 loops)"
+    most = LaneGarble(garbled=100, loops=92, answered=184)
+    assert most.looping and most.rate == most.flagged_rate == 100 / 184
+    assert most.describe().endswith("(54.3%: 8 token soup, 92 loops, most answers loop)")
+
+
+def test_counts_come_from_the_verdicts_of_the_answers():
+    soup = GarbleVerdict(garbled=True, score=0.9, kind="non-words")
+    clean = GarbleVerdict(garbled=False, score=0.0)
+    loop = GarbleVerdict.model_validate(LOOP)
+    g = LaneGarble.of([soup, clean, None, loop, loop])
+    assert g == LaneGarble(garbled=3, loops=2, answered=5)
