@@ -92,7 +92,7 @@ from evalrun.grading.garble.verdict import (
     FAMILIES,
     GarbleSignal,
     GarbleVerdict,
-    family_of,
+    SignalName,
 )
 from evalrun.grading.garble.words import (
     COMPOUNDING,
@@ -139,7 +139,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
     toks = TOKEN.findall(text)
     flood, loop = flood_signal(text, t.structured)
     blocks = code.code_blocks(text, t.structured)
-    for name, (score, reason) in (
+    scored: tuple[tuple[SignalName, tuple[float, str]], ...] = (
         ("flood", flood),
         ("loop", loop),
         ("diversity", diversity_signal(t.words, text)),
@@ -173,18 +173,20 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         ("code-words", code.word_lines(blocks)),
         ("code-names", code.foreign_names(text, blocks)),
         ("json", code.broken_json(text) if "{" in text else (0.0, "")),
-    ):
+    )
+    for name, (score, reason) in scored:
         signals.append(Signal(name, score, reason))
     if not t.structured:  # prose only: code, JSON and tables have symbols, lone letters, no commas
         prose = structure.without_code(text)  # (fenced blocks and inline code blanked)
-        for name, (score, reason) in (
+        in_prose: tuple[tuple[SignalName, tuple[float, str]], ...] = (
             ("clusters", structure.punctuation_clusters(TOKEN.findall(prose))),
             ("symbols", structure.symbol_tail(text)),
             ("scatter", structure.letter_scatter(toks)),
             ("stray", structure.stray_punctuation(text)),
             ("glitches", structure.word_glitches(prose)),
             ("run-on", structure.salad_after_sentences(text)),
-        ):
+        )
+        for name, (score, reason) in in_prose:
             signals.append(Signal(name, score, reason))
     keep = 1.0
     for s in signals:
@@ -196,7 +198,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
         garbled=garbled,
         score=score,
         signals=[
-            GarbleSignal(name=s.name, family=family_of(s.name), score=s.score, reason=s.reason)
+            GarbleSignal(name=s.name, family=s.family, score=s.score, reason=s.reason)
             for s in shown
         ],
         kind=_kind(shown, sum(1 for w in t.words if w.letters and not w.code)) if garbled else "",
@@ -220,7 +222,7 @@ def _kind(shown: list[Signal], words: int) -> str:
     (soup, scripts, mojibake) comes close, and a window that was clean before it is a collapse.
     An odd tail after fewer than four words is no collapse: the next family that fires speaks."""
     kinds = sorted(
-        ((family_of(s.name), s) for s in shown),
+        ((s.family, s) for s in shown),
         key=lambda ks: (-ks[1].score, ks[0] not in _TIE_FIRST),
     )
     if kinds[0][1].name == "tail" and words < 2 * TAIL_WORDS:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from collections.abc import Callable
 
 from evalrun.grading.garble import structure
 from evalrun.grading.garble.lexicon import (
@@ -23,6 +24,7 @@ from evalrun.grading.garble.scripts import (
     COMPANIONS,
     FUNCTION_WORDS,
 )
+from evalrun.grading.garble.verdict import SignalName
 from evalrun.grading.garble.words import (
     FINISHED,
     LATIN,
@@ -451,7 +453,7 @@ def windowed(t: Text) -> list[Signal]:
         spans += [(i, min(len(ws), i + size)) for i in range(0, len(ws) - size // 2, size // 2)]
     # Only the signals that can fire anywhere are windowed (Latin is always allowed; soup needs
     # three odd words; function words need ten words of running text).
-    signals = []
+    signals: list[tuple[SignalName, Callable[[list[Word]], tuple[float, str]]]] = []
     if any(w.scripts - LATIN for w in ws):
         signals.append(("script", lambda chunk: _script_signal(t, chunk)))
     if sum(1 for w in ws if w.weird) >= 3:
@@ -465,7 +467,7 @@ def windowed(t: Text) -> list[Signal]:
                     lambda chunk: structure.salad(_salad_words(chunk), _common_english),
                 )
             )
-    best: dict[str, tuple[float, str, int]] = {}
+    best: dict[SignalName, tuple[float, str, int]] = {}
     for lo, hi in spans:
         chunk = ws[lo:hi]
         for name, fn in signals:

@@ -4,7 +4,7 @@ with the garble family it speaks for."""
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,8 +19,62 @@ FAMILIES: tuple[Family, ...] = (
     "mojibake",
 )
 
-# Which garble family each signal speaks for.
-SIGNAL_FAMILY: dict[str, Family] = {
+# Every signal the detector has. A Signal (words.Signal) is typed with this name, so mypy refuses
+# a signal that is not declared here, and SIGNAL_FAMILY must give each one its family
+# (tests/test_garble_signals.py checks the two name the same signals).
+SignalName = Literal[
+    "script",
+    "soup",
+    "fragments",
+    "tail",
+    "collapse",
+    "prefix",
+    "lexicon",
+    "function-words",
+    "salad",
+    "capitals",
+    "word-order",
+    "grammar",
+    "glued",
+    "doubled",
+    "sprinkle",
+    "stubs",
+    "syntax",
+    "scattered",
+    "marks-only",
+    "mark-lines",
+    "hollow-lines",
+    "number-soup",
+    "capital-runs",
+    "brackets",
+    "code-words",
+    "code-names",
+    "json",
+    "clusters",
+    "flood",
+    "diversity",
+    "punctuation",
+    "bangs",
+    "special",
+    "short-loop",
+    "dashes",
+    "line-loop",
+    "loop",
+    "repetition",
+    "replacement",
+    "control",
+    "mojibake",
+    "decoder",
+    "symbols",
+    "scatter",
+    "stray",
+    "blank",
+    "glitches",
+    "run-on",
+]
+
+# Which garble family each signal speaks for: one entry a SignalName.
+SIGNAL_FAMILY: dict[SignalName, Family] = {
     "script": "multi-script",
     "soup": "non-words",
     "fragments": "non-words",
@@ -70,11 +124,6 @@ SIGNAL_FAMILY: dict[str, Family] = {
     "glitches": "non-words",
     "run-on": "salad",
 }
-
-
-def family_of(name: str) -> Family:
-    """The family a signal speaks for (a name the table lacks counts as non-words)."""
-    return SIGNAL_FAMILY.get(name, "non-words")
 
 
 class GarbleSignal(BaseModel):
@@ -165,7 +214,8 @@ def upgrade_v1(data: dict[str, Any]) -> dict[str, Any]:
         signals.append(
             {
                 "name": name,
-                "family": family_of(name),
+                # a schema-1 record may name a signal this detector no longer has
+                "family": SIGNAL_FAMILY.get(cast(SignalName, name), "non-words"),
                 "score": float(m.group(2)),
                 "reason": m.group(3),
             }

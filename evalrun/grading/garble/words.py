@@ -25,13 +25,18 @@ from evalrun.grading.garble.scripts import (
     char_script,
     script_cache,
 )
+from evalrun.grading.garble.verdict import SIGNAL_FAMILY, Family, SignalName
 
 
 @dataclass
 class Signal:
-    name: str
+    name: SignalName  # declared in verdict.SIGNAL_FAMILY with its family
     score: float
     reason: str
+
+    @property
+    def family(self) -> Family:
+        return SIGNAL_FAMILY[self.name]
 
 
 @dataclass(slots=True)
