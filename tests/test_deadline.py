@@ -1,8 +1,9 @@
 """One deadline bounds every wait of an item, and the run says when it waits on the server.
 
 `--timeout S` is an item's whole budget: its tries, a body trickled however slowly, and the waits
-between tries (a Retry-After past it fails the item at once). A server that answers nothing is
-told on stderr after min(60, S/2) seconds of silence, and the run stops within about 2 x S.
+between tries (a Retry-After past it fails the item at once). A server that sends nothing while
+requests wait is told on stderr after min(60, S/2) seconds, and once that silence reaches S the
+run stops: the items in flight are recorded as errors, and a resume asks them again.
 """
 
 from __future__ import annotations
@@ -11,12 +12,16 @@ import asyncio
 import time
 
 import pytest
-from fakeserver import http_error, simple_item
+from fakeserver import http_error, last_user, simple_item
+from rawserver import HANG, RawServer
 from test_reliability import assert_agrees, score
 
+from evalrun.cli import main
+from evalrun.endpoint.activity import Activity
 from evalrun.endpoint.client import RequestFailed, RetryPolicy, chat_attempt, make_client
 from evalrun.endpoint.http import HttpOptions
 from evalrun.errors import UsageError
+from evalrun.scoring.runner import silence_bound
 
 PARAMS = {"model": "fake-model", "messages": [{"role": "user", "content": "hi"}]}
 
@@ -100,19 +105,124 @@ def test_retries_share_one_deadline(fake_server):
     assert time.monotonic() - started < 3
 
 
+SILENCE_S = 3.0  # --timeout in the silence tests: the run stops after this much silence
+SLACK_S = 1.5  # the rest, on a loaded machine: the watch's poll, ending requests, writing the run
+
+
+def hanging(fake, answered: str | None = None, after: float = 0.0) -> list[float]:
+    """Make every chat request to `fake` hang (the prompt holding `answered` is answered after
+    `after` s); return the list the arrival time of each request is appended to."""
+    arrivals: list[float] = []
+
+    def latency(body: dict) -> float:
+        arrivals.append(time.monotonic())
+        return after if answered is not None and answered in last_user(body) else 60.0
+
+    fake.latency = latency
+    return arrivals
+
+
 @pytest.mark.parametrize("concurrency", ["1", "4"])
-def test_a_hung_endpoint_is_told_and_stops_within_twice_the_timeout(
+def test_a_silent_server_stops_the_run_after_one_timeout_of_silence(
     fake_server, make_suite, tmp_path, capsys, concurrency
 ):
-    fake_server.latency = 60
-    started = time.monotonic()
-    code = score(
-        fake_server, make_suite(n=5), tmp_path / "r", "--timeout", "2", "--concurrency", concurrency
-    )
-    elapsed = time.monotonic() - started
+    # /v1/models answers, every chat request hangs: nothing comes back for --timeout seconds,
+    # so the run stops then, whatever the concurrency (it took 2 x S before: two waves of items).
+    arrivals = hanging(fake_server)
+    suite = make_suite(n=5)
+    timeout = ("--timeout", f"{SILENCE_S:g}")
+    code = score(fake_server, suite, tmp_path / "r", *timeout, "--concurrency", concurrency)
+    elapsed = time.monotonic() - arrivals[0]  # from the first request on: the bound's clock
     err = capsys.readouterr().err
     assert code == 3
-    assert elapsed < 2 * 2 + 2, elapsed  # concurrency 1 took 5 items x 2 s (4 x 2 s before)
-    assert "no answer from the server for 1 s" in err and "(--timeout)" in err
-    record, _ = assert_agrees(tmp_path / "r")
+    assert elapsed < silence_bound(SILENCE_S) + SLACK_S, elapsed
+    assert "no answer from the server for 1.5 s" in err
+    assert f"nothing from the server for {SILENCE_S:g} s (--timeout)" in err
+    record, rows = assert_agrees(tmp_path / "r")
     assert record["status"] == "incomplete"
+    assert rows and all(
+        r["status"] == "error" and r["error"]["kind"] == "timeout" for r in rows.values()
+    )
+    # Nothing lost: a resume against a server that answers again asks every item not passed.
+    fake_server.latency = 0
+    assert score(fake_server, suite, tmp_path / "r", "--resume", "latest") == 0
+    record, rows = assert_agrees(tmp_path / "r")
+    assert record["status"] == "complete" and len(rows) == 5
+    assert all(r["status"] == "passed" for r in rows.values())
+
+
+def test_items_in_flight_when_the_server_falls_silent_are_recorded_and_asked_again(
+    fake_server, make_suite, tmp_path, capsys
+):
+    # Two at a time: item 1 answers at S/2 (the server's last byte), every other item hangs.
+    # Item 0 times out at S, item 2 (asked at S/2) at 1.5 S, when the silence reaches S; item 3,
+    # asked when item 0 gave up, is still in flight then: the run stops it and records it as an
+    # error (asked again by --resume), items 4 and 5 are never asked.
+    half = SILENCE_S / 2
+    arrivals = hanging(fake_server, answered="question 1:", after=half)
+    suite = make_suite(n=6)
+    code = score(
+        fake_server, suite, tmp_path / "r", "--timeout", f"{SILENCE_S:g}", "--concurrency", "2"
+    )
+    elapsed = time.monotonic() - arrivals[0]
+    assert code == 3
+    assert elapsed < half + silence_bound(SILENCE_S) + SLACK_S, elapsed
+    record, rows = assert_agrees(tmp_path / "r")
+    assert record["status"] == "incomplete"
+    assert {i: r["status"] for i, r in rows.items()} == {
+        "basic-000": "error",
+        "basic-001": "passed",
+        "basic-002": "error",
+        "basic-003": "error",
+    }
+    assert "the run stopped" in rows["basic-003"]["error"]["message"]
+    fake_server.latency = 0
+    assert score(fake_server, suite, tmp_path / "r", "--resume", "latest") == 0
+    record, rows = assert_agrees(tmp_path / "r")
+    assert record["status"] == "complete" and len(rows) == 6
+    capsys.readouterr()
+
+
+def test_a_server_that_answers_nothing_at_all_is_told_and_given_up_on(make_suite, tmp_path, capsys):
+    # The raw server reads each request and never answers, /v1/models included: the run says so
+    # while it waits and gives up after --timeout seconds, before it wrote anything.
+    with RawServer(lambda path: [HANG], models=True) as raw:
+        started = time.monotonic()
+        code = score(raw, make_suite(n=3), tmp_path / "r", "--timeout", f"{SILENCE_S:g}")
+        elapsed = time.monotonic() - started  # imports and the suite's loading included
+    err = capsys.readouterr().err
+    assert code == 3
+    assert elapsed < silence_bound(SILENCE_S) + 2 * SLACK_S, elapsed
+    assert "no answer from the server for 1.5 s" in err
+    assert err.strip().splitlines()[-1].startswith("evalrun score: error: cannot reach")
+    assert "Traceback" not in err
+
+
+def test_score_help_states_the_bound(capsys):
+    with pytest.raises(SystemExit):
+        main(["score", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "after S s of such silence the run stops" in text
+
+
+def test_silence_counts_only_the_time_requests_wait_and_ends_with_a_byte():
+    now = [0.0]
+    activity = Activity(clock=lambda: now[0])
+    activity.begin()
+    now[0] = 2.0
+    assert activity.silent_for() == 2.0
+    activity.end()
+    now[0] = 10.0  # nothing asked (a Retry-After wait): not the server's silence
+    assert activity.silent_for() == 2.0
+    activity.begin()
+    activity.begin()
+    now[0] = 11.0
+    activity.end()  # one of two over: the other still waits
+    now[0] = 12.0
+    assert activity.silent_for() == 4.0
+    activity.heard()
+    now[0] = 12.5
+    assert activity.silent_for() == 0.5
+    activity.end()
+    now[0] = 20.0
+    assert activity.silent_for() == 0.5 and activity.in_flight == 0

@@ -81,8 +81,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="S",
         help="seconds one item may take in all: every try, the body however slowly it comes, "
         "and every wait between tries (a Retry-After past it fails the item at once); "
-        "default 120, 600 with --reference (CPU). A server that answers nothing is told "
-        "after min(60, S/2) s of silence, and the run stops within about 2 x S",
+        "default 120, 600 with --reference (CPU). A server that sends nothing while requests "
+        "wait is told after min(60, S/2) s; after S s of such silence the run stops (exit 3; "
+        "the items in flight are recorded as errors and --resume asks them again), so a run "
+        "against a hung server ends about S s after the server's last byte",
     )
     run.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     run.add_argument(

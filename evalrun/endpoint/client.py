@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+from evalrun.endpoint.activity import Activity
 from evalrun.endpoint.http import HttpOptions, async_client, describe_failure
 from evalrun.endpoint.limits import BadEncoding, ResponseTooLarge
 from evalrun.endpoint.response import ItemError, Response, parse_completion
@@ -157,9 +158,11 @@ def make_client(
     api_key: ApiKey | str | None = None,
     http: HttpOptions | None = None,
     headers: Mapping[str, str] | None = None,
+    activity: Activity | None = None,
 ) -> openai.AsyncOpenAI:
     """An AsyncOpenAI client with our retries (its own are off), on http.py's client: the pool
-    holds `http.concurrency` connections, proxies and TLS follow http.py's rules."""
+    holds `http.concurrency` connections, proxies and TLS follow http.py's rules; `activity`
+    hears of every request's traffic (activity.py)."""
     import openai
 
     http = http or HttpOptions()
@@ -170,7 +173,7 @@ def make_client(
         max_retries=0,
         timeout=http.timeout,
         default_headers=dict(headers or {}),
-        http_client=async_client(base_url, http),
+        http_client=async_client(base_url, http, activity),
     )
 
 

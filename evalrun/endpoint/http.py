@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from evalrun.endpoint.activity import Activity
 from evalrun.endpoint.failures import describe_failure, refused
 from evalrun.endpoint.limits import DEFAULT_MAX_RESPONSE_MB
 from evalrun.errors import UsageError
@@ -78,23 +79,28 @@ def _limits(options: HttpOptions) -> httpx2.Limits:
     return httpx2.Limits(max_connections=n, max_keepalive_connections=n, keepalive_expiry=30.0)
 
 
-def async_client(base_url: str, options: HttpOptions) -> httpx2.AsyncClient:
+def async_client(
+    base_url: str, options: HttpOptions, activity: Activity | None = None
+) -> httpx2.AsyncClient:
     """An async client on the SDK's aiohttp transport (its choice for high concurrency), every
-    body capped at `max_response_mb` (limits.py), the proxy transports included."""
+    body capped at `max_response_mb` (limits.py), the proxy transports included; its traffic
+    told to `activity` (how long the server has been silent)."""
     import openai
 
     from evalrun.endpoint.limits import capped_transport
 
     max_bytes = int(options.max_response_mb * 1024 * 1024)
+    activity = activity or Activity()
 
     class Capped(openai.DefaultAioHttpClient):  # type: ignore[misc,valid-type]
         # The two hooks httpx2 builds its transports with (the SDK's aiohttp client overrides
         # the same two): the direct one and one per proxy mount.
         def _init_transport(self, *args: Any, **kwargs: Any) -> Any:
-            return capped_transport(super()._init_transport(*args, **kwargs), max_bytes)
+            return capped_transport(super()._init_transport(*args, **kwargs), max_bytes, activity)
 
         def _init_proxy_transport(self, *args: Any, **kwargs: Any) -> Any:
-            return capped_transport(super()._init_proxy_transport(*args, **kwargs), max_bytes)
+            inner = super()._init_proxy_transport(*args, **kwargs)
+            return capped_transport(inner, max_bytes, activity)
 
     return Capped(  # type: ignore[no-any-return]
         timeout=options.timeout,

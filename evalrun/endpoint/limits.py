@@ -5,7 +5,8 @@ An endpoint's body is untrusted: two 50 MB answers once took evalrun to 4.3 GB o
 at `max_bytes` (at once when Content-Length already says more), raising `ResponseTooLarge`, which
 the client turns into an item in error (kind `too_large`) that names the option to raise the cap.
 gzip and deflate bodies are inflated here, counting the inflated bytes (a small compressed body
-can inflate to gigabytes); one that does not inflate raises `BadEncoding`.
+can inflate to gigabytes); one that does not inflate raises `BadEncoding`. Given an `Activity`
+(activity.py), the wrapper also tells it when each request goes out, hears a byte, and is over.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
+from evalrun.endpoint.activity import Activity
 from evalrun.endpoint.failures import protocol_errors
 
 DEFAULT_MAX_RESPONSE_MB = 8.0
@@ -44,19 +46,21 @@ def http_library() -> ModuleType:
     return httpx2
 
 
-def capped_transport(inner: Any, max_bytes: int) -> Any:
-    """`inner` (an async transport of `http_library()`), with every body capped at `max_bytes`."""
-    return _capped_class(http_library())(inner, max_bytes)
+def capped_transport(inner: Any, max_bytes: int, activity: Activity | None = None) -> Any:
+    """`inner` (an async transport of `http_library()`), with every body capped at `max_bytes`
+    and every request's traffic told to `activity`."""
+    return _capped_class(http_library())(inner, max_bytes, activity or Activity())
 
 
 @lru_cache(maxsize=2)
 def _capped_class(httpx: ModuleType) -> Any:
     class CappedStream(httpx.AsyncByteStream):  # type: ignore[name-defined,misc]
-        def __init__(self, inner: Any, limit: int, encoding: str) -> None:
+        def __init__(self, inner: Any, limit: int, encoding: str, activity: Activity) -> None:
             self._inner = inner
             self._limit = limit
             self._inflate = zlib.decompressobj(_WBITS[encoding]) if encoding in _WBITS else None
             self._encoding = encoding
+            self._activity: Activity | None = activity  # None once the request is over
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             seen = 0
@@ -64,6 +68,8 @@ def _capped_class(httpx: ModuleType) -> Any:
                 chunk = (
                     raw if self._inflate is None else self._inflated(raw, self._limit - seen + 1)
                 )
+                if self._activity is not None:
+                    self._activity.heard()
                 seen += len(chunk)
                 if seen > self._limit:
                     raise ResponseTooLarge(self._limit, seen)
@@ -77,20 +83,31 @@ def _capped_class(httpx: ModuleType) -> Any:
                 raise BadEncoding(f"a {self._encoding} body that does not inflate ({exc})") from exc
 
         async def aclose(self) -> None:
+            if self._activity is not None:
+                self._activity.end()
+                self._activity = None
             await self._inner.aclose()
 
     class CappedTransport(httpx.AsyncBaseTransport):  # type: ignore[name-defined,misc]
-        def __init__(self, inner: Any, max_bytes: int) -> None:
+        def __init__(self, inner: Any, max_bytes: int, activity: Activity) -> None:
             self._inner = inner
             self.max_bytes = max_bytes
+            self.activity = activity
 
         async def handle_async_request(self, request: Any) -> Any:
+            self.activity.begin()
             try:
                 response = await self._inner.handle_async_request(request)
             except protocol_errors() as exc:
+                self.activity.end()
                 raise httpx.RemoteProtocolError(str(exc), request=request) from exc
+            except BaseException:  # a timeout or a cancel too: the request is over, then re-raised
+                self.activity.end()
+                raise
+            self.activity.heard()  # the status line and headers
             declared = response.headers.get("content-length", "")
             if declared.isdigit() and int(declared) > self.max_bytes:
+                self.activity.end()
                 await response.aclose()
                 raise ResponseTooLarge(self.max_bytes, int(declared))
             encoding = response.headers.get("content-encoding", "").strip().lower()
@@ -103,7 +120,7 @@ def _capped_class(httpx: ModuleType) -> Any:
             return httpx.Response(
                 status_code=response.status_code,
                 headers=headers,
-                stream=CappedStream(response.stream, self.max_bytes, encoding),
+                stream=CappedStream(response.stream, self.max_bytes, encoding, self.activity),
                 extensions=response.extensions,
                 request=request,
             )

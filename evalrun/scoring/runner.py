@@ -5,7 +5,9 @@ flight and `resume=` requests only the items without a final record (errors are 
 whose request failed is recorded with status `error` and its cause; it is never graded. A prompt
 the endpoint rejects for context length is the one exception: that is the lane's fixed limit, not a
 transient fault, so it is recorded as `failed` (diagnosis `context_length`). If the endpoint stops
-answering altogether the run stops early (status `incomplete`) and says so.
+answering altogether the run stops early (status `incomplete`) and says so: after a run of failed
+tries, or once the server has sent nothing for `--timeout` seconds while requests waited
+(`silence_bound`; the items then in flight are recorded as errors, so a resume asks them again).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from evalrun import __version__
+from evalrun.endpoint.activity import Activity
 from evalrun.endpoint.client import (
     RequestFailed,
     RetryPolicy,
@@ -75,6 +78,13 @@ DEAD_AFTER = 8
 DEAD_KINDS = frozenset({"connect", "timeout", "bad_response", "tls"})
 DEAD_STATUSES = frozenset({429})
 QUIET_NOTICE_S = 60.0  # silence from the server told to the user after this (or half --timeout)
+
+
+def silence_bound(timeout: float) -> float:
+    """Seconds the server may send nothing while requests wait before the run calls it dead: the
+    item's own deadline (--timeout). Any request in flight since the last byte has timed out by
+    then; one asked later has seen nothing either, and is recorded as an error to ask again."""
+    return timeout
 
 
 @dataclass(frozen=True)
@@ -174,7 +184,8 @@ class _State:
     dead_streak: int = 0
     failed_tries: int = 0  # consecutive failed tries (any item) since the last answer
     last_answer: float = field(default_factory=time.monotonic)
-    last_reply: float = field(default_factory=time.monotonic)  # any HTTP reply, a 5xx too
+    activity: Activity = field(default_factory=Activity)  # the server's silence (activity.py)
+    on_silence: Callable[[str], None] | None = None  # stops the run once the server fell silent
     timeout: float = 120.0  # per try; failed tries give up only after this long without answers
     stopped: str | None = None  # why the run stopped early: the endpoint failed
     halted: str | None = None  # why the caller's stop_when ended the run early (not a failure)
@@ -397,11 +408,16 @@ async def _run(
     target = req.target
     http = replace(target.http, concurrency=req.concurrency)  # the pool holds what is in flight
     client = make_client(
-        base_url, api_key=target.api_key, http=http, headers=target.options.headers
+        base_url,
+        api_key=target.api_key,
+        http=http,
+        headers=target.options.headers,
+        activity=state.activity,
     )
     state.timeout = target.http.timeout
     task = asyncio.current_task()
     assert task is not None
+    watch = asyncio.ensure_future(_watch_quiet(state, hooks.notice or (lambda text: None)))
     try:
         with sigterm_cancels(task) if own_loop else contextlib.nullcontext():
             facts = asyncio.create_task(asyncio.to_thread(_provenance))  # git runs meanwhile
@@ -449,6 +465,7 @@ async def _run(
             store.write_run(record)
             await _work(state, client, chosen, items, done, store, req, hooks)
     finally:
+        watch.cancel()
         await client.close()
 
 
@@ -477,11 +494,14 @@ async def _work(
         progress.start(total=len(items), **counts)
 
     writer = _ItemWriter(store, record.run_id, state.records)
-    state.last_answer = state.last_reply = time.monotonic()  # the clocks start with the asking
+    state.last_answer = time.monotonic()  # the clock starts with the asking
+    bound = silence_bound(state.timeout)
 
     def should_stop() -> bool:
         if state.stopped is None and server_exited is not None and server_exited():
             state.stopped = "the server process exited"
+        if state.stopped is None and state.activity.silent_for() >= bound:
+            silenced(_silence_text(state, bound))
         return state.stopped is not None or state.halted is not None or writer.error is not None
 
     give_up_tries = max(DEAD_AFTER, req.concurrency)
@@ -489,8 +509,6 @@ async def _work(
     def on_try(failure: RequestFailed | None) -> None:
         """Count failed tries across items: a hung or throttling endpoint is dead long before
         whole items (each up to `retry.attempts` timeouts) add up to DEAD_AFTER."""
-        if failure is None or failure.http_status is not None:
-            state.last_reply = time.monotonic()
         if failure is None or not _is_dead_signal(failure):
             state.failed_tries = 0
             state.last_answer = time.monotonic()
@@ -509,6 +527,21 @@ async def _work(
 
     workers: list[asyncio.Future[None]] = []
     dropped: set[asyncio.Future[None]] = set()  # workers whose request a halt dropped
+    cut: set[asyncio.Future[None]] = set()  # workers whose request the server's silence ended
+
+    def silenced(why: str) -> None:
+        """The server sent nothing for the bound: stop, and end the requests still in flight
+        (each then recorded as an error, so a resume asks it again)."""
+        if state.stopped is not None:
+            return
+        state.stopped = why
+        me = asyncio.current_task()
+        for task in workers:
+            if task is not me and not task.done():
+                cut.add(task)
+                task.cancel()
+
+    state.on_silence = silenced
 
     def halt(why: str) -> None:
         """The caller has what it needs: stop, and drop the requests still in flight."""
@@ -541,7 +574,13 @@ async def _work(
             except asyncio.CancelledError:
                 if asyncio.current_task() in dropped:
                     return  # halted: this item is simply not asked (no record)
-                raise
+                if asyncio.current_task() not in cut:
+                    raise
+                rec = _unanswered(item, model, req.target.options, state.stopped or "")
+                writer.put(rec)
+                if progress is not None:
+                    progress.advance(rec.status)
+                return
             writer.put(rec, trace)  # state.records gets it once it is on disk
             if served and not record.model_served:
                 record.model_served = served
@@ -560,11 +599,10 @@ async def _work(
 
     notice = hooks.notice or (lambda text: None)
     workers.extend(asyncio.ensure_future(worker()) for _ in range(max(1, req.concurrency)))
-    watch = asyncio.ensure_future(_watch_quiet(state, notice))
     try:
         await asyncio.gather(*workers)
     finally:
-        watch.cancel()
+        state.on_silence = None
         for task in workers:  # one worker failed or we were cancelled: the others stop first,
             task.cancel()  # so nothing is put after the writer closes
         await asyncio.gather(*workers, return_exceptions=True)
@@ -574,21 +612,48 @@ async def _work(
 
 
 async def _watch_quiet(state: _State, notice: Callable[[str], None]) -> None:
-    """Say when the server has answered nothing for half a deadline (at most a minute), and
-    again each such stretch: a user can then tell a dead engine from a slow one."""
+    """Say when the server has sent nothing for half a deadline (at most a minute) while requests
+    wait, and again each such stretch, so a user can tell a dead engine from a slow one; once
+    the silence reaches `silence_bound`, stop the run (`state.on_silence`, while items are asked;
+    the model check at the start has its own --timeout)."""
     every = min(QUIET_NOTICE_S, state.timeout / 2)
+    bound = silence_bound(state.timeout)
     told = 0
     while True:
         await asyncio.sleep(min(1.0, every / 4))
-        quiet = time.monotonic() - state.last_reply
+        quiet = state.activity.silent_for()
+        if quiet >= bound and state.on_silence is not None:
+            state.on_silence(_silence_text(state, bound))
         if quiet < every:
             told = 0
         elif int(quiet // every) > told and not state.stopped:
             told = int(quiet // every)
             notice(
-                f"no answer from the server for {quiet:.0f} s; an item gives up after "
-                f"{state.timeout:g} s (--timeout)"
+                f"no answer from the server for {told * every:g} s; the run stops after "
+                f"{bound:g} s of silence (--timeout)"
             )
+
+
+def _silence_text(state: _State, bound: float) -> str:
+    """Why a silent server stopped the run (what `state.stopped` says)."""
+    n = state.activity.in_flight
+    waiting = f", {n} request{'s' * (n != 1)} waiting" if n else ""
+    return f"nothing from the server for {bound:g} s (--timeout){waiting}"
+
+
+def _unanswered(item: Item, model: str, options: RequestOptions, why: str) -> ItemRecord:
+    """The record of an item whose request the run ended (the server had fallen silent)."""
+    return ItemRecord(
+        id=item.id,
+        category=item.category,
+        request=_request_record(build_params(item, model, options)),
+        status="error",
+        error=ItemError(
+            kind="timeout",
+            message=f"not answered: {why}; the run stopped, --resume asks this item again",
+        ),
+        finished_at=now_iso(),
+    )
 
 
 def unique_run_id(store: RunStore, label: str) -> str:
