@@ -157,7 +157,7 @@ def test_items_in_flight_when_the_server_falls_silent_are_recorded_and_asked_aga
     # Two at a time: item 1 answers at S/2 (the server's last byte), every other item hangs.
     # Item 0 times out at S, item 2 (asked at S/2) at 1.5 S, when the silence reaches S; item 3,
     # asked when item 0 gave up, is still in flight then: the run stops it and records it as an
-    # error (asked again by --resume), items 4 and 5 are never asked.
+    # error (asked again by --resume); item 5 is never asked.
     half = SILENCE_S / 2
     arrivals = hanging(fake_server, answered="question 1:", after=half)
     suite = make_suite(n=6)
@@ -169,13 +169,19 @@ def test_items_in_flight_when_the_server_falls_silent_are_recorded_and_asked_aga
     assert elapsed < half + silence_bound(SILENCE_S) + SLACK_S, elapsed
     record, rows = assert_agrees(tmp_path / "r")
     assert record["status"] == "incomplete"
-    assert {i: r["status"] for i, r in rows.items()} == {
+    statuses = {i: r["status"] for i, r in rows.items()}
+    # Item 2's own deadline falls a few ms after the silence bound: its worker may just have
+    # asked item 4 when the run stops, which is then cut and recorded like item 3.
+    statuses.pop("basic-004", None)
+    assert statuses == {
         "basic-000": "error",
         "basic-001": "passed",
         "basic-002": "error",
         "basic-003": "error",
     }
-    assert "the run stopped" in rows["basic-003"]["error"]["message"]
+    for cut in {"basic-003", "basic-004"} & set(rows):
+        assert "the run stopped" in rows[cut]["error"]["message"]
+        assert rows[cut]["error"]["kind"] == "timeout"
     fake_server.latency = 0
     assert score(fake_server, suite, tmp_path / "r", "--resume", "latest") == 0
     record, rows = assert_agrees(tmp_path / "r")
@@ -226,3 +232,14 @@ def test_silence_counts_only_the_time_requests_wait_and_ends_with_a_byte():
     activity.end()
     now[0] = 20.0
     assert activity.silent_for() == 0.5 and activity.in_flight == 0
+
+
+def test_time_evalrun_could_not_listen_is_no_silence_of_the_server():
+    now = [0.0]
+    activity = Activity(clock=lambda: now[0])
+    activity.begin()
+    now[0] = 5.0
+    activity.excuse(3.0)  # the event loop was blocked for 3 s of those 5: bytes may wait unread
+    assert activity.silent_for() == 2.0
+    activity.excuse(10.0)  # never more than all of it
+    assert activity.silent_for() == 0.0

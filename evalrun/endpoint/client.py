@@ -105,11 +105,13 @@ def normalise_endpoint(endpoint: str) -> str:
         raise UsageError("empty --endpoint; pass the server's URL, e.g. http://127.0.0.1:8000/v1")
     if "://" not in text:
         text = "http://" + text
-    parts = urlsplit(text)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise UsageError(
-            f"--endpoint {endpoint!r} is not an http(s) URL; pass e.g. http://127.0.0.1:8000/v1"
-        )
+    example = "pass e.g. http://127.0.0.1:8000/v1"
+    try:
+        parts = urlsplit(text)
+    except ValueError as exc:  # an unclosed [IPv6 bracket
+        raise UsageError(f"--endpoint {endpoint!r}: {exc}; {example}") from exc
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"--endpoint {endpoint!r} is not an http(s) URL with a host; {example}")
     try:
         parts.port  # noqa: B018 - urlsplit checks the port's range only when asked
     except ValueError as exc:
@@ -119,7 +121,23 @@ def normalise_endpoint(endpoint: str) -> str:
         path = path.removesuffix(suffix)
     if not path.endswith("/v1"):
         path = path + "/v1"
-    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+    url = urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+    _check_url(url, endpoint)
+    return url
+
+
+def _check_url(url: str, endpoint: str) -> None:
+    """UsageError unless the HTTP stack can ask `url` (it refuses a control character, a space
+    in the host, a malformed port) before a request is built."""
+    import httpx2
+
+    try:
+        httpx2.URL(url)
+    except httpx2.InvalidURL as exc:
+        why = str(exc).rstrip(".")
+        raise UsageError(
+            f"--endpoint {endpoint!r}: {why}; pass e.g. http://127.0.0.1:8000/v1"
+        ) from exc
 
 
 @dataclass(frozen=True)
@@ -166,6 +184,7 @@ def make_client(
     import openai
 
     http = http or HttpOptions()
+    check_headers(headers or {})
     key = api_key.value if isinstance(api_key, ApiKey) else api_key
     return openai.AsyncOpenAI(
         base_url=base_url,
@@ -175,6 +194,18 @@ def make_client(
         default_headers=dict(headers or {}),
         http_client=async_client(base_url, http, activity),
     )
+
+
+def check_headers(headers: Mapping[str, str]) -> None:
+    """UsageError for a header HTTP cannot carry: a control character (a newline would split the
+    request), or a character outside ASCII, in its name or value."""
+    for name, value in headers.items():
+        for part in (name, value):
+            if not part.isascii() or any(ord(c) < 32 or ord(c) == 127 for c in part if c != "\t"):
+                raise UsageError(
+                    f"--header {name!r}: {part!r} holds a character HTTP headers cannot carry "
+                    "(a control character or non-ASCII); pass plain ASCII text"
+                )
 
 
 def error_message(body: str) -> str:

@@ -13,11 +13,19 @@ table below; `kind` is one of the client's classified failures:
 
     ssl.SSLCertVerificationError          tls           certificate not trusted: --ca-bundle
     ssl.SSLError                          tls           handshake failed: is the endpoint https?
+    ClientProxyConnectionError /
+      ClientHttpProxyError                connect       the proxy is unreachable or refused:
+                                                        check the *_PROXY variables, NO_PROXY
     ConnectionRefusedError                connect       nothing listens on host:port
     socket.gaierror (ClientConnectorDNS)  connect       the host name does not resolve
     InvalidURL / UnsupportedProtocol      connect       the URL cannot be asked (bad port, scheme)
     aiohttp.ServerDisconnectedError       connect       the server closed without an answer
+    aiohttp.UploadAbortedError            connect       lost while the request was being sent
     ConnectionResetError / BrokenPipe     connect       the server reset the connection
+    NonHttpUrlClientError                 bad_response  a redirect to a URL that is not http(s)
+    httpx2 RemoteProtocolError,
+      DecodingError, TooManyRedirects     bad_response  a bad redirect, a body that does not
+                                                        decode as its Content-Encoding, a loop
     HttpProcessingError: bad status line,
       header, chunk size, line too long   bad_response  the reply is not valid HTTP
     ContentLengthError / TransferEncoding
@@ -90,18 +98,33 @@ def _by_root(chain: list[BaseException]) -> tuple[str, str]:
     """The table of the module docstring, most specific rule first."""
     import aiohttp
     import aiohttp.http_exceptions as http_exc
+    import httpx2
 
     where = _address(chain)
+    for err in chain:
+        if isinstance(err, aiohttp.ClientHttpProxyError):
+            return "connect", (
+                f"the proxy answered HTTP {err.status} ({_flat(str(err.message))}); {_PROXY_HINT}"
+            )
+        if isinstance(err, aiohttp.ClientProxyConnectionError):
+            cause = err.os_error
+            refused = isinstance(cause, ConnectionRefusedError)
+            why = "connection refused" if refused else _flat(cause.strerror or str(cause))
+            return "connect", f"cannot reach the proxy{where} ({why}); {_PROXY_HINT}"
     for err in chain:
         if isinstance(err, ConnectionRefusedError):
             return "connect", f"connection refused{where} (nothing listens there)"
         if isinstance(err, socket.gaierror):
             return "connect", f"cannot resolve the host{where} ({_flat(err.strerror or str(err))})"
     for err in chain:
+        if isinstance(err, aiohttp.NonHttpUrlClientError):  # --endpoint is http(s): a redirect
+            return "bad_response", (
+                f"the server redirected to {_flat(str(err))!r}, not an http(s) URL"
+            )
         if isinstance(err, (aiohttp.InvalidURL, ValueError)) and "port" in str(err).lower():
-            return "connect", f"invalid URL ({_flat(str(err))}); check --endpoint"
-        if isinstance(err, aiohttp.InvalidURL | aiohttp.NonHttpUrlClientError):
-            return "connect", f"invalid URL {_flat(str(err))!r}; check --endpoint"
+            return "connect", f"invalid URL ({_flat(str(err))}); check --endpoint {_OR_PROXY}"
+        if isinstance(err, aiohttp.InvalidURL):
+            return "connect", f"invalid URL {_flat(str(err))!r}; check --endpoint {_OR_PROXY}"
     for err in chain:
         if isinstance(err, http_exc.ContentLengthError | http_exc.TransferEncodingError):
             return "bad_response", (
@@ -114,14 +137,29 @@ def _by_root(chain: list[BaseException]) -> tuple[str, str]:
             return "bad_response", f"the server sent a broken body ({_flat(str(err))})"
         if isinstance(err, aiohttp.ServerDisconnectedError):
             return "connect", "the server closed the connection without an answer"
+        if isinstance(err, aiohttp.UploadAbortedError):
+            return "connect", "the connection was lost while the request was being sent"
         if isinstance(err, ConnectionResetError | BrokenPipeError):
             return "connect", "the server reset the connection"
+    for err in chain:
+        if isinstance(err, httpx2.TooManyRedirects):
+            return "bad_response", "the server redirects in a loop; point --endpoint at the server"
+        if isinstance(err, httpx2.DecodingError):
+            return "bad_response", (
+                f"the body does not decode as its Content-Encoding says ({_flat(str(err))})"
+            )
+        if isinstance(err, httpx2.RemoteProtocolError):
+            return "bad_response", f"the server's reply is not valid HTTP ({_flat(str(err))})"
     if any(isinstance(e, TimeoutError) or type(e).__name__.endswith("Timeout") for e in chain):
         return "timeout", "no answer from the server in time"
     root = chain[-1]
     if isinstance(root, OSError) and root.strerror:
         return "connect", _flat(root.strerror) + where
     return "connect", _flat(str(root) or type(root).__name__)
+
+
+_OR_PROXY = "(and any HTTP_PROXY / HTTPS_PROXY / ALL_PROXY)"
+_PROXY_HINT = "check HTTP_PROXY / HTTPS_PROXY / ALL_PROXY, or list the endpoint's host in NO_PROXY"
 
 
 def refused(exc: BaseException) -> bool:

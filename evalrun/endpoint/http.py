@@ -11,8 +11,10 @@ for. `describe_failure` (failures.py) names each failure below HTTP by its root 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import ssl
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -102,12 +104,13 @@ def async_client(
             inner = super()._init_proxy_transport(*args, **kwargs)
             return capped_transport(inner, max_bytes, activity)
 
-    return Capped(  # type: ignore[no-any-return]
-        timeout=options.timeout,
-        limits=_limits(options),
-        verify=options.verify(base_url),
-        trust_env=options.proxies,
-    )
+    with _proxy_variables_checked():
+        return Capped(  # type: ignore[no-any-return]
+            timeout=options.timeout,
+            limits=_limits(options),
+            verify=options.verify(base_url),
+            trust_env=options.proxies,
+        )
 
 
 def sync_client(base_url: str, options: HttpOptions | None = None) -> httpx2.Client:
@@ -116,9 +119,25 @@ def sync_client(base_url: str, options: HttpOptions | None = None) -> httpx2.Cli
     import httpx2
 
     options = options or HttpOptions(timeout=10.0, concurrency=2, proxies=False)
-    return httpx2.Client(
-        timeout=options.timeout,
-        limits=_limits(options),
-        verify=options.verify(base_url),
-        trust_env=options.proxies,
-    )
+    with _proxy_variables_checked():
+        return httpx2.Client(
+            timeout=options.timeout,
+            limits=_limits(options),
+            verify=options.verify(base_url),
+            trust_env=options.proxies,
+        )
+
+
+@contextlib.contextmanager
+def _proxy_variables_checked() -> Iterator[None]:
+    """A client is made: a proxy variable httpx2 cannot use (`ftp://...`, a bad port) is a
+    UsageError naming the variables, not a traceback (the endpoint's URL is checked before)."""
+    import httpx2
+
+    try:
+        yield
+    except (httpx2.InvalidURL, ValueError) as exc:
+        raise UsageError(
+            f"a proxy variable holds a URL that cannot be used ({exc}); fix or unset "
+            "HTTP_PROXY / HTTPS_PROXY / ALL_PROXY (or list the endpoint's host in NO_PROXY)"
+        ) from exc
