@@ -219,3 +219,43 @@ def test_no_as_a_verdict_and_numbered_steps_are_not_retractions():
     assert passes("choice", yes_no, "Great question! No, because only some cats are grey.")
     steps = "1. Boil water.\n2. Pour it over the tea.\n3. Wait three minutes, then drink."
     assert passes("regex", {"pattern": "boil"}, steps)
+
+
+@pytest.mark.parametrize(
+    "kind,params,text",
+    [
+        ("regex", {"pattern": r"\bRoma\b"}, "Roma oder Mailand"),
+        ("regex", {"pattern": r"\bмосква\b"}, "Москва или Казань"),
+        ("regex", {"pattern": r"\bchien\b"}, "Le chien ou le chat, au choix."),
+        ("regex", {"pattern": r"\(\s*4\s*,\s*5\s*\)"}, "(4, 5) or (5, 4)"),
+        ("regex", {"pattern": "100"}, "Either 100 °C or 90 °C, it depends."),
+        ("regex", {"pattern": "лес"}, "Либо «Мы гуляем в лесу», либо «Мы гуляем в поле»."),
+        ("contains_all", {"items": ["NaCl"]}, "NaCl or KCl"),
+        ("choice", {"options": {"A": "1", "B": "2", "C": "3"}, "answer": "C"}, "B or C"),
+        ("choice", {"options": ["red", "green"], "answer": "A"}, "Red or green, hard to say."),
+    ],
+)
+def test_two_candidates_offered_together_fail_whatever_the_grader(kind, params, text):
+    """A reply that offers a right and a wrong candidate as alternatives ("X or Y", "X или Y",
+    "either X or Y") commits to neither, whichever grader reads it."""
+    assert not passes(kind, params, text)
+
+
+@pytest.mark.parametrize(
+    "kind,params,text",
+    [
+        ("regex", {"pattern": r"\bRoma\b"}, "Roma, not Milan or Turin."),
+        ("regex", {"pattern": "155"}, "155 minutes, or 2 hours 35 minutes."),
+        ("regex", {"pattern": "12"}, "12 (or 12.0 as a float)"),
+        ("regex", {"pattern": r"\bboil"}, "Boil water; whether you use a kettle or a pan, wait."),
+        ("regex", {"pattern": "Wien"}, "Wien. Ob mit Zug oder Auto, es ist nah."),
+        (
+            "choice",
+            {"options": ["the sand", "the nails", "the same"], "answer": "C"},
+            "They weigh the same: sand or nails, two kilograms is two kilograms.",
+        ),
+        ("regex", {"pattern": "3"}, "It returns 3 or more only when the list is longer; here 3."),
+    ],
+)
+def test_an_or_that_offers_no_alternative_answer_is_no_hedge(kind, params, text):
+    assert passes(kind, params, text)

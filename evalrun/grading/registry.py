@@ -31,7 +31,7 @@ from evalrun.endpoint.response import Response
 from evalrun.errors import SuiteError
 from evalrun.grading.extract import normalize
 from evalrun.grading.garble.verdict import GarbleVerdict
-from evalrun.grading.span import final_claim, plain_text, without_lead_in
+from evalrun.grading.span import final_claim, offered_alternatives, plain_text, without_lead_in
 
 
 class Grade(BaseModel):
@@ -125,12 +125,32 @@ def grade_spec(kind: str, params: dict[str, Any], response: Response) -> Grade:
         if response.tool_calls:
             why += "; the model called a tool instead of answering"
         return Grade(passed=False, detail=why)
-    if kind in READS_CLAIM:
-        claim, retracted = final_claim(response.content or "")
-        if retracted:
-            got = GRADERS[kind](response.model_copy(update={"content": claim}), validated)
-            return got.model_copy(update={"span": got.span or claim})
-    return GRADERS[kind](response, validated)
+    if kind not in READS_CLAIM:
+        return GRADERS[kind](response, validated)
+    claim, retracted = final_claim(response.content or "")
+    if retracted:
+        response = response.model_copy(update={"content": claim})
+    got = GRADERS[kind](response, validated)
+    if retracted:
+        got = got.model_copy(update={"span": got.span or claim})
+    if got.passed:
+        hedge = _hedged(kind, validated, response)
+        if hedge:
+            return Grade(passed=False, detail=f"offers {hedge} as alternatives", span=hedge)
+    return got
+
+
+def _hedged(kind: str, validated: Any, response: Response) -> str | None:
+    """'X or Y' when the reply offers two candidates of which the grader passes exactly one
+    ("Wien oder Graz", "B or C"): a careful grader credits neither."""
+    for first, second, *readings in offered_alternatives(plain_text(response.content or "")):
+        verdicts = [
+            GRADERS[kind](response.model_copy(update={"content": alt}), validated).passed
+            for alt in readings
+        ]
+        if verdicts[0] != verdicts[1]:
+            return f"{first!r} or {second!r}"
+    return None
 
 
 def grade(item: Any, response: Response) -> Grade:

@@ -315,3 +315,69 @@ def final_claim(text: str) -> tuple[str, bool]:
     if last is None:
         return text, False
     return text[last.end() :].lstrip(" \t\n,.:;!—–-"), True
+
+
+# ---------------------------------------------------------------- alternatives offered together
+
+# "X or Y" offered as the answer, in the suite's languages: or, или / либо, ou / soit, oder /
+# entweder, o, 或 / 或者. "either"/"либо"/"soit"/"entweder" may open the first candidate.
+_DISJUNCTION = re.compile(r"(?<![\w'])(?:or|или|либо|ou|oder|o)(?![\w'])|或者|或", re.IGNORECASE)
+_EITHER = re.compile(r"^\W*(?:either|либо|soit|entweder|o bien)\s+", re.IGNORECASE)
+# "or" that does not offer another candidate: "3 or more", "or rather" (a correction), "or so".
+_NOT_AN_ALTERNATIVE = re.compile(
+    r"\s*(?:so|more|less|fewer|greater|above|below|later|earlier|higher|lower|not|rather|else|"
+    r"otherwise|equivalently|i\.e\.|simply|just|mehr|weniger|plus|moins|больше|меньше|более|менее)\b",
+    re.IGNORECASE,
+)
+_WHETHER = re.compile(r"\b(?:whether|ob|si|ли)\b|\bне\s+важно\b|无论|不管", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"(?<!\d)[.!?](?!\d)|[\n;。！？]|:\s|\s[—–]\s")
+_LIST_MARKER = re.compile(r"[^\S\n]*(?:[-*•+]|\d+[.)])[^\S\n]+")
+MAX_CANDIDATE_WORDS = 10
+
+
+def offered_alternatives(text: str) -> list[tuple[str, str, str, str]]:
+    """(first, second, reply with only the first, reply with only the second) for each place
+    `text` offers two candidates as its answer: "Wien oder Graz", "Either 0 °C or 4 °C, it
+    depends", "Либо «…», либо «…»".
+
+    Each candidate is its clause on its side of the disjunction, up to MAX_CANDIDATE_WORDS words;
+    the rest of the reply is kept in both readings, so "add milk or sugar" in a recipe that
+    names the tea elsewhere reads the same both ways. Not offered as alternatives: a disjunction
+    inside brackets ("12 (or 12.0)"), after a comma in a restatement ("155 minutes, or 2 h 35"),
+    after a negation ("not Milan or Turin"), under "whether" ("whether sand or nails"), and
+    "or more"/"or rather"/"or so".
+    """
+    out = []
+    for m in _DISJUNCTION.finditer(text):
+        before = text[: m.start()]
+        if before.count("(") > before.count(")") or before.count("[") > before.count("]"):
+            continue
+        start = max((e.end() for e in _CLAUSE_END.finditer(before)), default=0)
+        first = before[start:]
+        end_m = _CLAUSE_END.search(text, m.end())
+        end = end_m.start() if end_m else len(text)
+        second = text[m.end() : end]
+        after = text[m.end() :]
+        either = _EITHER.match(first)
+        if (
+            not re.search(r"\w", first)
+            or not re.search(r"\w", second)
+            or _NOT_AN_ALTERNATIVE.match(after)
+            or after[:1] == ","
+            or _WHETHER.search(first)
+            or (first.rstrip().endswith(",") and not either)
+        ):
+            continue
+        word = re.search(r"[\w'’-]+\W*$", first)
+        if word and is_negated(first, word.start()):
+            continue
+        marker = _LIST_MARKER.match(text, start)  # "3. Add milk or sugar": the "3." is no candidate
+        lead = start + either.end() if either else marker.end() if marker else start
+        if max(len(text[lead : m.start()].split()), len(second.split())) > MAX_CANDIDATE_WORDS:
+            continue
+        only_first = text[:lead] + text[lead : m.start()].rstrip(" ,") + text[end:]
+        only_second = text[:lead] + second.strip() + text[end:]
+        out.append(
+            (text[lead : m.start()].strip(" ,"), second.strip(" ,"), only_first, only_second)
+        )
+    return out
