@@ -259,3 +259,42 @@ def test_two_candidates_offered_together_fail_whatever_the_grader(kind, params, 
 )
 def test_an_or_that_offers_no_alternative_answer_is_no_hedge(kind, params, text):
     assert passes(kind, params, text)
+
+
+@pytest.mark.parametrize(
+    "text,answer",
+    [
+        ("one hundred fifty-five minutes", 155),
+        ("A hundred and fifty-five minutes.", 155),
+        ("Seventy-two.", 72),
+        ("Negative eight.", -8),
+        ("ten thousand eight hundred seconds", 10800),
+        ("In nineteen eighty-nine.", 1989),
+        ("72 km/h (180 ÷ 2.5).", 72),
+        ("155 min: 20 min to 10:00, then 2 h 15 min to 12:15.", 155),
+        ("3 hours is 180 minutes, so 10,800 seconds.", 10800),
+        ("13. Hmm, 13 × 13 = 169, so it's 14.", 14),
+        ("1 is not prime, so the smallest prime is **2**.", 2),
+        (
+            "He starts with 5 boxes of 24, which is 120 pencils. After giving away 37, he has "
+            "120 − 37 = 83 left.",
+            83,
+        ),
+    ],
+)
+def test_numeric_reads_spelled_numbers_units_and_the_sentence_conclusion(text, answer):
+    assert passes("numeric", {"answer": answer}, text)
+
+
+@pytest.mark.parametrize("text", ["144 ÷ 12", "120 − 37", "5 + 3."])
+def test_the_computation_restated_is_not_its_value(text):
+    assert not passes("numeric", {"answer": {"144 ÷ 12": 12, "120 − 37": 83}.get(text, 8)}, text)
+
+
+def test_spelled_numbers_count_in_sequences_and_name_numeric_options():
+    counting = {"items": [str(n) for n in range(1, 11)], "tokens": "numbers"}
+    assert passes("sequence", counting, "One, two, three, four, five, six, seven, eight, nine, ten")
+    assert not passes("sequence", counting, "One, two, three, four, five, six, seven, eight, nine")
+    years = {"options": ["1989", "1991"], "answer": "A", "letters": False}
+    assert passes("choice", years, "In nineteen eighty-nine.")
+    assert not passes("choice", years, "Nineteen ninety-one")

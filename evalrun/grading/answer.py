@@ -15,9 +15,11 @@ from evalrun.grading.extract import (
     extract_answer_number,
     extract_json,
     fmt_number,
+    is_bare_expression,
     normalize,
     unit_forms,
     units_key,
+    with_digits,
 )
 from evalrun.grading.registry import Grade, GraderParams, answer_text, grader, verdict
 from evalrun.grading.span import answer_spans, is_hedge, is_negated, plain_text
@@ -65,6 +67,8 @@ def _numeric(response: Response, p: NumericParams) -> Grade:
         units=tuple(p.units),
     )
     wanted = [p.answer] if isinstance(p.answer, (int, float)) else p.answer
+    if is_bare_expression(answer_text(response)):
+        return verdict(False, f"the computation restated, not its value ({fmt_number(wanted[0])})")
     if read.value is None:
         return verdict(False, f"no number in the answer (expected {fmt_number(wanted[0])})")
     seen = f"read {fmt_number(read.value)} ({read.how}); expected {fmt_number(wanted[0])}"
@@ -160,6 +164,8 @@ def _name_hits(norm: str, options: dict[str, str]) -> list[tuple[str, int, int]]
 def _choices_in(span: str, p: ChoiceParams) -> tuple[list[tuple[str, int, int]], str]:
     """The options a span chooses (negated ones dropped) and the text they were found in."""
     options = p.lettered()
+    if all(re.fullmatch(r"[\d.,\s]+", v) for v in options.values()):
+        span = with_digits(span)  # "nineteen eighty-nine" names the option 1989
     norm = normalize(plain_text(span))
     bare = normalize(re.sub(r"\([^()]*\)", " ", plain_text(span)))  # asides are not picks
     if bare != norm and _name_hits(bare, options):

@@ -35,38 +35,20 @@ _DECIMAL_COMMA_RE = re.compile(
     r"(?:,\d+)?|\d+(?:,\d+)?)(?P<den>)"
 )
 
-_WORD_NUMBERS = {
-    "zero": 0,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-    "hundred": 100,
-}
-_WORD_RE = re.compile(r"\b(" + "|".join(_WORD_NUMBERS) + r")\b", re.IGNORECASE)
+_UNITS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen"
+).split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_SMALL = {w: n for n, w in enumerate(_UNITS)} | {w: 10 * (n + 2) for n, w in enumerate(_TENS)}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_NUMBER_WORD = "|".join(sorted([*_SMALL, *_SCALES], key=len, reverse=True))
+# A run of number words: "one hundred fifty-five", "a hundred and five", "nineteen eighty-nine".
+_WORD_RUN_RE = re.compile(
+    rf"(?<![\w-])(?:(?:negative|minus)\s+)?(?:an?\s+(?=hundred|thousand|million))?"
+    rf"(?:{_NUMBER_WORD})(?:(?:[\s-]+|\s+and\s+)(?:{_NUMBER_WORD}))*(?![\w-])",
+    re.IGNORECASE,
+)
 
 _MARKDOWN_RE = re.compile(r"[*_`]+")
 _WS_RE = re.compile(r"\s+")
@@ -134,9 +116,63 @@ def numbers_in(text: str, *, decimal_comma: bool = False, fractions: bool = True
     return [v for v, _, _ in number_matches(_signed(text), **kw)]
 
 
-def word_numbers_in(text: str) -> list[float]:
-    """Spelled-out small numbers (zero..hundred), used only when a text has no digits."""
-    return [float(_WORD_NUMBERS[w.lower()]) for w in _WORD_RE.findall(text)]
+def spelled_numbers(text: str) -> list[tuple[float, int, int]]:
+    """(value, start, end) of each spelled-out number in `text`."""
+    out = []
+    for m in _WORD_RUN_RE.finditer(text):
+        words = re.findall(r"[a-z]+", m.group(0).lower())
+        sign = -1 if words[0] in ("negative", "minus") else 1
+        values = _word_values([w for w in words if w not in ("negative", "minus", "and")])
+        out += [(float(sign * v), m.start(), m.end()) for v in values]
+    return out
+
+
+def _word_values(words: list[str]) -> list[int]:
+    """The numbers a run of number words spells: usually one, several when they cannot join
+    ("one two three" is 1, 2, 3; "nineteen eighty" is 1980, the way years are said)."""
+    out: list[int] = []
+    total = current = 0
+    started = False
+    for w in words:
+        if w in ("a", "an"):
+            current, started = 1, True
+        elif w in _SCALES:
+            scale = _SCALES[w]
+            if scale == 100:
+                current = (current or 1) * 100
+            else:
+                total, current = total + (current or 1) * scale, 0
+            started = True
+        else:
+            v = _SMALL[w]
+            if (
+                not started
+                or (current % 10 == 0 and v < 10 and current % 100 != 0)
+                or (current % 100 == 0 and (current or total))
+            ):
+                current += v
+            elif 10 <= current < 100 and v >= 10 and not total:
+                current = current * 100 + v  # "nineteen eighty(-nine)"
+            else:
+                out.append(total + current)
+                total, current = 0, v
+            started = True
+    if started:
+        out.append(total + current)
+    return out
+
+
+def with_digits(text: str) -> str:
+    """`text` with its spelled-out numbers written in digits, when it has no digits of its own
+    ("In nineteen eighty-nine." -> "In 1989."); otherwise `text` unchanged."""
+    if re.search(r"\d", text):
+        return text
+    out, last = [], 0
+    for m in _WORD_RUN_RE.finditer(text):
+        values = [v for v, _, _ in spelled_numbers(m.group(0))]
+        out += [text[last : m.start()], ", ".join(fmt_number(v) for v in values)]
+        last = m.end()
+    return "".join(out) + text[last:]
 
 
 class NumberReading(NamedTuple):
@@ -152,6 +188,17 @@ class NumberReading(NamedTuple):
 _OPERATOR_RE = re.compile(r"[=×x*+÷/^·]|(?<=\s)[-−](?=\s)")
 _PAREN_RE = re.compile(r"\([^()]*\)")
 _UNIT_AFTER_RE = re.compile(r"[ \t]*(°[ \t]*[CF]\b|°|%|[A-Za-z/]+(?:\^\d)?(?:[ \t]+[A-Za-z]+)?)")
+
+
+_EXPRESSION_RE = re.compile(
+    r"\W*[-−]?\d[\d.,]*(?:\s*[×x*+÷−-]\s*[-−]?\d[\d.,]*)+[\s.!]*", re.IGNORECASE
+)
+
+
+def is_bare_expression(text: str) -> bool:
+    """Whether `text` is only arithmetic with no result ("144 ÷ 12", "120 − 37"): the question
+    restated, not answered."""
+    return bool(_EXPRESSION_RE.fullmatch(plain_text(text).strip()))
 
 
 def extract_answer_number(
@@ -175,6 +222,7 @@ def extract_answer_number(
     written with one of `units` is preferred ("At 1 atm, water boils at 100 °C" reads 100).
     """
     kw = {"decimal_comma": decimal_comma, "fractions": fractions}
+    text = with_digits(text)
 
     def usable(span: str) -> list[tuple[float, int, int]]:
         return [
@@ -211,7 +259,7 @@ def extract_answer_number(
             return got
     lead = _leading_number(plain, kw)
     if lead is not None:
-        got = read(lead, "leading")
+        got = read(*lead)
         if got:
             return got
     if not first:
@@ -227,9 +275,6 @@ def extract_answer_number(
         pool = with_unit or nums
         pick = pool[0] if first else pool[-1]
         return _finish(plain, nums, pick, "first" if first else "final")
-    words = [w for w in word_numbers_in(plain) if not any(abs(w - i) < 1e-9 for i in ignore)]
-    if words:
-        return NumberReading(words[0] if first else words[-1], "word")
     return NumberReading(None, "none")
 
 
@@ -242,13 +287,15 @@ _COPULA = re.compile(
     r"will be|ist|sind|haben|hat|wird|est|sont|fait|dure|font|aura|sera)\b|=|:\s|—|–)",
     re.IGNORECASE,
 )
-_UNIT_POWER_RE = re.compile(r"([A-Za-z])\^\d")  # cm^2 is a unit, not arithmetic
+_UNIT_POWER_RE = re.compile(r"([A-Za-z])\^\d|(?<=[A-Za-z])/(?=[A-Za-z])")  # cm^2, km/h: units
+# "3 hours is 180 minutes, so 10,800 seconds": the sentence goes on to its conclusion
+_CONCLUDES_IN = re.compile(r"[,;]\s*(?:so|therefore|thus|hence)\b", re.IGNORECASE)
 _CONCLUSION_LATER = re.compile(
     r"\b(?:so|therefore|thus|hence|answer|total|result|in all|altogether)\b", re.IGNORECASE
 )
 
 
-def _leading_number(plain: str, kw: dict[str, bool]) -> str | None:
+def _leading_number(plain: str, kw: dict[str, bool]) -> tuple[str, str] | None:
     """The opening claim when a reply states its number first and explains after it.
 
     `14 (because 14² = 196)`, `The total is 42 (6 × 7).`, `Each pays $29 (3 × 29 = 87).`,
@@ -260,20 +307,27 @@ def _leading_number(plain: str, kw: dict[str, bool]) -> str | None:
     """
     text = plain.strip()
     head = sentence_at(text, 0)
+    rest = text[text.find(head) + len(head) :] if head else text
     bare = _bare_leading(head, kw)
     if bare is not None:
-        return bare
-    rest = text[text.find(head) + len(head) :] if head else text
+        # "13. Hmm, 13 × 13 = 169, so it's 14.": the opening was a guess the working overturns
+        return None if _CONCLUSION_LATER.search(rest) else (bare, "leading")
     claim = _PAREN_RE.sub(" ", head)
     cut = _EXPLAINS.split(claim, maxsplit=1)
     aside = claim != head or len(cut) > 1
     claim = cut[0]
+    label, colon, after = claim.partition(": ")  # "155 min: 20 min to 10:00, then ..."
+    if colon and re.match(r"[\s\"'“$€£#]*[-\d.]", label) and after.strip():
+        claim, aside = label, True
+    concludes = _CONCLUDES_IN.search(head)
+    if concludes and not _CONCLUSION_LATER.search(rest):
+        return head[concludes.end() :], "concluded"  # the sentence's own conclusion
     if not (aside or not re.search(r"\w", rest)) or _CONCLUSION_LATER.search(rest):
         return None
     nums = number_matches(claim, **kw)
     if not nums:
         return None
-    plain_claim = _UNIT_POWER_RE.sub(r"\1", claim)
+    plain_claim = _UNIT_POWER_RE.sub(lambda m: m.group(1) or " ", claim)
     eq = plain_claim.rfind("=")
     if eq < 0 and _OPERATOR_RE.search(plain_claim):
         return None
@@ -282,10 +336,10 @@ def _leading_number(plain: str, kw: dict[str, bool]) -> str | None:
     ):
         return None
     if len(nums) == 1:
-        return claim
+        return claim, "leading"
     cops = list(_COPULA.finditer(claim))
     after = [n for n in nums if cops and n[1] >= cops[-1].end()]
-    return claim[after[0][1] : after[0][2]] if after else None
+    return (claim[after[0][1] : after[0][2]], "leading") if after else None
 
 
 def _bare_leading(head: str, kw: dict[str, bool]) -> str | None:
@@ -294,7 +348,7 @@ def _bare_leading(head: str, kw: dict[str, bool]) -> str | None:
     nums = number_matches(head, **kw)
     if not m or not nums or nums[0][1] != m.end():
         return None
-    rest = _PAREN_RE.sub(" ", head[nums[0][2] :])
+    rest = _UNIT_POWER_RE.sub(lambda m: m.group(1) or " ", _PAREN_RE.sub(" ", head[nums[0][2] :]))
     if _OPERATOR_RE.search(rest) or any(ch.isdigit() for ch in rest):
         return None
     return head

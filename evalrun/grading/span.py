@@ -131,7 +131,14 @@ def concluded(text: str, *, which_is: bool = False) -> list[str]:
     first."""
     marks = list(_CONCLUDE.finditer(text))
     if which_is:
-        marks = sorted(marks + list(_WHICH_IS.finditer(text)), key=lambda m: m.start())
+        # "..., which is 120 in total. After giving away 37, he has 83": a "which is" that later
+        # sentences with numbers go past is a step, not the conclusion
+        steps = [
+            m
+            for m in _WHICH_IS.finditer(text)
+            if not re.search(r"\d", text[m.end() + len(sentence_at(text, m.end())) :])
+        ]
+        marks = sorted(marks + steps, key=lambda m: m.start())
     spans = [sentence_at(text, m.end()) for m in marks]
     return [s for s in reversed(spans) if s]
 

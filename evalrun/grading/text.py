@@ -17,6 +17,7 @@ from evalrun.grading.extract import (
     nfkc,
     normalize,
     script_counts,
+    with_digits,
     words_of,
 )
 from evalrun.grading.pattern import IGNORECASE, compile_pattern, find, match_starts
@@ -441,6 +442,7 @@ def _sequence_tokens(text: str, p: SequenceParams) -> tuple[list[str], bool]:
     """The reply's items in order (negated ones dropped) and whether two were hedged ("or")."""
     t = re.sub(r"\([^()]*\)", " ", plain_text(text))
     if p.tokens == "numbers":
+        t = with_digits(t)  # "One, two, three, ..." counts as well as "1, 2, 3, ..."
         pattern = r"(?<![\w.])\d+(?![\w])"
     elif p.tokens == "letters":
         pattern = r"(?<![\w'])[A-Za-z](?![\w'])"
