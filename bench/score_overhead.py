@@ -20,7 +20,13 @@ Figures:
   ratio <= 1.3 (1.1 the aim);
 - `evalrun --help` and `evalrun score --help` wall time (target <= 0.3 s).
 
+A request that asks for logprobs (evalrun's default) gets them as vLLM sends them: per token of
+the answer its text, logprob (full precision), bytes and the top K alternatives. `--logprobs
+both` runs evalrun with capture on and off (`--no-logprobs`) in turns and prints their ratio
+(target at C = 32: on/off <= 1.15); `off` measures evalrun without capture only.
+
     python bench/score_overhead.py [--repeat 3] [--levels 1,8,32] [--whole-only]
+        [--logprobs on|off|both]
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ import hashlib
 import json
 import math
 import os
+import random
+import re
 import resource
 import statistics
 import subprocess
@@ -111,11 +119,32 @@ def serve() -> None:
 
     answers = acceptance_answers()
     ok = {"role": "assistant", "content": "ok"}
+    traced: dict[tuple[str, int], dict[str, Any]] = {}  # (messages key, K) -> logprobs, built once
+
+    def logprobs(key: str, text: str, k: int) -> dict[str, Any]:
+        if (key, k) not in traced:
+            rng = random.Random(key)
+
+            def entry(token: str) -> dict[str, Any]:
+                return {"token": token, "logprob": -3 * rng.random(), "bytes": list(token.encode())}
+
+            pieces = re.findall(r"\s?\w{1,5}|\s?[^\w\s]|\s+", text)  # about 4/3 tokens a word
+            alts = [f" alt{i}" for i in range(max(0, k - 1))]
+            traced[key, k] = {
+                "content": [
+                    {**entry(p), "top_logprobs": [entry(p), *(entry(a) for a in alts)][:k]}
+                    for p in pieces
+                ]
+            }
+        return traced[key, k]
 
     def completion(body: bytes) -> bytes:
         request = json.loads(body)
-        message = answers.get(messages_key(request.get("messages")), ok)
+        key = messages_key(request.get("messages"))
+        message = answers.get(key, ok)
         words = len((message.get("content") or "").split())
+        k = int(request.get("top_logprobs") or 0)
+        lp = logprobs(key, message.get("content") or "", k) if request.get("logprobs") else None
         return json.dumps(
             {
                 "id": "x",
@@ -127,6 +156,7 @@ def serve() -> None:
                         "index": 0,
                         "finish_reason": "tool_calls" if "tool_calls" in message else "stop",
                         "message": message,
+                        "logprobs": lp,
                     }
                 ],
                 "usage": {
@@ -260,12 +290,19 @@ def main() -> None:
     parser.add_argument(
         "--whole-only", action="store_true", help="only the whole-command and --help figures"
     )
+    parser.add_argument(
+        "--logprobs",
+        choices=("on", "off", "both"),
+        default="on",
+        help="evalrun's token capture: on (its default), off (--no-logprobs), or both in turns",
+    )
     args = parser.parse_args()
     if args.serve:
         return serve()
 
     from fakeserver import simple_item, write_suite
 
+    from evalrun.endpoint.options import build_options
     from evalrun.scoring.runner import ScoreRequest, score_suite
     from evalrun.serving.target import Target
     from evalrun.store import RunStore
@@ -282,6 +319,8 @@ def main() -> None:
     )
     base_url = server.stdout.readline().strip()
     levels = [int(x) for x in args.levels.split(",")]
+    modes = ("on", "off") if args.logprobs == "both" else (args.logprobs,)
+    options = {"on": build_options(), "off": build_options(top_logprobs=None)}
     py = sys.executable
     phases: dict[str, tuple[list[float], list[float], list[float], int]] = {}
     wholes: dict[str, dict[str, list[float]]] = {}
@@ -296,50 +335,52 @@ def main() -> None:
             workloads = []
         for name, folder, c in workloads:
             suite = load_suite(str(folder))
-            ours, floors, cpus = [], [], []
             reps = 1 if c == 1 else args.repeat
-            passed = 0
             for n in range(reps + 1):  # the first pass warms imports and connections
-                req = ScoreRequest(
-                    target=Target.endpoint(base_url),
-                    suite=suite,
-                    concurrency=c,
-                    label=f"{name}-c{c}-{n}",
-                )
-                start, cpu = time.perf_counter(), time.process_time()
-                record, _ = score_suite(req, store)
-                took, cpu = time.perf_counter() - start, time.process_time() - cpu
-                assert record.summary is not None
-                passed = record.summary.passed
-                floor = floor_phase(base_url, suite, c)
-                if n:
-                    ours.append(took)
-                    cpus.append(cpu)
-                    floors.append(floor)
-            phases[f"{name} C={c}"] = (ours, floors, cpus, passed)
+                for mode in modes:  # in turns, so a change in load hits every mode
+                    key = f"{name} C={c}" + (f" logprobs {mode}" if len(modes) > 1 else "")
+                    ours, floors, cpus, _ = phases.setdefault(key, ([], [], [], 0))
+                    req = ScoreRequest(
+                        target=Target.endpoint(base_url, options=options[mode]),
+                        suite=suite,
+                        concurrency=c,
+                        label=f"{name}-c{c}-{mode}-{n}",
+                    )
+                    start, cpu = time.perf_counter(), time.process_time()
+                    record, _ = score_suite(req, store)
+                    took, cpu = time.perf_counter() - start, time.process_time() - cpu
+                    assert record.summary is not None
+                    assert ("unavailable" in record.fidelity) == (mode == "off"), record.fidelity
+                    floor = floor_phase(base_url, suite, c)
+                    if n:
+                        ours.append(took)
+                        cpus.append(cpu)
+                        floors.append(floor)
+                    phases[key] = (ours, floors, cpus, record.summary.passed)
         for name, folder in (("simple", simple_dir), ("acceptance", CORE)):
-            runs: dict[str, list[float]] = {
-                "ours": [],
-                "floor": [],
-                "ours_cpu": [],
-                "floor_cpu": [],
-            }
+            for mode in modes:
+                key = name + (f" logprobs {mode}" if len(modes) > 1 else "")
+                wholes[key] = {"ours": [], "floor": [], "ours_cpu": [], "floor_cpu": []}
             for n in range(args.repeat):  # in turns, so a change in load hits both
                 items = str(folder / "items.jsonl")
-                runs["floor"].append(timed([py, "-c", FLOOR, base_url, items, str(CONCURRENCY)]))
-                runs["floor_cpu"].append(LAST_CPU[0])
-                runs["ours"].append(
-                    timed(
-                        [
-                            *(py, "-m", "evalrun", "score", "--endpoint", base_url),
-                            *("--suite", str(folder), "--concurrency", str(CONCURRENCY)),
-                            *("--results", str(tmp / "results-cli"), "--no-progress"),
-                            *("--name", f"{name}{n}"),
-                        ]
+                floor = timed([py, "-c", FLOOR, base_url, items, str(CONCURRENCY)])
+                floor_cpu = LAST_CPU[0]
+                for mode in modes:
+                    runs = wholes[name + (f" logprobs {mode}" if len(modes) > 1 else "")]
+                    runs["floor"].append(floor)
+                    runs["floor_cpu"].append(floor_cpu)
+                    runs["ours"].append(
+                        timed(
+                            [
+                                *(py, "-m", "evalrun", "score", "--endpoint", base_url),
+                                *("--suite", str(folder), "--concurrency", str(CONCURRENCY)),
+                                *("--results", str(tmp / "results-cli"), "--no-progress"),
+                                *("--name", f"{name}-{mode}{n}"),
+                                *(["--no-logprobs"] if mode == "off" else []),
+                            ]
+                        )
                     )
-                )
-                runs["ours_cpu"].append(LAST_CPU[0])
-            wholes[name] = runs
+                    runs["ours_cpu"].append(LAST_CPU[0])
     finally:
         server.stdin.close()
         server_cpu = server.stdout.readline().strip()
@@ -349,7 +390,7 @@ def main() -> None:
         command = f"evalrun {sub} --help".replace("  ", " ")
         print(f"{command}: median {statistics.median(times):.3f}s (target <= 0.3 s)")
     for name, (ours, floors, cpus, passed) in phases.items():
-        c = int(name.rsplit("=", 1)[1])
+        c = int(name.split("C=", 1)[1].split()[0])
         ideal = math.ceil(ITEMS / c) * LATENCY
         ratios = [o / f for o, f in zip(ours, floors)]
         print(
@@ -361,6 +402,32 @@ def main() -> None:
         )
     for name, runs in wholes.items():
         print(median_line(f"whole command {name} C={CONCURRENCY}", runs))
+    if len(modes) > 1:  # capture's own cost: evalrun with logprobs on against itself with them off
+        on, off = " logprobs on", " logprobs off"
+        pairs = [
+            (
+                f"request phase {k.removesuffix(on)}",
+                phases[k][0],
+                phases[k.removesuffix(on) + off][0],
+            )
+            for k in phases
+            if k.endswith(on)
+        ]
+        pairs += [
+            (
+                f"whole command {k.removesuffix(on)}",
+                w["ours"],
+                wholes[k.removesuffix(on) + off]["ours"],
+            )
+            for k, w in wholes.items()
+            if k.endswith(on)
+        ]
+        for what, ons, offs in pairs:
+            ratios = [x / y for x, y in zip(ons, offs)]
+            print(
+                f"logprobs on/off, {what}: ratio {statistics.median(ratios):.2f} (median of "
+                f"{len(ratios)} paired passes; target at C={CONCURRENCY} <= 1.15)"
+            )
     print(f"fake server CPU over the whole bench: {server_cpu}s")
 
 

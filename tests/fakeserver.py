@@ -260,6 +260,7 @@ class FakeServer:
         self.scheme = "http"
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []  # request headers, same order as `requests`
+        self.gets: list[str] = []  # paths of every GET (/v1/models, /health, ...)
         self.in_flight = 0
         self.max_in_flight = 0
         self._script: deque[Answer] = deque()
@@ -449,6 +450,8 @@ class _Handler(BaseHTTPRequestHandler):
         if self._refused():
             return None
         path = self.path.split("?", 1)[0].rstrip("/")
+        with fake._lock:
+            fake.gets.append(path)
         if path in ("/v1/models", "/models"):
             if fake.models_fault is not None:
                 return self._fault(fake.models_fault)

@@ -34,6 +34,23 @@ def test_every_request_asks_for_logprobs_and_tokens_land_beside_items(
     assert record.fidelity == {"top_logprobs": 5, "tokens": 128}
 
 
+def test_capture_adds_no_request_of_any_kind(fake_server, make_suite, tmp_path):
+    """The same suite, repeats and concurrency with logprobs on and off: the same requests at
+    the real HTTP server, one chat request per item and repeat, logprobs asked on each."""
+    suite = make_suite(n=6)
+    counts = []
+    for options in (build_options(), build_options(top_logprobs=None)):
+        fake_server.requests.clear()
+        fake_server.gets.clear()
+        record, _ = run(fake_server, suite, tmp_path, options=options, repeats=2, concurrency=3)
+        assert record.summary is not None and record.summary.passed == 6
+        counts.append((fake_server.chat_requests, sorted(fake_server.gets)))
+        asked = [bool(r.get("logprobs")) for r in fake_server.requests]
+        assert asked == [options.top_logprobs is not None] * 12
+    assert counts[0] == counts[1]
+    assert counts[0][0] == 12  # 6 items x 2 repeats
+
+
 def test_first_tokens_only_and_top_k_flag(fake_server, make_suite, tmp_path):
     fake_server.rule = lambda req: reply(" ".join(f"w{i}" for i in range(50)))
     options = build_options(top_logprobs=2, logprob_tokens=10)
@@ -122,3 +139,25 @@ def test_item_ids_in_trace_match_items(fake_server, make_suite, tmp_path):
     record, recs = run(fake_server, make_suite(items), tmp_path)
     traces = load_traces(RunStore(tmp_path / "results").run_dir(record.run_id))
     assert set(traces) == {r.id for r in recs}
+
+
+@pytest.mark.parametrize(
+    ("step", "stored"),
+    [
+        ({"token": "a", "logprob": -1}, ["a", -1.0, []]),  # an int logprob is a number
+        ({"token": "a", "logprob": float("-inf")}, ["a", -9999.0, []]),
+        ({"token": "a", "logprob": -0.123456, "bytes": [97]}, ["a", -0.1235, []]),
+        ({"token": "a", "logprob": -0.5, "bytes": [300]}, ["a", -0.5, []]),  # not bytes: dropped
+        ({"token": "a", "logprob": -0.5, "bytes": "a"}, ["a", -0.5, []]),
+        ({"token": "a", "logprob": -0.5, "bytes": [98]}, ["a", -0.5, [], "62"]),  # not its text
+    ],
+)
+def test_token_entries_are_read_as_numbers_and_bytes(step, stored):
+    trace = parse_logprobs({"content": [step]}, top_k=5, cap=10, item_id="x")
+    assert trace is not None and trace.tokens == [stored]
+
+
+@pytest.mark.parametrize("lp", [True, float("nan"), float("inf"), "-0.5", None])
+def test_a_logprob_that_is_not_one_drops_the_trace(lp):
+    raw = {"content": [{"token": "a", "logprob": lp}]}
+    assert parse_logprobs(raw, top_k=5, cap=10, item_id="x") is None

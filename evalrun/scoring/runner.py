@@ -325,6 +325,9 @@ async def _score_item(
         )
     resp = got.response
     trace = capture.take(resp.logprobs, item.id) if asked else None
+    # the raw logprobs (thousands of objects an answer) must not live on in the run's records:
+    # the garbage collector would walk them all, for the rest of the run
+    resp.logprobs = None
     try:
         verdict = grade(item, resp)  # runs the garble detector too: a garbled answer fails
     except GradeTimeout as exc:  # the suite's pattern, not the model, is at fault: never graded
