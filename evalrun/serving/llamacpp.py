@@ -8,17 +8,15 @@ changing only its `command`. It serves until SIGTERM or SIGINT and exits 0.
 
 Every start-up failure is one line on stderr and exit code 2, before llama.cpp is handed anything
 it could crash on: an unknown flag (named), a missing file or one that is not a GGUF (its header is
-read here first), a port already in use. llama.cpp's own refusals (a GGUF it cannot load, a
-parameter it rejects) are exit code 1 after its log lines.
+read here first), a port already in use (evalrun's shared check in serving/launcher.py). llama.cpp's
+own refusals (a GGUF it cannot load, a parameter it rejects) are exit code 1 after its log lines.
 """
 
 from __future__ import annotations
 
 import argparse
-import errno
 import os
 import signal
-import socket
 import struct
 import sys
 import threading
@@ -26,7 +24,9 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn
 
-PROG = "evalrun.serving.llamacpp"
+from evalrun.serving.reference import LAUNCHER_MODULE, engine_version
+
+PROG = LAUNCHER_MODULE
 GGUF_MAGIC = b"GGUF"
 GGUF_VERSIONS = (2, 3)
 # A tensor's info in the header takes at least a name length, n_dims, one dim, type and offset.
@@ -125,19 +125,13 @@ def check_gguf(path: Path) -> None:
 
 
 def check_port(host: str, port: int) -> None:
-    """LaunchError when `host:port` cannot be bound (0 = any free port)."""
-    if port == 0:
-        return
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as llama.cpp's listener does
-        try:
-            sock.bind((host, port))
-        except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                raise LaunchError(
-                    f"port {port} on {host} is in use; stop what holds it or pick another --port"
-                ) from exc
-            raise LaunchError(f"cannot listen on {host}:{port}: {exc.strerror}") from exc
+    """LaunchError when something already holds `host:port` (0 = any free port): evalrun's one
+    busy-port check, the one its launcher makes before a boot."""
+    from evalrun.serving.launcher import busy_port
+
+    busy = busy_port(host, port) if port else None
+    if busy:
+        raise LaunchError(f"{busy}; stop what holds it or pick another --port")
 
 
 def build_params(options: argparse.Namespace) -> Any:
@@ -230,7 +224,11 @@ def serve(params: Any, *, ready: threading.Event | None = None) -> int:
             flush=True,
         )
         return 1
-    print(f"{PROG}: serving on {server.listening_address}", file=sys.stderr, flush=True)
+    print(
+        f"{PROG}: serving on {server.listening_address} (llama.cpp {engine_version()})",
+        file=sys.stderr,
+        flush=True,
+    )
     if ready is not None:
         ready.set()
     while not stop.wait(0.5):

