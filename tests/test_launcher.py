@@ -348,3 +348,21 @@ def test_a_few_logged_tracebacks_are_not_a_crash_loop(tmp_path: Path) -> None:
         fh.write("INFO restarting worker\nValueError: x\n")
     watch.feed()
     assert watch.crash_loop() and watch.repeats() == 3
+
+
+def test_a_picked_port_stays_usable_while_a_forked_child_holds_the_probe() -> None:
+    # A child another lane forks while free_port's socket is open holds a copy of it until it
+    # execs (os.dup stands in for that copy): the check and the engine's bind must still pass.
+    probe = launcher.port_probe("127.0.0.1")
+    port = probe.getsockname()[1]
+    copy = os.dup(probe.fileno())
+    probe.close()
+    engine = socket.socket()
+    try:
+        assert launcher.busy_port("127.0.0.1", port) is None
+        engine.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as http.server, uvicorn
+        engine.bind(("127.0.0.1", port))
+        engine.listen()
+    finally:
+        os.close(copy)
+        engine.close()

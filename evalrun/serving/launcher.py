@@ -90,10 +90,20 @@ class Server:
 # Ports --------------------------------------------------------------------------------------------
 
 
+def port_probe(host: str = "127.0.0.1") -> socket.socket:
+    """A socket bound to a port the OS picks, with SO_REUSEADDR. A child that another thread
+    forks while this socket is open (the lanes of a bisect pool boot engines at once) holds a
+    copy of it until the child execs; without the flag that copy keeps the port "in use" for
+    check_port and for the engine's own bind, and the boot fails for nothing."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, 0))
+    return sock
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     """A port nothing listens on right now (the OS picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
+    with port_probe(host) as sock:
         return int(sock.getsockname()[1])
 
 
