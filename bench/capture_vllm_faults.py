@@ -11,8 +11,15 @@ results/vllm-faults-healthy.jsonl. The whole run: 13 boots, about 13 minutes on 
 `--build` turns the candidates and the hand labels (bench/vllm_faults_labels.tsv) into
 tests/data/garble/garbled_vllm2.jsonl (garbled, fluent) and clean_vllm2.jsonl (clean, loop).
 
+`--tokens` re-captures the same lanes for fidelity (bench/fidelity_faults.py judges them): one
+boot per fault (`--healthy-boots` N boots of the healthy lane, for healthy pairs), each answering
+TOKEN_PROMPTS greedy with logprobs (top 5), parsed by the library's `parse_logprobs` exactly as
+`evalrun score` stores them; lines `{"lane", "boot", "trace"}` go to
+results/<engine>-<tag>-tokens.jsonl (a lane already there is skipped: a stopped capture resumes).
+
     .venv/bin/python -m bench.capture_vllm_faults [--only healthy,rope-100,...]
     .venv/bin/python -m bench.capture_vllm_faults --build
+    .venv/bin/python -m bench.capture_vllm_faults --tokens --only healthy,kv-fp8 [--healthy-boots 3]
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,6 +65,23 @@ ASKED = [
     "ja-hello",
 ]
 GREEDY, SAMPLED = (0.0, 0, 96), (0.8, 7, 96)  # every prompt greedy; every third one sampled
+# --tokens: ASKED and 12 more of PROMPTS (facts, a story, math, code, JSON, tables, fr/de/ru/zh), so
+# a lane verdict rests on 24 answers (at a 2% healthy hard rate, 3 hard of 24 is p 0.01).
+TOKEN_PROMPTS = ASKED + [
+    "sky-blue",
+    "history-rome",
+    "define-ml",
+    "math-word",
+    "math-primes",
+    "code-fib",
+    "code-sql",
+    "json-config",
+    "table-langs",
+    "de-story",
+    "ru-explain",
+    "translate-zh",
+]
+TOP_K = 5
 COLLAPSE_PREFIX_TOKENS = (12, 30, 60)
 COLLAPSE_TAIL = 64
 
@@ -225,6 +250,67 @@ def capture_faults(only: set[str], tmpdir: Path, run: FaultRun = VLLM) -> None:
     rows.close()
 
 
+def tokens_path(run: FaultRun) -> Path:
+    return ROOT / "results" / f"{run.engine}-{run.tag}-tokens.jsonl"
+
+
+def ask_tokens(base: str) -> list[dict]:
+    """TOKEN_PROMPTS' greedy answers as token traces (dumped TokenTrace), in prompt order."""
+    from evalrun.endpoint.logprobs import parse_logprobs
+
+    by_id = {p[0]: p for p in PROMPTS}
+    temp, seed, max_tokens = GREEDY
+
+    def ask(pid: str) -> dict | None:
+        body = {"model": "m", "messages": [{"role": "user", "content": by_id[pid][2]}]}
+        body |= {"temperature": temp, "seed": seed, "max_tokens": max_tokens}
+        choice = post(
+            base, "/v1/chat/completions", body | {"logprobs": True, "top_logprobs": TOP_K}
+        )
+        raw = choice["choices"][0].get("logprobs")
+        trace = parse_logprobs(raw, top_k=TOP_K, cap=max_tokens, item_id=pid)
+        return trace.model_dump() if trace else None
+
+    with ThreadPoolExecutor(12) as pool:  # two batches: the boot, not the answers, sets the pace
+        return [t for t in pool.map(ask, TOKEN_PROMPTS) if t is not None]
+
+
+def capture_tokens(only: set[str], tmpdir: Path, run: FaultRun, healthy_boots: int) -> None:
+    """Healthy boots first, then one boot per fault named in `only` (all when empty)."""
+    lane = lane_of(run.engine)
+    out = tokens_path(run)
+    done = {(r["lane"], r["boot"]) for r in read_jsonl(out)} if out.exists() else set()
+    todo: list[tuple[str, int, str | None, tuple[str, ...]]] = []
+    if not only or "healthy" in only:
+        todo += [("healthy", b, None, ()) for b in range(1, healthy_boots + 1)]
+    todo += [(n, 1, e, f) for n, e, f in run.faults if not only or n in only]
+    for name, boot, edit, flags in todo:
+        if (name, boot) in done:
+            continue
+        model = lane.model
+        if edit:
+            model = tmpdir / name
+            subprocess.run(
+                [str(lane.bin / "python"), "-c", run.edit, lane.model, model, edit], check=True
+            )
+        try:
+            with lane_serve(lane, model, tmpdir / f"{name}.log", flags) as base:
+                traces = ask_tokens(base)
+        except RuntimeError as exc:  # did not boot: say so, keep its log
+            keep = ROOT / "results" / f"{run.engine}-{run.tag}-{name}-tokens.log"
+            shutil.copy(tmpdir / f"{name}.log", keep)
+            print(f"{name}: {exc} (log: {keep})", file=sys.stderr)
+            continue
+        finally:
+            if edit:
+                shutil.rmtree(model, ignore_errors=True)
+        with out.open("a", encoding="utf-8") as fh:
+            fh.write(
+                "".join(json.dumps({"lane": name, "boot": boot, "trace": t}) + "\n" for t in traces)
+            )
+        print(f"{name} boot {boot}: {len(traces)} traces", flush=True)
+
+
 def build(run: FaultRun = VLLM) -> None:
     """Candidates + hand labels → the two corpus files (rows labelled drop are left out)."""
     labels = {}
@@ -256,6 +342,8 @@ def main(argv: list[str] | None = None, run: FaultRun = VLLM, doc: str | None = 
     ap.add_argument(
         "--build", action="store_true", help=f"labels → tests/data/garble/{run.garbled_file} etc."
     )
+    ap.add_argument("--tokens", action="store_true", help="greedy answers with logprobs, per lane")
+    ap.add_argument("--healthy-boots", type=int, default=3, help="with --tokens (default 3)")
     args = ap.parse_args(argv)
     if args.build:
         build(run)
@@ -263,6 +351,9 @@ def main(argv: list[str] | None = None, run: FaultRun = VLLM, doc: str | None = 
     only = {x for x in args.only.split(",") if x}
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the servers' teardown
     with tempfile.TemporaryDirectory(prefix=f"{run.engine}-faults-") as tmp:
+        if args.tokens:
+            capture_tokens(only, Path(tmp), run, args.healthy_boots)
+            return 0
         if not only or "healthy" in only:
             capture_healthy(Path(tmp), run)
         capture_faults(only - {"healthy"}, Path(tmp), run)
