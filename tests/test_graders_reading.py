@@ -298,3 +298,29 @@ def test_spelled_numbers_count_in_sequences_and_name_numeric_options():
     years = {"options": ["1989", "1991"], "answer": "A", "letters": False}
     assert passes("choice", years, "In nineteen eighty-nine.")
     assert not passes("choice", years, "Nineteen ninety-one")
+
+
+def test_restatements_emoji_lead_ins_asides_and_distractors_across_sentences():
+    counting = {"items": [str(n) for n in range(1, 6)], "tokens": "numbers"}
+    assert passes("sequence", counting, "1, 2, 3, 4... and 5. So: 1, 2, 3, 4, 5")
+    assert not passes("sequence", counting, "1, 2, 3, 4, 5. So: 1, 2, 3, 4, 5, 6")
+    copy = {"answer": "Good night, all", "match": "reply", "ignore_punct": True}
+    assert passes("normalized", copy, "Good night, all! 🌙")
+    assert not passes("normalized", copy, "Good night, all! Sleep well.")
+    assert passes("language", {"language": "ru"}, "Sure! лес, река, гора")
+    assert not passes("language", {"language": "ru"}, "Sure! forest, river, mountain")
+    capital = {"options": ["Canberra", "Sydney"], "answer": "A"}
+    assert not passes("choice", capital, "Sydney\n\n(Canberra is where parliament sits, though.)")
+    assert not passes("numeric", {"answer": 5, "pick": "first"}, "Many say 5.\nBut it is 4.")
+    assert passes("numeric", {"answer": 4, "pick": "first"}, "Many say 5.\nBut it is 4.")
+
+
+def test_hmm_no_sorry_and_denied_subjects_retract_but_actually_no_is_a_verdict():
+    capital = {"options": ["Canberra", "Sydney"], "answer": "A"}
+    assert passes("choice", capital, "Sydney. Hmm, no: the capital is Canberra.")
+    assert passes("choice", capital, "Sydney isn't the capital; Canberra is.")
+    assert passes("numeric", {"answer": 32}, "It's 0... sorry, in Fahrenheit that's 32.")
+    assert passes("numeric", {"answer": 2, "pick": "first"}, "1? No — 1 is not prime. It's 2.")
+    yes_no = {"options": ["yes", "no"], "answer": "B"}
+    assert passes("choice", yes_no, "Yes. Actually no — the street is dry, so it did not rain.")
+    assert not passes("choice", yes_no, "No. Actually yes — it rained.")

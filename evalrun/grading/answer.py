@@ -22,7 +22,7 @@ from evalrun.grading.extract import (
     with_digits,
 )
 from evalrun.grading.registry import Grade, GraderParams, answer_text, grader, verdict
-from evalrun.grading.span import answer_spans, is_hedge, is_negated, plain_text
+from evalrun.grading.span import answer_spans, is_denied, is_hedge, is_negated, plain_text
 
 # ---------------------------------------------------------------- numeric / choice
 
@@ -182,7 +182,11 @@ def _last_line_pick(text: str, p: ChoiceParams) -> str | None:
     "Ottawa is in Ontario.\nThe capital of Canada is Toronto." claims Toronto: a reply's last
     line is its last claim.
     """
-    lines = [ln for ln in text.strip().split("\n") if re.search(r"\w", ln)]
+    lines = [
+        ln
+        for ln in text.strip().split("\n")
+        if re.search(r"\w", ln) and not re.fullmatch(r"\s*\(.*\)\W*", ln)  # not an aside
+    ]
     verdicts = {normalize(v) for v in p.lettered().values()} == {"yes", "no"}
     if len(lines) < 2 or verdicts:  # "Yes would need more information" is no verdict
         return None
@@ -199,7 +203,7 @@ def _choice(response: Response, p: ChoiceParams) -> Grade:
         for a, b in itertools.pairwise(named):
             if a[0] != b[0] and is_hedge(norm, a[2], b[1]) and not is_negated(norm, a[1]):
                 return verdict(False, f"hedges between {a[0]} and {b[0]}; expected {p.answer}")
-        rejected = {h[1] for h in named if is_negated(norm, h[1])}
+        rejected = {h[1] for h in named if is_negated(norm, h[1]) or is_denied(norm, h[2])}
         for a, b in itertools.pairwise(named):  # "not Go or Gd": both are rejected
             if a[1] in rejected and is_hedge(norm, a[2], b[1]):
                 rejected.add(b[1])

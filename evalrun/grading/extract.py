@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 from evalrun.grading.span import (
     boxed,
     concluded,
+    is_denied,
     is_hedge,
     is_negated,
     marked,
@@ -68,10 +69,15 @@ def normalize(text: str, *, case: bool = False, punct: bool = False) -> str:
     out = nfkc(text)
     out = _MARKDOWN_RE.sub("", out)
     out = out.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
-    if punct:
-        out = "".join(" " if unicodedata.category(c).startswith("P") else c for c in out)
+    if punct:  # an emoji or other symbol is punctuation here too ("Hello, world! 👋")
+        out = "".join(" " if _punct_or_symbol(c) else c for c in out)
     out = _WS_RE.sub(" ", out).strip(_EDGE_PUNCT)
     return out if case else out.casefold()
+
+
+def _punct_or_symbol(c: str) -> bool:
+    cat = unicodedata.category(c)
+    return cat[0] == "P" or cat in ("So", "Sk") or c in "\ufe0f\u200d"
 
 
 def _to_float(num: str, sign: str | None, den: str | None, decimal_comma: bool) -> float:
@@ -228,7 +234,9 @@ def extract_answer_number(
         return [
             n
             for n in number_matches(span, **kw)
-            if not any(abs(n[0] - i) < 1e-9 for i in ignore) and not is_negated(span, n[1])
+            if not any(abs(n[0] - i) < 1e-9 for i in ignore)
+            and not is_negated(span, n[1])
+            and not is_denied(span, n[2])
         ]
 
     def read(span: str, how: str) -> NumberReading | None:

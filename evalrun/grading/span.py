@@ -237,6 +237,18 @@ def is_negated(text: str, start: int) -> bool:
     return bool(_ALTHOUGH.search(clause)) and not re.search(r"\bbut\b", clause, re.IGNORECASE)
 
 
+_DENIED_AFTER = re.compile(
+    r"\s*(?:(?:is|are|was|were)\s+not\b|(?:isn't|aren't|wasn't|weren't|isn’t)(?!\w))",
+    re.IGNORECASE,
+)
+
+
+def is_denied(text: str, end: int) -> bool:
+    """Whether what ends at `end` is the subject of a denial: "1 is not prime", "Toronto isn't
+    the capital"."""
+    return bool(_DENIED_AFTER.match(text, end))
+
+
 _HEDGE_JOIN = re.compile(
     r"^\s*,?\s*(?:or|and/or|/|or\s+possibly|or\s+maybe|or\s+perhaps)\s+(?:[\w'’.-]+\s+){0,2}$|^\s*/\s*$",
     re.IGNORECASE,
@@ -283,7 +295,9 @@ _STOP = r"(?:[.!]\s|\n)"
 _RETRACTION = re.compile(
     rf"{_PAUSE}\s*(?:no|nope|нет|nein|non)\s*[,.!—–-]+(?:[\s,]*(?:sorry|actually)\b[\s,.!—–-]*)*"
     rf"|(?:{_PAUSE}|{_STOP})\s*(?:no\s+)?wait\s*[,!:—–-]+(?:[\s,]*(?:no|sorry|actually)\b[\s,.!—–-]*)*"
-    rf"|(?:{_PAUSE}|{_STOP}|[,;:]\s)\s*actually\b(?:\s*,?\s*(?:no|on second thought)\b)?"
+    # "Yes. Actually no — ...": the "no" after "actually" stays, a yes/no item's verdict
+    rf"|(?:{_PAUSE}|{_STOP}|[,;:]\s)\s*actually\b(?:\s*,?\s*on second thought\b)?"
+    rf"|(?:{_PAUSE}|{_STOP}|,\s)\s*(?:hmm+|sorry)\s*[,.!:—–-]*\s*(?:no\b\s*[,.!:—–-]+)?"
     r"|\b(?:on second thought|correction|scratch that|let me recheck|i mean)\b"
     r"|\b(?:нет|nein|non),?\s+(?:скорее|eher|plutôt)\b",
     re.IGNORECASE,
@@ -295,7 +309,8 @@ _RETRACTION = re.compile(
 _DISTRACTOR_LEAD = re.compile(
     r"(?:^|(?<=[.!?\n])\s*)[^.!?\n]*?\b(?:often|commonly|many|most people|some people|some say|"
     r"tempting|might (?:seem|think|say|guess)|may (?:seem|think)|misconception|guess|assume|"
-    r"mistake|confuse[ds]?|easy to|looks like|at first glance|you might)\b[^.!?\n]*?[,;]?\s+but\s+",
+    r"mistake|confuse[ds]?|easy to|looks like|at first glance|you might)\b[^.!?\n]*?"
+    r"(?:[,;]?\s+|[.!;]\s*)but\b[\s,]*",  # "Some say seven.\nBut the correct number is six."
     re.IGNORECASE,
 )
 

@@ -276,7 +276,7 @@ class LanguageParams(GraderParams):
 @grader("language", LanguageParams)
 def _language(response: Response, p: LanguageParams) -> Grade:
     """The reply is written in the expected language and script."""
-    text = answer_text(response)
+    text = without_lead_in(answer_text(response))[-1]  # "Sure! зима, снег, холод"
     counts = script_counts(text)
     letters = sum(counts.values())
     if not letters:
@@ -463,16 +463,33 @@ def _sequence_tokens(text: str, p: SequenceParams) -> tuple[list[str], bool]:
     return [normalize(m.group(0)) for m in hits], hedged
 
 
+# "1, 2, ... 9... and 10. So: 1, 2, ..., 10": the reply restates its whole answer after a
+# concluding "So:" / "That is:" / "In full:", and the restatement is what it answers.
+_RESTATED = re.compile(
+    r"(?:\bso|\bthat is|\bin full|\bcorrected|\bfinal(?:\s+answer)?|\bi\.e\.)\s*:\s*",
+    re.IGNORECASE,
+)
+
+
 @grader("sequence", SequenceParams, reads_claim=True)
 def _sequence(response: Response, p: SequenceParams) -> Grade:
     """The reply continues or copies a sequence exactly: no loops, floods or overshoot."""
-    got, hedged = _sequence_tokens(answer_text(response), p)
+    got = _sequence_reading(answer_text(response), p)
+    marks = list(_RESTATED.finditer(answer_text(response)))
+    if not got.passed and marks:
+        again = _sequence_reading(answer_text(response)[marks[-1].end() :], p)
+        return again if again.passed else got
+    return got
+
+
+def _sequence_reading(text: str, p: SequenceParams) -> Grade:
+    got, hedged = _sequence_tokens(text, p)
     if hedged:
         return verdict(False, "offers alternatives ('or')")
     items = [normalize(w) for w in p.items]
     given = [normalize(w) for w in p.given]
     least = p.min_items or len(items)
-    text = answer_text(response).casefold()
+    text = text.casefold()
     restated = [given] + (
         [given[-j:] for j in range(1, len(given))]
         if re.search(r"\b(?:after|comes|follows|following|next)\b", text)
