@@ -90,3 +90,66 @@ def test_explain_names_the_span_each_grader_read(tmp_path, capsys):
     assert main(["grade", "--explain", str(write(tmp_path, lines))]) == 0
     table = capsys.readouterr().out
     assert "read" in table.splitlines()[0] and "Jupiter." in table
+
+
+def _stored_run(tmp_path, version: int = 2):
+    """A run folder of core-v`version` holding three items as an older grader recorded them."""
+    from evalrun.store import ItemRecord, RunRecord, RunStore, SuiteRef, dump_json_line
+    from evalrun.suite.load import load_suite
+
+    suite = load_suite("core")
+    store = RunStore(tmp_path / "results")
+    record = RunRecord(
+        run_id="2026-12-01_100000_old",
+        label="old",
+        evalrun_version="0.1.0",
+        suite=SuiteRef(name="core", version=version, sha256=suite.sha256),
+        endpoint="http://127.0.0.1:8000/v1",
+        model_served="m",
+        started_at="2026-12-01T10:00:00+00:00",
+        status="complete",
+    )
+    store.write_run(record)
+
+    def answered(item_id, content, passed):
+        return ItemRecord(
+            id=item_id,
+            category=item_id.rsplit("-", 1)[0],
+            status="passed" if passed else "failed",
+            request={"model": "m"},
+            response={"content": content, "finish_reason": "stop", "tool_calls": []},
+            grade={"passed": passed, "detail": "as recorded"},
+        )
+
+    items = [
+        answered("math-009", "one hundred fifty-five minutes", False),
+        answered("factual-001", "Ottawa", True),
+        ItemRecord(
+            id="code-001",
+            category="code",
+            status="error",
+            request={"model": "m"},
+            error={"kind": "timeout", "message": "read timed out"},
+        ),
+    ]
+    folder = store.run_dir(record.run_id)
+    (folder / "items.jsonl").write_text("".join(dump_json_line(i) for i in items), "utf-8")
+    return folder
+
+
+def test_a_stored_run_is_graded_again_beside_its_recorded_verdicts(tmp_path, capsys):
+    folder = _stored_run(tmp_path)
+    assert main(["grade", "--json", str(folder)]) == 0
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(o["id"], o["was_passed"], o["passed"]) for o in out] == [
+        ("math-009", False, True),
+        ("factual-001", True, True),
+    ]
+    assert main(["grade", str(folder)]) == 0
+    assert "recorded 1/2; changed: math-009" in capsys.readouterr().out
+
+
+def test_a_run_of_another_suite_version_is_refused_in_one_line(tmp_path, capsys):
+    assert main(["grade", str(_stored_run(tmp_path, version=1))]) == 2
+    err = capsys.readouterr().err
+    assert "was scored on core-v1, not core-v2" in err and len(err.strip().splitlines()) == 1

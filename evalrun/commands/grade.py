@@ -1,9 +1,18 @@
-"""`evalrun grade --suite SUITE FILE [--json]`: grade stored answers without a server."""
+"""`evalrun grade --suite SUITE FILE|RUN_FOLDER [--json]`: grade stored answers without a server.
+
+FILE is a JSONL file of answers; RUN_FOLDER a stored run (results/<run-id>), whose responses are
+graded again under today's graders, each beside the verdict the run recorded.
+"""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from evalrun.endpoint.response import Response
+    from evalrun.suite.load import Suite
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -15,9 +24,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "shape of an item's accept examples. Prints a table, or with --json one "
         "{id, passed, detail, garbled} object a line; --explain adds the span each grader read. "
         "Exit 0 once every line is graded, 2 on a "
-        "malformed line or an unknown id.",
+        "malformed line or an unknown id. Given a run folder (results/RUN_ID) instead, grades "
+        "that run's stored responses again under this evalrun's graders, beside the verdict the "
+        "run recorded (--json adds was_passed); the run must be of the suite's version.",
     )
-    p.add_argument("file", type=Path, help="JSONL file of answers")
+    p.add_argument("file", type=Path, help="JSONL file of answers, or a stored run's folder")
     p.add_argument("--suite", default="core", help="suite name or path (core)")
     p.add_argument("--json", action="store_true", help="one JSON object a line on stdout")
     p.add_argument(
@@ -29,28 +40,61 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    from evalrun.grading.batch import grade_answers, read_answers, terminal_safe
+    from evalrun.grading.batch import grade_answers, read_answers, regrade, terminal_safe
     from evalrun.suite.load import load_suite
     from evalrun.tables import table
 
     suite = load_suite(args.suite)
     items = {i.id: i for i in suite.items}
-    graded = grade_answers(items, read_answers(args.file, items, suite.label))
+    stored = args.file.is_dir()
+    if stored:
+        graded = regrade(items, _stored_answers(args.file, suite))
+    else:
+        graded = grade_answers(items, read_answers(args.file, items, suite.label))
     if args.json:
         for g in graded:
-            print(g.model_dump_json(exclude=set() if args.explain else {"span"}))
+            hide = set() if args.explain else {"span"}
+            print(g.model_dump_json(exclude=hide if stored else hide | {"was_passed"}))
         return 0
     rows = [
-        [
-            g.id,
+        [g.id]
+        + (["pass" if g.was_passed else "FAIL"] if stored else [])
+        + [
             "garbled" if g.garbled else ("pass" if g.passed else "FAIL"),
             terminal_safe(g.detail),
         ]
         + ([terminal_safe(g.span or "(the whole answer)", 60)] if args.explain else [])
         for g in graded
     ]
-    headers = ["id", "verdict", "detail"] + (["read"] if args.explain else [])
+    headers = ["id", *(["was"] if stored else []), "verdict", "detail"]
+    headers += ["read"] if args.explain else []
     print(table(rows, headers=headers, numparse=False))
     passed = sum(g.passed for g in graded)
     print(f"\n{passed}/{len(graded)} passed ({suite.label})")
+    if stored:
+        changed = [g.id for g in graded if g.passed != g.was_passed]
+        before = sum(bool(g.was_passed) for g in graded)
+        print(f"recorded {before}/{len(graded)}; changed: {', '.join(changed) or 'none'}")
     return 0
+
+
+def _stored_answers(folder: Path, suite: Suite) -> list[tuple[str, Response, bool]]:
+    """(item id, response, recorded verdict) of each graded item of the run in `folder`; items
+    in error have no answer to grade and are left out."""
+    from evalrun.errors import UsageError
+    from evalrun.store import RunStore
+
+    store = RunStore(folder.parent)
+    record = store.load_run(folder.name)
+    ref = record.suite
+    if (ref.name, ref.version) != (suite.name, suite.version):
+        raise UsageError(
+            f"run {record.run_id} was scored on {ref.name}-v{ref.version}, not {suite.label}; "
+            "pass --suite with that version"
+        )
+    ids = {i.id for i in suite.items}
+    return [
+        (it.id, it.response, it.grade.passed)
+        for it in store.load_items(record.run_id)
+        if it.response is not None and it.grade is not None and it.id in ids
+    ]

@@ -1,4 +1,4 @@
-"""Grading answers without a server: `evalrun grade --suite SUITE FILE`.
+"""Grading answers without a server: `evalrun grade --suite SUITE FILE|RUN_FOLDER`.
 
 FILE is JSON Lines, one `{"id": ITEM_ID, "answer": A}` a line, where A has the shape of an item's
 `accept` example (a string, or `{content, tool_calls, reasoning}`). A suite author tests graders
@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from evalrun.endpoint.response import example_to_response
+from evalrun.endpoint.response import Response, example_to_response
 from evalrun.errors import UsageError
 from evalrun.grading.registry import grade
 
@@ -32,6 +32,10 @@ class GradedAnswer(BaseModel):
     span: str | None = Field(
         default=None,
         description="The part of the answer the grader read, when it read one part of it.",
+    )
+    was_passed: bool | None = Field(
+        default=None,
+        description="Re-grading a stored run: the verdict the run recorded (None for a file).",
     )
 
 
@@ -95,3 +99,24 @@ def terminal_safe(text: str, limit: int = 100) -> str:
     )
     out = out.encode("utf-8", "backslashreplace").decode("utf-8")
     return out if len(out) <= limit else out[: limit - 1] + "…"
+
+
+def regrade(
+    items: Mapping[str, Any], stored: list[tuple[str, Response, bool]]
+) -> list[GradedAnswer]:
+    """Grade a stored run's responses again, (item id, response, recorded verdict) each, under
+    today's graders: what a grader change does to real answers, without asking the model."""
+    out = []
+    for item_id, response, was in stored:
+        g = grade(items[item_id], response)
+        out.append(
+            GradedAnswer(
+                id=item_id,
+                passed=g.passed,
+                detail=g.detail,
+                garbled=g.garbled,
+                span=g.span,
+                was_passed=was,
+            )
+        )
+    return out
