@@ -324,3 +324,16 @@ def test_hmm_no_sorry_and_denied_subjects_retract_but_actually_no_is_a_verdict()
     yes_no = {"options": ["yes", "no"], "answer": "B"}
     assert passes("choice", yes_no, "Yes. Actually no — the street is dry, so it did not rain.")
     assert not passes("choice", yes_no, "No. Actually yes — it rained.")
+
+
+def test_not_x_sets_a_named_thing_aside_and_a_lone_denial_is_the_claim():
+    assert passes(
+        "regex", {"pattern": "BOX 7", "negate": True}, "Not BOX 7 (that's the tools) — BOX 9."
+    )
+    assert passes("numeric", {"answer": -3}, "Not 3 °C but −3 °C: it froze.")
+    assert passes("numeric", {"answer": -3}, "Not 3 — dropping 5 degrees from 2 gives −3.")
+    yes_no = {"options": ["yes", "no"], "answer": "B"}
+    assert passes("choice", yes_no, "Not necessarily: no, only some are.")
+    odd = {"options": ["4", "6", "7"], "answer": "C"}
+    assert passes("choice", odd, "7 is not even (7 = 2 × 3 + 1).")
+    assert passes("numeric", {"answer": 4, "ignore": [9]}, "4 jars are not broken.")

@@ -198,12 +198,18 @@ def _last_line_pick(text: str, p: ChoiceParams) -> str | None:
 @grader("choice", ChoiceParams, reads_claim=True)
 def _choice(response: Response, p: ChoiceParams) -> Grade:
     """The reply chooses the expected option, by letter or by name, and only that one."""
+    # "Sydney isn't the capital; Canberra is." sets Sydney aside; when every option named is
+    # denied, the denial is the claim ("9 is not prime" answers "which is not prime?")
+    everywhere, whole = _choices_in(answer_text(response), p)
+    deny = any(not is_negated(whole, h[1]) and not is_denied(whole, h[2]) for h in everywhere)
     for how, span in answer_spans(answer_text(response)):
         named, norm = _choices_in(span, p)
         for a, b in itertools.pairwise(named):
             if a[0] != b[0] and is_hedge(norm, a[2], b[1]) and not is_negated(norm, a[1]):
                 return verdict(False, f"hedges between {a[0]} and {b[0]}; expected {p.answer}")
-        rejected = {h[1] for h in named if is_negated(norm, h[1]) or is_denied(norm, h[2])}
+        rejected = {h[1] for h in named if is_negated(norm, h[1])}
+        if deny:
+            rejected |= {h[1] for h in named if is_denied(norm, h[2])}
         for a, b in itertools.pairwise(named):  # "not Go or Gd": both are rejected
             if a[1] in rejected and is_hedge(norm, a[2], b[1]):
                 rejected.add(b[1])

@@ -230,14 +230,20 @@ def extract_answer_number(
     kw = {"decimal_comma": decimal_comma, "fractions": fractions}
     text = with_digits(text)
 
-    def usable(span: str) -> list[tuple[float, int, int]]:
+    def given(span: str) -> list[tuple[float, int, int]]:
         return [
             n
             for n in number_matches(span, **kw)
-            if not any(abs(n[0] - i) < 1e-9 for i in ignore)
-            and not is_negated(span, n[1])
-            and not is_denied(span, n[2])
+            if not any(abs(n[0] - i) < 1e-9 for i in ignore) and not is_negated(span, n[1])
         ]
+
+    # "1 is not prime. It's 2." sets 1 aside; when every number is denied, the denial is the
+    # claim ("9 is not prime" answers "which is not prime?")
+    whole = _signed(plain_text(text))
+    deny = any(not is_denied(whole, n[2]) for n in given(whole))
+
+    def usable(span: str) -> list[tuple[float, int, int]]:
+        return [n for n in given(span) if not (deny and is_denied(span, n[2]))]
 
     def read(span: str, how: str) -> NumberReading | None:
         bare = _PAREN_RE.sub(" ", span)
@@ -291,7 +297,8 @@ _EXPLAINS = re.compile(
     re.IGNORECASE,
 )
 _COPULA = re.compile(
-    r"(?:\b(?:is|are|was|were|equals|makes|gives|has|have|keeps|pays|gets|comes to|"
+    r"(?:\b(?:is|are|was|were|equals|makes|gives|has|have|keeps|pays|gets|comes to|takes|"
+    r"costs|lasts|weighs|reads|prints|returns|outputs|holds|contains|leaves|"
     r"will be|ist|sind|haben|hat|wird|est|sont|fait|dure|font|aura|sera)\b|=|:\s|—|–)",
     re.IGNORECASE,
 )
@@ -344,7 +351,11 @@ def _leading_number(plain: str, kw: dict[str, bool]) -> tuple[str, str] | None:
     ):
         return None
     if len(nums) == 1:
-        return claim, "leading"
+        # the number opens the claim or is stated ("The total is 42"); "falling 11 degrees
+        # from 4 ..." is working, not a claim
+        stated = any(c.end() <= nums[0][1] for c in _COPULA.finditer(claim))
+        opens = re.match(r"[\s\"'“$€£#~≈]*[-\d.]", claim)
+        return (claim, "leading") if stated or opens else None
     cops = list(_COPULA.finditer(claim))
     after = [n for n in nums if cops and n[1] >= cops[-1].end()]
     return (claim[after[0][1] : after[0][2]], "leading") if after else None

@@ -238,14 +238,14 @@ def is_negated(text: str, start: int) -> bool:
 
 
 _DENIED_AFTER = re.compile(
-    r"\s*(?:(?:is|are|was|were)\s+not\b|(?:isn't|aren't|wasn't|weren't|isn’t)(?!\w))",
+    r"\s*(?:(?:is|was)\s+not\b|(?:isn't|wasn't|isn’t)(?!\w))",
     re.IGNORECASE,
 )
 
 
 def is_denied(text: str, end: int) -> bool:
     """Whether what ends at `end` is the subject of a denial: "1 is not prime", "Toronto isn't
-    the capital"."""
+    the capital". (Plural "4 are not broken" states a count, so only "is/was not" counts.)"""
     return bool(_DENIED_AFTER.match(text, end))
 
 
@@ -310,7 +310,11 @@ _DISTRACTOR_LEAD = re.compile(
     r"(?:^|(?<=[.!?\n])\s*)[^.!?\n]*?\b(?:often|commonly|many|most people|some people|some say|"
     r"tempting|might (?:seem|think|say|guess)|may (?:seem|think)|misconception|guess|assume|"
     r"mistake|confuse[ds]?|easy to|looks like|at first glance|you might)\b[^.!?\n]*?"
-    r"(?:[,;]?\s+|[.!;]\s*)but\b[\s,]*",  # "Some say seven.\nBut the correct number is six."
+    r"(?:[,;]?\s+|[.!;]\s*)but\b[\s,]*"  # "Some say seven.\nBut the correct number is six."
+    # "Not FIG 207 (that's the paint cabinet) — it's PLUM 318.", "Not 7, but 8": a named thing
+    # (a number or a capitalised name) set aside before the claim
+    r"|(?:^|(?<=[.!?\n])\s*)not\s+(?=(?-i:[^.!?\n—–;:,]*?(?:\d|\b[A-Z])))(?-i:[^.!?\n—–;]{1,80}?)"
+    r"\s*(?:[—–;:]|,?\s*but\b)\s*",
     re.IGNORECASE,
 )
 
