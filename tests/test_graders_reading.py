@@ -337,3 +337,19 @@ def test_not_x_sets_a_named_thing_aside_and_a_lone_denial_is_the_claim():
     odd = {"options": ["4", "6", "7"], "answer": "C"}
     assert passes("choice", odd, "7 is not even (7 = 2 × 3 + 1).")
     assert passes("numeric", {"answer": 4, "ignore": [9]}, "4 jars are not broken.")
+
+
+@pytest.mark.parametrize(
+    "kind,params,text",
+    [
+        ("choice", {"options": ["Jupiter", "Saturn"], "answer": "A"}, "Saturn, or rather Jupiter."),
+        ("choice", {"options": ["Jupiter", "Saturn"], "answer": "A"}, "Saturn. Oops — Jupiter."),
+        ("numeric", {"answer": 72}, "63 — make that 72."),
+        ("numeric", {"answer": 72}, "63. My mistake: 72."),
+        ("regex", {"pattern": "Wien"}, "Graz... Entschuldigung, Wien."),
+        ("regex", {"pattern": "понедельник"}, "Вторник... то есть понедельник."),
+    ],
+)
+def test_more_ways_of_taking_an_answer_back(kind, params, text):
+    assert passes(kind, params, text)
+    assert not passes(kind, params, text.split(" ")[-1] + " Oops — " + text.split(" ")[0])

@@ -298,7 +298,9 @@ _RETRACTION = re.compile(
     # "Yes. Actually no — ...": the "no" after "actually" stays, a yes/no item's verdict
     rf"|(?:{_PAUSE}|{_STOP}|[,;:]\s)\s*actually\b(?:\s*,?\s*on second thought\b)?"
     rf"|(?:{_PAUSE}|{_STOP}|,\s)\s*(?:hmm+|sorry)\s*[,.!:—–-]*\s*(?:no\b\s*[,.!:—–-]+)?"
-    r"|\b(?:on second thought|correction|scratch that|let me recheck|i mean)\b"
+    r"|\b(?:on second thought|correction|scratch that|let me recheck|i mean|oops|whoops|"
+    r"my mistake|my bad|make that|or rather|let me (?:double-?|re-?)check(?: that| this)?|"
+    r"let me reconsider|entschuldigung|pardon|то есть|извините)\b"
     r"|\b(?:нет|nein|non),?\s+(?:скорее|eher|plutôt)\b",
     re.IGNORECASE,
 )
