@@ -366,3 +366,12 @@ def test_a_picked_port_stays_usable_while_a_forked_child_holds_the_probe() -> No
     finally:
         os.close(copy)
         engine.close()
+
+
+def test_readiness_polls_stay_bounded_through_a_boot_of_many_minutes() -> None:
+    # A loaded machine booted sglang for 465 s at a 0.25 s poll: poll 1,860 used to raise
+    # OverflowError (1.5 ** 1860) instead of going on waiting for the boot timeout.
+    assert launcher.poll_delay(1, 0.25) == pytest.approx(0.015)
+    assert [launcher.poll_delay(n, 0.25) for n in (1860, 10**6)] == [0.25, 0.25]
+    delays = [launcher.poll_delay(n, 0.5) for n in range(1, 40)]
+    assert delays == sorted(delays) and delays[-1] == 0.5
