@@ -86,3 +86,44 @@ def test_the_trial_cache_is_shared_by_the_lanes(tmp_path):
     # every trial, whichever lane booted it, is read back from the one cache: nothing boots
     assert again.boots == 0, [(t.variant, t.boot_error) for t in first.trials if t.boot_error]
     assert all(t.cached and t.lane is None for t in again.trials)
+
+
+def test_git_mode_tests_commits_in_parallel(tmp_path):
+    import subprocess
+
+    repo = tmp_path / "ops"
+    repo.mkdir()
+
+    def git(*args: str) -> str:
+        argv = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args]
+        return subprocess.run(argv, cwd=repo, check=True, capture_output=True, text=True).stdout
+
+    git("init", "-q", "-b", "main")
+    shas = []
+    for i in range(9):  # commit 6 sets the culprit; the others move a harmless knob
+        args = {"load-format": "instanttensor" if i >= 6 else "safetensors", "knob-1": str(i)}
+        write_contract(repo, "lane", args)
+        git("add", "lane.yaml")
+        git("commit", "-qm", f"lane: step {i}")
+        shas.append(git("rev-parse", "HEAD").strip())
+    runs = {
+        lanes: run_bisect(
+            request(
+                tmp_path,
+                lanes,
+                f"r{lanes}",
+                contract="lane.yaml",
+                repo=str(repo),
+                good=shas[0],
+                bad=shas[-1],
+            ),
+            log=lambda _: None,
+        )  # fmt: skip
+        for lanes in (1, 4)
+    }
+    one, four = runs[1], runs[4]
+    assert one.first_bad_commit and four.first_bad_commit
+    assert one.first_bad_commit["sha"] == four.first_bad_commit["sha"] == shas[6]
+    assert four.rounds < one.rounds
+    booted = [t for t in four.trials if not t.cached]
+    assert len({t.lane for t in booted}) > 1  # commits ran on several lanes at once

@@ -275,3 +275,78 @@ def test_bisect_over_ssh_and_slurm_names_the_local_culprit(sshd, slurm, tmp_path
     assert over_ssh.rounds < local.rounds
     assert wait_no_jobs(slurm) == []
     assert wait_gone("knobs.py") == [] and wait_gone("EVALRUN-REMOTE") == []
+
+
+# A Slurm job that outlives its time limit ----------------------------------------------------------
+
+
+def test_slurm_job_past_its_time_limit_is_classified_and_leaves_nothing(slurm, tmp_path):
+    engine = engine_copy(tmp_path)
+    # time "1": one minute, Slurm's smallest limit (slurmctld checks limits every ~30 s)
+    data = contract_data(engine, {"kind": "slurm", "time": "1", "heartbeat": 5})
+    contract = contract_from_data(data)
+    with pytest.raises(BootError) as err, boot_server(contract, tmp_path / "s.log") as server:
+        deadline = time.monotonic() + 150
+        while time.monotonic() < deadline:  # a trial still running when Slurm ends the job
+            try:
+                chat(server.base_url, server.model)
+            except httpx.HTTPError:
+                break
+            time.sleep(2)
+    # died while in use: the launcher's kind for that, Slurm's reason and hint inside it
+    assert err.value.kind == "crashed", err.value.message
+    assert "while in use (slurm_time_limit): Slurm job" in err.value.message
+    assert "ended TIMEOUT" in err.value.message and "raise launch.time" in err.value.hint
+    assert wait_no_jobs(slurm) == []
+    assert wait_gone(engine.name) == []
+
+
+# An interrupted bisect over ssh and Slurm, two lanes at once ------------------------------------
+
+
+def start_bisect(tmp_path: Path, launch: dict) -> tuple[subprocess.Popen[str], Path]:
+    """`evalrun bisect --lanes 2` of two contracts over `launch`, with slow boots so that a trial
+    is in flight (in a lane's thread, the engine up) when the test signals it."""
+    from fakeserver import simple_item, write_suite
+
+    engine = engine_copy(tmp_path)
+    good = contract_data(engine, launch, args={"boot-delay": 30, "load-format": "safetensors"})
+    bad = contract_data(engine, launch, args={"boot-delay": 30, "load-format": "instanttensor",
+                                              "knob-1": "on"})  # fmt: skip
+    for name, data in (("good", good), ("bad", bad)):
+        (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump({**data, "boot_timeout": 120}))
+    suite = write_suite(tmp_path / "suite", [simple_item(i, tags=["probe"]) for i in range(2)])
+    argv = [sys.executable, "-m", "evalrun", "bisect", "--good", str(tmp_path / "good.yaml"),
+            "--bad", str(tmp_path / "bad.yaml"), "--suite", str(suite), "--burst", "2",
+            "--results", str(tmp_path / "results"), "--lanes", "2"]  # fmt: skip
+    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    return proc, engine
+
+
+@pytest.mark.parametrize("how", ["sigint", "sigterm", "kill9"])
+@pytest.mark.parametrize("where", ["ssh", "slurm"])
+def test_interrupted_bisect_over_two_lanes_leaves_nothing(sshd, slurm, tmp_path, where, how):
+    launch = {"kind": "slurm", "heartbeat": 3} if where == "slurm" else sshd.launch()
+    if where == "ssh":
+        launch["host"] = ["127.0.0.1", "127.0.0.1"]
+    proc, engine = start_bisect(tmp_path, launch)
+    try:
+        deadline = time.monotonic() + 60
+        while not running(engine.name):  # a trial in flight on a lane's thread
+            assert proc.poll() is None and time.monotonic() < deadline, running(engine.name)
+            time.sleep(0.2)
+        sig = {"sigint": signal.SIGINT, "sigterm": signal.SIGTERM, "kill9": signal.SIGKILL}[how]
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    if how != "kill9":
+        assert proc.returncode == 130, err
+        record = next((tmp_path / "results").glob("bisect-*/bisect.json"))
+        assert "interrupted" in record.read_text() or "stopped" in record.read_text()
+    # kill -9: ssh lanes stop by the remote hang-up, Slurm jobs by their 3 s heartbeat
+    assert wait_no_jobs(slurm, timeout=40) == []
+    assert wait_gone(engine.name) == []
+    assert wait_gone("EVALRUN-REMOTE") == []
