@@ -10,9 +10,9 @@ import platform
 import re
 import sys
 from pathlib import Path
-from typing import Any
 
 from evalrun import __version__
+from evalrun.jsondata import JSONObject
 
 _CRED_RE = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.-]*://)[^/@]*@", re.IGNORECASE)
 
@@ -22,7 +22,7 @@ def strip_credentials(url: str) -> str:
     return _CRED_RE.sub(r"\g<scheme>", url)
 
 
-def git_facts(path: Path | str = ".") -> dict[str, Any]:
+def git_facts(path: Path | str = ".") -> JSONObject:
     """Commit, branch, dirty flag and remotes of the git repo holding `path` ({} outside one)."""
     try:
         import git
@@ -51,10 +51,10 @@ def git_facts(path: Path | str = ".") -> dict[str, Any]:
         repo.close()
 
 
-def collect(path: Path | str = ".") -> dict[str, Any]:
+def collect(path: Path | str = ".") -> JSONObject:
     """run.json `provenance`: versions, git facts of the working repo, and of evalrun's own
     checkout when it runs from one elsewhere (an editable install)."""
-    out: dict[str, Any] = {
+    out: JSONObject = {
         "evalrun": __version__,
         "python": sys.version.split()[0],
         "platform": platform.platform(terse=True),

@@ -25,7 +25,7 @@ LAYERS: list[set[str]] = [
     {"serving"},
     {"endpoint"},
     {"tables", "provenance"},
-    {"errors", "__init__", "text_safety"},
+    {"errors", "__init__", "text_safety", "jsondata"},
 ]
 
 

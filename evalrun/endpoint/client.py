@@ -29,6 +29,7 @@ from evalrun.endpoint.http import HttpOptions, async_client, describe_failure
 from evalrun.endpoint.limits import BadEncoding, ResponseTooLarge
 from evalrun.endpoint.response import ItemError, Response, parse_completion
 from evalrun.errors import EndpointError, UsageError
+from evalrun.jsondata import JSONObject
 
 if TYPE_CHECKING:
     import openai
@@ -242,12 +243,12 @@ def parse_retry_after(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-async def _once(client: openai.AsyncOpenAI, params: dict[str, Any]) -> tuple[Response, str | None]:
+async def _once(client: openai.AsyncOpenAI, params: JSONObject) -> tuple[Response, str | None]:
     import openai
 
     body = {k: v for k, v in params.items() if k not in _OPTION_KEYS}
     body.update(params.get("extra_body") or {})
-    options: dict[str, Any] = {}
+    options: JSONObject = {}
     if "timeout" in params:
         options["timeout"] = params["timeout"]
     if params.get("extra_headers"):
@@ -311,7 +312,7 @@ def _unreadable(exc: ResponseTooLarge | BadEncoding) -> RequestFailed:
     return RequestFailed(f"HTTP body with {exc}", kind="bad_response")
 
 
-def _budget(client: openai.AsyncOpenAI, params: dict[str, Any]) -> float | None:
+def _budget(client: openai.AsyncOpenAI, params: JSONObject) -> float | None:
     """Seconds one item may take in all: the request's (or client's) timeout.
 
     The transport's timeout bounds each read, so a body trickled one byte a second would never
@@ -327,7 +328,7 @@ def _budget(client: openai.AsyncOpenAI, params: dict[str, Any]) -> float | None:
 
 async def chat_attempt(
     client: openai.AsyncOpenAI,
-    params: dict[str, Any],
+    params: JSONObject,
     *,
     retry: RetryPolicy = RetryPolicy(),
     rng: random.Random | None = None,

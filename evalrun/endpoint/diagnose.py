@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
+from typing import TypedDict
 
 from evalrun.endpoint.response import ItemError, Response
 
@@ -129,7 +129,15 @@ def diagnose_response(
     return out
 
 
-def summarize(kinds: Iterable[str]) -> list[dict[str, Any]]:
+class DiagnosisCount(TypedDict):
+    """One diagnosis kind summed over a run's items, as run.json's summary holds it."""
+
+    kind: str
+    count: int
+    hint: str
+
+
+def summarize(kinds: Iterable[str]) -> list[DiagnosisCount]:
     """[{kind, count, hint}] over all items, most frequent first."""
     counts = Counter(kinds)
     return [

@@ -24,6 +24,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from evalrun.jsondata import JSONObject
+
 DEFAULT_TOP_K = 5
 # 128 tokens: the whole answer of every probe item but one (their max_tokens are 16-128) and of 150
 # of the 184 core items; a first divergence caused by a fault shows within the first tens of
@@ -135,7 +137,7 @@ class Capture:
     def on(self) -> bool:
         return self.top_k is not None and self.refused is None
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> JSONObject:
         """The request fields that ask for logprobs (none once refused or when off)."""
         return {"logprobs": True, "top_logprobs": self.top_k} if self.on else {}
 
@@ -152,7 +154,7 @@ class Capture:
             self.traced += trace is not None
         return trace
 
-    def unavailable(self, earlier: dict[str, Any] | None = None) -> str | None:
+    def unavailable(self, earlier: JSONObject | None = None) -> str | None:
         """Why the run has no tokens to compare, or None when it has them."""
         if self.top_k is None:
             return "capture turned off (--no-logprobs)"
@@ -164,9 +166,9 @@ class Capture:
             return earlier.get("unavailable")
         return None
 
-    def record(self, earlier: dict[str, Any] | None = None) -> dict[str, Any]:
+    def record(self, earlier: JSONObject | None = None) -> JSONObject:
         """run.json's `fidelity`: what was asked and whether the run has tokens."""
-        out: dict[str, Any] = {"top_logprobs": self.top_k, "tokens": self.cap}
+        out: JSONObject = {"top_logprobs": self.top_k, "tokens": self.cap}
         why = self.unavailable(earlier)
         if why:
             out["unavailable"] = why

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalrun.endpoint.logprobs import DEFAULT_TOKENS, DEFAULT_TOP_K, MAX_TOKENS, MAX_TOP_K
 from evalrun.errors import UsageError
+from evalrun.jsondata import JSONObject
 
 # Body keys evalrun sets itself per item: extra body may not override them.
 _RESERVED = frozenset({"model", "messages", "tools", "tool_choice", "stream"})
@@ -37,7 +38,7 @@ class RequestOptions(BaseModel):
     max_tokens_scale: float = Field(
         default=1.0, gt=0.0, description="Each item's max_tokens times this (rounded up)."
     )
-    extra_body: dict[str, Any] = Field(
+    extra_body: JSONObject = Field(
         default_factory=dict, description="Merged into every request body (chat_template_kwargs)."
     )
     headers: dict[str, str] = Field(default_factory=dict, description="Extra HTTP headers.")
@@ -55,9 +56,9 @@ class RequestOptions(BaseModel):
         description="Tokens of each answer kept in tokens.jsonl.",
     )
 
-    def body(self, max_tokens: int | None) -> dict[str, Any]:
+    def body(self, max_tokens: int | None) -> JSONObject:
         """The sampling part of one request body (extra body not included)."""
-        out: dict[str, Any] = {"temperature": self.temperature}
+        out: JSONObject = {"temperature": self.temperature}
         if self.top_p is not None:
             out["top_p"] = self.top_p
         if self.seed is not None:
@@ -66,7 +67,7 @@ class RequestOptions(BaseModel):
             out["max_tokens"] = math.ceil(max_tokens * self.max_tokens_scale)
         return out
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> JSONObject:
         """What run.json keeps: every option, header values redacted (they may hold secrets)."""
         data = self.model_dump(mode="json", exclude_defaults=True)
         data["temperature"] = self.temperature
@@ -77,7 +78,7 @@ class RequestOptions(BaseModel):
             data["extra"] = data.pop("extra_body")
         return data
 
-    def with_contract(self, request: dict[str, Any]) -> RequestOptions:
+    def with_contract(self, request: JSONObject) -> RequestOptions:
         """These options over a contract's `request:` block: its sampling keys become options
         unless set here, the rest joins the extra body (keys set here win)."""
         base = dict(request or {})
@@ -107,7 +108,7 @@ def build_options(**fields: Any) -> RequestOptions:
     return options
 
 
-def parse_extra_body(text: str) -> dict[str, Any]:
+def parse_extra_body(text: str) -> JSONObject:
     """`--extra-body`: a JSON object, or @file.json / @file.yaml holding one."""
     source = "--extra-body"
     if text.startswith("@"):
@@ -136,7 +137,7 @@ def parse_extra_body(text: str) -> dict[str, Any]:
     return _object(data, source)
 
 
-def _object(data: Any, source: str) -> dict[str, Any]:
+def _object(data: Any, source: str) -> JSONObject:
     if not isinstance(data, dict):
         raise UsageError(f"{source}: needs a JSON/YAML object (mapping), got {type(data).__name__}")
     return data
@@ -153,7 +154,7 @@ def parse_headers(values: list[str]) -> dict[str, str]:
     return out
 
 
-def options_differ(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+def options_differ(a: JSONObject, b: JSONObject) -> list[str]:
     """Recorded request options (run.json `sampling`) that differ between two runs, by name."""
     keys = sorted((set(a) | set(b)) - _NOT_OPTIONS)
     defaults = RequestOptions().record()

@@ -23,6 +23,7 @@ from evalrun.grading.extract import (
 )
 from evalrun.grading.registry import Grade, GraderParams, answer_text, grader, verdict
 from evalrun.grading.span import answer_spans, is_denied, is_hedge, is_negated, plain_text
+from evalrun.jsondata import JSONObject
 
 # ---------------------------------------------------------------- numeric / choice
 
@@ -252,7 +253,7 @@ class JsonParams(GraderParams):
     required: dict[str, JsonType] = Field(
         default_factory=dict, description="Key path (dots for nesting) -> JSON type."
     )
-    values: dict[str, Any] = Field(
+    values: JSONObject = Field(
         default_factory=dict,
         description="Key path -> expected value (strings compared normalized), or a rule: "
         '{"one_of": [...]}, {"min": 0, "max": 1}, {"pattern": "regex"}.',
@@ -373,7 +374,7 @@ def _json(response: Response, p: JsonParams) -> Grade:
 
 class ToolCallParams(GraderParams):
     name: str | None = Field(default=None, description="Expected function; None = no tool call.")
-    arguments: dict[str, Any] = Field(
+    arguments: JSONObject = Field(
         default_factory=dict,
         description="Expected arguments: a value, or a rule {'one_of': [...]}, {'min': x, "
         "'max': y}, {'pattern': regex}. A place also matches with a region after a comma.",

@@ -32,6 +32,7 @@ from evalrun.errors import SuiteError
 from evalrun.grading.extract import normalize
 from evalrun.grading.garble.verdict import GarbleVerdict
 from evalrun.grading.span import final_claim, offered_alternatives, plain_text, without_lead_in
+from evalrun.jsondata import JSONObject
 
 
 class Grade(BaseModel):
@@ -94,7 +95,7 @@ def grader(
     return wrap
 
 
-def validate_params(kind: str, params: dict[str, Any]) -> Any:
+def validate_params(kind: str, params: JSONObject) -> Any:
     """The validated parameters for `kind`; raises SuiteError saying what is wrong."""
     return _validated(kind, json.dumps(params, sort_keys=True, ensure_ascii=False))
 
@@ -115,7 +116,7 @@ def _validated(kind: str, params_json: str) -> Any:
         raise SuiteError(f"grader {kind}: {where}: {err['msg']}") from exc
 
 
-def grade_spec(kind: str, params: dict[str, Any], response: Response) -> Grade:
+def grade_spec(kind: str, params: JSONObject, response: Response) -> Grade:
     """Grade a response against a grader kind + parameters (used by `all`/`any` too)."""
     validated = validate_params(kind, params)
     if kind != "tool_call" and not (response.content or "").strip():
@@ -229,7 +230,7 @@ class SubGrader(BaseModel):
 
     kind: str
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> JSONObject:
         return dict(self.model_extra or {})
 
 

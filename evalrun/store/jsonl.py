@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from evalrun.errors import ConfigError
+from evalrun.jsondata import JSONObject
 
 # Escaped in every JSON line evalrun writes: lone surrogates (not encodable as UTF-8), and the
 # separators str.splitlines() breaks at that json.dumps leaves raw (it escapes \x0b \x0c \x1c-\x1e
@@ -19,7 +20,7 @@ from evalrun.errors import ConfigError
 _ESCAPED = re.compile("[\ud800-\udfff\x85\u2028\u2029]")
 
 
-def dump_json_line(obj: BaseModel | dict[str, Any]) -> str:
+def dump_json_line(obj: BaseModel | JSONObject) -> str:
     """One JSON line, UTF-8 kept as is (ensure_ascii=False).
 
     U+2028/U+2029 and NEL are written as `\\u2028`-style escapes (evalrun reads on \\n only; a
@@ -38,19 +39,19 @@ def json_text(data: Any) -> str:
     return _ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def read_jsonl_records(path: Path) -> list[dict[str, Any]]:
+def read_jsonl_records(path: Path) -> list[JSONObject]:
     """Rows of a JSONL file of objects (see numbered_rows)."""
     return [row for _, row in numbered_rows(path)]
 
 
-def numbered_rows(path: Path, *, strict: bool = True) -> list[tuple[int, dict[str, Any]]]:
+def numbered_rows(path: Path, *, strict: bool = True) -> list[tuple[int, JSONObject]]:
     """(line number, row) of a JSONL file of objects.
 
     A torn last line (no newline: a crash mid-write) is skipped; the next append moves it aside.
     Any other line that is not a JSON object is a ConfigError naming the file and line (skipped
     too when not `strict`).
     """
-    rows: list[tuple[int, dict[str, Any]]] = []
+    rows: list[tuple[int, JSONObject]] = []
     if not path.exists():
         return rows
     with path.open(encoding="utf-8", newline="", errors="surrogateescape") as fh:

@@ -8,7 +8,7 @@ strings), and a record from a newer evalrun is refused with a one-line message.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -16,6 +16,7 @@ from evalrun.endpoint.response import ItemError, Response
 from evalrun.errors import ConfigError
 from evalrun.grading.garble.verdict import GarbleVerdict, upgrade_v1
 from evalrun.grading.registry import Grade
+from evalrun.jsondata import JSONObject
 
 SCHEMA_VERSION = 2
 READABLE_VERSIONS = (1, 2)
@@ -88,18 +89,18 @@ class RunRecord(BaseModel):
     endpoint: str
     model_requested: str | None = None
     model_served: str | None = None
-    sampling: dict[str, Any] = Field(default_factory=dict, description="temperature, extras sent.")
-    selection: dict[str, Any] = Field(
+    sampling: JSONObject = Field(default_factory=dict, description="temperature, extras sent.")
+    selection: JSONObject = Field(
         default_factory=dict,
         description="limit / tags used to pick items, when not the whole suite.",
     )
-    contract: dict[str, Any] | None = Field(
+    contract: JSONObject | None = Field(
         default=None, description="The contract as rendered (argv, env redacted), when booted."
     )
-    server: dict[str, Any] | None = Field(
+    server: JSONObject | None = Field(
         default=None, description="Engine version, boot seconds, log path, when booted."
     )
-    provenance: dict[str, Any] = Field(default_factory=dict, description="git commit/branch/dirty.")
+    provenance: JSONObject = Field(default_factory=dict, description="git commit/branch/dirty.")
     started_at: str
     ended_at: str | None = None
     status: RunStatus = "running"
@@ -109,7 +110,7 @@ class RunRecord(BaseModel):
         "`latest` skip it unless asked (--all, or latest:<its label>).",
     )
     summary: Summary | None = None
-    fidelity: dict[str, Any] | None = Field(
+    fidelity: JSONObject | None = Field(
         default=None,
         description="Token capture: {top_logprobs, tokens} asked, `unavailable` with the reason "
         "when the run has no tokens to compare (endpoint/logprobs.py).",
@@ -136,7 +137,7 @@ class ItemRecord(BaseModel):
     id: str
     category: str
     status: ItemStatus
-    request: dict[str, Any] = Field(description="Parameters sent (model, max_tokens, tools, ...).")
+    request: JSONObject = Field(description="Parameters sent (model, max_tokens, tools, ...).")
     response: Response | None = Field(default=None, description="What the endpoint answered.")
     grade: Grade | None = Field(default=None, description="The grader's verdict; None if error.")
     error: ItemError | None = Field(default=None, description="Why there is no grade.")
@@ -170,7 +171,7 @@ class ItemRecord(BaseModel):
         return RepeatOutcome(status=self.status, detail=self.detail, garbled=self.garbled)
 
 
-def upgrade_run(data: dict[str, Any], where: str) -> dict[str, Any]:
+def upgrade_run(data: JSONObject, where: str) -> JSONObject:
     """run.json's fields in this version's shape; ConfigError naming `where` when the record is
     from a version this evalrun cannot read."""
     version = data.get("schema_version")
@@ -182,7 +183,7 @@ def upgrade_run(data: dict[str, Any], where: str) -> dict[str, Any]:
     return {**data, "schema_version": SCHEMA_VERSION}  # schema 1 differs in items.jsonl only
 
 
-def upgrade_item(row: dict[str, Any]) -> dict[str, Any]:
+def upgrade_item(row: JSONObject) -> JSONObject:
     """One items.jsonl line in this version's shape. A run resumed across versions holds lines of
     both, so each line is read by its own shape: schema 1's garble verdict has `reasons`."""
     garble = row.get("garble")

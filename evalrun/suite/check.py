@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -108,7 +108,7 @@ def check_item(item: Item) -> tuple[list[Problem], int]:
     return problems, len(item.accept) + len(item.reject)
 
 
-def _short(example: str | dict[str, Any]) -> str:
+def _short(example: str | Mapping[str, object]) -> str:
     text = example if isinstance(example, str) else json.dumps(example, ensure_ascii=False)
     return repr(text[:50])
 

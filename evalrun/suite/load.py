@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalrun.errors import SuiteError
+from evalrun.jsondata import JSONObject
 
 # The shipped suites: evalrun/data/suites links to the repository's suites/ (one copy; a wheel
 # carries the files themselves).
@@ -30,7 +31,7 @@ class GraderSpec(BaseModel):
 
     kind: str = Field(description="Grader name in the registry, e.g. numeric, choice, json.")
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> JSONObject:
         """The grader's parameters: every field but `kind`."""
         return dict(self.model_extra or {})
 
@@ -42,9 +43,9 @@ class Item(BaseModel):
 
     id: str = Field(description="Stable unique id, e.g. math-007.")
     category: str = Field(description="Category name used in tables.")
-    messages: list[dict[str, Any]] = Field(description="Chat messages sent as-is.")
-    tools: list[dict[str, Any]] | None = Field(default=None, description="OpenAI tools array.")
-    tool_choice: str | dict[str, Any] | None = Field(default=None, description="tool_choice.")
+    messages: list[JSONObject] = Field(description="Chat messages sent as-is.")
+    tools: list[JSONObject] | None = Field(default=None, description="OpenAI tools array.")
+    tool_choice: str | JSONObject | None = Field(default=None, description="tool_choice.")
     max_tokens: int = Field(default=256, description="max_tokens for the request.")
     grader: GraderSpec = Field(description="Grader kind and parameters.")
     tags: list[str] = Field(default_factory=list, description="Tags such as probe, long-context.")
@@ -53,8 +54,8 @@ class Item(BaseModel):
         description="Languages or scripts the answer may use (en, ru, zh, fr, de, code, ...); "
         "the garble detector treats others as suspicious. None means the category default.",
     )
-    accept: list[str | dict[str, Any]] = Field(description="Example responses that must pass.")
-    reject: list[str | dict[str, Any]] = Field(description="Example responses that must fail.")
+    accept: list[str | JSONObject] = Field(description="Example responses that must pass.")
+    reject: list[str | JSONObject] = Field(description="Example responses that must fail.")
 
 
 class Manifest(BaseModel):
@@ -96,7 +97,7 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
+def read_jsonl(path: Path) -> list[JSONObject]:
     """Read JSON Lines, splitting on \\n only (never str.splitlines, which splits at U+2028)."""
     rows = []
     with path.open(encoding="utf-8", newline="") as fh:

@@ -13,11 +13,11 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalrun.errors import UsageError
+from evalrun.jsondata import JSONObject
 from evalrun.suite.load import Item, Suite
 
 DEFAULT_SEED = 0
@@ -80,7 +80,7 @@ class Selection(BaseModel):
             return pool[: self.limit]
         return stratified_sample(pool, self.limit, self.seed)
 
-    def record(self, chosen: Sequence[Item]) -> dict[str, Any]:
+    def record(self, chosen: Sequence[Item]) -> JSONObject:
         """What run.json keeps: the criteria given plus the ids chosen (empty: the whole suite)."""
         if self.is_everything:
             return {}
@@ -92,7 +92,7 @@ class Selection(BaseModel):
         return data
 
     @classmethod
-    def from_record(cls, data: dict[str, Any]) -> Selection:
+    def from_record(cls, data: JSONObject) -> Selection:
         """The selection a stored run used: its chosen ids, or (older runs) its criteria."""
         if data.get("ids"):
             return cls(items=tuple(data["ids"]))
@@ -150,7 +150,7 @@ def allocate(sizes: dict[str, int], n: int, seed: int) -> dict[str, int]:
     return alloc
 
 
-def describe_record(data: dict[str, Any]) -> str:
+def describe_record(data: JSONObject) -> str:
     """A stored run's selection in words: `limit 40 (drawn across categories, seed 0): 40 items`."""
     if not data:
         return "the whole suite"

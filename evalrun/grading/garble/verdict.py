@@ -4,9 +4,11 @@ with the garble family it speaks for."""
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, cast
+from typing import Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from evalrun.jsondata import JSONObject
 
 Family = Literal["multi-script", "non-words", "salad", "loop", "flood", "collapse", "mojibake"]
 FAMILIES: tuple[Family, ...] = (
@@ -191,13 +193,13 @@ _REASON = re.compile(r"(\S+) \((\d+\.\d\d)\): (.*)", re.DOTALL)
 _LEGACY_LOOP_SIGNALS = frozenset({"flood", "repetition", "loop"})
 
 
-def upgrade_v1(data: dict[str, Any]) -> dict[str, Any]:
+def upgrade_v1(data: JSONObject) -> JSONObject:
     """A schema-1 verdict ({garbled, score, kind, reasons: ["name (0.83): why", ...], channel})
     in this model's shape: the reasons read back into signals. A garbled verdict written before
     verdicts had a kind counts as a loop when its every signal is a flood or a repetition, as
     compare counted it then."""
     out = {k: v for k, v in data.items() if k != "reasons"}
-    signals: list[dict[str, Any]] = []
+    signals: list[JSONObject] = []
     notes: list[str] = []
     depth = 0
     for reason in data.get("reasons") or []:
