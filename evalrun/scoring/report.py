@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import IO, Any
+from typing import IO
 
+from evalrun.jsondata import JSONObject
 from evalrun.store import ItemRecord, RunRecord, RunStore, shown_status
 from evalrun.tables import fmt_points, score100, table
 from evalrun.text_safety import one_line, terminal_text
@@ -155,7 +156,7 @@ def score_text(record: RunRecord) -> str:
     return "\n".join(parts)
 
 
-def score_json(record: RunRecord, store: RunStore) -> dict[str, Any]:
+def score_json(record: RunRecord, store: RunStore) -> JSONObject:
     """The `--json` object of `evalrun score` / `show`."""
     s = record.summary
     return {
@@ -201,7 +202,7 @@ def runs_table(records: list[RunRecord]) -> str:
     return table(rows, headers=["run", "suite", "model", "score", "errors", "garbled", "status"])
 
 
-def runs_json(records: list[RunRecord]) -> dict[str, Any]:
+def runs_json(records: list[RunRecord]) -> JSONObject:
     """`evalrun runs --json`."""
     out = []
     for r in records:
@@ -291,7 +292,7 @@ def show_text(
     return "\n".join(parts)
 
 
-def show_json(record: RunRecord, items: list[ItemRecord], store: RunStore) -> dict[str, Any]:
+def show_json(record: RunRecord, items: list[ItemRecord], store: RunStore) -> JSONObject:
     """`evalrun show --json`: the score object plus the failed items."""
     out = score_json(record, store)
     out["failed_items"] = [i.model_dump(mode="json") for i in items if i.status != "passed"]

@@ -24,7 +24,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from evalrun import __version__
 from evalrun.endpoint.activity import Activity
@@ -51,6 +51,7 @@ from evalrun.errors import (
     UsageError,
 )
 from evalrun.grading.registry import Grade
+from evalrun.jsondata import JSONObject
 from evalrun.serving.signals import sigterm_cancels
 from evalrun.serving.target import BootProgress, Launcher, Target, TargetSpec, boot_target
 from evalrun.store import (
@@ -197,10 +198,10 @@ class _State:
     capture: Capture = field(default_factory=lambda: Capture(None, 0))  # logprobs asked
 
 
-def build_params(item: Item, model: str, options: RequestOptions) -> dict[str, Any]:
+def build_params(item: Item, model: str, options: RequestOptions) -> JSONObject:
     """Keyword arguments of chat.completions.create for one item: the run's sampling options,
     its max_tokens (scaled), its tools/tool_choice, plus the extra body."""
-    params: dict[str, Any] = {
+    params: JSONObject = {
         "model": model,
         "messages": item.messages,
         **options.body(item.max_tokens),
@@ -214,7 +215,7 @@ def build_params(item: Item, model: str, options: RequestOptions) -> dict[str, A
     return params
 
 
-def _request_record(params: dict[str, Any]) -> dict[str, Any]:
+def _request_record(params: JSONObject) -> JSONObject:
     """The request parameters kept in items.jsonl (messages are pinned by the suite sha256)."""
     out = {k: v for k, v in params.items() if k not in ("messages", "extra_body")}
     if "extra_body" in params:
@@ -271,7 +272,7 @@ async def _score_item(
     capture = capture or Capture(None, 0)
     asked = capture.body()
     params = {**build_params(item, model, options), **asked}
-    base: dict[str, Any] = {
+    base: JSONObject = {
         "id": item.id,
         "category": item.category,
         "request": _request_record(params),
@@ -406,7 +407,7 @@ async def _run(
     items: list[Item],
     done: dict[str, ItemRecord],
     store: RunStore,
-    selection: dict[str, Any],
+    selection: JSONObject,
     own_loop: bool,
 ) -> None:
     target = req.target
@@ -688,7 +689,7 @@ def _counts(records: Any) -> dict[str, int]:
     }
 
 
-def _provenance() -> dict[str, Any]:
+def _provenance() -> JSONObject:
     from evalrun.provenance import collect
 
     return collect(Path.cwd())
@@ -718,7 +719,7 @@ async def ascore_suite(
 
 def _select(
     req: ScoreRequest, store: RunStore, state: _State
-) -> tuple[list[Item], dict[str, ItemRecord], dict[str, Any]]:
+) -> tuple[list[Item], dict[str, ItemRecord], JSONObject]:
     """(items to score, items already done, selection for run.json); loads a resumed run."""
     suite = req.suite
     if req.resume:
@@ -882,7 +883,16 @@ def score_target(
         return score_suite(replace(req, target=target, run_id=run_id), store, hooks)
 
 
-def resume_defaults(store: RunStore, ref: str) -> dict[str, Any]:
+class ResumeDefaults(TypedDict):
+    """What `--resume RUN_ID` takes from the stored run when the flags do not say it."""
+
+    endpoint: str
+    suite: str | None
+    model: str | None
+    contract: str | None  # the name of the contract the run's server was booted from
+
+
+def resume_defaults(store: RunStore, ref: str) -> ResumeDefaults:
     """Endpoint, suite and model of a stored run, so `--resume RUN_ID` alone is enough."""
     record = store.load_run(ref)
     return {

@@ -28,6 +28,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from evalrun.errors import ConfigError
+from evalrun.jsondata import JSONObject
 from evalrun.serving.remote.spec import LAUNCH_KINDS, Launch, LocalLaunch
 
 Engine = Literal["vllm", "sglang", "llama.cpp", "other"]
@@ -102,14 +103,12 @@ class Contract(BaseModel):
         le=65535,
         description="Listen port; None = engine default, 0 = any free.",
     )
-    args: dict[str, Any] = Field(default_factory=dict, description="The knobs: flag name -> value.")
+    args: JSONObject = Field(default_factory=dict, description="The knobs: flag name -> value.")
     env: dict[str, str] = Field(
         default_factory=dict, description="Environment added to the server's."
     )
     path_prepend: list[str] = Field(default_factory=list, description="Dirs put in front of PATH.")
-    request: dict[str, Any] = Field(
-        default_factory=dict, description="Extra body on every request."
-    )
+    request: JSONObject = Field(default_factory=dict, description="Extra body on every request.")
     health: str | None = Field(default=None, description="Health path; engine default when None.")
     boot_timeout: float = Field(default=600.0, gt=0, description="Seconds allowed to become ready.")
     launch: Launch = Field(
@@ -199,7 +198,7 @@ def _one_line_validation(source: str, exc: ValidationError) -> str:
     return f"{source}: {describe_schema_error(errors[0])}{more}"
 
 
-def read_contract_data(path: Path | str) -> dict[str, Any]:
+def read_contract_data(path: Path | str) -> JSONObject:
     """The raw mapping of a contract file; ConfigError (one line) when unreadable or not a mapping."""
     path = Path(path)
     try:
@@ -256,7 +255,7 @@ def knob_name(section: str | None, key: str) -> str:
     return f"{section}.{key}"
 
 
-def get_knob(data: dict[str, Any], knob: str) -> Any:
+def get_knob(data: JSONObject, knob: str) -> Any:
     """The value of a knob in raw contract data (ABSENT when not set)."""
     section, key = locate_knob(knob)
     where = data if section is None else (data.get(section) or {})
@@ -264,7 +263,7 @@ def get_knob(data: dict[str, Any], knob: str) -> Any:
     return ABSENT if value is None else value  # a null flag is omitted, same as no flag
 
 
-def set_knob(data: dict[str, Any], knob: str, value: Any) -> dict[str, Any]:
+def set_knob(data: JSONObject, knob: str, value: Any) -> JSONObject:
     """A copy of raw contract data with `knob` set to `value` (ABSENT removes it)."""
     out = json.loads(json.dumps(data, default=str))
     section, key = locate_knob(knob)
@@ -282,8 +281,8 @@ def set_knob(data: dict[str, Any], knob: str, value: Any) -> dict[str, Any]:
 
 
 def apply_overrides(
-    data: dict[str, Any], sets: Iterable[str] = (), unsets: Iterable[str] = ()
-) -> dict[str, Any]:
+    data: JSONObject, sets: Iterable[str] = (), unsets: Iterable[str] = ()
+) -> JSONObject:
     """Apply `--set KNOB=VALUE` / `--unset KNOB` to raw contract data (a new dict).
 
     VALUE is parsed as YAML, so `{"method": "ngram"}` becomes a dict. Unsetting a top-level
@@ -306,7 +305,7 @@ def apply_overrides(
     return out
 
 
-def contract_from_data(data: dict[str, Any], *, source: str = "contract") -> Contract:
+def contract_from_data(data: JSONObject, *, source: str = "contract") -> Contract:
     """Validate raw data; ConfigError with one line on schema errors."""
     try:
         return Contract.model_validate(data)
@@ -338,7 +337,7 @@ def reference_contract_path() -> Path:
 # Rendering ----------------------------------------------------------------------------------------
 
 
-def render_value_args(args: dict[str, Any]) -> list[str]:
+def render_value_args(args: JSONObject) -> list[str]:
     """Flags of `args` in file order (see module docstring for the rules)."""
     out: list[str] = []
     for key, value in args.items():
@@ -422,7 +421,7 @@ def redact_env(env: dict[str, str]) -> dict[str, str]:
     return {k: (REDACTED if SECRET_NAME.search(k) else v) for k, v in env.items()}
 
 
-def redact_args(args: dict[str, Any]) -> dict[str, Any]:
+def redact_args(args: JSONObject) -> JSONObject:
     """Contract `args` for run.json: the value of a secret-looking flag (api-key: X) is ***."""
     return {k: (REDACTED if _is_secret(k, v) else v) for k, v in args.items()}
 
@@ -458,7 +457,7 @@ def redact_argv(argv: list[str]) -> list[str]:
 def contract_hash(contract: Contract) -> str:
     """sha256 of the rendered contract (argv + env + request + path_prepend, and the launch block
     when it is not local): the bisect cache key."""
-    rendered: dict[str, Any] = {
+    rendered: JSONObject = {
         "argv": render_argv(contract),
         "env": dict(sorted(contract.env.items())),
         "request": contract.request,

@@ -24,12 +24,13 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Protocol
 
 import httpx2 as httpx
 
 from evalrun.endpoint.http import sync_client
 from evalrun.errors import BootError, Interrupted
+from evalrun.jsondata import JSONObject
 from evalrun.serving.bootfail import LogWatch, classify, find_elsewhere
 from evalrun.serving.contract import (
     REDACTED,
@@ -247,7 +248,7 @@ def teardown(proc: subprocess.Popen[bytes], host: str, port: int) -> str | None:
 
 
 def _chat_probe(
-    client: httpx.Client, root: str, model: str, extra: dict[str, Any], timeout: float
+    client: httpx.Client, root: str, model: str, extra: JSONObject, timeout: float
 ) -> tuple[int | None, str]:
     body = {
         "model": model,
@@ -666,7 +667,7 @@ def _spawn(
         ) from exc
 
 
-def record_for_run(contract: Contract, server: Server) -> tuple[dict[str, Any], dict[str, Any]]:
+def record_for_run(contract: Contract, server: Server) -> tuple[JSONObject, JSONObject]:
     """(contract, server) dicts for run.json: rendered argv, redacted env, version, boot time."""
     contract_doc = {
         "name": contract.name,

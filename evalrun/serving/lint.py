@@ -24,6 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalrun.errors import ConfigError
+from evalrun.jsondata import JSONObject
 from evalrun.serving.bootfail import find_elsewhere
 from evalrun.serving.contract import (
     Contract,
@@ -423,6 +424,6 @@ def lint_text(report: LintReport) -> str:
     return "\n".join(lines)
 
 
-def lint_json(report: LintReport) -> dict[str, Any]:
+def lint_json(report: LintReport) -> JSONObject:
     """The --json object."""
     return {**report.model_dump(mode="json"), "clean": report.clean}

@@ -11,12 +11,13 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalrun import __version__
 from evalrun.errors import ConfigError, RunNotFound, UsageError
+from evalrun.jsondata import JSONObject
 from evalrun.store import DEFAULT_RESULTS, RunStore, dump_json_line
 
 SLOPE_SCHEMA_VERSION = 1
@@ -129,13 +130,13 @@ class SlopeRecord(BaseModel):
     model_served: str | None = None
     settings: SlopeSettings
     calibration: Calibration | None = None
-    request_extra: dict[str, Any] = Field(default_factory=dict, description="Extra body sent.")
+    request_extra: JSONObject = Field(default_factory=dict, description="Extra body sent.")
     extras_dropped: list[str] = Field(
         default_factory=list, description="ignore_eos/min_tokens/... the engine 400'd."
     )
-    contract: dict[str, Any] | None = None
-    server: dict[str, Any] | None = None
-    provenance: dict[str, Any] = Field(default_factory=dict)
+    contract: JSONObject | None = None
+    server: JSONObject | None = None
+    provenance: JSONObject = Field(default_factory=dict)
     started_at: str
     ended_at: str | None = None
     status: Literal["running", "complete", "incomplete", "interrupted"] = "running"
@@ -164,7 +165,7 @@ def write_record(root: Path, record: SlopeRecord) -> Path:
     return folder
 
 
-def append_stream(folder: Path, row: dict[str, Any]) -> None:
+def append_stream(folder: Path, row: JSONObject) -> None:
     with (folder / "streams.jsonl").open("a", encoding="utf-8", newline="") as fh:
         fh.write(dump_json_line(row))
         fh.flush()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from evalrun.jsondata import JSONObject
 from evalrun.slope.record import SlopePoint, SlopeRecord, depth_label, find_cliffs, ratios_to_d0
 
 
@@ -137,7 +138,7 @@ def _secondary(record: SlopeRecord) -> str:
     return _table(rows, headers)
 
 
-def points_json(record: SlopeRecord) -> list[dict[str, Any]]:
+def points_json(record: SlopeRecord) -> list[JSONObject]:
     """The `points` of `--json`: depth is the depth reached."""
     return [
         {
@@ -155,7 +156,7 @@ def points_json(record: SlopeRecord) -> list[dict[str, Any]]:
 
 
 # -- two lanes --------------------------------------------------------------------------------
-def compare_rows(a: SlopeRecord, b: SlopeRecord) -> list[dict[str, Any]]:
+def compare_rows(a: SlopeRecord, b: SlopeRecord) -> list[JSONObject]:
     """Per (depth, concurrency) in either run: both decode t/s, B/A, and each one's ratio to d0."""
     levels = sorted(set(a.settings.concurrency) | set(b.settings.concurrency))
     depths = sorted(set(a.settings.depths) | set(b.settings.depths))

@@ -20,12 +20,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from evalrun.endpoint.client import pick_model, run_sync
 from evalrun.endpoint.http import async_client
 from evalrun.endpoint.options import RequestOptions
 from evalrun.errors import EndpointError, EvalrunError, Interrupted, UsageError
+from evalrun.jsondata import JSONObject
 from evalrun.serving.target import BootProgress, Launcher, Target, TargetSpec, boot_target
 from evalrun.slope.record import (
     Calibration,
@@ -249,7 +249,7 @@ class _Sweep:
 
 def _stream_row(
     target: int, c: int, run: int, stream: int, t: StreamTiming, cal: Calibration, reached: int
-) -> dict[str, Any]:
+) -> JSONObject:
     return {
         "depth_target": target,
         "concurrency": c,
@@ -287,7 +287,7 @@ class SlopeHooks:
     clock: Callable[[], float] = time.perf_counter
 
 
-def _sent_extras(options: RequestOptions) -> dict[str, Any]:
+def _sent_extras(options: RequestOptions) -> JSONObject:
     """What slope sends beyond its defaults (temperature 0): sampling options and extra body."""
     sampling = {k: v for k, v in options.body(None).items() if k != "temperature" or v != 0}
     return {**sampling, **options.extra_body}
@@ -413,7 +413,7 @@ def _finish(results: Path, record: SlopeRecord, status: str, error: str | None) 
     write_record(results, record)
 
 
-def _provenance() -> dict[str, Any]:
+def _provenance() -> JSONObject:
     from evalrun.provenance import collect  # gitpython: imported only when a run starts
 
     return collect()

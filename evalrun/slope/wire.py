@@ -16,13 +16,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
 
 import httpx2 as httpx
 
 from evalrun.endpoint.client import ApiKey, error_message
 from evalrun.endpoint.http import describe_failure, refused
 from evalrun.errors import EndpointError
+from evalrun.jsondata import JSONObject
 
 OPTIONAL_EXTRAS = ("ignore_eos", "min_tokens", "stream_options")
 INSTRUCTION = (
@@ -137,7 +137,7 @@ class Wire:
         base_url: str,
         model: str | None,
         *,
-        request_extra: dict[str, Any] | None = None,
+        request_extra: JSONObject | None = None,
         clock: Callable[[], float],
         api_key: ApiKey | None = None,
     ) -> None:
@@ -178,20 +178,20 @@ class Wire:
         return out
 
     # -- requests ----------------------------------------------------------------------------
-    def _body(self, text: str, *, max_tokens: int, stream: bool) -> dict[str, Any]:
-        body: dict[str, Any] = {"messages": [{"role": "user", "content": text}]}
+    def _body(self, text: str, *, max_tokens: int, stream: bool) -> JSONObject:
+        body: JSONObject = {"messages": [{"role": "user", "content": text}]}
         if self.model:
             body["model"] = self.model
         body.setdefault("temperature", 0)
         body.update(self.request_extra)
         body.update(max_tokens=max_tokens, stream=stream)
-        extras: dict[str, Any] = {"ignore_eos": True, "min_tokens": max_tokens}
+        extras: JSONObject = {"ignore_eos": True, "min_tokens": max_tokens}
         if stream:
             extras["stream_options"] = {"include_usage": True}
         body.update({k: v for k, v in extras.items() if k not in self.dropped})
         return body
 
-    def _drop_rejected(self, body: dict[str, Any], text: str) -> bool:
+    def _drop_rejected(self, body: JSONObject, text: str) -> bool:
         """After a 400: drop the extras it names (or all sent ones); False when none is left."""
         sent = [k for k in OPTIONAL_EXTRAS if k in body and k not in self.dropped]
         named = [k for k in sent if k in text] or sent

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from evalrun.errors import LaneError
+from evalrun.jsondata import JSONObject
 
 LANES_DIR = Path("~/.cache/evalrun/lanes")
 SETUP_LOG = "setup.log"
@@ -126,7 +127,7 @@ class Lane:
     steps: tuple[Step, ...]
     # The machine checks: each returns a one-line refusal (what is missing, what to do) or None.
     requirements: tuple[Callable[[LaneContext], str | None], ...] = ()
-    facts: Callable[[LaneContext], dict[str, Any]] = lambda ctx: {}
+    facts: Callable[[LaneContext], JSONObject] = lambda ctx: {}
 
 
 @dataclass
@@ -148,13 +149,13 @@ class LaneReport:
     contract: str
     refusals: list[str]
     steps: list[StepState]
-    facts: dict[str, Any]
+    facts: JSONObject
 
     @property
     def ready(self) -> bool:
         return not self.refusals and all(s.done for s in self.steps)
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> JSONObject:
         """The --json object."""
         return {
             "lane": self.lane,
@@ -382,7 +383,7 @@ def venv_json(ctx: LaneContext, code: str, *args: str) -> Any:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def lane_facts(ctx: LaneContext, dists: Sequence[str]) -> dict[str, Any]:
+def lane_facts(ctx: LaneContext, dists: Sequence[str]) -> JSONObject:
     """What --check reports: the versions of `dists` in the lane's venv, and its models."""
     code = (
         "import json, sys, importlib.metadata as m\n"

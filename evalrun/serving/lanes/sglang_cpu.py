@@ -22,8 +22,8 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any
 
+from evalrun.jsondata import JSONObject
 from evalrun.serving.lanes.common import (
     Lane,
     LaneContext,
@@ -158,7 +158,7 @@ def _sglang_wheel(ctx: LaneContext) -> str | None:
     )
 
 
-def _facts(ctx: LaneContext) -> dict[str, Any]:
+def _facts(ctx: LaneContext) -> JSONObject:
     facts = lane_facts(ctx, ("sglang", "torch", "torchvision", "transformers"))
     return {**facts, "sgl_kernel_stand_in": _stand_in_done(ctx)}
 

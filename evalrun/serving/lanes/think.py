@@ -19,9 +19,9 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any
 
 from evalrun.errors import LaneError
+from evalrun.jsondata import JSONObject
 from evalrun.serving.lanes.common import LaneContext, Step, model_ready
 
 THINK_TOKENS = ("<think>", "</think>")
@@ -30,7 +30,7 @@ THINK_TOKENS = ("<think>", "</think>")
 SPARE_TOKENS = ("<repo_name>", "<reponame>", "<file_sep>", "<filename>", "<gh_stars>")
 
 
-def rename_tokens(tokenizer: dict[str, Any], renames: dict[str, str]) -> None:
+def rename_tokens(tokenizer: JSONObject, renames: dict[str, str]) -> None:
     """Rename special tokens in a tokenizer.json mapping in place (added_tokens and the vocab)."""
     found = set()
     for token in tokenizer.get("added_tokens", []):
@@ -47,7 +47,7 @@ def rename_tokens(tokenizer: dict[str, Any], renames: dict[str, str]) -> None:
         raise LaneError(f"tokenizer.json has no added tokens {sorted(missing)}")
 
 
-def spare_tokens(tokenizer: dict[str, Any]) -> dict[str, str]:
+def spare_tokens(tokenizer: JSONObject) -> dict[str, str]:
     """Which two spare special tokens become <think> and </think>."""
     present = {t.get("content") for t in tokenizer.get("added_tokens", [])}
     if set(THINK_TOKENS) <= present:

