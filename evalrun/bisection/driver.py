@@ -38,6 +38,7 @@ from evalrun.bisection.variants import (
     show_value,
 )
 from evalrun.errors import ConfigError, UsageError
+from evalrun.jsondata import JSONObject
 from evalrun.serving.contract import Contract, load_contract
 from evalrun.serving.target import Launcher, TargetSpec
 from evalrun.store import claim_folder, now_iso
@@ -55,17 +56,17 @@ class BisectRecord(BaseModel):
     schema_version: int = SCHEMA_VERSION
     bisect_id: str = Field(description="bisect-<timestamp>, the folder under results/.")
     mode: Mode
-    inputs: dict[str, Any] = Field(description="Contracts, knob, values, repo and revisions given.")
-    settings: dict[str, Any] = Field(description="fail_on, thresholds, tries, probe or full.")
-    differences: list[dict[str, Any]] = Field(
+    inputs: JSONObject = Field(description="Contracts, knob, values, repo and revisions given.")
+    settings: JSONObject = Field(description="fail_on, thresholds, tries, probe or full.")
+    differences: list[JSONObject] = Field(
         default_factory=list, description="Contracts mode: [{knob, good, bad}] searched."
     )
     trials: list[TrialResult] = Field(default_factory=list)
     verdict: str = ""
     found: bool = False
     ambiguous: bool = False
-    culprits: list[dict[str, Any]] = Field(default_factory=list, description="[{knob, value}].")
-    first_bad_commit: dict[str, Any] | None = None
+    culprits: list[JSONObject] = Field(default_factory=list, description="[{knob, value}].")
+    first_bad_commit: JSONObject | None = None
     candidates: list[str] = Field(default_factory=list, description="When ambiguous: all suspects.")
     boots: int = 0
     lanes: int = Field(default=1, description="Trials run at once (the pool's lanes).")

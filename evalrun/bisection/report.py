@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from evalrun.bisection.driver import BisectRecord
+from evalrun.jsondata import JSONObject
 
 
 def trial_table(record: BisectRecord) -> str:
@@ -49,7 +48,7 @@ def bisect_text(record: BisectRecord, path: str) -> str:
     return "\n".join(lines)
 
 
-def bisect_json(record: BisectRecord, path: str) -> dict[str, Any]:
+def bisect_json(record: BisectRecord, path: str) -> JSONObject:
     """{mode, verdict, culprits, first_bad_commit, trials, boots} plus the record's location."""
     return {
         "mode": record.mode,
@@ -69,7 +68,7 @@ def bisect_json(record: BisectRecord, path: str) -> dict[str, Any]:
     }
 
 
-def _fidelity(f: dict[str, Any] | None, effect: str | None) -> str:
+def _fidelity(f: JSONObject | None, effect: str | None) -> str:
     """The trial's tokens against the good side's: `divergent 9/23 hard`, `no effect`, `-`."""
     if not f:
         return "-"

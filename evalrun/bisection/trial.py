@@ -28,6 +28,7 @@ from evalrun.endpoint.logprobs import TokenTrace
 from evalrun.endpoint.options import RequestOptions
 from evalrun.errors import BootError, EndpointError, UsageError
 from evalrun.grading.garble.lane import LaneGarble
+from evalrun.jsondata import JSONObject
 from evalrun.scoring.runner import ScoreHooks, ScoreRequest
 from evalrun.serving.contract import Contract, contract_hash
 from evalrun.serving.target import Launcher, Target, TargetSpec, boot_target
@@ -160,7 +161,7 @@ class TrialResult(BaseModel):
 
     n: int = Field(description="Trial number, in the order run.")
     variant: str = Field(description="The variant as a diff against the base contract.")
-    applied: list[dict[str, Any]] = Field(default_factory=list, description="[{knob, value}].")
+    applied: list[JSONObject] = Field(default_factory=list, description="[{knob, value}].")
     commit: str | None = Field(default=None, description="Git mode: the commit's sha.")
     contract_hash: str
     outcome: Kind
@@ -175,7 +176,7 @@ class TrialResult(BaseModel):
     run_ids: list[str] = Field(default_factory=list)
     cached: bool = Field(description="True when read from the cache: no boot.")
     log_path: str | None = None
-    fidelity: dict[str, Any] | None = Field(
+    fidelity: JSONObject | None = Field(
         default=None,
         description="The probe's tokens against the good side's: {verdict, line, items, "
         "identical, near_tie, hard, drift, p_value} (compare/fidelity.py).",
@@ -344,7 +345,7 @@ class TrialRunner:
         contract: Contract,
         *,
         variant: str,
-        applied: list[dict[str, Any]] | None = None,
+        applied: list[JSONObject] | None = None,
         commit: str | None = None,
         reference: bool = False,
         lane: int | None = None,

@@ -16,6 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalrun.errors import ConfigError, UsageError
+from evalrun.jsondata import JSONObject
 from evalrun.serving.contract import (
     ABSENT,
     CONTRACTS_DIR,
@@ -44,7 +45,7 @@ class Difference:
     good: Any
     bad: Any
 
-    def as_applied(self) -> dict[str, Any]:
+    def as_applied(self) -> JSONObject:
         """{knob, value}: the bad side's value (None when the bad side removes the knob)."""
         return {"knob": self.knob, "value": None if self.bad is ABSENT else self.bad}
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -38,6 +38,7 @@ from evalrun.compare.stats import (
 )
 from evalrun.errors import ConfigError, SuiteError
 from evalrun.grading.garble.lane import LaneGarble
+from evalrun.jsondata import JSONObject
 from evalrun.store import ItemRecord, RunRecord, RunStore
 from evalrun.store.tokens import load_traces
 from evalrun.tables import fmt_points, percent
@@ -672,7 +673,7 @@ def _diagnoses(run_a: RunRecord, a: Side, run_b: RunRecord, b: Side) -> list[Dia
     ]
 
 
-def to_json(cmp: Comparison) -> dict[str, Any]:
+def to_json(cmp: Comparison) -> JSONObject:
     """The comparison as plain JSON data, with each change's direction spelled out."""
     data = cmp.model_dump(mode="json")
     for key in ("flips", "other_changes"):

@@ -234,7 +234,7 @@ def render_text(cmp: Comparison, *, show_responses: bool = False) -> str:
             continue
         out.append(f"{title} ({len(changes)}):")
         headers = change_headers(answers=show_responses)
-        kw: dict[str, Any] = {}
+        kw: dict[str, list[int | None]] = {}
         if show_responses:
             kw["maxcolwidths"] = [None, None, None, 48, 48]
         rows = change_rows(changes, answers=show_responses, cell=_clip_text)

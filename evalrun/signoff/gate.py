@@ -14,7 +14,7 @@ checked on the candidate alone, against absolute limits, with no test.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from evalrun.compare.pairing import Comparison, compare_runs, request_options_warning, to_json
 from evalrun.compare.stats import DEFAULT_SEED
 from evalrun.errors import ConfigError
+from evalrun.jsondata import JSONObject
 from evalrun.signoff.policy import Check, Policy
 from evalrun.signoff.rules import RULES
 from evalrun.store import RunStore
@@ -211,7 +212,7 @@ def family_table(result: Signoff) -> str:
     )
 
 
-def to_dict(result: Signoff) -> dict[str, Any]:
+def to_dict(result: Signoff) -> JSONObject:
     """JSON data of the verdict, with the comparison's flip directions spelled out."""
     data = result.model_dump(mode="json")
     data["comparison"] = to_json(result.comparison)

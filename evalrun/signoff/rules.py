@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 from evalrun.compare.family import PairedTest
 from evalrun.compare.pairing import (
@@ -95,7 +95,7 @@ def drop_check(
     for a category, when it collapses), else warns; within the limit, passes."""
     drop = t.drop_points
     flips = f"{t.lost} pass→fail, {t.gained} fail→pass on {t.paired} paired items"
-    tested: dict[str, Any] = {"p_value": t.p_worse, "p_adjusted": t.p_worse_adjusted}
+    tested = _tested_p(t)
     subject = t.subject
     if drop <= limit:
         moved = (
@@ -138,6 +138,17 @@ def drop_check(
     )
 
 
+class _PValues(TypedDict):
+    """The p-values a tested check carries (Check's fields of the same names)."""
+
+    p_value: float
+    p_adjusted: float
+
+
+def _tested_p(t: PairedTest) -> _PValues:
+    return {"p_value": t.p_worse, "p_adjusted": t.p_worse_adjusted}
+
+
 def _real(t: PairedTest, policy: Policy) -> bool:
     """Significant after the family's adjustment; `alpha: 1` lets the limits alone decide."""
     return policy.alpha >= 1 or t.p_worse_adjusted < policy.alpha
@@ -157,7 +168,7 @@ def garble_checks(t: PairedTest, candidate: LaneGarble, policy: Policy) -> list[
         f"answered in both ({'+' if increase > 0 else ''}{fmt_points(increase)} points of rate)"
     )
     p = f"one-sided p = {fmt_p(t.p_worse)}, Holm-adjusted {fmt_p(t.p_worse_adjusted)}"
-    tested: dict[str, Any] = {"p_value": t.p_worse, "p_adjusted": t.p_worse_adjusted}
+    tested = _tested_p(t)
     limit = 100 * policy.max_garble_increase
     if increase <= limit:
         rel = Check(

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from evalrun.errors import ConfigError, UsageError
+from evalrun.jsondata import JSONObject
 from evalrun.store import RunStore, json_text
 from evalrun.viewing.runview import Row, RunView, load_view
 
@@ -51,7 +52,7 @@ _FORMULA = re.compile(r"^(?:[=@\t\r]|[+-](?![\d.]))")
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def row_fields(run_id: str, row: Row) -> dict[str, Any]:
+def row_fields(run_id: str, row: Row) -> JSONObject:
     """The export fields of one item (the same keys in every format)."""
     rec = row.record
     resp = row.response
@@ -184,7 +185,7 @@ def _junit(view: RunView) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def _outcome(case: ET.Element, row: Row, fields: dict[str, Any], counts: dict[str, int]) -> None:
+def _outcome(case: ET.Element, row: Row, fields: JSONObject, counts: dict[str, int]) -> None:
     status = row.status
     if status == "not run":
         counts["skipped"] += 1
@@ -214,7 +215,7 @@ def _outcome(case: ET.Element, row: Row, fields: dict[str, Any], counts: dict[st
         el.text = xml_safe(message)
 
 
-def _answer_text(fields: dict[str, Any]) -> str:
+def _answer_text(fields: JSONObject) -> str:
     parts = []
     if fields["answer"] is not None:
         parts.append(str(fields["answer"]))

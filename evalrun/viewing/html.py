@@ -20,6 +20,7 @@ from collections import Counter
 from typing import Any
 
 from evalrun.compare.pairing import Comparison
+from evalrun.jsondata import JSONObject
 from evalrun.scoring.report import headline
 from evalrun.store import RunRecord
 from evalrun.suite.prompt import collapse, message_text
@@ -65,7 +66,7 @@ def render_report(
     history: list[RunRecord] | None = None,
     other: RunView | None = None,
     comparison: Comparison | None = None,
-    signoff: dict[str, Any] | None = None,
+    signoff: JSONObject | None = None,
 ) -> str:
     """The page for `view` (the candidate, B, when `other` is the baseline, A)."""
     from evalrun.viewing.history import history_svg
@@ -151,7 +152,7 @@ def _header(view: RunView, other: RunView | None) -> str:
     return "\n".join(out)
 
 
-def _options(sampling: dict[str, Any]) -> str:
+def _options(sampling: JSONObject) -> str:
     import json
 
     return json.dumps(sampling, ensure_ascii=False, sort_keys=True) if sampling else "-"
@@ -194,7 +195,7 @@ def _categories(view: RunView) -> str:
     )
 
 
-def _pair_section(cmp: Comparison, other: RunView, signoff: dict[str, Any] | None) -> str:
+def _pair_section(cmp: Comparison, other: RunView, signoff: JSONObject | None) -> str:
     from evalrun.compare.report import category_headers, category_rows, stats_lines
 
     out = ["<h2>Against the baseline</h2>", f'<p class="verdict">{_t(cmp.verdict, 1000)}</p>']
@@ -374,7 +375,7 @@ def _answer(row: Row) -> str:
     return "".join(out)
 
 
-def stored_signoff(run_dir: Any, baseline: str) -> dict[str, Any] | None:
+def stored_signoff(run_dir: Any, baseline: str) -> JSONObject | None:
     """The verdict `evalrun signoff` wrote into the candidate's folder for this baseline, if any:
     {verdict, reasons, warnings, source}."""
     from pathlib import Path
@@ -387,7 +388,7 @@ def stored_signoff(run_dir: Any, baseline: str) -> dict[str, Any] | None:
     head = re.match(r"# Sign-off: (PASS|FAIL)\s*$", lines[0] if lines else "")
     if head is None or f"- baseline: `{baseline}`" not in lines:
         return None
-    found: dict[str, Any] = {"verdict": head.group(1).lower(), "source": str(path)}
+    found: JSONObject = {"verdict": head.group(1).lower(), "source": str(path)}
     section = ""
     for line in lines[1:]:
         if line.startswith("## "):
