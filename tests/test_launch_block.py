@@ -103,4 +103,4 @@ def test_the_docs_examples_lint_without_errors(name):
     errors = [f for f in report.findings if f.level == "error"]
     # the clients (ssh, sbatch) may be missing on a machine that only lints: that is all
     assert all(f.kind == "launch_client_missing" for f in errors), errors
-    assert report.name in ("qwen-ssh", "qwen-slurm")
+    assert report.name in ("vllm-ssh", "vllm-slurm")
