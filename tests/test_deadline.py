@@ -232,14 +232,3 @@ def test_silence_counts_only_the_time_requests_wait_and_ends_with_a_byte():
     activity.end()
     now[0] = 20.0
     assert activity.silent_for() == 0.5 and activity.in_flight == 0
-
-
-def test_time_evalrun_could_not_listen_is_no_silence_of_the_server():
-    now = [0.0]
-    activity = Activity(clock=lambda: now[0])
-    activity.begin()
-    now[0] = 5.0
-    activity.excuse(3.0)  # the event loop was blocked for 3 s of those 5: bytes may wait unread
-    assert activity.silent_for() == 2.0
-    activity.excuse(10.0)  # never more than all of it
-    assert activity.silent_for() == 0.0

@@ -4,8 +4,8 @@ The transport wrapper (limits.py) tells an `Activity` when a request goes out, w
 answer arrives (the status line and headers, each chunk of a body) and when the request is over.
 `silent_for()` is the time since the last byte, counted only while at least one request was in
 flight: a wait between tries (a Retry-After) or a pause with nothing asked is no silence of the
-server's, nor is a stretch when evalrun's own event loop was too busy to read (`excuse`: the
-runner's watch measures how late it wakes). The runner calls the server dead once that reaches
+server's. It is wall-clock time, like an item's own deadline: a loop too busy to read counts,
+and the items waiting would time out anyway. The runner calls the server dead once it reaches
 the run's `--timeout` (runner.py).
 
 Everything happens on one event loop, so no lock is needed. Of evalrun, nothing is imported here.
@@ -44,12 +44,6 @@ class Activity:
             self._quiet += now - self._since
             self._since = now
         self.in_flight = max(0, self.in_flight - 1)
-
-    def excuse(self, seconds: float) -> None:
-        """Take back `seconds` of silence: time evalrun could not listen (its event loop was busy
-        or the process was not scheduled), when bytes may have come that it did not read."""
-        if self.in_flight > 0:
-            self._since = min(self._clock(), self._since + seconds)
 
     def silent_for(self) -> float:
         """Seconds of waiting on the server since it last sent a byte."""

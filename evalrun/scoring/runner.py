@@ -186,7 +186,6 @@ class _State:
     failed_tries: int = 0  # consecutive failed tries (any item) since the last answer
     last_answer: float = field(default_factory=time.monotonic)
     activity: Activity = field(default_factory=Activity)  # the server's silence (activity.py)
-    watch_due: float = field(default_factory=time.monotonic)  # when the quiet watch wakes next
     on_silence: Callable[[str], None] | None = None  # stops the run once the server fell silent
     timeout: float = 120.0  # per try; failed tries give up only after this long without answers
     stopped: str | None = None  # why the run stopped early: the endpoint failed
@@ -505,7 +504,7 @@ async def _work(
     def should_stop() -> bool:
         if state.stopped is None and server_exited is not None and server_exited():
             state.stopped = "the server process exited"
-        if state.stopped is None and _silence(state) >= bound:
+        if state.stopped is None and state.activity.silent_for() >= bound:
             silenced(_silence_text(state, bound))
         return state.stopped is not None or state.halted is not None or writer.error is not None
 
@@ -626,12 +625,7 @@ async def _watch_quiet(state: _State, notice: Callable[[str], None]) -> None:
     step = min(1.0, every / 4)
     told = 0
     while True:
-        state.watch_due = time.monotonic() + step
         await asyncio.sleep(step)
-        late = time.monotonic() - state.watch_due
-        if late > 0:  # the loop was busy (a long grade, a starved process): not the server
-            state.activity.excuse(late)
-        state.watch_due = time.monotonic()
         quiet = state.activity.silent_for()
         if quiet >= bound and state.on_silence is not None:
             state.on_silence(_silence_text(state, bound))
@@ -643,13 +637,6 @@ async def _watch_quiet(state: _State, notice: Callable[[str], None]) -> None:
                 f"no answer from the server for {told * every:g} s; the run stops after "
                 f"{bound:g} s of silence (--timeout)"
             )
-
-
-def _silence(state: _State) -> float:
-    """The server's silence as a worker sees it between the watch's looks: less the time the
-    watch is overdue (the loop was busy meanwhile, so bytes may wait unread)."""
-    overdue = max(0.0, time.monotonic() - state.watch_due)
-    return state.activity.silent_for() - overdue
 
 
 def _silence_text(state: _State, bound: float) -> str:
