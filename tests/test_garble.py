@@ -375,19 +375,22 @@ def test_tool_call_arguments_and_json_strings_are_judged_as_prose():
 
 def test_the_field_libraries_load_only_when_a_text_needs_them():
     """Importing the detector loads no word list or language model (a run pays once, at its first
-    answer); judging an English text then loads wordfreq."""
+    answer); judging an English text then loads English's lists, read from wordfreq's data files
+    without importing wordfreq (its import costs more than the lists)."""
     code = (
         "import sys\n"
         "import evalrun.grading.garble as g\n"
+        "from evalrun.grading.garble import lexicon\n"
         "print(sorted(m for m in ('wordfreq', 'pycld2', 'ftfy', 'langcodes') if m in sys.modules))\n"
         "g.detect('The capital of France is Paris, a city on the Seine, and it is known as the city "
         "of light for its role in the age of ideas.', ['en'])\n"
-        "print('wordfreq' in sys.modules, 'symspellpy' in sys.modules)\n"
+        "print(lexicon._bands.cache_info().currsize > 0, 'wordfreq' in sys.modules, "
+        "'symspellpy' in sys.modules)\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     # symspellpy's pair counts are read from its folder: its compiled module is never imported
-    assert proc.stdout.split("\n")[:2] == ["[]", "True False"], proc.stdout
+    assert proc.stdout.split("\n")[:2] == ["[]", "True False False"], proc.stdout
 
 
 def test_word_pairs_english_avoids_are_salad_and_real_pairs_are_not():

@@ -56,6 +56,21 @@ _WS_RE = re.compile(r"\s+")
 _EDGE_PUNCT = " \t\n\r\"'“”‘’«»„()[]{}<>.,;:!?。，！？：；"
 
 
+class _PunctToSpace(dict[int, str]):
+    """A `str.translate` table: every punctuation mark or symbol (`_punct_or_symbol`) to a space,
+    every other character to itself. Filled as characters are met, so a long prompt costs one C-level
+    pass instead of a Python call a character."""
+
+    def __missing__(self, code: int) -> str:
+        char = chr(code)
+        out = " " if _punct_or_symbol(char) else char
+        self[code] = out
+        return out
+
+
+_PUNCT_TO_SPACE = _PunctToSpace()
+
+
 def nfkc(text: str) -> str:
     """Unicode NFKC: full-width digits, ligatures and compatibility forms become plain ones."""
     return unicodedata.normalize("NFKC", text)
@@ -70,7 +85,7 @@ def normalize(text: str, *, case: bool = False, punct: bool = False) -> str:
     out = _MARKDOWN_RE.sub("", out)
     out = out.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
     if punct:  # an emoji or other symbol is punctuation here too ("Hello, world! 👋")
-        out = "".join(" " if _punct_or_symbol(c) else c for c in out)
+        out = out.translate(_PUNCT_TO_SPACE)
     out = _WS_RE.sub(" ", out).strip(_EDGE_PUNCT)
     return out if case else out.casefold()
 

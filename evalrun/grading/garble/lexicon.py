@@ -24,6 +24,7 @@ import bisect
 import math
 import unicodedata
 from functools import cache, lru_cache
+from pathlib import Path
 
 # evalrun's language codes -> wordfreq's, where they differ.
 _WORDFREQ_CODE = {"no": "nb", "tl": "fil", "sr": "sh", "bs": "sh", "hr": "sh"}
@@ -105,9 +106,46 @@ def wordlist(lang: str) -> dict[str, float]:
 
 @cache
 def _wordlist(lang: str, size: str = "small") -> dict[str, float]:
-    import wordfreq  # ~1 s import: kept out of evalrun's start-up
+    """`wordfreq.get_frequency_dict(lang, wordlist=size)`: each word of the list and its
+    frequency, the band at index i holding the words of frequency 10**(-i/100)."""
+    freqs: dict[str, float] = {}
+    for index, band in enumerate(_bands(lang, size)):
+        freq = 10 ** (-index / 100)
+        for word in band:
+            freqs[word] = freq
+    return freqs
 
-    return wordfreq.get_frequency_dict(lang, wordlist=size)
+
+@cache
+def _bands(lang: str, size: str) -> list[list[str]]:
+    """`wordfreq.get_frequency_list(lang, size)` (one sorted list of words per centibel of
+    frequency), read straight from wordfreq's data files: importing wordfreq costs more than the
+    lists a run needs (langcodes, its tokenizer's regexes, a walk of the stack to find its own
+    folder). "best" is the large list where there is one, else the small one, as in wordfreq; a
+    code without a file of its own, or a file in another format, goes through wordfreq itself."""
+    import gzip
+
+    import msgpack
+
+    folder = _package_folder("wordfreq") / "data"
+    names = ("large", "small") if size == "best" else (size,)
+    path = next((p for n in names if (p := folder / f"{n}_{lang}.msgpack.gz").is_file()), None)
+    if path is not None:
+        header, *bands = msgpack.unpackb(gzip.decompress(path.read_bytes()), raw=False)
+        if isinstance(header, dict) and header.get("format") == "cB" and header.get("version") == 1:
+            return bands
+    import wordfreq
+
+    return wordfreq.get_frequency_list(lang, size)  # type: ignore[no-any-return]
+
+
+def _package_folder(name: str) -> Path:
+    """The folder of an installed package, found without importing it."""
+    from importlib.util import find_spec
+
+    spec = find_spec(name)
+    assert spec is not None and spec.submodule_search_locations, f"{name} is a dependency"
+    return Path(next(iter(spec.submodule_search_locations)))
 
 
 RARE_MIN_LETTERS = 6  # shorter words must be common (top ~30k): rare short "words" are fragments
@@ -148,36 +186,33 @@ def common_elsewhere(word: str, floor: float) -> str:
     return best if zipf(word, best) >= floor else ""
 
 
-@cache
-def _sorted_english() -> list[str]:
-    return sorted(_wordlist("en", "best"))
-
-
 @lru_cache(maxsize=1 << 12)
 def starts_a_word(fragment: str) -> bool:
-    """Some English word starts with this lower-case fragment (a word cut at the token limit)."""
-    words = _sorted_english()
-    i = bisect.bisect_left(words, fragment)
-    return i < len(words) and words[i].startswith(fragment)
+    """Some English word starts with this lower-case fragment (a word cut at the token limit):
+    searched band by band of English's full list (each band is sorted; one search a band costs
+    less than sorting its 321,180 words)."""
+    for band in _bands("en", "best"):
+        i = bisect.bisect_left(band, fragment)
+        if i < len(band) and band[i].startswith(fragment):
+            return True
+    return False
 
 
 @cache
 def _english_pairs() -> tuple[dict[str, int], dict[str, int], float]:
     """symspellpy's English counts: words, word pairs ("of the"), and the total of the words.
-    Read from its package folder without importing it (its import pulls in a compiled module)."""
-    from importlib.util import find_spec
-    from pathlib import Path
+    Read from its package folder without importing it (its import pulls in a compiled module).
+    Each line is `word count` or `first second count`, fields split by single spaces."""
+    folder = _package_folder("symspellpy")
 
-    spec = find_spec("symspellpy")
-    assert spec is not None and spec.submodule_search_locations, "symspellpy is a dependency"
-    folder = Path(next(iter(spec.submodule_search_locations)))
+    def fields(name: str) -> list[str]:
+        return (folder / name).read_text(encoding="utf-8").split()
 
-    def counts(name: str) -> dict[str, int]:
-        lines = (folder / name).read_text(encoding="utf-8").splitlines()
-        return {key: int(n) for key, _, n in (line.rpartition(" ") for line in lines if line)}
-
-    words = counts("frequency_dictionary_en_82_765.txt")
-    pairs = counts("frequency_bigramdictionary_en_243_342.txt")
+    fs = fields("frequency_dictionary_en_82_765.txt")
+    words = dict(zip(fs[0::2], map(int, fs[1::2]), strict=True))
+    fs = fields("frequency_bigramdictionary_en_243_342.txt")
+    keys = map(" ".join, zip(fs[0::3], fs[1::3], strict=True))
+    pairs = dict(zip(keys, map(int, fs[2::3]), strict=True))
     return words, pairs, float(sum(words.values()))
 
 
