@@ -8,6 +8,7 @@ transient fault, so it is recorded as `failed` (diagnosis `context_length`). If 
 answering altogether the run stops early (status `incomplete`) and says so: after a run of failed
 tries, or once the server has sent nothing for `--timeout` seconds while requests waited
 (`silence_bound`; the items then in flight are recorded as errors, so a resume asks them again).
+A run of many items grades its answers in a grading process beside the requests (judge.py).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from evalrun.errors import (
 )
 from evalrun.grading.registry import Grade
 from evalrun.jsondata import JSONObject
+from evalrun.scoring.judge import APART_FROM, Judge
 from evalrun.serving.signals import sigterm_cancels
 from evalrun.serving.target import BootProgress, Launcher, Target, TargetSpec, boot_target
 from evalrun.store import (
@@ -253,6 +255,16 @@ CONTEXT_REJECTED = "prompt rejected: longer than the endpoint's context window"
 Scored = tuple[ItemRecord, str | None, TokenTrace | None]  # record, model served, its tokens
 
 
+@dataclass
+class _Answered:
+    """An item the endpoint answered, its verdict still to come."""
+
+    item: Item
+    base: JSONObject
+    got: Any  # endpoint.client's Attempt: the response, its tries, the model served
+    trace: TokenTrace | None
+
+
 async def _score_item(
     item: Item,
     client: openai.AsyncOpenAI,
@@ -264,10 +276,75 @@ async def _score_item(
     on_try: Callable[[RequestFailed | None], None],
     notice: Callable[[str], None] = lambda text: None,
     capture: Capture | None = None,
+    judge: Judge | None = None,
 ) -> Scored:
-    from evalrun.grading.pattern import GradeTimeout
-    from evalrun.grading.registry import grade
+    """Ask one item and grade the answer (an item in error is never graded)."""
+    asked = await _ask_item(
+        item, client, model, options, retry, rng, should_stop, on_try, notice, capture
+    )
+    if not isinstance(asked, _Answered):
+        return asked
+    return await _judged(asked, judge)
 
+
+async def _judged(answered: _Answered, judge: Judge | None) -> Scored:
+    """The record of an answered item, graded by the run's judge (inline when None)."""
+    from evalrun.grading.pattern import GradeTimeout
+
+    item, resp = answered.item, answered.got.response
+    try:
+        if judge is None:
+            from evalrun.grading.registry import grade
+
+            verdict = grade(item, resp)  # runs the garble detector too: a garbled answer fails
+        else:
+            verdict = await judge.grade(item, resp)
+    except GradeTimeout as exc:  # the suite's pattern, not the model, is at fault: never graded
+        return (
+            ItemRecord(
+                **answered.base,
+                status="error",
+                response=resp,
+                error=ItemError(kind="grader_timeout", message=str(exc)),
+                attempts=answered.got.attempts,
+                latency_s=resp.latency_s,
+                finished_at=now_iso(),
+            ),
+            answered.got.model,
+            answered.trace,
+        )
+    return (
+        ItemRecord(
+            **answered.base,
+            status="passed" if verdict.passed else "failed",
+            response=resp,
+            grade=verdict.model_copy(update={"garble": None}),  # the record keeps it as `garble`
+            diagnoses=diagnose_response(
+                resp, tools_offered=bool(item.tools), tool_expected=expects_tool_call(item.grader)
+            ),
+            garble=verdict.garble,
+            attempts=answered.got.attempts,
+            latency_s=resp.latency_s,
+            finished_at=now_iso(),
+        ),
+        answered.got.model,
+        answered.trace,
+    )
+
+
+async def _ask_item(
+    item: Item,
+    client: openai.AsyncOpenAI,
+    model: str,
+    options: RequestOptions,
+    retry: RetryPolicy,
+    rng: random.Random,
+    should_stop: Callable[[], bool],
+    on_try: Callable[[RequestFailed | None], None],
+    notice: Callable[[str], None] = lambda text: None,
+    capture: Capture | None = None,
+) -> Scored | _Answered:
+    """Ask one item: its answer to grade, or its final record when the request failed."""
     capture = capture or Capture(None, 0)
     asked = capture.body()
     params = {**build_params(item, model, options), **asked}
@@ -290,7 +367,7 @@ async def _score_item(
         if asked and refusal(exc.message, exc.http_status):
             # The endpoint will not give logprobs: noted once, this item asked again without.
             capture.refuse(exc.message)
-            return await _score_item(
+            return await _ask_item(
                 item, client, model, options, retry, rng, should_stop, on_try, notice, capture
             )
         error = exc.as_error()
@@ -323,44 +400,11 @@ async def _score_item(
             None,
             None,
         )
-    resp = got.response
-    trace = capture.take(resp.logprobs, item.id) if asked else None
+    trace = capture.take(got.response.logprobs, item.id) if asked else None
     # the raw logprobs (thousands of objects an answer) must not live on in the run's records:
     # the garbage collector would walk them all, for the rest of the run
-    resp.logprobs = None
-    try:
-        verdict = grade(item, resp)  # runs the garble detector too: a garbled answer fails
-    except GradeTimeout as exc:  # the suite's pattern, not the model, is at fault: never graded
-        return (
-            ItemRecord(
-                **base,
-                status="error",
-                response=resp,
-                error=ItemError(kind="grader_timeout", message=str(exc)),
-                attempts=got.attempts,
-                latency_s=resp.latency_s,
-                finished_at=now_iso(),
-            ),
-            got.model,
-            trace,
-        )
-    return (
-        ItemRecord(
-            **base,
-            status="passed" if verdict.passed else "failed",
-            response=resp,
-            grade=verdict.model_copy(update={"garble": None}),  # the record keeps it as `garble`
-            diagnoses=diagnose_response(
-                resp, tools_offered=bool(item.tools), tool_expected=expects_tool_call(item.grader)
-            ),
-            garble=verdict.garble,
-            attempts=got.attempts,
-            latency_s=resp.latency_s,
-            finished_at=now_iso(),
-        ),
-        got.model,
-        trace,
-    )
+    got.response.logprobs = None
+    return _Answered(item, base, got, trace)
 
 
 async def _score_repeated(
@@ -410,6 +454,8 @@ async def _run(
     own_loop: bool,
 ) -> None:
     target = req.target
+    to_grade = sum(i.id not in done or done[i.id].status == "error" for i in items)
+    judge = Judge(apart=to_grade * state.repeats >= APART_FROM)  # first: forks before threads
     http = replace(target.http, concurrency=req.concurrency)  # the pool holds what is in flight
     client = make_client(
         base_url,
@@ -467,9 +513,10 @@ async def _run(
             record.status = "running"
             record.pid, record.host = os.getpid(), socket.gethostname()  # `stale` once gone
             store.write_run(record)
-            await _work(state, client, chosen, items, done, store, req, hooks)
+            await _work(state, client, chosen, items, done, store, req, hooks, judge)
     finally:
         watch.cancel()
+        judge.close()
         await client.close()
 
 
@@ -482,6 +529,7 @@ async def _work(
     store: RunStore,
     req: ScoreRequest,
     hooks: ScoreHooks,
+    judge: Judge,
 ) -> None:
     retry, progress = req.retry, hooks.progress
     server_exited = hooks.server_exited or req.target.exited
@@ -547,34 +595,77 @@ async def _work(
 
     state.on_silence = silenced
 
+    # Answers being graded apart (judge.apart, one ask an item): the worker asks its next item
+    # meanwhile. They are graded in the order they came, so a halt drops the later ones, as it
+    # drops the requests still in flight; the server falling silent does not (they are answers).
+    grading: set[asyncio.Future[None]] = set()
+
     def halt(why: str) -> None:
         """The caller has what it needs: stop, and drop the requests still in flight."""
         state.halted = why
         me = asyncio.current_task()
-        for task in workers:
+        for task in [*workers, *grading]:
             if task is not me and not task.done():
                 dropped.add(task)
                 task.cancel()
+
+    def answered(rec_error: ItemError | None, diagnoses: list[str], served: str | None) -> None:
+        """What a finished request tells about the endpoint (before its verdict)."""
+        if served and not record.model_served:
+            record.model_served = served
+        state.dead_streak = state.dead_streak + 1 if _is_dead_signal(rec_error) else 0
+        if state.dead_streak >= threshold and not state.stopped:
+            state.stopped = rec_error.message if rec_error else "no answer"
+        if "model_not_found" in diagnoses and not state.stopped:  # every item would fail
+            state.stopped = rec_error.message if rec_error else "model not found"
+            state.wrong_model = True
+
+    def settle(rec: ItemRecord, trace: TokenTrace | None) -> None:
+        """A finished item: to disk, to the caller's stop rule, to the progress bar."""
+        writer.put(rec, trace)  # state.records gets it once it is on disk
+        if stop_when is not None and state.halted is None:
+            why = stop_when(rec)
+            if why:
+                halt(why)
+        if progress is not None:
+            progress.advance(rec.status)
+
+    async def grade_apart(job: _Answered) -> None:
+        rec, _, trace = await _judged(job, judge)
+        settle(rec, trace)
+
+    def ask(item: Item) -> Awaitable[Scored | _Answered]:
+        return _ask_item(
+            item,
+            client,
+            model,
+            req.target.options,
+            retry,
+            rng,
+            should_stop,
+            on_try,
+            notice,
+            state.capture,
+        )
 
     async def worker() -> None:
         for item in todo:
             if should_stop():
                 return
             try:
-                ask = functools.partial(
-                    _score_item,
-                    item,
-                    client,
-                    model,
-                    req.target.options,
-                    retry,
-                    rng,
-                    should_stop,
-                    on_try,
-                    notice,
-                    state.capture,
-                )
-                rec, served, trace = await _score_repeated(state.repeats, ask, should_stop)
+                if judge.apart and state.repeats == 1:
+                    got = await ask(item)
+                    if isinstance(got, _Answered):
+                        answered(None, [], got.got.model)
+                        grading.add(asyncio.ensure_future(grade_apart(got)))
+                        continue
+                    scored = got
+                else:
+                    scored = await _score_repeated(
+                        state.repeats,
+                        functools.partial(_judged_ask, ask, item, judge),
+                        should_stop,
+                    )
             except asyncio.CancelledError:
                 if asyncio.current_task() in dropped:
                     return  # halted: this item is simply not asked (no record)
@@ -585,34 +676,44 @@ async def _work(
                 if progress is not None:
                     progress.advance(rec.status)
                 return
-            writer.put(rec, trace)  # state.records gets it once it is on disk
-            if served and not record.model_served:
-                record.model_served = served
-            state.dead_streak = state.dead_streak + 1 if _is_dead_signal(rec.error) else 0
-            if state.dead_streak >= threshold and not state.stopped:
-                state.stopped = rec.error.message if rec.error else "no answer"
-            if "model_not_found" in rec.diagnoses and not state.stopped:  # every item would fail
-                state.stopped = rec.error.message if rec.error else "model not found"
-                state.wrong_model = True
-            if stop_when is not None and state.halted is None:
-                why = stop_when(rec)
-                if why:
-                    halt(why)
-            if progress is not None:
-                progress.advance(rec.status)
+            rec, served, trace = scored
+            answered(rec.error, rec.diagnoses, served)
+            settle(rec, trace)
 
     notice = hooks.notice or (lambda text: None)
     workers.extend(asyncio.ensure_future(worker()) for _ in range(max(1, req.concurrency)))
     try:
         await asyncio.gather(*workers)
+        await _graded_all(grading, dropped)
     finally:
         state.on_silence = None
-        for task in workers:  # one worker failed or we were cancelled: the others stop first,
-            task.cancel()  # so nothing is put after the writer closes
-        await asyncio.gather(*workers, return_exceptions=True)
+        for task in [*workers, *grading]:  # one worker failed or we were cancelled: the others
+            task.cancel()  # stop first, so nothing is put after the writer closes
+        await asyncio.gather(*workers, *grading, return_exceptions=True)
         writer.close()
     if progress is not None:
         progress.finish()
+
+
+async def _judged_ask(
+    ask: Callable[[Item], Awaitable[Scored | _Answered]], item: Item, judge: Judge
+) -> Scored:
+    """Ask an item and wait for its verdict."""
+    got = await ask(item)
+    return await _judged(got, judge) if isinstance(got, _Answered) else got
+
+
+async def _graded_all(
+    grading: set[asyncio.Future[None]], dropped: set[asyncio.Future[None]]
+) -> None:
+    """Wait for the answers still being graded apart (a halt's dropped ones aside); a grading
+    failure is raised."""
+    for task in list(grading):
+        try:
+            await task
+        except asyncio.CancelledError:
+            if task not in dropped:
+                raise
 
 
 async def _watch_quiet(state: _State, notice: Callable[[str], None]) -> None:

@@ -1,0 +1,104 @@
+"""Grading beside the requests: a run of many items grades its answers in a second process.
+
+Grading is CPU work: the garble detector's word lists and the graders' patterns cost ~1 s at a
+run's first answers, then ~2 ms an answer on the core suite. Done on the event loop, every
+answer delays the next requests of every worker. A run with at least `APART_FROM` answers to
+grade forks one grading process at its start (before the run starts a thread or opens a
+connection), which loads what grading needs while the run connects and asks, then grades each
+answer as it arrives while the loop keeps asking. The verdicts are the same function's
+(`grading.registry.grade`); a run with fewer items, a process with threads already (fork would
+copy them half-way), or a grading process that died, grades in this process instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from evalrun.endpoint.response import Response
+    from evalrun.grading.registry import Grade
+
+APART_FROM = 64  # answers to grade; below this the process costs more than it saves
+
+
+class Judge:
+    """Grades answers for one run: in a forked grading process when `apart`, else inline."""
+
+    def __init__(self, *, apart: bool) -> None:
+        self._pool: ProcessPoolExecutor | None = None
+        if apart and threading.active_count() == 1:
+            try:
+                self._pool = ProcessPoolExecutor(
+                    max_workers=1,
+                    mp_context=multiprocessing.get_context("fork"),
+                    initializer=_in_child,
+                    initargs=(os.getpid(),),
+                )
+                self._pool.submit(_warm)  # forks now, and loads grading meanwhile
+            except (OSError, ValueError):  # no fork here, or no process to be had
+                self._pool = None
+
+    @property
+    def apart(self) -> bool:
+        """Whether answers are graded in the grading process."""
+        return self._pool is not None
+
+    async def grade(self, item: Any, response: Response) -> Grade:
+        """The item's verdict on this response (GradeTimeout as `grade` raises it)."""
+        if self._pool is not None:
+            try:
+                return await asyncio.wrap_future(self._pool.submit(_grade, item, response))
+            except BrokenProcessPool:  # the grading process died (killed, out of memory)
+                self._pool = None
+        return _grade(item, response)
+
+    def close(self) -> None:
+        """Let the grading process go (it exits once its queue closes); work not started is
+        dropped."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+def _grade(item: Any, response: Response) -> Grade:
+    from evalrun.grading.registry import grade
+
+    return grade(item, response)
+
+
+def _warm() -> None:
+    """Import grading and load English's lists, which nearly every run's answers need."""
+    from evalrun.grading.garble import detect
+
+    detect("The answer is in the text above, as the question says.", ["en"])
+
+
+def _in_child(parent: int) -> None:
+    """The grading process leaves signals to the run (Ctrl-C reaches the whole process group:
+    the run stops it; the run's event loop's wake-up pipe is not this process's), and ends when
+    the run's process is gone, however it went (kill -9 too: the queue it waits on never closes,
+    it holds both ends)."""
+    try:
+        signal.set_wakeup_fd(-1)
+    except ValueError:
+        pass
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    threading.Thread(target=_end_with, args=(parent,), name="evalrun-orphan", daemon=True).start()
+
+
+def _end_with(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(ORPHAN_CHECK_S)
+    os._exit(0)
+
+
+ORPHAN_CHECK_S = 0.5
