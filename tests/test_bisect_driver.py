@@ -25,9 +25,10 @@ SOUP = "carecarecarecarecarecarecarecarecarecare"
 class FakeEngine:
     """A launcher: `behaviour(contract)` -> ok | garble | wrong | reasoning | boot_fail | flaky."""
 
-    def __init__(self, behaviour, latency=0.0):
+    def __init__(self, behaviour, latency=0.0, logprobs="on"):
         self.behaviour = behaviour
         self.latency = latency
+        self.logprobs = logprobs  # FakeServer.logprobs of every lane: on, off, refuse
         self.boots: list = []
         self.servers: list[FakeServer] = []
 
@@ -53,7 +54,9 @@ class FakeEngine:
                 return reply(None, reasoning="ok")
             return reply("ok")
 
-        fake = FakeServer(rule=rule, latency=self.latency).start()
+        fake = FakeServer(rule=rule, latency=self.latency)
+        fake.logprobs = self.logprobs
+        fake.start()
         self.servers.append(fake)
         try:
             yield Server(
@@ -464,6 +467,23 @@ def test_a_fluent_partial_fault_is_divergent_from_the_good_side(tmp_path, suite_
         log=lambda s: None,
     )
     assert rec.verdict.startswith("nothing to bisect: the bad side passes")
+
+
+def test_a_good_side_without_tokens_says_why_and_bisects_by_garble(tmp_path, suite_dir):
+    """Lanes that refuse logprobs: every trial says the good side has no tokens and why (once
+    a bare "no item answered with tokens"), and the garble rule still finds the culprit."""
+    good, bad = _good_bad(tmp_path)
+    engine = FakeEngine(by_knob("load-format", "instanttensor"), logprobs="refuse")
+    lines: list[str] = []
+    rec = run_bisect(
+        _req(tmp_path, suite_dir, good=good, bad=bad), launcher=engine, log=lines.append
+    )
+    assert rec.culprits == [{"knob": "load-format", "value": "instanttensor"}]
+    judged = [t.fidelity for t in rec.trials if t.fidelity]
+    assert judged and all(f["verdict"] == "not comparable" for f in judged)
+    reason = judged[0]["reason"]
+    assert reason.startswith("the good side's probe has no tokens") and "HTTP 400" in reason
+    assert "judged by garble and score only" in reason
 
 
 def test_loops_on_most_answers_are_garble_while_a_few_are_the_models_own():

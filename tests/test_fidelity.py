@@ -128,7 +128,10 @@ def test_a_run_without_logprobs_is_not_comparable(fake_server, make_suite, tmp_p
     b, _ = run(fake_server, suite, tmp_path, options=build_options(top_logprobs=None))
     f = runs_fidelity(RunStore(tmp_path / "results"), a.run_id, b.run_id)
     assert f.verdict == "not comparable"
-    assert f.reason == f"run B ({b.run_id}) has no tokens: capture turned off (--no-logprobs)"
+    assert f.reason == (
+        f"run B ({b.run_id}) has no tokens: capture turned off (--no-logprobs); "
+        "re-score it without --no-logprobs to compare tokens"
+    )
     assert main(["compare", a.run_id, b.run_id, "--results", str(tmp_path / "results")]) == 0
     assert "fidelity: not comparable (run B" in capsys.readouterr().out
 

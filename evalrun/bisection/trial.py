@@ -23,10 +23,11 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalrun.bisection.dd import Outcome, Vote, with_tries
+from evalrun.compare.fidelity import Fidelity, not_comparable
 from evalrun.compare.fidelity import judge as judge_fidelity
 from evalrun.endpoint.logprobs import TokenTrace
 from evalrun.endpoint.options import RequestOptions
-from evalrun.errors import BootError, EndpointError, UsageError
+from evalrun.errors import BootError, EndpointError, EvalrunError, UsageError
 from evalrun.grading.garble.lane import LaneGarble
 from evalrun.jsondata import JSONObject
 from evalrun.scoring.runner import ScoreHooks, ScoreRequest
@@ -280,6 +281,7 @@ class TrialRunner:
         # The good side's probe tokens, once its trial ran: every later trial is judged against
         # them (compare/fidelity.py); None without token capture (--no-logprobs).
         self.reference: dict[str, TokenTrace] | None = None
+        self.reference_runs: list[str] = []  # the good side's probe runs
         self.fidelity = self.target.options.top_logprobs is not None
         self.store = store
         self.launcher = launcher
@@ -371,12 +373,13 @@ class TrialRunner:
         kind, verdict, m = self.judge.judge(cached)
         fid = None
         if m is not None and self.reference is not None and not reference:
-            fid = judge_fidelity(self.reference, self._traces(m.run_ids), list(self.reference))
+            fid = self._fidelity(m.run_ids)
             if fid.verdict == "divergent" and kind == "ok":
                 kind = "divergent"
                 verdict = self.judge.verdict(kind, m)
         if reference and m is not None and self.fidelity:
             self.reference = self._traces(m.run_ids)
+            self.reference_runs = list(m.run_ids)
         row = TrialResult(
             n=n,
             variant=variant,
@@ -420,6 +423,33 @@ class TrialRunner:
             + (f" [{row.boot_error}]" if row.boot_error else "")
         )
         return row
+
+    def _fidelity(self, run_ids: list[str]) -> Fidelity:
+        """A trial's probe tokens judged against the good side's; when either side has none,
+        not comparable with why (the trial is then judged by its garble and score only)."""
+        assert self.reference is not None
+        traces = self._traces(run_ids)
+        for side, have, ids in (
+            ("the good side's", self.reference, self.reference_runs),
+            ("this trial's", traces, run_ids),
+        ):
+            if not have:
+                why = self._no_tokens(ids)
+                return not_comparable(
+                    f"{side} probe has no tokens ({why}): judged by garble and score only"
+                )
+        return judge_fidelity(self.reference, traces, list(self.reference))
+
+    def _no_tokens(self, run_ids: list[str]) -> str:
+        """What the runs' run.json say about their missing tokens."""
+        for run_id in run_ids:
+            try:
+                why = (self.store.load_run(run_id).fidelity or {}).get("unavailable")
+            except EvalrunError:
+                continue
+            if why:
+                return str(why)
+        return "none captured"
 
     def _traces(self, run_ids: list[str]) -> dict[str, TokenTrace]:
         """The tokens of a trial's probe runs, by item id (burst copies keep their own ids)."""

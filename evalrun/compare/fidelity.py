@@ -240,6 +240,15 @@ def not_comparable(reason: str) -> Fidelity:
     return Fidelity(verdict="not comparable", reason=reason)
 
 
+def _advice(why: str | None) -> str:
+    """Why a run has no tokens, and what to do about it."""
+    if why is None:
+        return "scored before token capture; re-score it to compare tokens"
+    if "--no-logprobs" in why:
+        return f"{why}; re-score it without --no-logprobs to compare tokens"
+    return f"{why}; its endpoint sends none, so the runs compare by answers only"
+
+
 def _greedy(record: RunRecord) -> bool:
     return float(record.sampling.get("temperature", 0.0) or 0.0) == 0.0
 
@@ -261,9 +270,7 @@ def records_fidelity(
     for side, run, traces in (("A", run_a, traces_a), ("B", run_b, traces_b)):
         why = (run.fidelity or {}).get("unavailable")
         if why or not traces:
-            return not_comparable(
-                f"run {side} ({run.run_id}) has no tokens: {why or 'scored before token capture'}"
-            )
+            return not_comparable(f"run {side} ({run.run_id}) has no tokens: {_advice(why)}")
         if not _greedy(run):
             return not_comparable(
                 f"run {side} was sampled at temperature {run.sampling.get('temperature')}: "

@@ -115,7 +115,7 @@ class Policy(BaseModel):
         default="report",
         description="The candidate's tokens judged against the baseline's (compare/fidelity.py): "
         "`report` shows the verdict (a new engine version may move tokens), `fail` blocks a "
-        "divergent candidate.",
+        "divergent candidate, and one whose tokens cannot be judged (no logprobs).",
     )
     slope: SlopeRule | None = Field(
         default=None,

@@ -294,15 +294,16 @@ def _fatal_diagnoses(cmp: Comparison, policy: Policy) -> list[Check]:
 
 
 def _fidelity(cmp: Comparison, policy: Policy) -> list[Check]:
-    """The candidate's tokens against the baseline's: shown always, blocking only a divergent
-    candidate under `fidelity: fail`."""
+    """The candidate's tokens against the baseline's: shown always, blocking a divergent (or
+    not comparable) candidate only under `fidelity: fail`."""
     f = cmp.fidelity
     if f is None:
         return []
-    if f.verdict == "divergent":
-        outcome: Literal["pass", "fail", "warn"] = "fail" if policy.fidelity == "fail" else "warn"
-    else:
-        outcome = "pass"
+    # A policy that asks for the tokens to be judged cannot pass a pair it could not judge.
+    strict: Literal["fail", "warn"] = "fail" if policy.fidelity == "fail" else "warn"
+    outcome: Literal["pass", "fail", "warn"] = (
+        strict if f.verdict in ("divergent", "not comparable") else "pass"
+    )
     return [Check(rule="fidelity", subject=f.verdict, outcome=outcome, reason=f.line())]
 
 
