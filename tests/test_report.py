@@ -19,7 +19,7 @@ ALLOWED = {
     "html", "head", "meta", "title", "style", "body", "main", "h1", "h2", "h4", "p", "b", "span",
     "dl", "dt", "dd", "table", "tr", "th", "td", "a", "ul", "li", "form", "input", "select",
     "option", "label", "button", "div", "details", "summary", "pre", "figure", "script", "svg",
-    "line", "text", "polyline", "circle",
+    "line", "text", "polyline", "circle", "mark",
 }  # fmt: skip
 
 

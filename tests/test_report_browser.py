@@ -169,6 +169,11 @@ def test_pair_report_shows_flips_and_filters_them(browser, pair, tmp_path) -> No
     page.click(f"#item-{HOSTILE_ID} > summary")
     sides = page.inner_text(f"#item-{HOSTILE_ID} .sides")
     assert "baseline" in sides and "candidate" in sides and "<script>" in sides
+    # where the candidate's tokens left the baseline's: its token marked, both sides' logprobs
+    diverge = page.inner_text(f"#item-{HOSTILE_ID} .diverge")
+    assert "first divergence: token 0" in diverge and "'ok'" in diverge and "'Sure!'" in diverge
+    assert page.inner_text(f"#item-{HOSTILE_ID} .diverge mark") == "Sure!"
+    assert "Tokens against the baseline" in page.inner_text("main")
     assert "McNemar" in page.inner_text("main")
     _assert_nothing_ran(page, events)
     png = tmp_path / "pair.png"

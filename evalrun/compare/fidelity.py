@@ -67,6 +67,14 @@ class Divergence(BaseModel):
     a_top: list[tuple[str, float]] = Field(description="A's top-K there.")
     b_top: list[tuple[str, float]]
     prefix: str = Field(description="The last shared text before it.")
+    a_logprob: float | None = Field(default=None, description="A's logprob of its own token.")
+    b_logprob: float | None = None
+    a_in_b: tuple[int, float] | None = Field(
+        default=None, description="(rank, logprob) of A's token in B's top-K; None: not in it."
+    )
+    b_in_a: tuple[int, float] | None = Field(
+        default=None, description="(rank, logprob) of B's token in A's top-K; None: not in it."
+    )
 
 
 class Fidelity(BaseModel):
@@ -89,6 +97,11 @@ class Fidelity(BaseModel):
     )
     thresholds: Thresholds = Field(default_factory=Thresholds)
     divergences: list[Divergence] = Field(default_factory=list)
+    by_item: dict[str, Divergence] = Field(
+        default_factory=dict,
+        exclude=True,
+        description="Every item's first divergence, for show and report (not serialized).",
+    )
 
     def line(self) -> str:
         """One line for compare, bisect and sign-off."""
@@ -102,10 +115,62 @@ class Fidelity(BaseModel):
         )
 
 
+def divergence_parts(d: Divergence) -> tuple[str, str]:
+    """A's and B's side of a first divergence in words, e.g. `A 'cat' -0.10 (B: rank 2,
+    -0.50)` (token text raw: the caller escapes it for its medium)."""
+
+    def side(name: str, other: str, token: str | None, lp: float | None, there: Any) -> str:
+        if token is None:
+            return f"{name} (ended)"
+        where = f"rank {there[0]}, {there[1]:.2f}" if there else f"not in {other}'s top-K"
+        return f"{name} {token!r} {lp:.2f} ({other}: {where})"
+
+    return (
+        side("A", "B", d.a_token, d.a_logprob, d.a_in_b),
+        side("B", "A", d.b_token, d.b_logprob, d.b_in_a),
+    )
+
+
 def _top(token: list[Any] | None) -> list[tuple[str, float]]:
     if token is None:
         return []
     return [(str(a[0]), float(a[1])) for a in token[2] or []]
+
+
+def _rank(token: list[Any] | None, other: list[Any] | None) -> tuple[int, float] | None:
+    """(1-based rank, logprob) of `token` among the alternatives `other` stored."""
+    if token is None or other is None:
+        return None
+    alts = alternatives(other)
+    lp = alts.get(token_key(token))
+    if lp is None:
+        return None
+    return 1 + sum(1 for v in alts.values() if v > lp), lp
+
+
+def first_divergence(item_id: str, a: TokenTrace, b: TokenTrace, delta: float) -> Divergence | None:
+    """Where B first left A on one item (None: identical), with each side's token, its logprob
+    and the other side's rank and logprob of it."""
+    kind, at, _ = compare_trace(a, b, delta)
+    if kind == "identical":
+        return None
+    ta, tb = a.tokens, b.tokens
+    xa = ta[at] if at < len(ta) else None
+    xb = tb[at] if at < len(tb) else None
+    return Divergence(
+        id=item_id,
+        position=at,
+        kind=kind,
+        a_token=str(xa[0]) if xa else None,
+        b_token=str(xb[0]) if xb else None,
+        a_top=_top(xa),
+        b_top=_top(xb),
+        prefix="".join(str(x[0]) for x in ta[max(0, at - 8) : at])[-60:],
+        a_logprob=float(xa[1]) if xa else None,
+        b_logprob=float(xb[1]) if xb else None,
+        a_in_b=_rank(xa, xb),
+        b_in_a=_rank(xb, xa),
+    )
 
 
 def _retokenized(a: list[list[Any]], b: list[list[Any]], at: int) -> bool:
@@ -180,21 +245,10 @@ def judge(
         counts[kind] += 1
         drift += d
         if kind != "identical":
-            ta, tb = a[item_id].tokens, b[item_id].tokens
-            xa = ta[at] if at < len(ta) else None
-            xb = tb[at] if at < len(tb) else None
-            found.append(
-                Divergence(
-                    id=item_id,
-                    position=at,
-                    kind=kind,
-                    a_token=str(xa[0]) if xa else None,
-                    b_token=str(xb[0]) if xb else None,
-                    a_top=_top(xa),
-                    b_top=_top(xb),
-                    prefix="".join(str(x[0]) for x in ta[max(0, at - 8) : at])[-60:],
-                )
-            )
+            first = first_divergence(item_id, a[item_id], b[item_id], t.delta)
+            assert first is not None
+            found.append(first)
+    by_item = {d.id: d for d in found}
     found.sort(key=lambda d: (d.kind != "hard", d.position))
     base = Fidelity(
         verdict="not comparable",
@@ -204,6 +258,7 @@ def judge(
         drift=round(sum(drift) / len(drift), 5) if drift else 0.0,
         thresholds=t,
         divergences=found[:EXAMPLES],
+        by_item=by_item,
         identical=counts["identical"],
         near_tie=counts["near_tie"],
         hard=counts["hard"],

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from evalrun.compare.fidelity import Divergence, divergence_parts
 from evalrun.compare.pairing import Change, Comparison, fmt_p
 from evalrun.tables import fmt_points, fmt_score
 from evalrun.text_safety import html_text, markdown_cell, one_line
@@ -239,6 +240,8 @@ def render_text(cmp: Comparison, *, show_responses: bool = False) -> str:
             kw["maxcolwidths"] = [None, None, None, 48, 48]
         rows = change_rows(changes, answers=show_responses, cell=_clip_text)
         out += [_table(rows, headers, "simple", **kw), ""]
+        if show_responses:
+            out += first_divergence_lines(cmp, changes)
     out += stats_lines(cmp)
     out += fidelity_lines(cmp)
     out += ["", cmp.verdict]
@@ -253,16 +256,31 @@ def fidelity_lines(cmp: Comparison, examples: int = 3) -> list[str]:
         return []
     out = [f.line()]
     for d in f.divergences[:examples] if f.verdict != "identical" else []:
-
-        def top(alts: list[tuple[str, float]]) -> str:
-            return ", ".join(f"{one_line(t)!r} {lp:.2f}" for t, lp in alts[:3])
-
-        out.append(
-            f"  {d.id} token {d.position} ({d.kind.replace('_', ' ')}) after "
-            f"{one_line(d.prefix)[-30:]!r}: A {one_line(d.a_token or '(end)')!r} [{top(d.a_top)}]"
-            f" / B {one_line(d.b_token or '(end)')!r} [{top(d.b_top)}]"
-        )
+        out.append("  " + divergence_line(d))
     return out
+
+
+def divergence_line(d: Divergence) -> str:
+    """Where B first left A on one item, on one terminal-safe line: the shared text before it,
+    each side's token and logprob, the other side's rank and logprob of it, both top-3."""
+
+    def top(alts: list[tuple[str, float]]) -> str:
+        return ", ".join(f"{t!r} {lp:.2f}" for t, lp in alts[:3])
+
+    a, b = divergence_parts(d)
+    text = (
+        f"{d.id} token {d.position} ({d.kind.replace('_', ' ')}) after {d.prefix[-30:]!r}: "
+        f"{a} [{top(d.a_top)}] / {b} [{top(d.b_top)}]"
+    )
+    return one_line(text, 400)
+
+
+def first_divergence_lines(cmp: Comparison, changes: list[Change]) -> list[str]:
+    """The first-divergence line of each changed item whose tokens differ (compare
+    --show-responses)."""
+    by_item = cmp.fidelity.by_item if cmp.fidelity else {}
+    found = [by_item[c.id] for c in changes if c.id in by_item]
+    return ["first divergences:", *("  " + divergence_line(d) for d in found), ""] if found else []
 
 
 def _md_rows(rows: list[list[str]]) -> list[list[str]]:

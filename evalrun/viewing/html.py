@@ -19,6 +19,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from evalrun.compare.fidelity import Divergence
 from evalrun.compare.pairing import Comparison
 from evalrun.jsondata import JSONObject
 from evalrun.scoring.report import headline
@@ -86,7 +87,8 @@ def render_report(
     else:
         parts.append(_categories(view))
     flipped = {c.id for c in comparison.flips} if comparison else set()
-    parts.append(_items_section(view, other, flipped))
+    fid = comparison.fidelity if comparison else None
+    parts.append(_items_section(view, other, flipped, fid.by_item if fid else {}))
     return "\n".join(
         [
             "<!DOCTYPE html>",
@@ -213,6 +215,8 @@ def _pair_section(cmp: Comparison, other: RunView, signoff: JSONObject | None) -
     else:
         out.append('<p class="meta">no sign-off recorded for this pair (`evalrun signoff`)</p>')
     out.append("<ul>" + "".join(f"<li>{_t(x, 1000)}</li>" for x in stats_lines(cmp)) + "</ul>")
+    if cmp.fidelity is not None:
+        out.append(_fidelity_section(cmp))
     names = ("baseline", "candidate")
     raw = category_rows(cmp)
     rows = [[_cat_link(r[0]), *(_t(c, 200) for c in r[1:])] for r in raw[:-1]]
@@ -234,11 +238,76 @@ def _pair_section(cmp: Comparison, other: RunView, signoff: JSONObject | None) -
     return "\n".join(out)
 
 
+def _fidelity_section(cmp: Comparison) -> str:
+    """The tokens verdict and the first few items where the candidate left the baseline."""
+    from evalrun.compare.report import divergence_line
+
+    f = cmp.fidelity
+    assert f is not None
+    out = [f'<h2>Tokens against the baseline</h2><p class="fidelity">{_t(f.line(), 1000)}</p>']
+    shown = f.divergences[:10] if f.verdict != "identical" else []
+    if shown:
+        out.append(
+            "<ul>"
+            + "".join(
+                f'<li><a href="#{_a(_anchor(d.id))}">{_t(d.id, 200)}</a>: '
+                f"{_t(divergence_line(d), 1000)}</li>"
+                for d in shown
+            )
+            + "</ul>"
+        )
+    return "\n".join(out)
+
+
+def _divergence(d: Divergence) -> str:
+    """One item's first divergence: the shared text with the candidate's token marked where it
+    left the baseline, and each side's token, logprob, the other side's view of it, its top-K."""
+
+    def token(text: str | None) -> str:
+        return "(ended)" if text is None else _t(repr(text), 200)
+
+    def other(there: tuple[int, float] | None, name: str) -> str:
+        return f"rank {there[0]}, {there[1]:.2f}" if there else f"not in the {name}'s top-K"
+
+    def top(alts: list[tuple[str, float]]) -> str:
+        return ", ".join(f"{_t(repr(t), 100)} {lp:.2f}" for t, lp in alts)
+
+    rows = [
+        [
+            "baseline",
+            token(d.a_token),
+            "" if d.a_logprob is None else f"{d.a_logprob:.2f}",
+            other(d.a_in_b, "candidate") if d.a_token is not None else "",
+            top(d.a_top),
+        ],
+        [
+            "candidate",
+            token(d.b_token),
+            "" if d.b_logprob is None else f"{d.b_logprob:.2f}",
+            other(d.b_in_a, "baseline") if d.b_token is not None else "",
+            top(d.b_top),
+        ],
+    ]
+    left = "" if d.b_token is None else f"<mark>{_t(d.b_token, 200)}</mark>"
+    return (
+        f'<div class="diverge"><h4>first divergence: token {d.position} '
+        f"({_t(d.kind.replace('_', ' '), 40)})</h4>"
+        f"<pre>…{_t(d.prefix, 200)}{left}</pre>"
+        + _table(["side", "token", "logprob", "the other side's", "top-K"], rows)
+        + "</div>"
+    )
+
+
 def _anchor(item_id: str) -> str:
     return "item-" + item_id
 
 
-def _items_section(view: RunView, other: RunView | None, flipped: set[str]) -> str:
+def _items_section(
+    view: RunView,
+    other: RunView | None,
+    flipped: set[str],
+    divergences: dict[str, Divergence] | None = None,
+) -> str:
     cats = sorted({r.category for r in view.rows})
     kinds = sorted({k for r in view.rows for k in r.diagnoses})
     statuses = [
@@ -268,8 +337,10 @@ def _items_section(view: RunView, other: RunView | None, flipped: set[str]) -> s
         '<span id="shown"></span></form>',
     ]
     summary = ", ".join(f"{n} {s}" for s, n in counts.most_common())
+    divergences = divergences or {}
     entries = [
-        _item(r, other.by_id.get(r.id) if other else None, r.id in flipped) for r in view.rows
+        _item(r, other.by_id.get(r.id) if other else None, r.id in flipped, divergences.get(r.id))
+        for r in view.rows
     ]
     return "\n".join(
         [
@@ -282,7 +353,7 @@ def _items_section(view: RunView, other: RunView | None, flipped: set[str]) -> s
     )
 
 
-def _item(row: Row, base: Row | None, flipped: bool) -> str:
+def _item(row: Row, base: Row | None, flipped: bool, divergence: Divergence | None = None) -> str:
     resp = row.response
     status_css = "st-" + row.status.replace(" ", "-")
     change = f"{base.status} → " if base is not None else ""
@@ -314,6 +385,8 @@ def _item(row: Row, base: Row | None, flipped: bool) -> str:
             + _answer(row)
             + "</div></div>"
         )
+        if divergence is not None:
+            body.append(_divergence(divergence))
     else:
         body.append(_answer(row))
     return f'<details class="item" {attrs}>{summary}<div class="item-body">{"".join(body)}</div></details>'
