@@ -69,6 +69,15 @@ def test_the_cli_and_the_api_share_their_defaults():
     )
 
 
+def test_the_reference_sends_as_many_requests_as_it_has_slots():
+    assert ScoreOptions(reference=True, sets=("parallel=8",)).settled_concurrency() == 8
+    assert ScoreOptions(reference=True, sets=("ctx-size=4096",)).settled_concurrency() == 4
+    assert (
+        ScoreOptions(reference=True, sets=("parallel=8",), concurrency=2).settled_concurrency() == 2
+    )
+    assert ScoreOptions(contract="c.yaml", sets=("parallel=8",)).settled_concurrency() == 16
+
+
 def test_picking_keywords_select_like_the_flags(make_suite, tmp_path):
     cats = [simple_item(i, category=c) for i, c in enumerate(["a", "a", "b", "c"])]
     suite = str(make_suite(cats))

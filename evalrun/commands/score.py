@@ -38,7 +38,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--concurrency",
         type=int,
         metavar="N",
-        help="requests in flight (default 16; 4 with --reference, its llama.cpp server's slots)",
+        help="requests in flight (default 16; with --reference its server's slots: 4, or --set parallel=N)",
     )
     run.add_argument(
         "--name", dest="label", metavar="LABEL", help="run label (default: a slug of the model)"

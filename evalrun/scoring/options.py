@@ -69,7 +69,7 @@ class ScoreOptions:
     logprob_tokens: int | None = None  # tokens kept per answer (default 128)
     # the run
     suite: str | None = None  # default: core (or the resumed run's)
-    concurrency: int | None = None  # default 16; 4 with the reference (its slots)
+    concurrency: int | None = None  # default 16; the reference's slots with it (4)
     timeout: float | None = None  # an item's whole budget, seconds; 120; 600 with the reference
     label: str | None = None  # default: a slug of the model or contract name
     results: str | Path = "results"
@@ -112,9 +112,14 @@ class ScoreOptions:
         )
 
     def settled_concurrency(self) -> int:
+        """--concurrency; else the reference's slots (`parallel`, 4 unless --set changes it),
+        since more requests than slots only queue in the server; else 16."""
         if self.concurrency is not None:
             return self.concurrency
-        return REFERENCE_CONCURRENCY if self.reference else DEFAULT_CONCURRENCY
+        if not self.reference:
+            return DEFAULT_CONCURRENCY
+        slots = [v for k, _, v in (s.partition("=") for s in self.sets) if k.strip() == "parallel"]
+        return int(slots[-1]) if slots and slots[-1].strip().isdigit() else REFERENCE_CONCURRENCY
 
     def settled_timeout(self) -> float:
         if self.timeout is not None:
