@@ -23,6 +23,7 @@ import pytest
 from evalrun.serving.contract import load_contract, reference_contract_path
 from evalrun.serving.launcher import boot_server, embedded_version, port_in_use
 from evalrun.serving.llamacpp import (
+    PROG,
     LaunchError,
     check_gguf,
     check_port,
@@ -178,6 +179,16 @@ def _launch(log: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
     proc.kill()
     proc.wait()
     raise AssertionError(f"no server: {log.read_text(errors='replace')[-2000:]}")
+
+
+def test_the_reference_contract_steps_512_tokens_at_a_time() -> None:
+    pytest.importorskip("xllamacpp")
+    from evalrun.serving.launcher import render_argv
+    from evalrun.serving.llamacpp import build_params
+
+    argv = render_argv(load_contract(reference_contract_path()), port=9)
+    params = build_params(parse_args(argv[argv.index(PROG) + 1 :]))
+    assert (params.n_batch, params.n_ubatch, params.n_parallel) == (512, 512, 4)
 
 
 @pytest.mark.integration
