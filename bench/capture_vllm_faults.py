@@ -40,6 +40,7 @@ from bench.capture_garble_corpus import (
     OUT,
     PROMPTS,
     ROOT,
+    EngineLane,
     RowWriter,
     ask_a_third,
     lane_of,
@@ -221,18 +222,25 @@ def collapse(
         rows.add(row(prefix + (choice["text"] or ""), "?", langs, source))
 
 
+def edited_model(
+    lane: EngineLane, run: FaultRun, tmpdir: Path, name: str, edit: str | None
+) -> Path:
+    """The model folder a fault boots: the lane's own, or a copy with `edit` applied to its
+    tensors by the run's edit script in the lane's interpreter."""
+    if not edit:
+        return lane.model
+    model = tmpdir / name
+    subprocess.run([str(lane.bin / "python"), "-c", run.edit, lane.model, model, edit], check=True)
+    return model
+
+
 def capture_faults(only: set[str], tmpdir: Path, run: FaultRun = VLLM) -> None:
     lane = lane_of(run.engine)
     rows = RowWriter(run.candidates, resume=True)
     for k, (name, edit, flags) in enumerate(run.faults):
         if only and name not in only:
             continue
-        model = lane.model
-        if edit:
-            model = tmpdir / name
-            subprocess.run(
-                [str(lane.bin / "python"), "-c", run.edit, lane.model, model, edit], check=True
-            )
+        model = edited_model(lane, run, tmpdir, name, edit)
         tag = f"{lane.source}-{run.tag}-{name}"
         greedy, sampled = run.settings.get(name, (GREEDY, SAMPLED))
         try:
@@ -287,12 +295,7 @@ def capture_tokens(only: set[str], tmpdir: Path, run: FaultRun, healthy_boots: i
     for name, boot, edit, flags in todo:
         if (name, boot) in done:
             continue
-        model = lane.model
-        if edit:
-            model = tmpdir / name
-            subprocess.run(
-                [str(lane.bin / "python"), "-c", run.edit, lane.model, model, edit], check=True
-            )
+        model = edited_model(lane, run, tmpdir, name, edit)
         try:
             with lane_serve(lane, model, tmpdir / f"{name}.log", flags) as base:
                 traces = ask_tokens(base)
