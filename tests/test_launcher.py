@@ -368,6 +368,29 @@ def test_a_picked_port_stays_usable_while_a_forked_child_holds_the_probe() -> No
         engine.close()
 
 
+def test_free_port_does_not_hand_one_port_to_two_lanes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two lanes asking at once can be offered the same free port by the OS before either engine
+    # binds it: a port this process handed out lately is skipped.
+    offered = iter([41001, 41001, 41001, 41002])
+
+    class Probe:
+        def __init__(self, port: int) -> None:
+            self.port = port
+
+        def __enter__(self) -> Probe:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+        def getsockname(self) -> tuple[str, int]:
+            return ("127.0.0.1", self.port)
+
+    monkeypatch.setattr(launcher, "_handed_out", {})
+    monkeypatch.setattr(launcher, "port_probe", lambda host="127.0.0.1": Probe(next(offered)))
+    assert [launcher.free_port(), launcher.free_port()] == [41001, 41002]
+
+
 def test_readiness_polls_stay_bounded_through_a_boot_of_many_minutes() -> None:
     # A loaded machine booted sglang for 465 s at a 0.25 s poll: poll 1,860 used to raise
     # OverflowError (1.5 ** 1860) instead of going on waiting for the boot timeout.

@@ -102,10 +102,27 @@ def port_probe(host: str = "127.0.0.1") -> socket.socket:
     return sock
 
 
+# The ports free_port handed out lately in this process. Two lanes of a bisect pool ask for a port
+# at once and the engine binds it seconds later, so the OS can offer the same free port to both;
+# a port handed out is not offered again while it is among the last _RECENT_PORTS.
+_RECENT_PORTS = 512
+_handed_out: dict[int, None] = {}
+_handed_out_lock = threading.Lock()
+
+
 def free_port(host: str = "127.0.0.1") -> int:
-    """A port nothing listens on right now (the OS picks it)."""
-    with port_probe(host) as sock:
-        return int(sock.getsockname()[1])
+    """A port nothing listens on right now (the OS picks it), not one this process handed out
+    lately to another server that may not have bound it yet."""
+    with _handed_out_lock:
+        for _ in range(64):
+            with port_probe(host) as sock:
+                port = int(sock.getsockname()[1])
+            if port not in _handed_out:
+                break
+        _handed_out[port] = None
+        while len(_handed_out) > _RECENT_PORTS:
+            del _handed_out[next(iter(_handed_out))]
+        return port
 
 
 def port_in_use(host: str, port: int) -> bool:
