@@ -34,10 +34,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from evalrun.compare.family import Diff, family, majority
-from evalrun.grading.garble.lane import LaneGarble
 from evalrun.signoff.policy import Policy
 from evalrun.signoff.rules import family_checks
 from evalrun.suite.load import load_suite
+from evalrun.verdicts import LaneGarble
 
 CORE = dict(sorted(Counter(i.category for i in load_suite("core").items).items()))  # 184 items
 PASS_RATE = 0.9

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
+import pytest
 from fakeserver import reply, simple_item
 from test_score import run
 
@@ -186,3 +189,28 @@ def test_signoff_reports_fidelity_and_a_policy_can_fail_divergent(
     assert reported.verdict == "pass"  # same answers graded: only the tokens moved
     strict = signoff(store, b.run_id, a.run_id, Policy(fidelity="fail"), write_report=False)
     assert strict.verdict == "fail" and any("fidelity: divergent" in r for r in strict.reasons)
+
+
+@pytest.mark.slow
+def test_compare_command_reads_runs_without_the_client_or_the_graders(
+    fake_server, make_suite, tmp_path
+):
+    """`evalrun compare` of two runs with tokens loads neither the HTTP client (openai, asyncio)
+    nor the graders and the garble detector: start-up was most of the command's time."""
+    suite = make_suite([simple_item(i) for i in range(20)])
+    a, _ = lane(fake_server, make_suite, tmp_path, lambda i: HEALTHY, suite=suite)
+    b, _ = lane(fake_server, make_suite, tmp_path, lambda i: HEALTHY, suite=suite)
+    script = (
+        "import sys\n"
+        "from evalrun.cli import main\n"
+        f"code = main(['compare', {a.run_id!r}, {b.run_id!r}, '--results', sys.argv[1]])\n"
+        "heavy = ('openai', 'asyncio', 'evalrun.endpoint.client', 'evalrun.grading')\n"
+        "print(code, sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "results")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert out.splitlines()[-1] == "0 []", out

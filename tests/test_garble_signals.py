@@ -14,8 +14,8 @@ import pytest
 from support.garble_corpus import load_corpus
 
 from evalrun.grading.garble import detect
-from evalrun.grading.garble.verdict import FAMILIES, SIGNAL_FAMILY, SignalName, upgrade_v1
 from evalrun.grading.garble.words import Signal
+from evalrun.verdicts import FAMILIES, SIGNAL_FAMILY, SignalName, upgrade_v1
 
 
 def test_every_declared_signal_has_exactly_one_family():

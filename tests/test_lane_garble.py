@@ -1,7 +1,7 @@
 """One count of a lane's garble: a bisect trial and sign-off read the same answers alike.
 
 A healthy small model loops on a few answers; mis-mapped weights loop on nearly all of them.
-grading.garble.lane.LaneGarble counts soup and loops once; a bisect trial's rate counts the loops
+verdicts.LaneGarble counts soup and loops once; a bisect trial's rate counts the loops
 once most answers loop, sign-off's ceiling every flagged answer (see the module's docstring).
 """
 
@@ -12,11 +12,10 @@ from support.synthruns import CORE_LIKE, ids_of, items_for, write_run
 
 from evalrun.bisection.trial import Judge, measure
 from evalrun.compare.pairing import compare_runs
-from evalrun.grading.garble.lane import LOOPING_LANE, LaneGarble
-from evalrun.grading.garble.verdict import GarbleVerdict
 from evalrun.signoff.policy import Policy
 from evalrun.signoff.rules import comparison_family
 from evalrun.store import ItemRecord, RunStore
+from evalrun.verdicts import LOOPING_LANE, GarbleVerdict, LaneGarble
 
 LOOP = {
     "garbled": True,

@@ -24,6 +24,7 @@ LAYERS: list[set[str]] = [
     {"grading"},
     {"serving"},
     {"endpoint"},
+    {"verdicts"},
     {"tables", "provenance"},
     {"errors", "__init__", "text_safety", "jsondata"},
 ]

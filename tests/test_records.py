@@ -12,11 +12,11 @@ from evalrun.endpoint.client import RetryPolicy
 from evalrun.endpoint.options import RequestOptions
 from evalrun.errors import ConfigError
 from evalrun.grading.garble import detect
-from evalrun.grading.garble.verdict import SIGNAL_FAMILY, upgrade_v1
 from evalrun.scoring.runner import ScoreRequest, score_suite
 from evalrun.serving.target import Target
 from evalrun.store import ItemRecord, RunStore, dump_json_line, numbered_rows
 from evalrun.suite.load import load_suite
+from evalrun.verdicts import SIGNAL_FAMILY, upgrade_v1
 
 SOUP = "wisacke wislished wisStackAs wisinkelilarly the wisUT wisAP wisOf wisOr wisOr"
 

@@ -28,7 +28,6 @@ from evalrun.compare.fidelity import judge as judge_fidelity
 from evalrun.endpoint.logprobs import TokenTrace
 from evalrun.endpoint.options import RequestOptions
 from evalrun.errors import BootError, EndpointError, EvalrunError, UsageError
-from evalrun.grading.garble.lane import LaneGarble
 from evalrun.jsondata import JSONObject
 from evalrun.scoring.runner import ScoreHooks, ScoreRequest
 from evalrun.serving.contract import Contract, contract_hash
@@ -36,6 +35,7 @@ from evalrun.serving.target import Launcher, Target, TargetSpec, boot_target
 from evalrun.store import ItemRecord, RunRecord, RunStore
 from evalrun.store.tokens import load_traces
 from evalrun.suite.load import Item, Suite
+from evalrun.verdicts import LaneGarble
 
 Kind = Literal["ok", "garble", "divergent", "regressed", "broken", "boot_fail"]
 KINDS: tuple[str, ...] = ("ok", "garble", "divergent", "regressed", "broken", "boot_fail")

@@ -37,11 +37,11 @@ from evalrun.compare.stats import (
     wilson_interval,
 )
 from evalrun.errors import ConfigError, SuiteError
-from evalrun.grading.garble.lane import LaneGarble
 from evalrun.jsondata import JSONObject
 from evalrun.store import ItemRecord, RunRecord, RunStore
 from evalrun.store.tokens import load_traces
 from evalrun.tables import fmt_points, percent
+from evalrun.verdicts import LaneGarble
 
 COMPARE_SCHEMA_VERSION = 2
 Outcome = Literal["passed", "failed", "error", "missing"]

@@ -8,25 +8,28 @@ about suites, grading or runs.
 
 from __future__ import annotations
 
-from evalrun.endpoint.client import (
-    Attempt,
-    RequestFailed,
-    RetryPolicy,
-    chat_attempt,
-    error_message,
-    list_models,
-    make_client,
-    normalise_endpoint,
-    pick_model,
-)
-from evalrun.endpoint.diagnose import diagnose_error, diagnose_response
-from evalrun.endpoint.response import (
-    ItemError,
-    Response,
-    ToolCall,
-    Usage,
-    example_to_response,
-)
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from evalrun.endpoint.client import (
+        Attempt,
+        RequestFailed,
+        RetryPolicy,
+        chat_attempt,
+        error_message,
+        list_models,
+        make_client,
+        normalise_endpoint,
+        pick_model,
+    )
+    from evalrun.endpoint.diagnose import diagnose_error, diagnose_response
+    from evalrun.endpoint.response import (
+        ItemError,
+        Response,
+        ToolCall,
+        Usage,
+        example_to_response,
+    )
 
 __all__ = [
     "Attempt",
@@ -46,3 +49,13 @@ __all__ = [
     "normalise_endpoint",
     "pick_model",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The public names, imported when first asked for: the store and compare read the record
+    types (response.py, logprobs.py) and must not load the client (asyncio, the HTTP stack)."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from evalrun.endpoint import client, diagnose, response
+
+    return next(getattr(m, name) for m in (client, diagnose, response) if hasattr(m, name))

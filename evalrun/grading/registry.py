@@ -30,34 +30,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from evalrun.endpoint.response import Response
 from evalrun.errors import SuiteError
 from evalrun.grading.extract import normalize
-from evalrun.grading.garble.verdict import GarbleVerdict
 from evalrun.grading.span import final_claim, offered_alternatives, plain_text, without_lead_in
 from evalrun.jsondata import JSONObject
-
-
-class Grade(BaseModel):
-    """The verdict on one response."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    passed: bool = Field(description="The answer passed the item's grader.")
-    detail: str = Field(default="", description="Why, in a few words.")
-    span: str | None = Field(
-        default=None,
-        description="The part of the answer the grader read, when it read one part of it (the "
-        "boxed answer, the sentence after 'the answer is', ...).",
-    )
-    garble: GarbleVerdict | None = Field(
-        default=None,
-        exclude=True,
-        description="The garble detector's verdict on the response, when grade() ran it (an "
-        "item record keeps it in its own `garble` field, not in its grade).",
-    )
-
-    @property
-    def garbled(self) -> bool:
-        """The response was judged garbled (and so failed)."""
-        return self.garble is not None and self.garble.garbled
+from evalrun.verdicts import Grade
 
 
 class GraderParams(BaseModel):

@@ -46,9 +46,9 @@ from evalrun.compare.pairing import (
     PairedStats,
     fmt_p,
 )
-from evalrun.grading.garble.lane import LaneGarble
 from evalrun.signoff.policy import Check, Policy
 from evalrun.tables import fmt_points
+from evalrun.verdicts import LaneGarble
 
 
 def family_checks(

@@ -14,9 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from evalrun.endpoint.response import ItemError, Response
 from evalrun.errors import ConfigError
-from evalrun.grading.garble.verdict import GarbleVerdict, upgrade_v1
-from evalrun.grading.registry import Grade
 from evalrun.jsondata import JSONObject
+from evalrun.verdicts import GarbleVerdict, Grade, upgrade_v1
 
 SCHEMA_VERSION = 2
 READABLE_VERSIONS = (1, 2)

@@ -10,7 +10,8 @@ words or lines is its own kind, `loop`: healthy small models loop too, so sign-o
 apart from engine damage.
 
 The parts:
-- verdict.py: `GarbleVerdict` and its `GarbleSignal`s, each with the family it speaks for;
+- evalrun/verdicts.py (below grading/, so reading a run loads no detector): `GarbleVerdict` and its
+  `GarbleSignal`s, each with the family it speaks for;
 - scripts.py: writing systems, the scripts each language may use (CLDR's likely scripts via
   `langcodes` for languages it does not list), answers that read as code, CSV or a hex dump;
 - words.py: the words of a text, each judged by shape and by word lists; fenced blocks, code
@@ -88,12 +89,6 @@ from evalrun.grading.garble.signals import (
     windowed,
     word_order_signal,
 )
-from evalrun.grading.garble.verdict import (
-    FAMILIES,
-    GarbleSignal,
-    GarbleVerdict,
-    SignalName,
-)
 from evalrun.grading.garble.words import (
     COMPOUNDING,
     TOKEN,
@@ -101,6 +96,12 @@ from evalrun.grading.garble.words import (
     Text,
     mark_function_words,
     read_words,
+)
+from evalrun.verdicts import (
+    FAMILIES,
+    GarbleSignal,
+    GarbleVerdict,
+    SignalName,
 )
 
 THRESHOLD = 0.5  # a score at or above this is garbled

@@ -24,7 +24,6 @@ from evalrun.grading.garble.scripts import (
     COMPANIONS,
     FUNCTION_WORDS,
 )
-from evalrun.grading.garble.verdict import SignalName
 from evalrun.grading.garble.words import (
     FINISHED,
     LATIN,
@@ -36,6 +35,7 @@ from evalrun.grading.garble.words import (
     Text,
     Word,
 )
+from evalrun.verdicts import SignalName
 
 LEXICON_LOW = 0.35  # share of listed-word misses that starts to count
 

@@ -25,7 +25,7 @@ from evalrun.grading.garble.scripts import (
     char_script,
     script_cache,
 )
-from evalrun.grading.garble.verdict import SIGNAL_FAMILY, Family, SignalName
+from evalrun.verdicts import SIGNAL_FAMILY, Family, SignalName
 
 
 @dataclass
