@@ -12,7 +12,7 @@ import yaml
 from fakeserver import FakeServer, reply, simple_item, write_suite
 from test_bisect_git import _git
 
-from evalrun.bisection.driver import BisectRequest, run_bisect
+from evalrun.bisection.driver import BisectRecord, BisectRequest, run_bisect
 from evalrun.errors import BootError, UsageError
 from evalrun.serving.launcher import Server
 from evalrun.store import RunStore
@@ -142,8 +142,10 @@ def test_contracts_single_culprit_within_budget(tmp_path, suite_dir):
     assert f"{rec.boots} boots" in rec.verdict
     # the record links to runs that exist
     folder = tmp_path / "results" / rec.bisect_id
-    saved = json.loads((folder / "bisect.json").read_text())
+    text = (folder / "bisect.json").read_text(encoding="utf-8")
+    saved = json.loads(text)
     assert saved["culprits"] == rec.culprits and saved["mode"] == "contracts"
+    assert BisectRecord.model_validate_json(text).model_dump_json(indent=2) == text
     store = RunStore(tmp_path / "results")
     for trial in rec.trials:
         assert trial.run_ids
@@ -456,7 +458,7 @@ def test_a_fluent_partial_fault_is_divergent_from_the_good_side(tmp_path, suite_
     assert rec.found and rec.culprits == [{"knob": "kv-cache-dtype", "value": "fp8"}]
     assert rec.verdict.startswith("culprit: kv-cache-dtype=fp8 (divergent from the good side")
     bad_row = rec.trials[1]
-    assert bad_row.outcome == "divergent" and bad_row.fidelity["verdict"] == "divergent"
+    assert bad_row.outcome == "divergent" and bad_row.fidelity.verdict == "divergent"
     assert all(
         t.effect == "no observable effect" for t in rec.trials if t.outcome == "ok" and t.fidelity
     )
@@ -480,8 +482,8 @@ def test_a_good_side_without_tokens_says_why_and_bisects_by_garble(tmp_path, sui
     )
     assert rec.culprits == [{"knob": "load-format", "value": "instanttensor"}]
     judged = [t.fidelity for t in rec.trials if t.fidelity]
-    assert judged and all(f["verdict"] == "not comparable" for f in judged)
-    reason = judged[0]["reason"]
+    assert judged and all(f.verdict == "not comparable" for f in judged)
+    reason = judged[0].reason
     assert reason.startswith("the good side's probe has no tokens") and "HTTP 400" in reason
     assert "judged by garble and score only" in reason
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from fakeserver import last_user, reply, simple_item
+from pydantic import ValidationError
 
+from evalrun.bisection.driver import BisectRecord
 from evalrun.compare.pairing import garble_kind
 from evalrun.endpoint.client import RetryPolicy
 from evalrun.endpoint.options import RequestOptions
@@ -161,3 +164,31 @@ def test_resuming_a_schema_1_file_keeps_both_shapes_readable(tmp_path):
     rows = numbered_rows(store.run_dir(run_id) / "items.jsonl")
     assert len(rows) == 4 and "reasons" in rows[0][1]["garble"]
     assert [r.id for r in store.load_items(run_id)] == ["a", "b", "c", "d"]
+
+
+RECORDS = Path(__file__).parent / "data" / "records"
+
+
+@pytest.mark.parametrize("path", sorted(RECORDS.glob("bisect-*.json")), ids=lambda p: p.stem)
+def test_a_stored_bisect_record_reads_typed_and_rewrites_byte_for_byte(path):
+    """Stored by earlier runs (knob mode with `values` added last, contracts mode with token
+    fidelity, git mode): each typed field reads, and the record writes back unchanged."""
+    text = path.read_text(encoding="utf-8")
+    record = BisectRecord.model_validate_json(text)
+    assert record.model_dump_json(indent=2) == text
+    for row in [*record.culprits, *(a for t in record.trials for a in t.applied)]:
+        assert set(row) == {"knob", "value"}
+    assert all(
+        t.fidelity is None or t.fidelity.line.startswith("fidelity: ") for t in record.trials
+    )
+
+
+def test_a_bisect_record_with_a_mistyped_fragment_is_refused():
+    data = json.loads((RECORDS / "bisect-knob.json").read_text(encoding="utf-8"))
+    data["culprits"] = [{"knob": "load-format", "valeu": "dummy"}]
+    with pytest.raises(ValidationError, match="culprits.0"):
+        BisectRecord.model_validate(data)
+    data["culprits"] = []
+    data["settings"]["tries"] = "twice"
+    with pytest.raises(ValidationError, match="settings.tries"):
+        BisectRecord.model_validate(data)

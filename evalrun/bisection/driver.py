@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
 
 from evalrun.bisection.dd import Outcome, dd
 from evalrun.bisection.gitbisect import (
@@ -31,14 +32,17 @@ from evalrun.bisection.trial import Scorer, TrialResult, TrialRunner
 from evalrun.bisection.variants import (
     ABSENT,
     Difference,
+    KnobDifference,
+    KnobValue,
     apply_differences,
     describe,
     diff_contracts,
     knob_values,
     show_value,
 )
+from evalrun.endpoint.options import SamplingRecord
 from evalrun.errors import ConfigError, UsageError
-from evalrun.jsondata import JSONObject
+from evalrun.jsondata import AsWritten, as_written
 from evalrun.serving.contract import Contract, load_contract
 from evalrun.serving.target import Launcher, TargetSpec
 from evalrun.store import claim_folder, now_iso
@@ -46,6 +50,44 @@ from evalrun.store import claim_folder, now_iso
 SCHEMA_VERSION = 1
 Mode = Literal["knob", "contracts", "git"]
 EXIT_FOUND, EXIT_NOT_FOUND, EXIT_UNTESTABLE = 0, 1, 3
+
+
+class BisectInputs(TypedDict, total=False):
+    """What the bisect was given (the keys of its mode), as bisect.json keeps it."""
+
+    contract: str  # knob mode: the contract; git mode: its path in the repository
+    knob: str
+    values: list[str]  # knob mode: the values tried, as users write them
+    good: str  # contracts mode: the good contract file; git mode: the good revision
+    bad: str
+    repo: str
+    all_commits: bool
+    sets: list[str]
+    unsets: list[str]
+    commits: int  # git mode: commits in the searched range
+
+
+class BisectSettings(TypedDict):
+    """How trials were judged and probed."""
+
+    fail_on: list[str]
+    garble_rate: float
+    min_score: int | None
+    tries: int
+    vote: str
+    probe: str
+    suite: str
+    verify_endpoints: bool
+    cache: bool
+    request: SamplingRecord
+
+
+class CommitRecord(TypedDict):
+    """Git mode's first bad commit."""
+
+    sha: str
+    summary: str
+    date: str
 
 
 class BisectRecord(BaseModel):
@@ -56,17 +98,23 @@ class BisectRecord(BaseModel):
     schema_version: int = SCHEMA_VERSION
     bisect_id: str = Field(description="bisect-<timestamp>, the folder under results/.")
     mode: Mode
-    inputs: JSONObject = Field(description="Contracts, knob, values, repo and revisions given.")
-    settings: JSONObject = Field(description="fail_on, thresholds, tries, probe or full.")
-    differences: list[JSONObject] = Field(
+    inputs: AsWritten[BisectInputs] = Field(
+        description="Contracts, knob, values, repo and revisions given."
+    )
+    settings: AsWritten[BisectSettings] = Field(
+        description="fail_on, thresholds, tries, probe or full."
+    )
+    differences: list[AsWritten[KnobDifference]] = Field(
         default_factory=list, description="Contracts mode: [{knob, good, bad}] searched."
     )
     trials: list[TrialResult] = Field(default_factory=list)
     verdict: str = ""
     found: bool = False
     ambiguous: bool = False
-    culprits: list[JSONObject] = Field(default_factory=list, description="[{knob, value}].")
-    first_bad_commit: JSONObject | None = None
+    culprits: list[AsWritten[KnobValue]] = Field(
+        default_factory=list, description="[{knob, value}]."
+    )
+    first_bad_commit: AsWritten[CommitRecord] | None = None
     candidates: list[str] = Field(default_factory=list, description="When ambiguous: all suspects.")
     boots: int = 0
     lanes: int = Field(default=1, description="Trials run at once (the pool's lanes).")
@@ -103,10 +151,11 @@ def contrast(bad: TrialResult | None, good: TrialResult | None) -> str:
             f" -> {good.garble_rate or 0:.0%}" if good and good.garble_rate is not None else ""
         )
     if bad.outcome == "divergent":
-        f = bad.fidelity or {}
+        f = bad.fidelity
+        hard, items = (f.hard, f.items) if f else ("?", "?")
         return (
-            f"divergent from the good side: {f.get('hard', '?')} hard of {f.get('items', '?')} "
-            f"items, p {f.get('p_value', 1):.2g}"
+            f"divergent from the good side: {hard} hard of {items} "
+            f"items, p {f.p_value if f else 1:.2g}"
         ) + (f" -> {good.outcome}" if good else "")
     if bad.outcome == "regressed":
         return f"score {bad.score}" + (
@@ -165,9 +214,7 @@ def bisect_contracts(
     diffs = diff_contracts(good, bad)
     if not diffs:
         raise UsageError("the good and bad contracts do not differ in any knob; nothing to bisect")
-    record.differences = [
-        {"knob": d.knob, "good": show_value(d.good), "bad": show_value(d.bad)} for d in diffs
-    ]
+    record.differences = [d.as_record() for d in diffs]
     timeout = max(good.boot_timeout, bad.boot_timeout)
     rows: dict[frozenset[int], TrialResult] = {}
     pool = pool or LanePool(runner)
@@ -260,7 +307,7 @@ def bisect_knob(
         variant = f"{knob}={show_value(value)}" + (
             " (contract)" if value is own or value == own else ""
         )
-        applied = [{"knob": knob, "value": None if value is ABSENT else value}]
+        applied: list[KnobValue] = [{"knob": knob, "value": None if value is ABSENT else value}]
         jobs.append(TrialJob(contract.with_knob(knob, value), variant, applied))
     rows = list(zip(tried, (pool or LanePool(runner)).run(jobs)))
     fails = [(v, r) for v, r in rows if r.verdict == "fail"]
@@ -561,19 +608,22 @@ def run_bisect(
         mode=mode,
         lanes=pool.lanes,
         started_at=now_iso(),
-        inputs=req.model_dump(
-            include={
-                "contract",
-                "knob",
-                "values",
-                "good",
-                "bad",
-                "repo",
-                "all_commits",
-                "sets",
-                "unsets",
-            },
-            exclude_none=True,
+        inputs=as_written(
+            BisectInputs,
+            req.model_dump(
+                include={
+                    "contract",
+                    "knob",
+                    "values",
+                    "good",
+                    "bad",
+                    "repo",
+                    "all_commits",
+                    "sets",
+                    "unsets",
+                },
+                exclude_none=True,
+            ),
         ),
         settings={
             "fail_on": sorted(judge.fail_on),

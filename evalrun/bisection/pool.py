@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from evalrun.bisection.trial import TrialResult, TrialRunner
-from evalrun.jsondata import JSONObject
+from evalrun.bisection.variants import KnobValue
 from evalrun.serving.contract import Contract
 from evalrun.serving.signals import sigterm_raises
 
@@ -32,7 +32,7 @@ class TrialJob:
 
     contract: Contract
     variant: str
-    applied: list[JSONObject] = field(default_factory=list)
+    applied: list[KnobValue] = field(default_factory=list)
     commit: str | None = None
     reference: bool = False  # the good side: its tokens judge the others (run it alone, first)
 

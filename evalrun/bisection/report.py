@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from evalrun.bisection.driver import BisectRecord
+from evalrun.bisection.trial import TrialFidelity
 from evalrun.jsondata import JSONObject
 
 
@@ -68,15 +69,15 @@ def bisect_json(record: BisectRecord, path: str) -> JSONObject:
     }
 
 
-def _fidelity(f: JSONObject | None, effect: str | None) -> str:
+def _fidelity(f: TrialFidelity | None, effect: str | None) -> str:
     """The trial's tokens against the good side's: `divergent 9/23 hard`, `no effect`, `-`."""
     if not f:
         return "-"
     if effect:
         return "identical: no observable effect"
-    if f.get("verdict") == "not comparable":
+    if f.verdict == "not comparable":
         return "not comparable"
-    return f"{f.get('verdict')} {f.get('hard')}/{f.get('items')} hard"
+    return f"{f.verdict} {f.hard}/{f.items} hard"
 
 
 def _clip(text: str, n: int) -> str:

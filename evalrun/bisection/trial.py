@@ -23,12 +23,13 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalrun.bisection.dd import Outcome, Vote, with_tries
-from evalrun.compare.fidelity import Fidelity, not_comparable
+from evalrun.bisection.variants import KnobValue
+from evalrun.compare.fidelity import Divergence, Fidelity, Verdict, not_comparable
 from evalrun.compare.fidelity import judge as judge_fidelity
 from evalrun.endpoint.logprobs import TokenTrace
 from evalrun.endpoint.options import RequestOptions
 from evalrun.errors import BootError, EndpointError, EvalrunError, UsageError
-from evalrun.jsondata import JSONObject
+from evalrun.jsondata import AsWritten
 from evalrun.scoring.runner import ScoreHooks, ScoreRequest
 from evalrun.serving.contract import Contract, contract_hash
 from evalrun.serving.target import Launcher, Target, TargetSpec, boot_target
@@ -155,6 +156,31 @@ class Judge(BaseModel):
         return pick[0], verdict, pick[1]
 
 
+class TrialFidelity(BaseModel):
+    """A trial's tokens against the good side's: compare's Fidelity without its thresholds
+    (the same for every trial), with its one-line summary."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    verdict: Verdict
+    reason: str = ""
+    items: int = Field(default=0, description="Items compared (greedy, answered in both).")
+    of: int = Field(default=0, description="Items answered in either run.")
+    identical: int = 0
+    near_tie: int = 0
+    hard: int = 0
+    retokenized: int = 0
+    tokens: int = Field(default=0, description="Shared-prefix tokens compared.")
+    drift: float = Field(default=0.0, description="Mean |Δ logprob| over the shared prefixes.")
+    p_value: float = Field(default=1.0, description="Hard divergences beyond chance: this p.")
+    divergences: list[Divergence] = Field(default_factory=list)
+    line: str = Field(default="", description="Fidelity.line(): the verdict in one line.")
+
+    @classmethod
+    def of_fidelity(cls, fid: Fidelity) -> TrialFidelity:
+        return cls(**fid.model_dump(exclude={"thresholds"}), line=fid.line())
+
+
 class TrialResult(BaseModel):
     """One row of the trial table (and of bisect.json)."""
 
@@ -162,7 +188,9 @@ class TrialResult(BaseModel):
 
     n: int = Field(description="Trial number, in the order run.")
     variant: str = Field(description="The variant as a diff against the base contract.")
-    applied: list[JSONObject] = Field(default_factory=list, description="[{knob, value}].")
+    applied: list[AsWritten[KnobValue]] = Field(
+        default_factory=list, description="[{knob, value}]."
+    )
     commit: str | None = Field(default=None, description="Git mode: the commit's sha.")
     contract_hash: str
     outcome: Kind
@@ -177,10 +205,8 @@ class TrialResult(BaseModel):
     run_ids: list[str] = Field(default_factory=list)
     cached: bool = Field(description="True when read from the cache: no boot.")
     log_path: str | None = None
-    fidelity: JSONObject | None = Field(
-        default=None,
-        description="The probe's tokens against the good side's: {verdict, line, items, "
-        "identical, near_tie, hard, drift, p_value} (compare/fidelity.py).",
+    fidelity: TrialFidelity | None = Field(
+        default=None, description="The probe's tokens against the good side's."
     )
     effect: str | None = Field(
         default=None,
@@ -347,7 +373,7 @@ class TrialRunner:
         contract: Contract,
         *,
         variant: str,
-        applied: list[JSONObject] | None = None,
+        applied: list[KnobValue] | None = None,
         commit: str | None = None,
         reference: bool = False,
         lane: int | None = None,
@@ -402,9 +428,7 @@ class TrialRunner:
             run_ids=[r for x in cached.measurements for r in x.run_ids],
             cached=from_cache,
             log_path=cached.log_path,
-            fidelity={**fid.model_dump(mode="json", exclude={"thresholds"}), "line": fid.line()}
-            if fid
-            else None,
+            fidelity=TrialFidelity.of_fidelity(fid) if fid else None,
             effect="no observable effect" if fid and fid.verdict == "identical" else None,
             lane=None if from_cache or lane is None else lane + 1,
         )

@@ -14,9 +14,9 @@ from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing_extensions import TypedDict
 
 from evalrun.errors import ConfigError, UsageError
-from evalrun.jsondata import JSONObject
 from evalrun.serving.contract import (
     ABSENT,
     CONTRACTS_DIR,
@@ -36,6 +36,21 @@ NONE = "none"  # the value that removes a knob
 NOT_KNOBS = ("name", "health", "boot_timeout")
 
 
+class KnobValue(TypedDict):
+    """A knob and the value a variant gives it (bisect.json's culprits, a trial's applied)."""
+
+    knob: str
+    value: Any  # the contract's own value, as the user wrote it (None: the knob removed)
+
+
+class KnobDifference(TypedDict):
+    """A knob the good and bad contracts set differently, both sides as users write them."""
+
+    knob: str
+    good: str
+    bad: str
+
+
 @dataclass(frozen=True)
 class Difference:
     """One knob whose value differs between the good and the bad contract."""
@@ -45,9 +60,13 @@ class Difference:
     good: Any
     bad: Any
 
-    def as_applied(self) -> JSONObject:
+    def as_applied(self) -> KnobValue:
         """{knob, value}: the bad side's value (None when the bad side removes the knob)."""
         return {"knob": self.knob, "value": None if self.bad is ABSENT else self.bad}
+
+    def as_record(self) -> KnobDifference:
+        """{knob, good, bad} as bisect.json lists what was searched."""
+        return {"knob": self.knob, "good": show_value(self.good), "bad": show_value(self.bad)}
 
 
 def show_value(value: Any) -> str:

@@ -11,20 +11,37 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing_extensions import TypedDict
 
 from evalrun.endpoint.logprobs import DEFAULT_TOKENS, DEFAULT_TOP_K, MAX_TOKENS, MAX_TOP_K
 from evalrun.errors import UsageError
-from evalrun.jsondata import JSONObject
+from evalrun.jsondata import JSONObject, as_written
 
 # Body keys evalrun sets itself per item: extra body may not override them.
 _RESERVED = frozenset({"model", "messages", "tools", "tool_choice", "stream"})
 _SAMPLING = ("temperature", "top_p", "seed")
 # Kept in run.json's `sampling` beside the options but not sent to the engine.
 _NOT_OPTIONS = frozenset({"repeats"})
+
+
+class SamplingRecord(TypedDict, total=False):
+    """run.json's `sampling`: the options that differ from the defaults, and always temperature
+    and top_logprobs."""
+
+    temperature: float
+    top_p: float
+    seed: int
+    max_tokens_scale: float
+    headers: dict[str, str]  # values redacted to ***
+    top_logprobs: int | None
+    logprob_tokens: int
+    extra: JSONObject  # the extra body, as the user gave it
+    repeats: int  # score --repeats K, when K > 1 (not an option: not sent)
 
 
 class RequestOptions(BaseModel):
@@ -67,7 +84,7 @@ class RequestOptions(BaseModel):
             out["max_tokens"] = math.ceil(max_tokens * self.max_tokens_scale)
         return out
 
-    def record(self) -> JSONObject:
+    def record(self) -> SamplingRecord:
         """What run.json keeps: every option, header values redacted (they may hold secrets)."""
         data = self.model_dump(mode="json", exclude_defaults=True)
         data["temperature"] = self.temperature
@@ -76,7 +93,7 @@ class RequestOptions(BaseModel):
             data["headers"] = {k: "***" for k in sorted(self.headers)}
         if self.extra_body:
             data["extra"] = data.pop("extra_body")
-        return data
+        return as_written(SamplingRecord, data)
 
     def with_contract(self, request: JSONObject) -> RequestOptions:
         """These options over a contract's `request:` block: its sampling keys become options
@@ -154,8 +171,8 @@ def parse_headers(values: list[str]) -> dict[str, str]:
     return out
 
 
-def options_differ(a: JSONObject, b: JSONObject) -> list[str]:
+def options_differ(a: Mapping[str, object], b: Mapping[str, object]) -> list[str]:
     """Recorded request options (run.json `sampling`) that differ between two runs, by name."""
     keys = sorted((set(a) | set(b)) - _NOT_OPTIONS)
-    defaults = RequestOptions().record()
+    defaults: Mapping[str, object] = RequestOptions().record()
     return [k for k in keys if a.get(k, defaults.get(k)) != b.get(k, defaults.get(k))]
