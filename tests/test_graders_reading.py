@@ -353,3 +353,18 @@ def test_not_x_sets_a_named_thing_aside_and_a_lone_denial_is_the_claim():
 def test_more_ways_of_taking_an_answer_back(kind, params, text):
     assert passes(kind, params, text)
     assert not passes(kind, params, text.split(" ")[-1] + " Oops — " + text.split(" ")[0])
+
+
+@pytest.mark.parametrize(
+    "text,answer,wrong",
+    [
+        ("$12.50? No: 6 × $2.50 = $15.", 15, 12.5),  # "No:" takes the guess back
+        ("20? Let me add again: 12 + 18 + 25 + 29 = 84, and 84 / 4 = 21.", 21, 20),
+        ("91 − 20 = 71. (At first I wrote 81, but 7 × 13 is 91.)", 71, 91),  # a closing aside
+        ("32 °F, which is 0 °C.", 32, 0),  # "which is" restates the opening claim
+        ("It is not 7 °C but −7 °C.", -7, 7),  # a number named to be rejected opens nothing
+    ],
+)
+def test_numeric_reads_past_a_retraction_an_aside_and_a_restatement(text, answer, wrong):
+    assert passes("numeric", {"answer": answer}, text)
+    assert not passes("numeric", {"answer": wrong}, text)

@@ -296,6 +296,9 @@ def extract_answer_number(
             got = read(span, "concluded")
             if got:
                 return got
+    # a closing aside ("71. (At first I wrote 81, but 7 × 13 is 91.)") is not the answer
+    bare = _PAREN_RE.sub(" ", plain)
+    plain = bare if usable(bare) else plain
     nums = usable(plain)
     with_unit = [
         n for n in nums if units and unit_forms(unit_after(plain, n[2])) & units_key(units)
@@ -311,6 +314,8 @@ _EXPLAINS = re.compile(
     r",?\s+(?:since|because|as|given that|leaving|from|da|car|parce que|weil|denn)\s|\s[—–]\s|;",
     re.IGNORECASE,
 )
+# "32 °F, which is 0 °C": after a lone number, "which is" restates it in other terms
+_RESTATES = re.compile(r",\s+(?:which|that)\s+(?:is|equals|makes)\s", re.IGNORECASE)
 _COPULA = re.compile(
     r"(?:\b(?:is|are|was|were|equals|makes|gives|has|have|keeps|pays|gets|comes to|takes|"
     r"costs|lasts|weighs|reads|prints|returns|outputs|holds|contains|leaves|"
@@ -346,6 +351,9 @@ def _leading_number(plain: str, kw: dict[str, bool]) -> tuple[str, str] | None:
     cut = _EXPLAINS.split(claim, maxsplit=1)
     aside = claim != head or len(cut) > 1
     claim = cut[0]
+    restated = _RESTATES.split(claim, maxsplit=1)
+    if len(restated) > 1 and len(number_matches(restated[0], **kw)) == 1:
+        claim, aside = restated[0], True
     label, colon, after = claim.partition(": ")  # "155 min: 20 min to 10:00, then ..."
     if colon and re.match(r"[\s\"'“$€£#]*[-\d.]", label) and after.strip():
         claim, aside = label, True
@@ -354,7 +362,7 @@ def _leading_number(plain: str, kw: dict[str, bool]) -> tuple[str, str] | None:
         return head[concludes.end() :], "concluded"  # the sentence's own conclusion
     if not (aside or not re.search(r"\w", rest)) or _CONCLUSION_LATER.search(rest):
         return None
-    nums = number_matches(claim, **kw)
+    nums = [n for n in number_matches(claim, **kw) if not is_negated(claim, n[1])]
     if not nums:
         return None
     plain_claim = _UNIT_POWER_RE.sub(lambda m: m.group(1) or " ", claim)

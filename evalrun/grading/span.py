@@ -293,14 +293,16 @@ def without_lead_in(text: str) -> list[str]:
 _PAUSE = r"(?:\?|\.\.\.|…|—|–|(?<=\s)-)"
 _STOP = r"(?:[.!]\s|\n)"
 _RETRACTION = re.compile(
-    rf"{_PAUSE}\s*(?:no|nope|нет|nein|non)\s*[,.!—–-]+(?:[\s,]*(?:sorry|actually)\b[\s,.!—–-]*)*"
+    rf"{_PAUSE}\s*(?:no|nope|нет|nein|non)\s*[,.!:—–-]+(?:[\s,]*(?:sorry|actually)\b[\s,.!—–-]*)*"
     rf"|(?:{_PAUSE}|{_STOP})\s*(?:no\s+)?wait\s*[,!:—–-]+(?:[\s,]*(?:no|sorry|actually)\b[\s,.!—–-]*)*"
     # "Yes. Actually no — ...": the "no" after "actually" stays, a yes/no item's verdict
     rf"|(?:{_PAUSE}|{_STOP}|[,;:]\s)\s*actually\b(?:\s*,?\s*on second thought\b)?"
     rf"|(?:{_PAUSE}|{_STOP}|,\s)\s*(?:hmm+|sorry)\s*[,.!:—–-]*\s*(?:no\b\s*[,.!:—–-]+)?"
     r"|\b(?:on second thought|correction|scratch that|let me recheck|i mean|oops|whoops|"
-    r"my mistake|my bad|make that|or rather|let me (?:double-?|re-?)check(?: that| this)?|"
-    r"let me reconsider|entschuldigung|pardon|то есть|извините)\b"
+    r"my mistake|my bad|make that|or rather|let me (?:double-?check|re-?\w+)(?: that| this| it)?|"
+    # "let me add again", "let me work it out again": the reply starts over
+    r"let me (?:add|count|compute|calculate|work|do|try|check|go)\w*(?: \w+){0,2} (?:again|over)|"
+    r"entschuldigung|pardon|то есть|извините)\b"
     r"|\b(?:нет|nein|non),?\s+(?:скорее|eher|plutôt)\b",
     re.IGNORECASE,
 )
