@@ -526,9 +526,9 @@ def connection_scenarios(work: Path, suite: Path) -> list[Verdict]:
 
 
 def hang_scenario(work: Path, suite: Path, quick: bool) -> list[Verdict]:
-    """Hung endpoints: the run stops after one --timeout of silence (runner.silence_bound), told
+    """Hung endpoints: the run stops after one --timeout of silence (scoring.state.silence_bound), told
     on stderr meanwhile; the bound is stated in `score --help`."""
-    from evalrun.scoring.runner import silence_bound
+    from evalrun.scoring.state import silence_bound
 
     out = []
     cases: list[tuple[str, int, list[str], bool]] = [

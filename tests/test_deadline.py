@@ -21,7 +21,7 @@ from evalrun.endpoint.activity import Activity
 from evalrun.endpoint.client import RequestFailed, RetryPolicy, chat_attempt, make_client
 from evalrun.endpoint.http import HttpOptions
 from evalrun.errors import UsageError
-from evalrun.scoring.runner import silence_bound
+from evalrun.scoring.state import silence_bound
 
 PARAMS = {"model": "fake-model", "messages": [{"role": "user", "content": "hi"}]}
 

@@ -14,7 +14,7 @@ import pytest
 
 from evalrun.endpoint.diagnose import HINTS, diagnose_response
 from evalrun.endpoint.response import Response, ToolCall
-from evalrun.scoring.runner import expects_tool_call
+from evalrun.scoring.asking import expects_tool_call
 from evalrun.suite.load import GraderSpec
 
 

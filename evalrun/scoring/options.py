@@ -17,8 +17,9 @@ from evalrun.endpoint.client import ApiKey, resolve_api_key
 from evalrun.endpoint.http import HttpOptions
 from evalrun.endpoint.options import build_options, parse_extra_body, parse_headers
 from evalrun.errors import UsageError
+from evalrun.scoring.recording import resume_defaults
 from evalrun.scoring.report import ProgressBar
-from evalrun.scoring.runner import ScoreHooks, ScoreRequest, resume_defaults, score_target
+from evalrun.scoring.runner import ScoreHooks, ScoreRequest, score_target
 from evalrun.serving.target import BootProgress, Target, TargetSpec
 from evalrun.store import ItemRecord, RunRecord, RunStore
 from evalrun.suite.load import load_suite

@@ -1,0 +1,52 @@
+"""What a caller hands the runner: the run asked for (`ScoreRequest`) and its callbacks
+(`ScoreHooks`, `Progress`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from evalrun.endpoint.client import RetryPolicy
+from evalrun.serving.target import Target
+from evalrun.store import ItemRecord
+from evalrun.suite.load import Suite
+from evalrun.suite.select import Selection
+
+
+@dataclass(frozen=True)
+class ScoreRequest:
+    """One scoring run: the target, the suite and how much of it (the hooks are separate)."""
+
+    target: Target
+    suite: Suite
+    label: str | None = None
+    concurrency: int = 16
+    selection: Selection = Selection()  # which items (default: the whole suite)
+    repeats: int = 1  # ask every item this many times (score --repeats K)
+    resume: str | None = None  # a run id to finish
+    run_id: str | None = None  # fixes the id of a new run (booted runs need it for server.log)
+    retry: RetryPolicy = RetryPolicy()
+
+
+class Progress(Protocol):
+    """What the runner reports progress to (scoring.report.ProgressBar is one)."""
+
+    def start(self, *, total: int, done: int = 0, passed: int = 0, errors: int = 0) -> None: ...
+    def advance(self, status: str) -> None: ...
+    def finish(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class ScoreHooks:
+    """Callbacks into a run. `server_exited` says whether the booted server died (the run then
+    stops at once instead of retrying into a dead port); `stop_when` sees each finished item and
+    may end the run early by returning why (bisect does once garble is certain)."""
+
+    progress: Progress | None = None
+    server_exited: Callable[[], bool] | None = None  # default: the target's own
+    stop_when: Callable[[ItemRecord], str | None] | None = None
+    notice: Callable[[str], None] | None = None  # one line when the run waits on the server
+
+
+NO_HOOKS = ScoreHooks()  # a run nobody watches: the default of score_suite and score_target
