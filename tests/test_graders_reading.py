@@ -3,10 +3,12 @@ whole-reply anchors, sequences, and the stricter format / JSON / tool checks."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from evalrun.endpoint.response import Response, ToolCall, example_to_response
-from evalrun.grading.registry import grade_spec
+from evalrun.grading.registry import grade, grade_spec
 from evalrun.grading.span import boxed, is_negated, plain_text
 
 
@@ -368,3 +370,64 @@ def test_more_ways_of_taking_an_answer_back(kind, params, text):
 def test_numeric_reads_past_a_retraction_an_aside_and_a_restatement(text, answer, wrong):
     assert passes("numeric", {"answer": answer}, text)
     assert not passes("numeric", {"answer": wrong}, text)
+
+
+@pytest.mark.parametrize(
+    "question,options,text,ok",
+    [
+        (
+            "What is the largest ocean on Earth?",
+            ["Pacific", "Atlantic"],
+            "The Atlantic is the second largest; the largest is the Pacific.",
+            True,
+        ),
+        (
+            "What is the largest ocean on Earth?",
+            ["Pacific", "Atlantic"],
+            "The Pacific is the second largest; the largest is the Atlantic.",
+            False,
+        ),
+        (
+            "What is the capital city of Australia?",
+            ["Canberra", "Sydney"],
+            "Sydney is the biggest city, but the capital is Canberra.",
+            True,
+        ),
+        (
+            "What is the capital city of Australia?",
+            ["Canberra", "Sydney"],
+            "Canberra is the capital, but Sydney is the biggest city.",
+            True,
+        ),
+        (
+            "What is the capital city of Australia?",
+            ["Canberra", "Sydney"],
+            "Canberra is the biggest city, but the capital is Sydney.",
+            False,
+        ),
+        ("Who came second?", ["Jo", "Ravi"], "Ravi came first; Jo came second.", True),
+        (
+            "Who has the fewest books?",
+            ["Priya", "Lena"],
+            "Lena has the most, Priya the fewest.",
+            True,
+        ),
+    ],
+)
+def test_of_several_named_options_the_clause_answering_the_question_counts(
+    question, options, text, ok
+):
+    item = SimpleNamespace(
+        messages=[{"role": "user", "content": question}],
+        languages=["en"],
+        category="factual",
+        tags=[],
+        grader=SimpleNamespace(kind="choice", params=lambda: {"options": options, "answer": "A"}),
+    )
+    assert grade(item, Response(content=text)).passed is ok
+
+
+def test_an_option_named_as_the_comparison_is_not_picked():
+    names = {"options": ["Mia", "Leo", "Sam"], "answer": "C"}
+    assert passes("choice", names, "Leo? No wait — Sam is shorter than Leo.")
+    assert not passes("choice", names, "Leo is shorter than Sam.")

@@ -21,8 +21,22 @@ from evalrun.grading.extract import (
     units_key,
     with_digits,
 )
-from evalrun.grading.registry import Grade, GraderParams, answer_text, grader, verdict
-from evalrun.grading.span import answer_spans, is_denied, is_hedge, is_negated, plain_text
+from evalrun.grading.registry import (
+    Grade,
+    GraderParams,
+    answer_text,
+    current_question,
+    grader,
+    verdict,
+)
+from evalrun.grading.span import (
+    answer_spans,
+    is_denied,
+    is_hedge,
+    is_negated,
+    plain_text,
+    question_focus,
+)
 from evalrun.jsondata import JSONObject
 
 # ---------------------------------------------------------------- numeric / choice
@@ -196,6 +210,40 @@ def _last_line_pick(text: str, p: ChoiceParams) -> str | None:
     return picked.pop() if len(picked) == 1 else None
 
 
+def _compared(norm: str, start: int) -> bool:
+    """Whether the option at `start` is what another is compared with: "shorter than Leo"."""
+    return bool(re.search(r"\b(?:than|als|que|чем)\s+(?:the\s+)?$", norm[:start]))
+
+
+_CLAUSE_SPLIT = re.compile(r"[.;!?\n。；]+\s*|,\s+|\s+(?:but|whereas|while)\s+", re.IGNORECASE)
+
+
+def _focus_pick(text: str, p: ChoiceParams) -> str | None:
+    """The option named by the clause that answers the question, when the reply's clauses name
+    different options: "K2 is the second highest; Everest is the highest" answers "the highest
+    mountain" with Everest, "Ravi came first; Jo came second" answers "who came second" with Jo.
+
+    Each clause naming exactly one option (not negated, not compared with) is weighed by the
+    question's words it repeats (span.question_focus); the heaviest clause wins, if one does.
+    """
+    question = current_question()
+    verdicts = {normalize(v) for v in p.lettered().values()} == {"yes", "no"}
+    if not question or verdicts or p.reads_letters():
+        return None
+    names = {w for v in p.lettered().values() for w in normalize(v).split()}
+    weighed = []
+    for clause in _CLAUSE_SPLIT.split(plain_text(text)):
+        named, norm = _choices_in(clause, p)
+        picked = {h[0] for h in named if not is_negated(norm, h[1]) and not _compared(norm, h[1])}
+        if len(picked) == 1:
+            weighed.append((question_focus(question, norm, names), picked.pop()))
+    if len({letter for _, letter in weighed}) < 2:
+        return None
+    best = max(w for w, _ in weighed)
+    winners = {letter for w, letter in weighed if w == best}
+    return winners.pop() if len(winners) == 1 and best > (0, 0) else None
+
+
 @grader("choice", ChoiceParams, reads_claim=True)
 def _choice(response: Response, p: ChoiceParams) -> Grade:
     """The reply chooses the expected option, by letter or by name, and only that one."""
@@ -208,7 +256,7 @@ def _choice(response: Response, p: ChoiceParams) -> Grade:
         for a, b in itertools.pairwise(named):
             if a[0] != b[0] and is_hedge(norm, a[2], b[1]) and not is_negated(norm, a[1]):
                 return verdict(False, f"hedges between {a[0]} and {b[0]}; expected {p.answer}")
-        rejected = {h[1] for h in named if is_negated(norm, h[1])}
+        rejected = {h[1] for h in named if is_negated(norm, h[1]) or _compared(norm, h[1])}
         if deny:
             rejected |= {h[1] for h in named if is_denied(norm, h[2])}
         for a, b in itertools.pairwise(named):  # "not Go or Gd": both are rejected
@@ -216,6 +264,12 @@ def _choice(response: Response, p: ChoiceParams) -> Grade:
                 rejected.add(b[1])
         hits = [h for h in named if h[1] not in rejected]
         picked = sorted({h[0] for h in hits})
+        focus = _focus_pick(answer_text(response), p) if how in ("first", "whole") else None
+        if focus:
+            return Grade(
+                passed=focus == p.answer,
+                detail=f"picked {focus} (the clause answering the question); expected {p.answer}",
+            )
         if len(picked) > 1 and how == "whole" and p.when_several != "fail":
             picked = [hits[0][0] if p.when_several == "first" else hits[-1][0]]
         if len(picked) == 1 and how in ("first", "whole"):

@@ -21,7 +21,9 @@ Register a grader the way the built-ins do:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any
 
@@ -145,8 +147,35 @@ def grade(item: Any, response: Response) -> Grade:
         return Grade(passed=False, detail=detail, garble=garble)
     if echoes_prompt(item, response):
         return Grade(passed=False, detail="the reply is the prompt echoed back", garble=garble)
-    verdict_ = grade_spec(item.grader.kind, item.grader.params(), response)
+    with asking(_question_of(item)):
+        verdict_ = grade_spec(item.grader.kind, item.grader.params(), response)
     return verdict_.model_copy(update={"garble": garble})
+
+
+# The question the reply being graded answers, for graders that weigh which of several clauses
+# answers it ("K2 is the second highest; Everest is the highest"). Set by grade(); empty when a
+# grader is called on its own.
+_QUESTION: ContextVar[str] = ContextVar("question", default="")
+
+
+@contextmanager
+def asking(question: str) -> Iterator[None]:
+    """Grade within this block as an answer to `question`."""
+    token = _QUESTION.set(question)
+    try:
+        yield
+    finally:
+        _QUESTION.reset(token)
+
+
+def current_question() -> str:
+    """The question of the reply being graded (`asking`), or "" outside grade()."""
+    return _QUESTION.get()
+
+
+def _question_of(item: Any) -> str:
+    user = next((m.get("content") for m in reversed(item.messages) if m.get("role") == "user"), "")
+    return user if isinstance(user, str) else ""
 
 
 def echoes_prompt(item: Any, response: Response) -> bool:

@@ -411,3 +411,31 @@ def offered_alternatives(text: str) -> list[tuple[str, str, str, str]]:
             (text[lead : m.start()].strip(" ,"), second.strip(" ,"), only_first, only_second)
         )
     return out
+
+
+# ---------------------------------------------------------------- the question's focus
+
+_FUNCTION_WORDS = set(
+    "a an the is are was were be of in on at to for and or with by from as it its this that "
+    "these those there what which who whom whose how many much does do did has have had will "
+    "would can could should your you reply answer just only name word one please give".split()
+)
+
+
+def question_focus(question: str, clause: str, names: set[str]) -> tuple[int, float]:
+    """How closely `clause` repeats what `question` asks: (word pairs of the question it
+    repeats, the question's content words it repeats, earlier words weighing more). Words of
+    the options (`names`) never count: they are the answers, not the question.
+
+    "What is the largest ocean?" weighs "the largest is the Pacific" over "the Atlantic is the
+    second largest" (it repeats "the largest"); "What is the capital city of Canada?" weighs
+    "the capital is Ottawa" over "Toronto is the largest city" ("capital" comes first).
+    """
+    asked = [s for s in re.split(r"(?<=[?？])\s*", question) if s.rstrip().endswith(("?", "？"))]
+    words = [w for w in re.findall(r"\w+", (asked[-1] if asked else question).casefold())]
+    said = re.findall(r"\w+", clause.casefold())
+    pairs = {(a, b) for a, b in zip(words, words[1:]) if a not in names and b not in names}
+    said_pairs = set(zip(said, said[1:]))
+    content = [w for w in dict.fromkeys(words) if w not in _FUNCTION_WORDS and w not in names]
+    weight = sum(1 / (n + 1) for n, w in enumerate(content) if w in said)
+    return len(pairs & said_pairs), weight
