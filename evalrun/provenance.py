@@ -1,13 +1,16 @@
 """What produced a run: evalrun and Python versions, and the git state of the working repo.
 
-gitpython is imported here only. Credentials in remote URLs (https://user:token@host/...) are
-stripped before anything is recorded.
+The git facts come from the `git` executable itself (a few plumbing-grade commands, run in the
+background while a run connects): importing gitpython would cost more than the commands do.
+Credentials in remote URLs (https://user:token@host/...) are stripped before anything is recorded.
 """
 
 from __future__ import annotations
 
+import os
 import platform
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -15,6 +18,8 @@ from evalrun import __version__
 from evalrun.jsondata import JSONObject
 
 _CRED_RE = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.-]*://)[^/@]*@", re.IGNORECASE)
+GIT_TIMEOUT_S = 20.0  # one git command; a status of a huge tree on a slow disk may take a while
+_NO_REPO = ("not a git repository", "cannot change to")  # outside a repo, or no such folder
 
 
 def strip_credentials(url: str) -> str:
@@ -22,33 +27,61 @@ def strip_credentials(url: str) -> str:
     return _CRED_RE.sub(r"\g<scheme>", url)
 
 
+class _GitFailed(Exception):
+    """A git command exited nonzero: its first line of stderr."""
+
+
+def _git(folder: Path | str, *args: str) -> str:
+    """The stdout of `git -C folder ARGS` (messages in English, no optional locks taken)."""
+    proc = subprocess.run(
+        ["git", "--no-optional-locks", "-C", str(folder), *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        timeout=GIT_TIMEOUT_S,
+        env={**os.environ, "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"},
+        stdin=subprocess.DEVNULL,
+    )
+    if proc.returncode != 0:
+        lines = (proc.stderr.strip() or f"git {args[0]} exited {proc.returncode}").splitlines()
+        raise _GitFailed(lines[0].removeprefix("fatal: "))
+    return proc.stdout
+
+
 def git_facts(path: Path | str = ".") -> JSONObject:
-    """Commit, branch, dirty flag and remotes of the git repo holding `path` ({} outside one)."""
+    """Commit, branch, dirty flag and remotes of the git repo holding `path` ({} outside one, or
+    without git); {"error": ...} when git cannot read the repo (e.g. a dubious owner).
+
+    dirty: tracked files differ from HEAD, staged or not (untracked files do not count).
+    remotes: each remote's URL as git resolves it (`url.*.insteadOf` applied; the last one when a
+    remote has several)."""
     try:
-        import git
-    except ImportError:  # git executable missing: gitpython refuses to import
+        root = _git(path, "rev-parse", "--show-toplevel").strip()
+        status = _git(root, "status", "--porcelain=v2", "--branch", "--untracked-files=no")
+        remotes: dict[str, str] = {}
+        for name in _git(root, "remote").split():
+            for url in _git(root, "remote", "get-url", "--all", name).splitlines():
+                remotes[name] = strip_credentials(url)
+    except FileNotFoundError:  # no git executable, or the folder is gone
         return {}
-    try:
-        repo = git.Repo(path, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        return {}
-    try:
-        try:
-            commit = repo.head.commit.hexsha
-        except ValueError:  # no commits yet
-            commit = None
-        branch = None if repo.head.is_detached else repo.active_branch.name
-        return {
-            "commit": commit,
-            "branch": branch,
-            "dirty": repo.is_dirty(untracked_files=False),
-            "remotes": {r.name: strip_credentials(url) for r in repo.remotes for url in r.urls},
-            "root": str(repo.working_tree_dir),
-        }
-    except git.GitCommandError as exc:
-        return {"error": str(exc).split("\n", 1)[0]}
-    finally:
-        repo.close()
+    except _GitFailed as exc:
+        if any(s in str(exc) for s in _NO_REPO):
+            return {}
+        return {"error": f"git: {exc}"}
+    except subprocess.TimeoutExpired as exc:
+        return {"error": f"git {exc.cmd[4]} took over {GIT_TIMEOUT_S:g} s"}
+    heads = dict(
+        line[2:].split(" ", 1) for line in status.splitlines() if line.startswith("# branch.")
+    )
+    oid, head = heads.get("branch.oid"), heads.get("branch.head")
+    return {
+        "commit": None if oid in (None, "(initial)") else oid,  # None: no commit yet
+        "branch": None if head in (None, "(detached)") else head,
+        "dirty": any(line and not line.startswith("#") for line in status.splitlines()),
+        "remotes": remotes,
+        "root": root,
+    }
 
 
 def collect(path: Path | str = ".") -> JSONObject:
