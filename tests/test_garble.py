@@ -386,11 +386,15 @@ def test_the_field_libraries_load_only_when_a_text_needs_them():
         "of light for its role in the age of ideas.', ['en'])\n"
         "print(lexicon._bands.cache_info().currsize > 0, 'wordfreq' in sys.modules, "
         "'symspellpy' in sys.modules)\n"
+        # the code, structured and tool categories' kinds are no languages to look up in CLDR
+        "g.detect('def add(a, b):\\n    return a + b', ['en', 'code'])\n"
+        "g.detect('{\"city\": \"Paris\", \"note\": \"a short trip\"}', ['en', 'json', 'csv'])\n"
+        "print('langcodes' in sys.modules)\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     # symspellpy's pair counts are read from its folder: its compiled module is never imported
-    assert proc.stdout.split("\n")[:2] == ["[]", "True False False"], proc.stdout
+    assert proc.stdout.split("\n")[:3] == ["[]", "True False False", "False"], proc.stdout
 
 
 def test_word_pairs_english_avoids_are_salad_and_real_pairs_are_not():

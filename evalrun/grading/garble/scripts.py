@@ -174,6 +174,8 @@ def expected_scripts(expect: list[str] | None) -> frozenset[str] | None:
             out.add("greek")  # α, β, π, Σ, λ
         elif key in SCRIPT_NAMES:
             out.add(key)
+        elif key in STRUCTURED:
+            pass  # a kind of text (code, json, table), written in Latin letters: no lookup
         else:
             out |= likely_scripts(key)
     for s in list(out):
