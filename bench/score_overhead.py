@@ -416,8 +416,8 @@ def main() -> None:
         pairs = [
             (
                 f"request phase {k.removesuffix(on)}",
-                phases[k][0],
-                phases[k.removesuffix(on) + off][0],
+                (phases[k][0], phases[k][2]),
+                (phases[k.removesuffix(on) + off][0], phases[k.removesuffix(on) + off][2]),
             )
             for k in phases
             if k.endswith(on)
@@ -425,17 +425,23 @@ def main() -> None:
         pairs += [
             (
                 f"whole command {k.removesuffix(on)}",
-                w["ours"],
-                wholes[k.removesuffix(on) + off]["ours"],
+                (w["ours"], w["ours_cpu"]),
+                (
+                    wholes[k.removesuffix(on) + off]["ours"],
+                    wholes[k.removesuffix(on) + off]["ours_cpu"],
+                ),
             )
             for k, w in wholes.items()
             if k.endswith(on)
         ]
         for what, ons, offs in pairs:
-            ratios = [x / y for x, y in zip(ons, offs)]
+            walls = sorted(x / y for x, y in zip(ons[0], offs[0]))
+            cpus = sorted(x / y for x, y in zip(ons[1], offs[1]))
             print(
-                f"logprobs on/off, {what}: ratio {statistics.median(ratios):.2f} (median of "
-                f"{len(ratios)} paired passes; target at C={CONCURRENCY} <= 1.15)"
+                f"logprobs on/off, {what}: wall ratio {statistics.median(walls):.2f} "
+                f"({walls[0]:.2f}-{walls[-1]:.2f}), CPU ratio {statistics.median(cpus):.2f} "
+                f"({cpus[0]:.2f}-{cpus[-1]:.2f}) (medians and ranges of {len(walls)} paired "
+                f"passes; target at C={CONCURRENCY} <= 1.15)"
             )
     print(f"fake server CPU over the whole bench: {server_cpu}s")
 
