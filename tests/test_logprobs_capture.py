@@ -161,3 +161,19 @@ def test_token_entries_are_read_as_numbers_and_bytes(step, stored):
 def test_a_logprob_that_is_not_one_drops_the_trace(lp):
     raw = {"content": [{"token": "a", "logprob": lp}]}
     assert parse_logprobs(raw, top_k=5, cap=10, item_id="x") is None
+
+
+def test_a_body_with_a_lone_surrogate_is_read_and_its_tokens_kept(
+    fake_server, make_suite, tmp_path
+):
+    """Half of an emoji, as an engine may render a token (`\\ud83d` in the JSON): orjson refuses
+    such a body, so it is read by json instead; the answer is graded and its tokens stored."""
+    half = "\ud83d"
+    tokens = [("ok", -0.1, [("ok", -0.1)]), (" " + half, -0.5, [(" " + half, -0.5)])]
+    fake_server.rule = lambda req: reply("ok " + half, tokens=tokens)
+    record, recs = run(fake_server, make_suite(n=1), tmp_path)
+    assert recs[0].status != "error" and recs[0].response.content == "ok " + half
+    folder = RunStore(tmp_path / "results").run_dir(record.run_id)
+    trace = load_traces(folder)[recs[0].id]
+    assert [t[0] for t in trace.tokens] == ["ok", " " + half]
+    assert b"\\ud83d" in (folder / TOKENS_FILE).read_bytes()  # written as the escape it came as

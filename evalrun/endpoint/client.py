@@ -29,7 +29,7 @@ from evalrun.endpoint.http import HttpOptions, async_client, describe_failure
 from evalrun.endpoint.limits import BadEncoding, ResponseTooLarge
 from evalrun.endpoint.response import ItemError, Response, parse_completion
 from evalrun.errors import EndpointError, UsageError
-from evalrun.jsondata import JSONObject
+from evalrun.jsondata import JSONObject, collector_paused, loads
 
 if TYPE_CHECKING:
     import openai
@@ -243,7 +243,11 @@ def parse_retry_after(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-async def _once(client: openai.AsyncOpenAI, params: JSONObject) -> tuple[Response, str | None]:
+async def _once(
+    client: openai.AsyncOpenAI,
+    params: JSONObject,
+    logprobs: Callable[[Any], Any] | None = None,
+) -> tuple[Response, str | None]:
     import openai
 
     body = {k: v for k, v in params.items() if k not in _OPTION_KEYS}
@@ -287,8 +291,15 @@ async def _once(client: openai.AsyncOpenAI, params: JSONObject) -> tuple[Respons
         raise failure from exc
     latency = time.perf_counter() - started
     try:
-        data = json.loads(content)
-        response, model = parse_completion(data)
+        # A body with logprobs is thousands of small objects, none in a cycle: read (orjson),
+        # kept as `logprobs` makes of them and dropped with the collector paused, so none of
+        # them is ever walked by it.
+        with collector_paused():
+            data = loads(content)
+            response, model = parse_completion(data)
+            del data
+            if logprobs is not None:
+                response.logprobs = logprobs(response.logprobs)
     except (ValueError, UnicodeDecodeError) as exc:
         kind = "HTML" if content.lstrip()[:1] == b"<" else "a non-chat-completion body"
         raise RequestFailed(
@@ -337,6 +348,7 @@ async def chat_attempt(
     on_try: Callable[[RequestFailed | None], None] = lambda failure: None,
     on_wait: Callable[[str], None] = lambda text: None,
     clock: Callable[[], float] = time.monotonic,
+    logprobs: Callable[[Any], Any] | None = None,
 ) -> Attempt:
     """Send one chat request with retries; return the parsed response and the number of tries.
 
@@ -347,6 +359,8 @@ async def chat_attempt(
     `on_wait` hears, in one line, of a wait between tries of `NOTICE_WAIT_S` or more.
     One deadline, the request's timeout, bounds the whole item: every try, however slowly its
     body arrives, and every wait between tries (a Retry-After past it fails the item at once).
+    `logprobs`, when given, turns the answer's `choices[0].logprobs` (None when it has none) into
+    what `Response.logprobs` keeps, while the body is read (logprobs.py's `Capture.take`).
     """
     rng = rng or random.Random(retry.seed)
     budget = _budget(client, params)
@@ -356,7 +370,7 @@ async def chat_attempt(
         try:
             try:
                 async with asyncio.timeout(left):
-                    response, model = await _once(client, params)
+                    response, model = await _once(client, params, logprobs)
             except TimeoutError as exc:
                 failure = RequestFailed(
                     f"timed out: no answer within {budget or 0:g} s (--timeout)", kind="timeout"

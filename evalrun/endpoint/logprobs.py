@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalrun.jsondata import JSONObject
+from evalrun.jsondata import JSONObject, collector_paused, json_bytes
 
 DEFAULT_TOP_K = 5
 # 128 tokens: the whole answer of every probe item but one (their max_tokens are 16-128) and of 150
@@ -51,6 +51,19 @@ class TokenTrace(BaseModel):
     )
 
 
+def trace_line(trace: TokenTrace) -> bytes:
+    """The trace as its line of tokens.jsonl: its fields as they are (plain lists of str and
+    float), no model_dump walk over every token."""
+    fields = {
+        "id": trace.id,
+        "top_k": trace.top_k,
+        "total": trace.total,
+        "cap": trace.cap,
+        "tokens": trace.tokens,
+    }
+    return json_bytes(fields) + b"\n"
+
+
 def token_key(token: list[Any]) -> str:
     """What a stored token is, for comparing two lanes: its bytes when stored, else its text."""
     return str(token[3]) if len(token) > 3 else str(token[0])
@@ -63,22 +76,28 @@ def alternatives(token: list[Any]) -> dict[str, float]:
     return out
 
 
-def _logprob(value: Any) -> float:
-    if value.__class__ is not float:  # the common case first: this runs per token and alternative
+def _entry(raw: Any) -> list[Any]:
+    """[text, logprob] (+ hex bytes) of one `{token, logprob, bytes}` object.
+
+    This runs per token and alternative (up to cap x (1 + top_k) times an answer), so the common
+    case goes first: checks by class, the number rounded inline."""
+    if raw.__class__ is not dict:
+        raise ValueError("a logprobs entry is not an object")
+    text = raw.get("token")
+    if text.__class__ is not str:
+        raise ValueError("a logprobs entry has no token text")
+    value = raw.get("logprob")
+    if value.__class__ is not float:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ValueError("a logprob is not a number")
         value = float(value)
     if value != value or value == math.inf:  # NaN, or +inf: no log-probability
         raise ValueError("a logprob is not a number")
-    return max(round(value, PLACES), -9999.0)  # -inf is written as vLLM writes it
-
-
-def _entry(raw: Any) -> list[Any]:
-    """[text, logprob] (+ hex bytes) of one `{token, logprob, bytes}` object."""
-    text = raw.get("token") if raw.__class__ is dict else None
-    if text.__class__ is not str:
-        raise ValueError("a logprobs entry has no token text")
-    out: list[Any] = [text[:TEXT_CAP], _logprob(raw.get("logprob"))]
+    value = round(value, PLACES)
+    out: list[Any] = [
+        text if len(text) <= TEXT_CAP else text[:TEXT_CAP],
+        value if value > -9999.0 else -9999.0,  # -inf is written as vLLM writes it
+    ]
     data = raw.get("bytes")
     if data.__class__ is list:
         try:
@@ -103,13 +122,13 @@ def parse_logprobs(raw: Any, *, top_k: int, cap: int, item_id: str) -> TokenTrac
     content = raw.get("content") if isinstance(raw, dict) else None
     if not isinstance(content, list):
         return None
+    entry = _entry
     tokens: list[list[Any]] = []
     try:
         for step in content[:cap]:
-            head = _entry(step)
-            tops = step.get("top_logprobs") or []
-            alts = [_entry(t) for t in tops[:top_k]] if tops.__class__ is list else []
-            head.insert(2, alts)
+            head = entry(step)
+            tops = step.get("top_logprobs")
+            head.insert(2, [entry(t) for t in tops[:top_k]] if tops.__class__ is list else [])
             tokens.append(head)
     except ValueError:
         return None
@@ -145,14 +164,20 @@ class Capture:
         with self._lock:
             self.refused = self.refused or reason
 
-    def take(self, raw: Any, item_id: str) -> TokenTrace | None:
-        """The trace of one answer sent with logprobs asked for."""
+    def take(self, raw: Any, item_id: str) -> bytes | None:
+        """The tokens.jsonl line of one answer sent with logprobs asked for (None: it carried
+        none). Written out at once, with the collector paused: a trace is ~1,000 small lists,
+        and held as objects until the items' next group commit they were what made the
+        collector walk the whole heap during a run."""
         assert self.top_k is not None
-        trace = parse_logprobs(raw, top_k=self.top_k, cap=self.cap, item_id=item_id)
+        with collector_paused():
+            trace = parse_logprobs(raw, top_k=self.top_k, cap=self.cap, item_id=item_id)
+            line = None if trace is None else trace_line(trace)
+            del trace
         with self._lock:
             self.answered += 1
-            self.traced += trace is not None
-        return trace
+            self.traced += line is not None
+        return line
 
     def unavailable(self, earlier: JSONObject | None = None) -> str | None:
         """Why the run has no tokens to compare, or None when it has them."""

@@ -55,7 +55,8 @@ class Response(BaseModel):
     logprobs: Any = Field(
         default=None,
         exclude=True,
-        description="choices[0].logprobs as sent (never stored here: tokens.jsonl keeps them).",
+        description="choices[0].logprobs as sent, or what the request's `logprobs` reader made "
+        "of them (never stored here: tokens.jsonl keeps them).",
     )
 
 

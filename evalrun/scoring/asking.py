@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from evalrun.endpoint.client import Attempt, RequestFailed, RetryPolicy, chat_attempt
 from evalrun.endpoint.diagnose import diagnose_error, diagnose_response
-from evalrun.endpoint.logprobs import Capture, TokenTrace, refusal
+from evalrun.endpoint.logprobs import Capture, refusal
 from evalrun.endpoint.options import RequestOptions
 from evalrun.endpoint.response import ItemError
 from evalrun.errors import SuiteError
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 CONTEXT_REJECTED = "prompt rejected: longer than the endpoint's context window"
 
-Scored = tuple[ItemRecord, str | None, TokenTrace | None]  # record, model served, its tokens
+Scored = tuple[ItemRecord, str | None, bytes | None]  # record, model served, its tokens' line
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ class Answered:
     item: Item
     base: JSONObject
     got: Attempt  # the response, its tries, the model served
-    trace: TokenTrace | None
+    trace: bytes | None  # its tokens.jsonl line (endpoint/logprobs.py)
 
 
 def build_params(item: Item, model: str, options: RequestOptions) -> JSONObject:
@@ -175,6 +175,7 @@ async def ask_item(item: Item, ctx: AskContext) -> Scored | Answered:
             should_stop=ctx.should_stop,
             on_try=ctx.on_try,
             on_wait=lambda text: ctx.notice(f"{text} on {item.id}"),
+            logprobs=(lambda raw: capture.take(raw, item.id)) if asked else None,
         )
     except RequestFailed as exc:
         if asked and refusal(exc.message, exc.http_status):
@@ -211,10 +212,8 @@ async def ask_item(item: Item, ctx: AskContext) -> Scored | Answered:
             None,
             None,
         )
-    trace = capture.take(got.response.logprobs, item.id) if asked else None
-    # the raw logprobs (thousands of objects an answer) must not live on in the run's records:
-    # the garbage collector would walk them all, for the rest of the run
-    got.response.logprobs = None
+    trace = got.response.logprobs if asked else None  # the tokens.jsonl line capture made
+    got.response.logprobs = None  # kept in tokens.jsonl, not in the item record
     return Answered(item, base, got, trace)
 
 

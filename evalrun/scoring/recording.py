@@ -9,7 +9,6 @@ import threading
 from typing import TypedDict
 
 from evalrun import __version__
-from evalrun.endpoint.logprobs import TokenTrace
 from evalrun.endpoint.options import options_differ
 from evalrun.errors import ConfigError, SuiteError, UsageError
 from evalrun.jsondata import JSONObject
@@ -43,13 +42,11 @@ class ItemWriter:
         self.store, self.run_id = store, run_id
         self.written = written  # the records items.jsonl holds: all a summary may count
         self.error: OSError | None = None
-        self._queue: queue.SimpleQueue[tuple[ItemRecord, TokenTrace | None] | None] = (
-            queue.SimpleQueue()
-        )
+        self._queue: queue.SimpleQueue[tuple[ItemRecord, bytes | None] | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._loop, name="evalrun-items", daemon=True)
         self._thread.start()
 
-    def put(self, rec: ItemRecord, trace: TokenTrace | None = None) -> None:
+    def put(self, rec: ItemRecord, trace: bytes | None = None) -> None:
         self._queue.put((rec, trace))
 
     def close(self) -> None:

@@ -17,7 +17,6 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from evalrun.endpoint.client import RequestFailed
-from evalrun.endpoint.logprobs import TokenTrace
 from evalrun.endpoint.response import ItemError
 from evalrun.scoring.asking import (
     Answered,
@@ -139,7 +138,7 @@ async def work(
             state.stopped = rec_error.message if rec_error else "model not found"
             state.wrong_model = True
 
-    def settle(rec: ItemRecord, trace: TokenTrace | None) -> None:
+    def settle(rec: ItemRecord, trace: bytes | None) -> None:
         """A finished item: to disk, to the caller's stop rule, to the progress bar."""
         writer.put(rec, trace)  # state.records gets it once it is on disk
         if stop_when is not None and state.halted is None:

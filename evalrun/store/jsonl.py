@@ -4,20 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from evalrun.errors import ConfigError
-from evalrun.jsondata import JSONObject
-
-# Escaped in every JSON line evalrun writes: lone surrogates (not encodable as UTF-8), and the
-# separators str.splitlines() breaks at that json.dumps leaves raw (it escapes \x0b \x0c \x1c-\x1e
-# itself): NEL, LINE SEPARATOR, PARAGRAPH SEPARATOR. A consumer splitting with splitlines() then
-# reads one record a line. They can only occur inside strings, where the escape is equivalent.
-_ESCAPED = re.compile("[\ud800-\udfff\x85\u2028\u2029]")
+from evalrun.jsondata import JSONObject, json_text
 
 
 def dump_json_line(obj: BaseModel | JSONObject) -> str:
@@ -32,24 +26,19 @@ def dump_json_line(obj: BaseModel | JSONObject) -> str:
     return json_text(data) + "\n"
 
 
-def json_text(data: Any) -> str:
-    """json.dumps(ensure_ascii=False) that stays encodable and one line to any line splitter:
-    lone surrogates and the splitlines() separators json.dumps leaves raw become escapes."""
-    text = json.dumps(data, ensure_ascii=False)
-    return _ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
 def read_jsonl_records(path: Path) -> list[JSONObject]:
     """Rows of a JSONL file of objects (see numbered_rows)."""
     return [row for _, row in numbered_rows(path)]
 
 
-def numbered_rows(path: Path, *, strict: bool = True) -> list[tuple[int, JSONObject]]:
+def numbered_rows(
+    path: Path, *, strict: bool = True, parse: Callable[[str], Any] = json.loads
+) -> list[tuple[int, JSONObject]]:
     """(line number, row) of a JSONL file of objects.
 
     A torn last line (no newline: a crash mid-write) is skipped; the next append moves it aside.
     Any other line that is not a JSON object is a ConfigError naming the file and line (skipped
-    too when not `strict`).
+    too when not `strict`). `parse` reads a line (jsondata.loads for the token traces).
     """
     rows: list[tuple[int, JSONObject]] = []
     if not path.exists():
@@ -59,7 +48,7 @@ def numbered_rows(path: Path, *, strict: bool = True) -> list[tuple[int, JSONObj
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
+                row = parse(line)
             except json.JSONDecodeError as exc:
                 if not line.endswith("\n") or not strict:
                     continue  # the torn tail
