@@ -48,7 +48,7 @@ def test_table_escapes_control_characters(tmp_path, capsys):
     assert main(["grade", str(path)]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\\x1b" in out
-    assert "0/1 passed (core-v2)" in out
+    assert "0/1 passed (core-v3)" in out
 
 
 def test_bad_lines_are_one_line_errors_naming_the_line(tmp_path, capsys):
@@ -92,7 +92,7 @@ def test_explain_names_the_span_each_grader_read(tmp_path, capsys):
     assert "read" in table.splitlines()[0] and "Jupiter." in table
 
 
-def _stored_run(tmp_path, version: int = 2):
+def _stored_run(tmp_path, version: int = 3):
     """A run folder of core-v`version` holding three items as an older grader recorded them."""
     from evalrun.store import ItemRecord, RunRecord, RunStore, SuiteRef, dump_json_line
     from evalrun.suite.load import load_suite
@@ -152,4 +152,4 @@ def test_a_stored_run_is_graded_again_beside_its_recorded_verdicts(tmp_path, cap
 def test_a_run_of_another_suite_version_is_refused_in_one_line(tmp_path, capsys):
     assert main(["grade", str(_stored_run(tmp_path, version=1))]) == 2
     err = capsys.readouterr().err
-    assert "was scored on core-v1, not core-v2" in err and len(err.strip().splitlines()) == 1
+    assert "was scored on core-v1, not core-v3" in err and len(err.strip().splitlines()) == 1

@@ -198,6 +198,15 @@ def test_fuzzy_and_regex():
     assert not passes("regex", {"pattern": r"^\d{3}$", "full": True}, "1234")
 
 
+def test_a_forbidden_pattern_with_whole_reply_counts_what_a_retraction_takes_back():
+    forbid = {"pattern": r"FIG\s*207", "negate": True}
+    taken_back = "Not FIG 207 — it is in the box labelled PLUM 318."
+    assert passes("regex", forbid, taken_back)  # the claim reader sets FIG 207 aside
+    assert not passes("regex", {**forbid, "whole_reply": True}, taken_back)
+    assert not passes("regex", {**forbid, "whole_reply": True}, "FIG 207? No: PLUM 318.")
+    assert passes("regex", {**forbid, "whole_reply": True}, "PLUM 318")
+
+
 # ---------------------------------------------------------------- json
 
 PERSON = {"required": {"name": "string", "age": "integer", "tags": "array"}}

@@ -1,4 +1,4 @@
-"""How the core-v2 graders read chat answers: answer spans, LaTeX, hedges, negation, units,
+"""How the core graders (since core-v2) read chat answers: answer spans, LaTeX, hedges, negation, units,
 whole-reply anchors, sequences, and the stricter format / JSON / tool checks."""
 
 from __future__ import annotations

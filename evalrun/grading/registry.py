@@ -103,7 +103,7 @@ def grade_spec(kind: str, params: JSONObject, response: Response) -> Grade:
         if response.tool_calls:
             why += "; the model called a tool instead of answering"
         return Grade(passed=False, detail=why)
-    if kind not in READS_CLAIM:
+    if kind not in READS_CLAIM or getattr(validated, "whole_reply", False):
         return GRADERS[kind](response, validated)
     claim, retracted = final_claim(response.content or "")
     if retracted:

@@ -114,6 +114,11 @@ class RegexParams(GraderParams):
     negate: bool = Field(
         default=False, description="Pass when the pattern does NOT match (negated or not)."
     )
+    whole_reply: bool = Field(
+        default=False,
+        description="Search the whole reply, including what a later retraction takes back "
+        "(for text the prompt says not to write at all, such as another record's value).",
+    )
 
     @field_validator("pattern")
     @classmethod
