@@ -12,9 +12,10 @@ from support.synthruns import CORE_LIKE, ids_of, items_for, write_run
 
 from evalrun.bisection.trial import Judge, measure
 from evalrun.compare.pairing import compare_runs
+from evalrun.endpoint.response import ItemError
 from evalrun.signoff.policy import Policy
 from evalrun.signoff.rules import comparison_family
-from evalrun.store import ItemRecord, RunStore
+from evalrun.store import ItemRecord, RunStore, summarize
 from evalrun.verdicts import LOOPING_LANE, GarbleVerdict, LaneGarble
 
 LOOP = {
@@ -56,6 +57,10 @@ def test_bisect_and_signoff_judge_the_same_answers_alike(tmp_path, loops, soup, 
 
     # the same counts, from the same answers, through bisect's measure and compare's sides
     assert cmp.b.lane_garble == trial.lane_garble
+    # and the run's own summary (what `score` shows and --fail-on-garble judges): flagged rate
+    summary = summarize(items, items)
+    assert summary.garbled == trial.lane_garble.garbled
+    assert summary.garble_rate == round(trial.lane_garble.flagged_rate, 4)
     answered = len(items) - errors
     assert trial.lane_garble == LaneGarble(garbled=loops + soup, loops=loops, answered=answered)
     looping = loops >= LOOPING_LANE * answered
@@ -88,3 +93,23 @@ def test_counts_come_from_the_verdicts_of_the_answers():
     loop = GarbleVerdict.model_validate(LOOP)
     g = LaneGarble.of([soup, clean, None, loop, loop])
     assert g == LaneGarble(garbled=3, loops=2, answered=5)
+
+
+def test_a_runs_summary_counts_the_answers_bisect_counts():
+    """An answer whose grading timed out (an error, with a response) is an answered item; a
+    prompt rejected for context length (failed, no response) is not: for the run's summary as
+    for a bisect trial."""
+    items = lane(6, 12, 3)
+    answered = [i for i, r in enumerate(items) if r.response is not None and not r.garbled]
+    timed_out, rejected = answered[0], answered[1]
+    items[timed_out] = items[timed_out].model_copy(
+        update={"status": "error", "error": ItemError(kind="grader_timeout", message="slow")}
+    )
+    items[rejected] = items[rejected].model_copy(
+        update={"status": "failed", "response": None, "diagnoses": ["context_length"]}
+    )
+    trial = measure(items, ["r"], len(items))
+    summary = summarize(items, items)
+    assert trial.lane_garble == LaneGarble(garbled=18, loops=6, answered=len(items) - 3 - 1)
+    assert summary.garbled == 18
+    assert summary.garble_rate == round(18 / (len(items) - 4), 4)

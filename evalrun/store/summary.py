@@ -16,6 +16,7 @@ from evalrun.store.runs import RunStore
 from evalrun.suite.load import Item
 from evalrun.suite.select import Selection
 from evalrun.tables import score100
+from evalrun.verdicts import GarbleVerdict, LaneGarble
 
 
 def summarize(
@@ -24,8 +25,9 @@ def summarize(
     """Counts over the selected items; an item without a record counts in total, not in passed."""
     by_id = records if isinstance(records, dict) else {r.id: r for r in records}
     cats: dict[str, CategoryTally] = {}
-    passed = errors = garbled = answered = flaky = 0
+    passed = errors = flaky = 0
     kinds: list[str] = []
+    verdicts: list[GarbleVerdict | None] = []  # one an answered item: the lane's garble
     for item in items:
         tally = cats.setdefault(item.category, CategoryTally())
         tally.total += 1
@@ -40,20 +42,19 @@ def summarize(
             errors += 1
             tally.errors += 1
         if rec.response is not None:
-            answered += 1
+            verdicts.append(rec.garble)
+            tally.garbled += rec.garbled
         outcomes = {r.status for r in rec.repeats or []} - {"error"}
         flaky += len(outcomes) > 1
-        if rec.garbled:
-            garbled += 1
-            tally.garbled += 1
+    garble = LaneGarble.of(verdicts)  # counted as bisect, compare and sign-off count it
     total = len(items)
     return Summary(
         passed=passed,
         total=total,
         score=score100(passed, total),
         errors=errors,
-        garbled=garbled,
-        garble_rate=round(garbled / answered, 4) if answered else 0.0,
+        garbled=garble.garbled,
+        garble_rate=round(garble.flagged_rate, 4),
         diagnoses=[Diagnosis(**d) for d in summarize_diagnoses(kinds)],
         categories=cats,
         flaky=flaky,
