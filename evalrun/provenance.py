@@ -1,4 +1,6 @@
-"""What produced a run: evalrun and Python versions, and the git state of the working repo.
+"""What produced a run: evalrun and Python versions, and the git state of the working repo
+(`Provenance`); the types of the contract as rendered and the server booted that run.json and
+slope.json keep beside it (`RenderedContract`, `ServerFacts`, filled by serving/launcher.py).
 
 The git facts come from the `git` executable itself (a few plumbing-grade commands, run in the
 background while a run connects): importing gitpython would cost more than the commands do.
@@ -13,9 +15,61 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import NotRequired
+
+from typing_extensions import TypedDict
 
 from evalrun import __version__
 from evalrun.jsondata import JSONObject
+
+
+class GitFacts(TypedDict, total=False):
+    """The git state of a checkout ({} outside one; only `error` when git failed)."""
+
+    commit: str | None  # None: no commits yet
+    branch: str | None  # None: detached head
+    dirty: bool
+    remotes: dict[str, str]  # name -> URL, credentials stripped
+    root: str
+    error: str
+
+
+class Provenance(TypedDict):
+    """run.json's `provenance`."""
+
+    evalrun: str
+    python: str
+    platform: str
+    git: GitFacts
+    evalrun_git: NotRequired[GitFacts]  # evalrun's own checkout, when not the working repo
+
+
+class RenderedContract(TypedDict, total=False):
+    """The contract a run booted, as rendered: argv and env as started (secrets redacted)."""
+
+    name: str
+    engine: str
+    hash: str  # contract_hash: the bisect cache key
+    argv: list[str]
+    env: dict[str, str]
+    path_prepend: list[str]
+    request: JSONObject  # the contract's request block, as the user wrote it
+    health: str
+    model: str | None
+    args: JSONObject  # the knobs (flag -> value) as the user wrote them, secrets redacted
+
+
+class ServerFacts(TypedDict, total=False):
+    """The server a run booted."""
+
+    base_url: str
+    model: str | None
+    engine_version: str | None
+    version_source: str | None
+    boot_seconds: float | None
+    log_path: str
+    port: int | None
+
 
 _CRED_RE = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.-]*://)[^/@]*@", re.IGNORECASE)
 GIT_TIMEOUT_S = 20.0  # one git command; a status of a huge tree on a slow disk may take a while
@@ -49,7 +103,7 @@ def _git(folder: Path | str, *args: str) -> str:
     return proc.stdout
 
 
-def git_facts(path: Path | str = ".") -> JSONObject:
+def git_facts(path: Path | str = ".") -> GitFacts:
     """Commit, branch, dirty flag and remotes of the git repo holding `path` ({} outside one, or
     without git); {"error": ...} when git cannot read the repo (e.g. a dubious owner).
 

@@ -17,7 +17,9 @@ from evalrun.errors import ConfigError
 from evalrun.grading.garble import detect
 from evalrun.scoring.runner import ScoreRequest, score_suite
 from evalrun.serving.target import Target
-from evalrun.store import ItemRecord, RunStore, dump_json_line, numbered_rows
+from evalrun.slope.record import SlopeRecord
+from evalrun.store import ItemRecord, RunRecord, RunStore, dump_json_line, numbered_rows
+from evalrun.store.records import upgrade_run
 from evalrun.suite.load import load_suite
 from evalrun.verdicts import SIGNAL_FAMILY, upgrade_v1
 
@@ -192,3 +194,27 @@ def test_a_bisect_record_with_a_mistyped_fragment_is_refused():
     data["settings"]["tries"] = "twice"
     with pytest.raises(ValidationError, match="settings.tries"):
         BisectRecord.model_validate(data)
+
+
+@pytest.mark.parametrize("path", sorted(RECORDS.glob("run-*.json")), ids=lambda p: p.stem)
+def test_a_stored_run_record_reads_typed_and_rewrites_byte_for_byte(path):
+    """Stored by earlier runs: a booted contract (and evalrun's own checkout), a selection by
+    items and categories, by tags, a --limit with --repeats, sent headers (redacted), extra body."""
+    text = path.read_text(encoding="utf-8")
+    record = RunRecord.model_validate(upgrade_run(json.loads(text), str(path)))
+    assert record.model_dump_json(indent=2) == text
+    if record.contract is not None:
+        assert record.contract["hash"] and record.server and record.server["log_path"]
+
+
+@pytest.mark.parametrize("path", sorted(RECORDS.glob("slope-*.json")), ids=lambda p: p.stem)
+def test_a_stored_slope_record_rewrites_byte_for_byte(path):
+    text = path.read_text(encoding="utf-8")
+    assert SlopeRecord.model_validate_json(text).model_dump_json(indent=2) == text
+
+
+def test_a_run_record_with_a_mistyped_server_is_refused():
+    data = json.loads((RECORDS / "run-contract-own-git.json").read_text(encoding="utf-8"))
+    data["server"]["boot_seconds"] = "slow"
+    with pytest.raises(ValidationError, match="server.boot_seconds"):
+        RunRecord.model_validate(data)

@@ -31,6 +31,7 @@ import httpx2 as httpx
 from evalrun.endpoint.http import sync_client
 from evalrun.errors import BootError, Interrupted
 from evalrun.jsondata import JSONObject
+from evalrun.provenance import RenderedContract, ServerFacts
 from evalrun.serving.bootfail import LogWatch, classify, find_elsewhere
 from evalrun.serving.contract import (
     REDACTED,
@@ -684,9 +685,9 @@ def _spawn(
         ) from exc
 
 
-def record_for_run(contract: Contract, server: Server) -> tuple[JSONObject, JSONObject]:
-    """(contract, server) dicts for run.json: rendered argv, redacted env, version, boot time."""
-    contract_doc = {
+def record_for_run(contract: Contract, server: Server) -> tuple[RenderedContract, ServerFacts]:
+    """(contract, server) for run.json: rendered argv, redacted env, version, boot time."""
+    contract_doc: RenderedContract = {
         "name": contract.name,
         "engine": contract.engine,
         "hash": contract_hash(contract),
@@ -698,7 +699,7 @@ def record_for_run(contract: Contract, server: Server) -> tuple[JSONObject, JSON
         "model": contract.model,
         "args": redact_args(contract.args),
     }
-    server_doc = {
+    server_doc: ServerFacts = {
         "base_url": server.base_url,
         "model": server.model,
         "engine_version": server.engine_version,

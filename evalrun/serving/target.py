@@ -22,7 +22,7 @@ from evalrun.endpoint.client import ApiKey, normalise_endpoint
 from evalrun.endpoint.http import HttpOptions
 from evalrun.endpoint.options import RequestOptions
 from evalrun.errors import UsageError
-from evalrun.jsondata import JSONObject
+from evalrun.provenance import RenderedContract, ServerFacts
 from evalrun.serving.contract import Contract
 
 # (seconds since start, phase): the launcher's boot progress callback
@@ -111,8 +111,8 @@ class Target:
     api_key: ApiKey = ApiKey()
     options: RequestOptions = field(default_factory=RequestOptions)
     http: HttpOptions = HttpOptions()
-    contract: JSONObject | None = None  # the contract as rendered (run.json), when booted
-    server: JSONObject | None = None  # engine version, boot seconds, log path, when booted
+    contract: RenderedContract | None = None  # the contract as rendered (run.json), when booted
+    server: ServerFacts | None = None  # engine version, boot seconds, log path, when booted
     exited: Callable[[], bool] | None = None  # whether the booted process died
 
     @classmethod

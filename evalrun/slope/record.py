@@ -17,7 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalrun import __version__
 from evalrun.errors import ConfigError, RunNotFound, UsageError
-from evalrun.jsondata import JSONObject
+from evalrun.jsondata import AsWritten, JSONObject
+from evalrun.provenance import RenderedContract, ServerFacts
 from evalrun.store import DEFAULT_RESULTS, RunStore, dump_json_line
 
 SLOPE_SCHEMA_VERSION = 1
@@ -134,8 +135,8 @@ class SlopeRecord(BaseModel):
     extras_dropped: list[str] = Field(
         default_factory=list, description="ignore_eos/min_tokens/... the engine 400'd."
     )
-    contract: JSONObject | None = None
-    server: JSONObject | None = None
+    contract: AsWritten[RenderedContract] | None = None
+    server: AsWritten[ServerFacts] | None = None
     provenance: JSONObject = Field(default_factory=dict)
     started_at: str
     ended_at: str | None = None

@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from evalrun.endpoint.response import ItemError, Response
 from evalrun.errors import ConfigError
-from evalrun.jsondata import JSONObject
+from evalrun.jsondata import AsWritten, JSONObject
+from evalrun.provenance import RenderedContract, ServerFacts
 from evalrun.verdicts import GarbleVerdict, Grade, upgrade_v1
 
 SCHEMA_VERSION = 2
@@ -93,10 +94,10 @@ class RunRecord(BaseModel):
         default_factory=dict,
         description="limit / tags used to pick items, when not the whole suite.",
     )
-    contract: JSONObject | None = Field(
+    contract: AsWritten[RenderedContract] | None = Field(
         default=None, description="The contract as rendered (argv, env redacted), when booted."
     )
-    server: JSONObject | None = Field(
+    server: AsWritten[ServerFacts] | None = Field(
         default=None, description="Engine version, boot seconds, log path, when booted."
     )
     provenance: JSONObject = Field(default_factory=dict, description="git commit/branch/dirty.")
