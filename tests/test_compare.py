@@ -1,7 +1,14 @@
 import json
 
 import pytest
-from support.synthruns import CORE_LIKE, OTHER_SHA, items_for, seeds_pair, write_run
+from support.synthruns import (
+    CORE_LIKE,
+    OTHER_SHA,
+    core_v2_and_v3,
+    items_for,
+    seeds_pair,
+    write_run,
+)
 
 from evalrun.cli import main
 from evalrun.compare.pairing import compare_runs
@@ -57,6 +64,15 @@ def test_suite_hash_mismatch_is_refused_naming_both(store):
     assert "2026-01-01_000000_old" in msg and "2026-01-02_000000_new" in msg
     assert "core-v2" in msg and "core-v1" in msg
     assert main(["compare", "--results", str(store.root), "latest:old", "latest:new"]) == 2
+
+
+def test_a_core_v2_and_a_core_v3_run_are_refused_in_one_line(store, capsys):
+    v2, v3 = core_v2_and_v3()
+    write_run(store, "2026-01-01_000000_old", items_for(), **v2)
+    write_run(store, "2026-01-02_000000_new", items_for(), **v3)
+    assert main(["compare", "--results", str(store.root), "latest:old", "latest:new"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "core-v2" in err and "core-v3" in err and len(err.splitlines()) == 1, err
 
 
 def test_real_regression_is_significant(store):

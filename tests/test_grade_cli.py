@@ -92,8 +92,9 @@ def test_explain_names_the_span_each_grader_read(tmp_path, capsys):
     assert "read" in table.splitlines()[0] and "Jupiter." in table
 
 
-def _stored_run(tmp_path, version: int = 3):
-    """A run folder of core-v`version` holding three items as an older grader recorded them."""
+def _stored_run(tmp_path, version: int = 3, sha256: str | None = None, more=()):
+    """A run folder of core-v`version` holding three items (and `more`: (id, content, passed))
+    as an older grader recorded them."""
     from evalrun.store import ItemRecord, RunRecord, RunStore, SuiteRef, dump_json_line
     from evalrun.suite.load import load_suite
 
@@ -103,7 +104,7 @@ def _stored_run(tmp_path, version: int = 3):
         run_id="2026-12-01_100000_old",
         label="old",
         evalrun_version="0.1.0",
-        suite=SuiteRef(name="core", version=version, sha256=suite.sha256),
+        suite=SuiteRef(name="core", version=version, sha256=sha256 or suite.sha256),
         endpoint="http://127.0.0.1:8000/v1",
         model_served="m",
         started_at="2026-12-01T10:00:00+00:00",
@@ -131,6 +132,7 @@ def _stored_run(tmp_path, version: int = 3):
             request={"model": "m"},
             error={"kind": "timeout", "message": "read timed out"},
         ),
+        *(answered(*row) for row in more),
     ]
     folder = store.run_dir(record.run_id)
     (folder / "items.jsonl").write_text("".join(dump_json_line(i) for i in items), "utf-8")
@@ -153,3 +155,35 @@ def test_a_run_of_another_suite_version_is_refused_in_one_line(tmp_path, capsys)
     assert main(["grade", str(_stored_run(tmp_path, version=1))]) == 2
     err = capsys.readouterr().err
     assert "was scored on core-v1, not core-v3" in err and len(err.strip().splitlines()) == 1
+
+
+def _v2_sha256():
+    from evalrun.suite.earlier import earlier_version
+    from evalrun.suite.load import load_suite
+
+    earlier = earlier_version(load_suite("core"), 2)
+    assert earlier is not None
+    return earlier.sha256
+
+
+def test_a_core_v2_run_is_graded_again_on_the_items_whose_prompt_is_unchanged(tmp_path, capsys):
+    # long-004's prompt changed in core-v3 (do not quote other entries): its v2 answer is to
+    # another question and is listed, not graded; math-009 and factual-001 are asked as in v2
+    more = [("long-004", "4471", True)]
+    folder = _stored_run(tmp_path, version=2, sha256=_v2_sha256(), more=more)
+    assert main(["grade", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "1/2 passed (core-v3)" not in out and "2/2 passed (core-v3)" in out
+    assert "changed: math-009" in out and "long-004" not in out.split("recorded")[0]
+    assert "not graded again (prompt changed since core-v2): long-004" in out
+    assert main(["grade", "--json", str(folder)]) == 0
+    got = capsys.readouterr()
+    assert [json.loads(line)["id"] for line in got.out.splitlines()] == ["math-009", "factual-001"]
+    assert "long-004" in got.err
+
+
+def test_a_core_v2_run_whose_hash_is_not_core_v2_is_refused(tmp_path, capsys):
+    folder = _stored_run(tmp_path, version=2, sha256="0" * 64)
+    assert main(["grade", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "was scored on core-v2, not core-v3" in err and len(err.strip().splitlines()) == 1

@@ -138,15 +138,17 @@ def write_run(
     total: int | None = None,
     started_at: str | None = None,
     summary: bool = True,
+    version: int | None = None,
 ) -> RunRecord:
-    """Store run.json + items.jsonl; label is the part of the id after the time."""
+    """Store run.json + items.jsonl; label is the part of the id after the time; the suite
+    version is 1 for SUITE_SHA and 2 for any other unless `version` says."""
     total = total if total is not None else len(items)
     label = run_id.split("_", 2)[-1]
     record = RunRecord(
         run_id=run_id,
         label=label,
         evalrun_version="0.1.0",
-        suite=SuiteRef(name="core", version=1 if sha == SUITE_SHA else 2, sha256=sha),
+        suite=SuiteRef(name="core", version=version or (1 if sha == SUITE_SHA else 2), sha256=sha),
         endpoint="http://127.0.0.1:8000/v1",
         model_served=label,
         started_at=started_at or f"{run_id[:10]}T{run_id[11:13]}:{run_id[13:15]}:00+00:00",
@@ -174,3 +176,14 @@ def seeds_pair(store: RunStore) -> tuple[RunRecord, RunRecord]:
         store, "2026-09-28_232811_vllm-sparkring-contract", items_for(failing=both + b_only)
     )
     return a, b
+
+
+def core_v2_and_v3() -> tuple[dict, dict]:
+    """write_run keywords for a run of core-v2 and one of core-v3, with their real hashes."""
+    from evalrun.suite.earlier import earlier_version
+    from evalrun.suite.load import load_suite
+
+    suite = load_suite("core")
+    v2 = earlier_version(suite, 2)
+    assert suite.version == 3 and v2 is not None
+    return {"sha": v2.sha256, "version": 2}, {"sha": suite.sha256, "version": 3}
