@@ -431,3 +431,49 @@ def test_an_option_named_as_the_comparison_is_not_picked():
     names = {"options": ["Mia", "Leo", "Sam"], "answer": "C"}
     assert passes("choice", names, "Leo? No wait — Sam is shorter than Leo.")
     assert not passes("choice", names, "Leo is shorter than Sam.")
+
+
+@pytest.mark.parametrize(
+    "kind,params,right,wrong",
+    [
+        ("numeric", {"answer": 72}, "答案是72。", "答案是81。"),  # no space before a CJK number
+        ("numeric", {"answer": 10800}, "3 Stunden haben 10.800 Sekunden.", "10.080 Sekunden."),
+        ("numeric", {"answer": 7, "pick": "first"}, "Sieben.", "Sechs."),
+        ("numeric", {"answer": 6, "pick": "first"}, "Шесть.", "Sept."),
+        (
+            "choice",
+            {"options": ["yes", "no"], "answer": "B"},
+            "Nein, es hat nicht geregnet.",
+            "Да.",
+        ),
+        ("choice", {"options": ["yes", "no"], "answer": "A"}, "Oui.", "Нет."),
+    ],
+)
+def test_answers_written_in_another_of_the_suites_languages(kind, params, right, wrong):
+    assert passes(kind, params, right)
+    assert not passes(kind, params, wrong)
+
+
+@pytest.mark.parametrize(
+    "kind,params,text",
+    [
+        ("numeric", {"answer": 9}, "8\n\nI misspoke: 5 + 3 is 9."),
+        ("numeric", {"answer": 81}, "72\n\nStrike that — 9 × 8 = 81."),
+        ("numeric", {"answer": 2048}, "1024\n\nUpdate: 2^10 is 2048."),
+        ("numeric", {"answer": 13}, "14\n\nOn reflection, it's 13."),
+        ("numeric", {"answer": 20}, "21\n\nChecking again, the average is 20."),
+        ("regex", {"pattern": r"\bprints?\W+1\b"}, "0\n\nOn closer inspection, it prints 1."),
+        ("regex", {"pattern": "Graz"}, "Wien. Eigentlich, Graz."),
+        ("regex", {"pattern": "вторник"}, "Понедельник. Вернее, вторник."),
+    ],
+)
+def test_still_more_ways_of_taking_an_answer_back(kind, params, text):
+    assert passes(kind, params, text)
+
+
+def test_a_patterns_end_anchor_is_the_end_of_a_bare_first_line():
+    zero = {"pattern": r"^\W*0\b|\bprints?\W+0\b|\b0\W*$"}
+    assert not passes("regex", zero, "1\n\nThe loop never changes count, and it ends at 0")
+    assert passes("regex", zero, "0\n\nThe loop never changes count, so it ends at 0")
+    assert passes("regex", zero, "Let me trace it:\ncount + 1 discards its value.\nFinal: 0")
+    assert passes("regex", zero, "1\n\nNo wait, it prints 0")

@@ -96,8 +96,11 @@ def _numeric(response: Response, p: NumericParams) -> Grade:
         return Grade(
             passed=False, detail=f"{seen}, but in {read.unit!r}, the wrong unit", span=span
         )
+    readings = [read.value] + ([read.thousands] if read.thousands is not None else [])
     close = (
-        math.isclose(read.value, w, abs_tol=p.tolerance, rel_tol=p.rel_tolerance) for w in wanted
+        math.isclose(got, w, abs_tol=p.tolerance, rel_tol=p.rel_tolerance)
+        for got in readings
+        for w in wanted
     )
     return Grade(passed=any(close), detail=seen, span=span)
 
@@ -176,9 +179,16 @@ def _name_hits(norm: str, options: dict[str, str]) -> list[tuple[str, int, int]]
     return kept
 
 
+# A verdict written in another of the suite's languages ("Нет.", "Oui.", "Nein, es hat nicht
+# geregnet."), for yes/no items answered in another language than the question's.
+_VERDICT_WORDS = re.compile(r"(?<!\w)(?:(да|oui|ja|sí)|(нет|non|nein))(?!\w)", re.IGNORECASE)
+
+
 def _choices_in(span: str, p: ChoiceParams) -> tuple[list[tuple[str, int, int]], str]:
     """The options a span chooses (negated ones dropped) and the text they were found in."""
     options = p.lettered()
+    if {normalize(v) for v in options.values()} == {"yes", "no"}:
+        span = _VERDICT_WORDS.sub(lambda m: "yes" if m.group(1) else "no", span)
     if all(re.fullmatch(r"[\d.,\s]+", v) for v in options.values()):
         span = with_digits(span)  # "nineteen eighty-nine" names the option 1989
     norm = normalize(plain_text(span))

@@ -25,8 +25,11 @@ from evalrun.grading.span import (
 # apostrophe (Swiss style). Only a group of exactly three digits after one counts.
 _SEP = "[,\u0020\u00a0\u202f\u2009']"
 _MINUS = "-\u2212\u2013"
+# A number does not start inside a word ("x2", "H2O"); after a Chinese, Japanese or Korean
+# character it does ("答案是72"), as those scripts put no space before it.
+_NOT_IN_WORD = r"(?<![.^]|[^\W\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])"
 NUMBER_RE = re.compile(
-    rf"(?<![\w.^])(?P<sign>[{_MINUS}])?"
+    rf"{_NOT_IN_WORD}(?P<sign>[{_MINUS}])?"
     rf"(?P<num>\d{{1,3}}(?:{_SEP}\d{{3}})+(?![\d])(?:\.\d+)?|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
     r"|(?<![\d,])\.\d+)"
     r"(?:/(?P<den>\d+)(?![\d.]))?"
@@ -183,9 +186,34 @@ def _word_values(words: list[str]) -> list[int]:
     return out
 
 
+# Small numbers spelled in the suite's other languages ("Sieben.", "Sept.", "Семь."), for answers
+# written in another language than the question's. Words that are also common words of another
+# sense are left out: articles (un, une, ein, uno), "once", "elf", "null".
+_FOREIGN_NUMBERS = {
+    w: n
+    for words in (
+        "- eins zwei drei vier fünf sechs sieben acht neun zehn - zwölf dreizehn vierzehn "
+        "fünfzehn sechzehn siebzehn achtzehn neunzehn zwanzig",
+        "zéro - deux trois quatre cinq six sept huit neuf dix onze douze treize quatorze quinze "
+        "seize dix-sept dix-huit dix-neuf vingt",
+        "cero - dos tres cuatro cinco seis siete ocho nueve diez - doce trece catorce quince "
+        "dieciséis diecisiete dieciocho diecinueve veinte",
+        "ноль один два три четыре пять шесть семь восемь девять десять одиннадцать двенадцать "
+        "тринадцать четырнадцать пятнадцать шестнадцать семнадцать восемнадцать девятнадцать "
+        "двадцать",
+    )
+    for n, w in enumerate(words.split())
+    if w != "-"
+} | {"одна": 1, "две": 2}
+_FOREIGN_RE = re.compile(
+    r"(?<![\w-])(?:" + "|".join(sorted(_FOREIGN_NUMBERS, key=len, reverse=True)) + r")(?![\w-])",
+    re.IGNORECASE,
+)
+
+
 def with_digits(text: str) -> str:
     """`text` with its spelled-out numbers written in digits, when it has no digits of its own
-    ("In nineteen eighty-nine." -> "In 1989."); otherwise `text` unchanged."""
+    ("In nineteen eighty-nine." -> "In 1989.", "Sieben." -> "7."); otherwise `text` unchanged."""
     if re.search(r"\d", text):
         return text
     out, last = [], 0
@@ -193,7 +221,8 @@ def with_digits(text: str) -> str:
         values = [v for v, _, _ in spelled_numbers(m.group(0))]
         out += [text[last : m.start()], ", ".join(fmt_number(v) for v in values)]
         last = m.end()
-    return "".join(out) + text[last:]
+    text = "".join(out) + text[last:]
+    return _FOREIGN_RE.sub(lambda m: str(_FOREIGN_NUMBERS[m.group(0).casefold()]), text)
 
 
 class NumberReading(NamedTuple):
@@ -204,6 +233,8 @@ class NumberReading(NamedTuple):
     problem: str = ""
     unit: str = ""
     span: str = ""
+    # "10.800" read the way German or French writes thousands (10800), when it may be meant so
+    thousands: float | None = None
 
 
 _OPERATOR_RE = re.compile(r"[=×x*+÷/^·]|(?<=\s)[-−](?=\s)")
@@ -408,7 +439,11 @@ def _finish(
             return NumberReading(
                 value, how, f"hedges between {fmt_number(value)} and {fmt_number(other)}", "", span
             )
-    return NumberReading(value, how, "", unit_after(span, end), span)
+    raw = span[start:end]
+    thousands = None
+    if re.fullmatch(r"\D?\d{1,3}(?:\.\d{3})+", raw):
+        thousands = float(re.sub(r"\D", "", raw)) * (-1 if value < 0 else 1)
+    return NumberReading(value, how, "", unit_after(span, end), span, thousands)
 
 
 def unit_after(text: str, end: int) -> str:

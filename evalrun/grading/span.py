@@ -296,9 +296,13 @@ _RETRACTION = re.compile(
     rf"{_PAUSE}\s*(?:no|nope|нет|nein|non)\s*[,.!:—–-]+(?:[\s,]*(?:sorry|actually)\b[\s,.!—–-]*)*"
     rf"|(?:{_PAUSE}|{_STOP})\s*(?:no\s+)?wait\s*[,!:—–-]+(?:[\s,]*(?:no|sorry|actually)\b[\s,.!—–-]*)*"
     # "Yes. Actually no — ...": the "no" after "actually" stays, a yes/no item's verdict
-    rf"|(?:{_PAUSE}|{_STOP}|[,;:]\s)\s*actually\b(?:\s*,?\s*on second thought\b)?"
+    rf"|(?:{_PAUSE}|{_STOP}|[,;:]\s)\s*(?:actually|en fait|eigentlich|вернее|точнее)(?!\w)"
+    r"(?:\s*,?\s*on second thought\b)?"
     rf"|(?:{_PAUSE}|{_STOP}|,\s)\s*(?:hmm+|sorry)\s*[,.!:—–-]*\s*(?:no\b\s*[,.!:—–-]+)?"
-    r"|\b(?:on second thought|correction|scratch that|let me recheck|i mean|oops|whoops|"
+    r"|\b(?:on second thoughts?|second thoughts|correction|scratch that|strike that|let me recheck|"
+    r"i mean|i meant|i misspoke|i was wrong|that's not right|that is not right|apologies|oops|"
+    r"whoops|on (?:further |closer )?(?:reflection|inspection)|re-?reading (?:the|that|this)"
+    r"(?: question)?|checking again|let me correct (?:that|myself|this)|update(?=:)|edit(?=:)|"
     r"my mistake|my bad|make that|or rather|let me (?:double-?check|re-?\w+)(?: that| this| it)?|"
     # "let me add again", "let me work it out again": the reply starts over
     r"let me (?:add|count|compute|calculate|work|do|try|check|go)\w*(?: \w+){0,2} (?:again|over)|"

@@ -127,15 +127,41 @@ class RegexParams(GraderParams):
         return v
 
 
+_END_ANCHOR = re.compile(r"(?<!\\)\$")
+# Past this, the reply's end is out of reach of any pattern's `$`.
+_NO_END = "\n_"  # a word character: `\W*$` cannot reach past it
+
+
+def _answer_line(text: str) -> str | None:
+    """The first line of a several-line reply when it is a bare answer (a few words, no lead-in
+    such as "Sure!" or "Let me trace it:"): what the lines after it explain, not replace."""
+    lines = [ln.strip() for ln in text.split("\n") if ln.strip()]
+    if len(lines) < 2 or len(lines[0].split()) > 4 or lines[0][-1] in ":!?":
+        return None
+    return lines[0] if len(without_lead_in(lines[0])) == 1 else None
+
+
+def _regex_hit(pattern: str, text: str, flags: int) -> bool:
+    starts = match_starts(pattern, text, flags)
+    return any(not is_negated(text, start) for start in starts)
+
+
 @grader("regex", RegexParams, reads_claim=True)
 def _regex(response: Response, p: RegexParams) -> Grade:
-    """A regular expression is found (or, with negate, not found) in the reply."""
+    """A regular expression is found (or, with negate, not found) in the reply.
+
+    `$` is the end of the answer: after a bare first line ("1\n\nThe loop never changes count,
+    so it stays 0"), a match that needs the reply's end counts only within that line.
+    """
     flags = IGNORECASE if p.ignore_case else 0
     text = plain_text(answer_text(response)).strip()
     if p.full or p.negate:
         hit = find(p.pattern, text, flags, full=p.full)
     else:
-        hit = any(not is_negated(text, start) for start in match_starts(p.pattern, text, flags))
+        hit = _regex_hit(p.pattern, text, flags)
+        line = _answer_line(text) if hit and _END_ANCHOR.search(p.pattern) else None
+        if line is not None and "(?m)" not in p.pattern:
+            hit = _regex_hit(p.pattern, text + _NO_END, flags) or _regex_hit(p.pattern, line, flags)
     return verdict(hit != p.negate, f"pattern {'' if hit else 'not '}found")
 
 
