@@ -17,7 +17,8 @@ from __future__ import annotations
 import html
 import re
 from collections import Counter
-from typing import Any
+from pathlib import Path
+from typing import Any, NotRequired, TypedDict
 
 from evalrun.compare.fidelity import Divergence
 from evalrun.compare.pairing import Comparison
@@ -67,7 +68,7 @@ def render_report(
     history: list[RunRecord] | None = None,
     other: RunView | None = None,
     comparison: Comparison | None = None,
-    signoff: JSONObject | None = None,
+    signoff: StoredSignoff | None = None,
 ) -> str:
     """The page for `view` (the candidate, B, when `other` is the baseline, A)."""
     from evalrun.viewing.history import history_svg
@@ -197,7 +198,7 @@ def _categories(view: RunView) -> str:
     )
 
 
-def _pair_section(cmp: Comparison, other: RunView, signoff: JSONObject | None) -> str:
+def _pair_section(cmp: Comparison, other: RunView, signoff: StoredSignoff | None) -> str:
     from evalrun.compare.report import category_headers, category_rows, stats_lines
 
     out = ["<h2>Against the baseline</h2>", f'<p class="verdict">{_t(cmp.verdict, 1000)}</p>']
@@ -207,10 +208,13 @@ def _pair_section(cmp: Comparison, other: RunView, signoff: JSONObject | None) -
             f'<p class="verdict {css}">sign-off: {_t(signoff["verdict"].upper(), 20)} '
             f'<span class="meta">({_t(signoff["source"], 300)})</span></p>'
         )
-        for title, key in (("Reasons", "reasons"), ("Warnings", "warnings")):
-            if signoff.get(key):
+        for title, lines in (
+            ("Reasons", signoff.get("reasons")),
+            ("Warnings", signoff.get("warnings")),
+        ):
+            if lines:
                 out.append(f"<h4>{title}</h4><ul>")
-                out += [f"<li>{_t(r, 1000)}</li>" for r in signoff[key]]
+                out += [f"<li>{_t(r, 1000)}</li>" for r in lines]
                 out.append("</ul>")
     else:
         out.append('<p class="meta">no sign-off recorded for this pair (`evalrun signoff`)</p>')
@@ -448,11 +452,18 @@ def _answer(row: Row) -> str:
     return "".join(out)
 
 
-def stored_signoff(run_dir: Any, baseline: str) -> JSONObject | None:
+class StoredSignoff(TypedDict):
+    """A sign-off verdict as the candidate's signoff.md states it."""
+
+    verdict: str  # pass or fail
+    source: str  # the file, and the policy it names
+    reasons: NotRequired[list[str]]
+    warnings: NotRequired[list[str]]
+
+
+def stored_signoff(run_dir: Path | str, baseline: str) -> StoredSignoff | None:
     """The verdict `evalrun signoff` wrote into the candidate's folder for this baseline, if any:
     {verdict, reasons, warnings, source}."""
-    from pathlib import Path
-
     path = Path(run_dir) / "signoff.md"
     try:
         lines = path.read_text(encoding="utf-8").split("\n")
@@ -461,14 +472,18 @@ def stored_signoff(run_dir: Any, baseline: str) -> JSONObject | None:
     head = re.match(r"# Sign-off: (PASS|FAIL)\s*$", lines[0] if lines else "")
     if head is None or f"- baseline: `{baseline}`" not in lines:
         return None
-    found: JSONObject = {"verdict": head.group(1).lower(), "source": str(path)}
+    found: StoredSignoff = {"verdict": head.group(1).lower(), "source": str(path)}
     section = ""
     for line in lines[1:]:
         if line.startswith("## "):
             section = line[3:].strip().lower()
         elif line.startswith("- ") and section in ("reasons", "warnings"):
-            if not line.startswith("- none: every rule passed"):
-                found.setdefault(section, []).append(line[2:])
+            if line.startswith("- none: every rule passed"):
+                continue
+            if section == "reasons":
+                found.setdefault("reasons", []).append(line[2:])
+            else:
+                found.setdefault("warnings", []).append(line[2:])
         elif line.startswith("- policy: "):
             found["source"] += f", policy {line[10:]}"
     return found
