@@ -95,10 +95,10 @@ def test_counts_come_from_the_verdicts_of_the_answers():
     assert g == LaneGarble(garbled=3, loops=2, answered=5)
 
 
-def test_a_runs_summary_counts_the_answers_bisect_counts():
+def test_a_runs_summary_counts_the_answers_bisect_counts(tmp_path):
     """An answer whose grading timed out (an error, with a response) is an answered item; a
-    prompt rejected for context length (failed, no response) is not: for the run's summary as
-    for a bisect trial."""
+    prompt rejected for context length (failed, no response) is not: for the run's summary, a
+    bisect trial, and compare's side (sign-off's garble ceiling) alike."""
     items = lane(6, 12, 3)
     answered = [i for i, r in enumerate(items) if r.response is not None and not r.garbled]
     timed_out, rejected = answered[0], answered[1]
@@ -113,3 +113,13 @@ def test_a_runs_summary_counts_the_answers_bisect_counts():
     assert trial.lane_garble == LaneGarble(garbled=18, loops=6, answered=len(items) - 3 - 1)
     assert summary.garbled == 18
     assert summary.garble_rate == round(18 / (len(items) - 4), 4)
+    # compare's sides alike, each case alone (together their two miscounts would cancel)
+    store = RunStore(tmp_path / "results")
+    base = write_run(store, "2026-01-01_000000_base", items_for())
+    for n, one in enumerate((timed_out, rejected)):
+        alone = lane(6, 12, 3)
+        alone[one] = items[one]
+        cand = write_run(store, f"2026-01-0{n + 2}_000000_cand", alone)
+        side = compare_runs(store, base.run_id, cand.run_id).b
+        assert side.lane_garble == measure(alone, ["r"], len(alone)).lane_garble
+        assert round(side.garble_rate, 4) == summarize(alone, alone).garble_rate

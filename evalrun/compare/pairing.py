@@ -71,7 +71,10 @@ class Side(BaseModel):
     missing: int = Field(description="Items of the run's total with no record (not run).")
     garbled: int
     garble_loops: int = Field(default=0, description="Garbled items that are repetition loops.")
-    garble_rate: float = Field(description="garbled / answered (non-error) items.")
+    garble_answered: int = Field(
+        default=0, description="Items that got an answer, the garble rate's denominator."
+    )
+    garble_rate: float = Field(description="garbled / answered items.")
     pct: float = Field(description="100 * passed / total, unrounded.")
     wilson: tuple[float, float] = Field(description="Wilson interval of pct, in points.")
     diagnoses: dict[str, int] = Field(description="Diagnosis kind -> items showing it.")
@@ -79,8 +82,9 @@ class Side(BaseModel):
     @property
     def lane_garble(self) -> LaneGarble:
         """The run's garble on its answered items, as sign-off's ceiling judges it."""
-        answered = self.total - self.errors - self.missing
-        return LaneGarble(garbled=self.garbled, loops=self.garble_loops, answered=answered)
+        return LaneGarble(
+            garbled=self.garbled, loops=self.garble_loops, answered=self.garble_answered
+        )
 
 
 class CategoryRow(BaseModel):
@@ -529,7 +533,9 @@ def _side(run: RunRecord, items: list[ItemRecord], seen: int, alpha: float) -> S
         total = max(run.summary.total, len(items))
     else:
         total = len(items) if partial else max(len(items), seen)
-    garble = LaneGarble.of(i.garble for i in items if i.status != "error")
+    # answered = got a response, as the run's summary and bisect count it (a context rejection
+    # has none; a grader timeout is an error with one)
+    garble = LaneGarble.of(i.garble for i in items if i.response is not None)
     lo, hi = wilson_interval(passed, total, alpha=alpha)
     diag: Counter[str] = Counter(kind for i in items for kind in set(i.diagnoses))
     repeats = max((len(i.repeats or []) for i in items), default=0)
@@ -547,6 +553,7 @@ def _side(run: RunRecord, items: list[ItemRecord], seen: int, alpha: float) -> S
         missing=total - len(items),
         garbled=garble.garbled,
         garble_loops=garble.loops,
+        garble_answered=garble.answered,
         garble_rate=garble.flagged_rate,
         pct=percent(passed, total),
         wilson=(100 * lo, 100 * hi),
