@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from evalrun.bisection.dd import Outcome, Vote, with_tries
 from evalrun.bisection.variants import KnobValue
-from evalrun.compare.fidelity import Divergence, Fidelity, Verdict, not_comparable
+from evalrun.compare.fidelity import Divergence, Fidelity, FidelityCounts, not_comparable
 from evalrun.compare.fidelity import judge as judge_fidelity
 from evalrun.endpoint.logprobs import TokenTrace
 from evalrun.endpoint.options import RequestOptions
@@ -156,23 +156,10 @@ class Judge(BaseModel):
         return pick[0], verdict, pick[1]
 
 
-class TrialFidelity(BaseModel):
+class TrialFidelity(FidelityCounts):
     """A trial's tokens against the good side's: compare's Fidelity without its thresholds
     (the same for every trial), with its one-line summary."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    verdict: Verdict
-    reason: str = ""
-    items: int = Field(default=0, description="Items compared (greedy, answered in both).")
-    of: int = Field(default=0, description="Items answered in either run.")
-    identical: int = 0
-    near_tie: int = 0
-    hard: int = 0
-    retokenized: int = 0
-    tokens: int = Field(default=0, description="Shared-prefix tokens compared.")
-    drift: float = Field(default=0.0, description="Mean |Δ logprob| over the shared prefixes.")
-    p_value: float = Field(default=1.0, description="Hard divergences beyond chance: this p.")
     divergences: list[Divergence] = Field(default_factory=list)
     line: str = Field(default="", description="Fidelity.line(): the verdict in one line.")
 

@@ -77,8 +77,8 @@ class Divergence(BaseModel):
     )
 
 
-class Fidelity(BaseModel):
-    """compare's `fidelity`: B's tokens judged against A's."""
+class FidelityCounts(BaseModel):
+    """The figures of a fidelity verdict, as compare and a bisect trial both record them."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -95,6 +95,11 @@ class Fidelity(BaseModel):
     p_value: float = Field(
         default=1.0, description="One-sided exact binomial: this many hard at the healthy rate."
     )
+
+
+class Fidelity(FidelityCounts):
+    """compare's `fidelity`: B's tokens judged against A's."""
+
     thresholds: Thresholds = Field(default_factory=Thresholds)
     divergences: list[Divergence] = Field(default_factory=list)
     by_item: dict[str, Divergence] = Field(
