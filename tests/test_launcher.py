@@ -398,3 +398,40 @@ def test_readiness_polls_stay_bounded_through_a_boot_of_many_minutes() -> None:
     assert [launcher.poll_delay(n, 0.25) for n in (1860, 10**6)] == [0.25, 0.25]
     delays = [launcher.poll_delay(n, 0.5) for n in range(1, 40)]
     assert delays == sorted(delays) and delays[-1] == 0.5
+
+
+# A remote engine that is ending: its death is waited for, not read as alive ---------------------
+
+
+class EndingEngine:
+    """An engine whose target lists it as ending (a Slurm job COMPLETING) for `ending_s`, then
+    reports it ended; `ends` False: it stays alive and never says it is ending."""
+
+    def __init__(self, ending_s: float, ends: bool = True) -> None:
+        self.until = time.monotonic() + ending_s
+        self.ends = ends
+        self.returncode: int | None = None
+        self.ending_calls = 0
+
+    def poll(self) -> int | None:
+        if self.ends and time.monotonic() >= self.until:
+            self.returncode = 143
+        return self.returncode
+
+    def ending(self) -> bool:
+        self.ending_calls += 1
+        return self.ends and time.monotonic() < self.until
+
+
+def test_settle_waits_while_the_target_says_the_engine_is_ending():
+    engine = EndingEngine(ending_s=2.0)
+    launcher._settle(engine, grace=0.0)
+    assert engine.poll() == 143  # waited past the ending window, so the death is seen
+
+
+def test_settle_returns_at_once_for_a_live_engine():
+    engine = EndingEngine(ending_s=0.0, ends=False)
+    started = time.monotonic()
+    launcher._settle(engine, grace=0.0)
+    assert engine.poll() is None and time.monotonic() - started < 0.5
+    assert engine.ending_calls == 1

@@ -287,7 +287,7 @@ def test_slurm_job_past_its_time_limit_is_classified_and_leaves_nothing(slurm, t
     contract = contract_from_data(data)
     with pytest.raises(BootError) as err, boot_server(contract, tmp_path / "s.log") as server:
         started = time.monotonic()
-        deadline = started + 150
+        deadline = started + 180
         while time.monotonic() < deadline:  # a trial still running when Slurm ends the job
             try:
                 chat(server.base_url, server.model)

@@ -54,6 +54,9 @@ TERM_GRACE_S = 10.0
 KILL_WAIT_S = 5.0
 PORT_FREE_WAIT_S = 5.0
 DEATH_GRACE_S = 1.0
+# How long a target that says its engine is ending (a Slurm job COMPLETING: signalled, its final
+# state not yet recorded) is waited for, so the failure is classified by what ended it.
+ENDING_WAIT_S = 60.0
 
 
 class Polled(Protocol):
@@ -522,6 +525,7 @@ def boot_server(
                 if proc.poll() is not None:
                     raise _died_in_use(contract, proc, watch, env, argv) from exc
                 raise
+            _settle(proc, grace=0.0)  # only waits while a remote target says it is ending
             if proc.poll() is not None:
                 raise _died_in_use(contract, proc, watch, env, argv)
             clean = True
@@ -565,11 +569,17 @@ def _start_remote(
         return start_remote(boot, log, local_port=free_port(), on_progress=on_progress)
 
 
-def _settle(proc: Polled) -> None:
-    """Give a dying engine DEATH_GRACE_S to finish exiting."""
-    deadline = time.monotonic() + DEATH_GRACE_S
-    while proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
+def _settle(proc: Polled, grace: float = DEATH_GRACE_S) -> None:
+    """Give a dying engine `grace` seconds to finish exiting, and up to ENDING_WAIT_S while its
+    target says it is ending: a Slurm job killed at its time limit stays listed as COMPLETING for
+    Slurm's KillWait, and reading it as alive would lose the reason it died."""
+    ending = getattr(proc, "ending", None)
+    start = time.monotonic()
+    while proc.poll() is None:
+        waited = time.monotonic() - start
+        if waited >= grace and (ending is None or waited >= ENDING_WAIT_S or not ending()):
+            return
+        time.sleep(0.05 if waited < grace else 0.5)
 
 
 def scrub_log(path: Path, secrets: list[str], start: int = 0) -> None:

@@ -229,6 +229,14 @@ class SlurmEngine:
             self._code = 0 if self.state == "COMPLETED" else 1
         return self._code
 
+    def ending(self) -> bool:
+        """Whether Slurm is ending the job: COMPLETING (its processes signalled, at a time limit
+        or a cancel) until its final state is recorded."""
+        if self._code is not None:
+            return False
+        info = self._squeue()
+        return info is not None and info[0] == "COMPLETING"
+
     def explain(self, code: int | None) -> tuple[str, str, str] | None:
         """The job's final state when it says more than the engine's log (time limit, ...)."""
         kind_hint = FINAL_HINTS.get(self.state)

@@ -147,6 +147,10 @@ class SshEngine:
     def poll(self) -> int | None:
         return self.proc.poll()
 
+    def ending(self) -> bool:
+        """Never: the ssh session ends with the engine, so poll() already tells."""
+        return False
+
     def remote_pgid(self) -> int | None:
         mark = read_mark(self.boot.log_path, self._start)
         return int(mark["pgid"]) if mark and mark.get("pgid", "").isdigit() else None
