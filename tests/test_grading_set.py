@@ -181,11 +181,11 @@ BLIND_ROWS = load_rows(BLIND)
 
 def test_blind_held_out_half_no_worse_than_measured():
     """The blind set's held-out half (tests/data/grading/README.md) at or under the figures
-    measured by `.venv/bin/python -m bench.grading_bench --set blind` on core-v3: false rejects
-    14/597 (2.3%), false accepts 25/668 (3.7%); on core-v2's items with the same graders 18/601
-    and 25/664, and before the retraction and opening-claim reading 49/601 and 64/664. The
-    issue's target is 2% each; these are floors to keep, not it."""
+    measured by `.venv/bin/python -m bench.grading_bench --set blind` on core-v4: false rejects
+    15/604 (2.5%), false accepts 13/661 (2.0%); on core-v3 14/597 and 25/668, on core-v2's
+    items with the same graders 18/601 and 25/664, and before the retraction and opening-claim
+    reading 49/601 and 64/664. The issue's target is 2% each; these are floors to keep, not it."""
     pairs = judged([r for r in BLIND_ROWS if held_out(r)])
     fr = sum(1 for r, p in pairs if r["passed"] and not p)
     fa = sum(1 for r, p in pairs if not r["passed"] and p)
-    assert fr <= 14 and fa <= 25, (fr, fa)
+    assert fr <= 15 and fa <= 13, (fr, fa)

@@ -2,7 +2,7 @@ import json
 
 import pytest
 import yaml
-from support.synthruns import OTHER_SHA, core_v2_and_v3, ids_of, items_for, seeds_pair, write_run
+from support.synthruns import OTHER_SHA, core_v3_and_v4, ids_of, items_for, seeds_pair, write_run
 
 from evalrun.cli import main
 from evalrun.errors import ConfigError
@@ -221,13 +221,13 @@ def test_cli_json_prints_the_verdict_object(store, capsys):
     assert data["comparison"]["stats"]["lost"] == 2
 
 
-def test_cli_refuses_a_core_v2_baseline_for_a_core_v3_candidate_in_one_line(store, capsys):
-    v2, v3 = core_v2_and_v3()
-    write_run(store, BASE, items_for(), **v2)
-    write_run(store, CAND, items_for(), **v3)
+def test_cli_refuses_a_core_v3_baseline_for_a_core_v4_candidate_in_one_line(store, capsys):
+    v3, v4 = core_v3_and_v4()
+    write_run(store, BASE, items_for(), **v3)
+    write_run(store, CAND, items_for(), **v4)
     assert cli(store, "--candidate", CAND, "--baseline", BASE) == 2
     err = capsys.readouterr().err.strip()
-    assert "core-v2" in err and "core-v3" in err and len(err.splitlines()) == 1, err
+    assert "core-v3" in err and "core-v4" in err and len(err.splitlines()) == 1, err
 
 
 def test_cli_unusable_input_is_exit_2(store, tmp_path, capsys):

@@ -22,7 +22,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="only runs started since a date (2026-11-30), a time (2026-11-30T14:00) or an "
         "age (90m, 12h, 7d)",
     )
-    p.add_argument("--suite", metavar="NAME", help="only runs of this suite (core, core-v3)")
+    p.add_argument("--suite", metavar="NAME", help="only runs of this suite (core, core-v4)")
     p.add_argument(
         "--all",
         action="store_true",

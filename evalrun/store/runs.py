@@ -278,7 +278,7 @@ def filter_runs(
     trials: bool = False,
 ) -> list[RunRecord]:
     """The runs `evalrun runs` lists: bisect trials only with `trials`, and only those with the
-    label, started at or after `since`, of the suite (`core` or `core-v3`)."""
+    label, started at or after `since`, of the suite (`core` or `core-v4`)."""
     out = []
     for r in records:
         if r.trial and not trials:

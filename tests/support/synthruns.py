@@ -178,12 +178,12 @@ def seeds_pair(store: RunStore) -> tuple[RunRecord, RunRecord]:
     return a, b
 
 
-def core_v2_and_v3() -> tuple[dict, dict]:
-    """write_run keywords for a run of core-v2 and one of core-v3, with their real hashes."""
+def core_v3_and_v4() -> tuple[dict, dict]:
+    """write_run keywords for a run of core-v3 and one of core-v4, with their real hashes."""
     from evalrun.suite.earlier import earlier_version
     from evalrun.suite.load import load_suite
 
     suite = load_suite("core")
-    v2 = earlier_version(suite, 2)
-    assert suite.version == 3 and v2 is not None
-    return {"sha": v2.sha256, "version": 2}, {"sha": suite.sha256, "version": 3}
+    v3 = earlier_version(suite, 3)
+    assert suite.version == 4 and v3 is not None
+    return {"sha": v3.sha256, "version": 3}, {"sha": suite.sha256, "version": 4}
