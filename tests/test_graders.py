@@ -83,8 +83,12 @@ def test_numeric_several_numbers_takes_marked_or_final():
 
 
 def test_numeric_decimal_comma_only_when_asked():
-    assert not passes("numeric", {"answer": 3.5}, "3,5 kg")
+    """A comma before one or two digits is a decimal comma anywhere ("3,5 kg", "0,4"); before
+    three it stays a thousands separator unless the item asks for decimal commas."""
+    assert passes("numeric", {"answer": 3.5}, "3,5 kg")
+    assert not passes("numeric", {"answer": 3.5}, "3,500 kg")
     assert passes("numeric", {"answer": 3.5, "decimal_comma": True}, "3,5 kg")
+    assert passes("numeric", {"answer": 3.5, "decimal_comma": True}, "3,500 kg")
     assert passes("numeric", {"answer": 1500, "decimal_comma": True}, "1.500 Euro")
 
 

@@ -17,6 +17,7 @@ from evalrun.grading.extract import (
     fmt_number,
     is_bare_expression,
     normalize,
+    numbers_in,
     unit_forms,
     units_key,
     with_digits,
@@ -80,6 +81,7 @@ def _numeric(response: Response, p: NumericParams) -> Grade:
         ignore=tuple(p.ignore),
         first=p.pick == "first",
         units=tuple(p.units),
+        givens=tuple(numbers_in(current_question())),
     )
     wanted = [p.answer] if isinstance(p.answer, (int, float)) else p.answer
     if is_bare_expression(answer_text(response)):
@@ -180,8 +182,11 @@ def _name_hits(norm: str, options: dict[str, str]) -> list[tuple[str, int, int]]
 
 
 # A verdict written in another of the suite's languages ("Нет.", "Oui.", "Nein, es hat nicht
-# geregnet."), for yes/no items answered in another language than the question's.
-_VERDICT_WORDS = re.compile(r"(?<!\w)(?:(да|oui|ja|sí)|(нет|non|nein))(?!\w)", re.IGNORECASE)
+# geregnet."), for yes/no items answered in another language than the question's, and the
+# casual English ones ("Yep.", "Nope — only some cats are grey.").
+_VERDICT_WORDS = re.compile(
+    r"(?<!\w)(?:(да|oui|ja|sí|yep|yup|yeah)|(нет|non|nein|nope|nah))(?!\w)", re.IGNORECASE
+)
 
 
 def _choices_in(span: str, p: ChoiceParams) -> tuple[list[tuple[str, int, int]], str]:

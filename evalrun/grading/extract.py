@@ -22,8 +22,8 @@ from evalrun.grading.span import (
 )
 
 # Characters that separate thousands: comma, space, no-break space, narrow no-break, thin space,
-# apostrophe (Swiss style). Only a group of exactly three digits after one counts.
-_SEP = "[,\u0020\u00a0\u202f\u2009']"
+# apostrophe, straight or curly (Swiss style). Only a group of exactly three digits after one counts.
+_SEP = "[,\u0020\u00a0\u202f\u2009'\u2019]"
 _MINUS = "-\u2212\u2013"
 # A number does not start inside a word ("x2", "H2O"); after a Chinese, Japanese or Korean
 # character it does ("答案是72"), as those scripts put no space before it.
@@ -93,6 +93,22 @@ def normalize(text: str, *, case: bool = False, punct: bool = False) -> str:
     return out if case else out.casefold()
 
 
+# Emoji and pictographs (with their joiners, variation selectors and keycaps): decoration a
+# chat model adds to an answer ("OK 👍", "8 🕷️", "- Italy 🇮🇹"), not words of it. "°" and other
+# symbols outside these blocks are kept.
+_EMOJI_RE = re.compile(
+    "[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\u2300-\u23ff\ufe0f\u200d\u20e3]+"
+)
+
+
+def without_emoji(text: str) -> str:
+    """`text` with its emoji removed and the spaces they leave at line ends trimmed."""
+    if not _EMOJI_RE.search(text):
+        return text
+    out = _EMOJI_RE.sub("", text)
+    return re.sub(r"[ \t]+(?=\n|$)|(?<=^)[ \t]+|(?<=\n)[ \t]+", "", out)
+
+
 def _punct_or_symbol(c: str) -> bool:
     cat = unicodedata.category(c)
     return cat[0] == "P" or cat in ("So", "Sk") or c in "\ufe0f\u200d"
@@ -122,15 +138,43 @@ def _signed(text: str) -> str:
     return _BELOW_ZERO_RE.sub(r"-\1\2", text)
 
 
+# "0,4", "5,75", "15,00 $": a comma followed by one or two digits is a decimal comma (a thousands
+# separator is followed by three), unless the number is one of a list written without spaces
+# ("2,4,6").
+_DECIMAL_COMMA = re.compile(r"(?<![\d,.])(\d+),(\d{1,2})(?![\d,]|\.\d)")
+# "5 3/4" (after "5¾"): a whole number and a proper fraction are one mixed number
+_MIXED_GAP = re.compile(r"[ \u00a0]")
+
+
 def number_matches(
     text: str, *, decimal_comma: bool = False, fractions: bool = True
 ) -> list[tuple[float, int, int]]:
     """(value, start, end) of every number in `text` (already passed through `_signed`)."""
     pattern = _DECIMAL_COMMA_RE if decimal_comma else NUMBER_RE
-    out = []
+    if not decimal_comma:  # same length, so positions still index `text`
+        text = _DECIMAL_COMMA.sub(r"\1.\2", text)
+    out: list[tuple[float, int, int]] = []
+    dens: list[bool] = []
     for m in pattern.finditer(text):
         den = m.group("den") if fractions else None
-        out.append((_to_float(m.group("num"), m.group("sign"), den, decimal_comma), *m.span()))
+        value = _to_float(m.group("num"), m.group("sign"), den, decimal_comma)
+        if (
+            den
+            and out
+            and not dens[-1]
+            and _MIXED_GAP.fullmatch(text[out[-1][2] : m.start()])
+            and float(out[-1][0]).is_integer()
+            and 0 < value < 1
+            and not m.group("sign")
+        ):
+            whole = out.pop()
+            dens.pop()
+            value = whole[0] + (value if whole[0] >= 0 else -value)
+            out.append((value, whole[1], m.end()))
+            dens.append(True)
+            continue
+        out.append((value, *m.span()))
+        dens.append(bool(den))
     return out
 
 
@@ -213,9 +257,17 @@ _FOREIGN_RE = re.compile(
 
 def with_digits(text: str) -> str:
     """`text` with its spelled-out numbers written in digits, when it has no digits of its own
-    ("In nineteen eighty-nine." -> "In 1989.", "Sieben." -> "7."); otherwise `text` unchanged."""
+    ("In nineteen eighty-nine." -> "In 1989.", "Sieben." -> "7."). With digits of its own, only
+    an opening number before its explanation ("Three (7 chairs, she sits in the 4th).")."""
     if re.search(r"\d", text):
-        return text
+        m = _WORD_RUN_RE.match(text.lstrip(" *\"'“"))
+        if not m or not re.match(r"\s*(?:[(:;—–]|\s-\s|$)", text.lstrip(" *\"'“")[m.end() :]):
+            return text
+        values = [v for v, _, _ in spelled_numbers(m.group(0))]
+        start = len(text) - len(text.lstrip(" *\"'“"))
+        if len(values) != 1:
+            return text
+        return text[:start] + fmt_number(values[0]) + text[start + m.end() :]
     out, last = [], 0
     for m in _WORD_RUN_RE.finditer(text):
         values = [v for v, _, _ in spelled_numbers(m.group(0))]
@@ -261,6 +313,7 @@ def extract_answer_number(
     ignore: tuple[float, ...] = (),
     first: bool = False,
     units: tuple[str, ...] = (),
+    givens: tuple[float, ...] = (),
 ) -> NumberReading:
     """The number a text gives as its answer, read the way a careful grader reads it.
 
@@ -314,12 +367,18 @@ def extract_answer_number(
             return got
     plain = _signed(plain_text(text))
     for span in marked(plain):
-        got = read(span, "marked")
+        # "The answer is −8, since 23 − 15 = 8": the reason given after the answer is not it
+        head = _BECAUSE.split(span, maxsplit=1)[0]
+        got = read(head, "marked") if head != span and usable(head) else None
+        got = got or read(span, "marked")
         if got:
             return got
     lead = _leading_number(plain, kw)
     if lead is not None:
         got = read(*lead)
+        later = _later_claim(plain, got, givens, kw) if got and lead[1] == "leading" else None
+        if later is not None:
+            got = _finish(later[0], number_matches(later[0], **kw), later[1], "last line")
         if got:
             return got
     if not first:
@@ -345,12 +404,18 @@ _EXPLAINS = re.compile(
     r",?\s+(?:since|because|as|given that|leaving|from|da|car|parce que|weil|denn)\s|\s[—–]\s|;",
     re.IGNORECASE,
 )
+# What opens the reason for an answer already stated ("−8, since 23 − 15 = 8"); a dash between
+# numbers ("120 – 37 = 83") is a minus sign, not the opening of a reason.
+_BECAUSE = re.compile(
+    r",?\s+(?:since|because|as|given that|da|car|parce que|weil|denn)\s|\s[—–]\s(?![-\d(])",
+    re.IGNORECASE,
+)
 # "32 °F, which is 0 °C": after a lone number, "which is" restates it in other terms
 _RESTATES = re.compile(r",\s+(?:which|that)\s+(?:is|equals|makes)\s", re.IGNORECASE)
 _COPULA = re.compile(
     r"(?:\b(?:is|are|was|were|equals|makes|gives|has|have|keeps|pays|gets|comes to|takes|"
     r"costs|lasts|weighs|reads|prints|returns|outputs|holds|contains|leaves|"
-    r"will be|ist|sind|haben|hat|wird|est|sont|fait|dure|font|aura|sera)\b|=|:\s|—|–)",
+    r"will be|ist|sind|haben|hat|wird|est|sont|fait|dure|font|aura|sera)\b|(?<=\w)['’]s\b|=|:\s|—|–)",
     re.IGNORECASE,
 )
 _UNIT_POWER_RE = re.compile(r"([A-Za-z])\^\d|(?<=[A-Za-z])/(?=[A-Za-z])")  # cm^2, km/h: units
@@ -413,6 +478,35 @@ def _leading_number(plain: str, kw: dict[str, bool]) -> tuple[str, str] | None:
     cops = list(_COPULA.finditer(claim))
     after = [n for n in nums if cops and n[1] >= cops[-1].end()]
     return (claim[after[0][1] : after[0][2]], "leading") if after else None
+
+
+def _later_claim(
+    plain: str, lead: NumberReading, givens: tuple[float, ...], kw: dict[str, bool]
+) -> tuple[str, tuple[float, int, int]] | None:
+    """The last line of a several-line reply when it states a result of its own after the
+    opening number ("21\nAverage = 84 / 4 = 22", "$29\n\nPlus tip, each pays $33."): a
+    number right after "=" or a verb and last on its line, neither the opening one nor one of the
+    question's givens, nor the opening restated in another unit ("-7 °C\n\nThat's 19 °F.").
+    That line and its number are the claim."""
+    lines = [ln for ln in plain.strip().split("\n") if re.search(r"\w", ln)]
+    if len(lines) < 2:
+        return None
+    last = lines[-1]
+    nums = number_matches(last, **kw)
+    if not nums:
+        return None
+    value, start, end = nums[-1]
+    known = [lead.value, *givens]
+    if any(v is not None and abs(value - v) < 1e-9 for v in known):
+        return None
+    # the result is what the "=" or the verb states, right after it
+    stated = [c for c in _COPULA.finditer(last) if c.end() <= start]
+    if not stated or not re.fullmatch(r"[\s$€£#~≈]*", last[stated[-1].end() : start]):
+        return None
+    unit = unit_after(last, end)
+    if unit and lead.unit and not unit_forms(unit) & unit_forms(lead.unit):
+        return None
+    return last, nums[-1]
 
 
 def _bare_leading(head: str, kw: dict[str, bool]) -> str | None:

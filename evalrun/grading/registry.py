@@ -21,6 +21,7 @@ Register a grader the way the built-ins do:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -147,9 +148,53 @@ def grade(item: Any, response: Response) -> Grade:
         return Grade(passed=False, detail=detail, garble=garble)
     if echoes_prompt(item, response):
         return Grade(passed=False, detail="the reply is the prompt echoed back", garble=garble)
-    with asking(_question_of(item)):
+    question = _question_of(item)
+    with asking(question):
         verdict_ = grade_spec(item.grader.kind, item.grader.params(), response)
+        if verdict_.passed and item.grader.kind not in ("json", "tool_call"):
+            note = _note_beyond_the_answer(item, question, response)
+            if note is not None:
+                detail = f"the prompt asks for the answer only; the reply adds {note[:40]!r}"
+                verdict_ = Grade(passed=False, detail=detail, span=note)
     return verdict_.model_copy(update={"garble": garble})
+
+
+# A prompt asking for the answer alone: "Give only the translation.", "Answer with the French
+# phrase only.", "Write only the title", "nothing else", "Напиши только перевод", "只写翻译",
+# "Donne seulement la traduction", "Gib nur die Übersetzung an". ("Reply with just the number"
+# is read more loosely: a number followed by its explanation answers it.)
+_ONLY_ASKED = re.compile(
+    r"\bonly\s+(?:the|a|an)\b|\b(?:phrase|words?|translation|title|number|answer)\s+only\b|"
+    r"\bnothing else\b|\bno other (?:text|words)\b|только|只写|只回答|\bseulement\b|\bnur\b",
+    re.IGNORECASE,
+)
+# What a reply appends after its answer: a labelled note ("Note:", "Alternatives:", "Word by
+# word:", "Literally, ...") or a paragraph. (A bracketed aside, "violet (and sits behind shelf
+# Q9)", is read as part of the answer.)
+_NOTE = re.compile(
+    r"(?:(?<=\s)|^)(?:note|nb|n\.b\.|alternatives?|alternatively|literally|word by word|"
+    r"explanation|pronunciation|примечание|remarque|hinweis|注)\s*[:：,—–-]"
+    r"|\n\s*\n(?=\s*\S)",
+    re.IGNORECASE,
+)
+
+
+def _note_beyond_the_answer(item: Any, question: str, response: Response) -> str | None:
+    """The note a reply adds after a complete answer when the prompt asked for the answer only
+    ("I love reading books.\n\nAlternatives: ..."): the text from the note on, or None. The
+    reply before the note must pass on its own, so a lead-in ("Sure! Here it is:\n\n...") or
+    an answer the note completes is left alone."""
+    content = response.content or ""
+    if not _ONLY_ASKED.search(question):
+        return None
+    for m in _NOTE.finditer(content):
+        head = content[: m.start()].strip()
+        if not re.search(r"\w", head):
+            continue
+        alone = response.model_copy(update={"content": head})
+        if grade_spec(item.grader.kind, item.grader.params(), alone).passed:
+            return content[m.start() :].strip()
+    return None
 
 
 # The question the reply being graded answers, for graders that weigh which of several clauses

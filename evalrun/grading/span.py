@@ -58,12 +58,15 @@ _QUOTE_LINE = re.compile(r"(?m)^\s{0,3}>\s?")
 
 
 _POWERS = str.maketrans({"²": "^2", "³": "^3", "¹": "^1", "⁰": "^0"})
+_VULGAR_AFTER_DIGIT = re.compile(r"(?<=\d)(?=[\u00bc-\u00be\u2150-\u215e])")
 
 
 def plain_text(text: str) -> str:
     """`text` without LaTeX and markdown markup: what a reader sees on a rendered page."""
     # NFKC would turn 14² into 142 and cm² into cm2: keep powers readable first
-    out = unicodedata.normalize("NFKC", text.translate(_POWERS))
+    # "5¾" is five and three quarters: NFKC alone would make it 53⁄4
+    out = _VULGAR_AFTER_DIGIT.sub(" ", text.translate(_POWERS))
+    out = unicodedata.normalize("NFKC", out).replace("\u2044", "/")
     out = _SUPERSCRIPT_DEGREE.sub("°", out)
     for _ in range(3):  # nested \frac{\text{a}}{b}
         out = _LATEX_CMD_ARG.sub(r"\1", out)
@@ -264,7 +267,7 @@ def is_hedge(text: str, first_end: int, second_start: int) -> bool:
 
 _LEAD_IN = re.compile(
     r"^\s*(?:(?:sure|okay|ok|certainly|of course|here(?: it is| you go| they are)?|absolutely)"
-    r"\b[^\n]{0,60}?[:!.]|[^\n:]{0,60}:)\s+",
+    r"\b[^\n]{0,60}?(?:[:!.]|\s[—–])|[^\n:]{0,60}:)\s+",
     re.IGNORECASE,
 )
 

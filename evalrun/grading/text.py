@@ -18,6 +18,7 @@ from evalrun.grading.extract import (
     normalize,
     script_counts,
     with_digits,
+    without_emoji,
     words_of,
 )
 from evalrun.grading.pattern import IGNORECASE, compile_pattern, find, match_starts
@@ -27,6 +28,7 @@ from evalrun.grading.registry import (
     GraderParams,
     answer_text,
     as_list,
+    current_question,
     grader,
     verdict,
 )
@@ -154,15 +156,30 @@ def _regex(response: Response, p: RegexParams) -> Grade:
     so it stays 0"), a match that needs the reply's end counts only within that line.
     """
     flags = IGNORECASE if p.ignore_case else 0
-    text = plain_text(answer_text(response)).strip()
+    text = without_emoji(plain_text(answer_text(response))).strip()
     if p.full or p.negate:
-        hit = find(p.pattern, text, flags, full=p.full)
+        hit = any(find(p.pattern, t, flags, full=p.full) for t in _readings(text))
     else:
-        hit = _regex_hit(p.pattern, text, flags)
-        line = _answer_line(text) if hit and _END_ANCHOR.search(p.pattern) else None
-        if line is not None and "(?m)" not in p.pattern:
-            hit = _regex_hit(p.pattern, text + _NO_END, flags) or _regex_hit(p.pattern, line, flags)
+        hit = any(_regex_hit_in(p.pattern, t, flags) for t in _readings(text))
     return verdict(hit != p.negate, f"pattern {'' if hit else 'not '}found")
+
+
+# "9h00", "14h30": the French way of writing a time, read also as "9 h 00"
+_FRENCH_TIME = re.compile(r"(?<![\w:])(\d{1,2})\s?[hH](\d{2})(?!\w)")
+
+
+def _readings(text: str) -> list[str]:
+    """The reply as written and, when it writes times the French way, with "h" set apart."""
+    spaced = _FRENCH_TIME.sub(r"\1 h \2", text)
+    return [text] if spaced == text else [text, spaced]
+
+
+def _regex_hit_in(pattern: str, text: str, flags: int) -> bool:
+    hit = _regex_hit(pattern, text, flags)
+    line = _answer_line(text) if hit and _END_ANCHOR.search(pattern) else None
+    if line is not None and "(?m)" not in pattern:
+        hit = _regex_hit(pattern, text + _NO_END, flags) or _regex_hit(pattern, line, flags)
+    return hit
 
 
 class ContainsParams(GraderParams):
@@ -469,8 +486,9 @@ class SequenceParams(GraderParams):
     )
 
 
-def _sequence_tokens(text: str, p: SequenceParams) -> tuple[list[str], bool]:
-    """The reply's items in order (negated ones dropped) and whether two were hedged ("or")."""
+def _sequence_tokens(text: str, p: SequenceParams) -> tuple[list[str], bool, list[str]]:
+    """The reply's items in order (negated ones dropped), whether two were hedged ("or"), and
+    the text between each two items."""
     t = re.sub(r"\([^()]*\)", " ", plain_text(text))
     if p.tokens == "numbers":
         t = with_digits(t)  # "One, two, three, ..." counts as well as "1, 2, 3, ..."
@@ -491,7 +509,8 @@ def _sequence_tokens(text: str, p: SequenceParams) -> tuple[list[str], bool]:
         re.fullmatch(r"\s*,?\s*or\s*", t[a.end() : b.start()], re.IGNORECASE)
         for a, b in itertools.pairwise(hits)
     )
-    return [normalize(m.group(0)) for m in hits], hedged
+    gaps = [t[a.end() : b.start()] for a, b in itertools.pairwise(hits)]
+    return [normalize(m.group(0)) for m in hits], hedged, gaps
 
 
 # "1, 2, ... 9... and 10. So: 1, 2, ..., 10": the reply restates its whole answer after a
@@ -502,21 +521,38 @@ _RESTATED = re.compile(
 )
 
 
+# "10 — the sequence goes up by 2.", "Thursday, because ...": the reason after the answer
+_REASON_AFTER = re.compile(r"\s[—–]\s+(?=[^\W\d])|,?\s+(?:because|since|as)\s", re.IGNORECASE)
+# A question that fixes the separator ("Count from 1 to 10, separated by commas.")
+_COMMAS_ASKED = re.compile(r"\bseparated by commas\b|\bcomma-separated\b", re.IGNORECASE)
+_COMMA_GAP = re.compile(r".*,.*|\s+(?:and|&)\s+", re.DOTALL)
+
+
 @grader("sequence", SequenceParams, reads_claim=True)
 def _sequence(response: Response, p: SequenceParams) -> Grade:
-    """The reply continues or copies a sequence exactly: no loops, floods or overshoot."""
-    got = _sequence_reading(answer_text(response), p)
-    marks = list(_RESTATED.finditer(answer_text(response)))
+    """The reply continues or copies a sequence exactly: no loops, floods or overshoot; with
+    the separator the question asks for ("separated by commas") between its items."""
+    commas = bool(_COMMAS_ASKED.search(current_question()))
+    text = answer_text(response)
+    got = _sequence_reading(text, p, commas)
+    marks = list(_RESTATED.finditer(text))
     if not got.passed and marks:
-        again = _sequence_reading(answer_text(response)[marks[-1].end() :], p)
+        again = _sequence_reading(text[marks[-1].end() :], p, commas)
         return again if again.passed else got
+    reason = _REASON_AFTER.search(text)
+    # a reason names an item or two ("goes up by 2"); a loop or a flood after a dash is no reason
+    if not got.passed and reason and len(_sequence_tokens(text[reason.end() :], p)[0]) <= 2:
+        head = _sequence_reading(text[: reason.start()], p, commas)
+        return head if head.passed else got
     return got
 
 
-def _sequence_reading(text: str, p: SequenceParams) -> Grade:
-    got, hedged = _sequence_tokens(text, p)
+def _sequence_reading(text: str, p: SequenceParams, commas: bool = False) -> Grade:
+    got, hedged, gaps = _sequence_tokens(text, p)
     if hedged:
         return verdict(False, "offers alternatives ('or')")
+    if commas and any(not _COMMA_GAP.fullmatch(g) for g in gaps):
+        return verdict(False, "the items are not separated by commas, as the question asks")
     items = [normalize(w) for w in p.items]
     given = [normalize(w) for w in p.given]
     least = p.min_items or len(items)
