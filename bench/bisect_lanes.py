@@ -1,6 +1,6 @@
 """A pool of lanes against one lane: wall time of a one-knob sweep, rounds and boots of dd.
 
-    .venv/bin/python bench/bisect_lanes.py [--boot-delay 3] [--launch local|ssh|slurm]
+    .venv/bin/python -m bench.bisect_lanes [--boot-delay 3] [--launch local|ssh|slurm]
 
 Boots tests/fake_engines/knobs.py (its --boot-delay stands in for an engine's load time) through
 the real launcher. `--launch ssh|slurm` needs the remote tier's sshd / Slurm (root; it starts them
@@ -10,18 +10,13 @@ itself, as the tests do). Prints one line per figure.
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-
-from fakeserver import simple_item, write_suite  # noqa: E402
-from test_bisect_lanes import eight_knobs, write_contract  # noqa: E402
-
-from evalrun.bisection.driver import BisectRequest, run_bisect  # noqa: E402
+from evalrun.bisection.driver import BisectRequest, run_bisect
+from tests.fakeserver import simple_item, write_suite
+from tests.support.knob_contracts import eight_knobs, write_contract
 
 
 def main() -> None:
@@ -31,13 +26,13 @@ def main() -> None:
     args = parser.parse_args()
     launch, stop = None, None
     if args.launch == "ssh":
-        from support.remote import Sshd
+        from tests.support.remote import Sshd
 
         sshd = Sshd().start()
         launch, stop = sshd.launch(), sshd.stop
         launch["host"] = ["127.0.0.1"] * 4
     elif args.launch == "slurm":
-        from support.remote import SlurmCluster
+        from tests.support.remote import SlurmCluster
 
         cluster = SlurmCluster().start()
         launch, stop = {"kind": "slurm"}, cluster.stop

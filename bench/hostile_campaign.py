@@ -14,7 +14,7 @@ flags. Every scenario must hold the same invariants:
 - no raw control byte (ESC, BEL, NUL, bidi override) on stdout or stderr;
 - peak memory of the evalrun process under 600 MB.
 
-    python bench/hostile_campaign.py [--quick]   # --quick hangs at --timeout 10, not the default 120
+    python -m bench.hostile_campaign [--quick]   # --quick hangs at --timeout 10, not the default 120
 """
 
 from __future__ import annotations
@@ -34,11 +34,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+from tests.fakeserver import FakeServer, Fault, http_error, reply, simple_item, write_suite
+from tests.rawserver import CHAT, HANG, RESET, RawServer, http
 
-from fakeserver import FakeServer, Fault, http_error, reply, simple_item, write_suite  # noqa: E402
-from rawserver import CHAT, HANG, RESET, RawServer, http  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 SECRET_KEY = "sk-campaign-0123456789abcdef"
 SECRET_HEADER = "hdr-campaign-secret-42"

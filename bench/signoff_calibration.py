@@ -18,7 +18,7 @@ Real drops, applied to the candidate: the long-context category collapsing from 
 8 points spread evenly (15 items across the categories); an engine that garbles 12% of its
 answers on top of the loops; a mis-loaded engine that garbles 60%.
 
-    python bench/signoff_calibration.py [--trials 4000] [--seed 0]
+    python -m bench.signoff_calibration [--trials 4000] [--seed 0]
 
 Prints a table: case, noise, repeats, share of trials blocked, and the target.
 """

@@ -4,45 +4,15 @@ bisects over ssh and Slurm. Wall times are bench/bisect_lanes.py's, not asserted
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-import yaml
 from fakeserver import simple_item, write_suite
+from support.knob_contracts import eight_knobs, write_contract
 
 from evalrun.bisection.driver import BisectRequest, run_bisect
 
 pytestmark = pytest.mark.slow  # boots the fake engine a dozen times
-
-ENGINE = Path(__file__).resolve().parent / "fake_engines" / "knobs.py"
-KNOBS = [f"knob-{i}" for i in range(1, 8)]
-
-
-def write_contract(folder: Path, name: str, args: dict, launch: dict | None = None) -> str:
-    data = {
-        "name": name,
-        "engine": "other",
-        "command": [sys.executable, str(ENGINE)],
-        "model": "m",
-        "port": 0,
-        "health": "/v1/models",
-        "boot_timeout": 60,
-        "args": args,
-    }
-    if launch:
-        data["launch"] = launch
-    path = folder / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return str(path)
-
-
-def eight_knobs(folder: Path, launch: dict | None = None) -> tuple[str, str]:
-    """good and bad contracts differing in 8 knobs; load-format=instanttensor is the culprit."""
-    good = write_contract(folder, "good", {"load-format": "safetensors"}, launch)
-    bad_args = {k: "on" for k in KNOBS[:4]} | {"load-format": "instanttensor"}
-    bad_args |= {k: "on" for k in KNOBS[4:]}
-    return good, write_contract(folder, "bad", bad_args, launch)
 
 
 def request(tmp_path: Path, lanes: int, results: str, **kw: object) -> BisectRequest:

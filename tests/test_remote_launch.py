@@ -253,7 +253,8 @@ def test_slurm_interrupted_evalrun_leaves_no_job(slurm, tmp_path, how):
 
 
 def bisect_8(tmp_path: Path, launch: dict | None, lanes: int, results: str):
-    from test_bisect_lanes import eight_knobs, request
+    from support.knob_contracts import eight_knobs
+    from test_bisect_lanes import request
 
     from evalrun.bisection.driver import run_bisect
 

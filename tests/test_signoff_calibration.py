@@ -5,27 +5,12 @@ discordance. 2,000 trials per case, the same seed every run."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
+
+import bench.signoff_calibration as CAL
 
 pytestmark = pytest.mark.slow  # about a minute: 20,000 simulated sign-offs
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "signoff_calibration.py"
-
-
-def _bench():
-    spec = importlib.util.spec_from_file_location("signoff_calibration", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
-
-
-CAL = _bench()
 PINNED = [c for c in CAL.cases() if c.drop == "none" and (c.noise or 0) <= 0.05] + [
     c for c in CAL.cases() if c.drop != "none" and c.noise == 0.03
 ]

@@ -1,6 +1,6 @@
 """More garbled rows in shapes that public engine issues report: tests/data/garble/garbled_field2.jsonl.
 
-A second, separate set from bench/garble_field_shapes.py: other issues, other shapes and other
+A second, separate set from field1.py: other issues, other shapes and other
 mechanics. Each shape is a fact read off a public issue (vLLM, sglang, llama.cpp, ollama, TGI,
 exllama, mlx and tools on them): which scripts the junk mixes, how long its fragments are, whether
 the answer starts right, whether it sits in code, JSON or tool-call arguments, which tokenizer

@@ -1,6 +1,6 @@
 """A third set of garbled rows in shapes public engine issues report: garbled_field3.jsonl.
 
-Separate from bench/garble_field_shapes.py and bench/garble_field_shapes2.py: other issues and
+Separate from field1.py and field2.py: other issues and
 mechanics the first two do not make. Damage that starts mid-answer in long answers (several right
 paragraphs, list items, table rows or code lines first), soup inside markdown lists, tables,
 headings and code blocks, partial damage (every 3rd-5th word replaced by a fragment or a piece of

@@ -1,6 +1,6 @@
 """A fourth set of garbled rows in shapes public engine issues report: garbled_field4.jsonl.
 
-Separate from bench/garble_field_shapes.py, 2 and 3: aimed at the families the detector finds
+Separate from field1.py, 2 and 3: aimed at the families the detector finds
 hardest. Word salads that are harder than uniform draws of frequent words: phrases of two or three
 words cut from right sentences and spliced at random (every pair inside a phrase is plausible, the
 whole is not), a sentence's words shuffled, the prompt's own words recycled in scrambled order, a
