@@ -425,6 +425,18 @@ def test_word_pairs_english_avoids_are_salad_and_real_pairs_are_not():
         assert not verdict.garbled and not any(r.startswith("word-order") for r in verdict.reasons)
 
 
+def test_words_a_number_stands_between_are_not_a_salad_pair():
+    """`from 1 to 10, but` puts no `to but` in the text: vLLM's bf16 answer to code-016."""
+    answer = (
+        "This Python code prints the list of numbers from 1 to 10, but with a twist. It uses the "
+        "`range` function to generate a sequence of numbers from 1 to 10, but with a step of 3. "
+        'This is known as a "wrapping around" behavior.'
+    )
+    assert not detect(answer, ["en", "code"]).garbled
+    soup = "Here can create to and the of by the in to and can create for of is the"
+    assert detect(soup.replace(" in ", " in 3 "), ["en"]).kind == "salad"
+
+
 def test_junk_inside_a_code_block_is_read_and_code_strings_stay_clean():
     head = "To solve it in Python:\n```python\ndef solve(a, b, c):\n    d = b * b - 4 * a * c\n"
     junk = "hin to ляWooradie esэ u y 份ar,unaק25heσμου,le тои, ,म18 egmenorn nsec .ycapit1 us nus"

@@ -487,8 +487,9 @@ def windowed(t: Text) -> list[Signal]:
 
 
 def _salad_words(words: list[Word]) -> list[tuple[str, bool]]:
-    """(word, is running text) for the salad signal. Acronyms, short names (Mon, Om) and units
-    after a number (500 mg, 7 d) are not the fragments salad is made of."""
+    """(word, is running text) for the salad signal, ("", False) for a number between words.
+    Acronyms, short names (Mon, Om) and units after a number (500 mg, 7 d) are not the fragments
+    salad is made of."""
     out = []
     for i, w in enumerate(words):
         if w.letters:
@@ -500,6 +501,8 @@ def _salad_words(words: list[Word]) -> list[tuple[str, bool]]:
             )
             running = w.fw is not None and not w.code and not w.caps and not unit and not gloss
             out.append((w.key, running and not (w.letters <= 3 and w.title)))
+        elif w.key[:1].isdigit():
+            out.append(("", False))
     return out
 
 

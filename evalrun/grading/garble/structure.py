@@ -287,14 +287,16 @@ def line_loop(text: str) -> tuple[float, str]:
 
 
 def salad(words: list[tuple[str, bool]], common: Callable[[str], bool]) -> tuple[float, str]:
-    """English words with no syntax. `words` are (lower-case word, is-running-text) in order;
-    `common(word)` says whether a short word is a common English word."""
+    """English words with no syntax. `words` are (lower-case word, is-running-text) in order, an
+    empty word where a number stood between two words (`from 1 to 10, but`: `to` and `but` are
+    not neighbours); `common(word)` says whether a short word is a common English word."""
     seq = [w for w, running in words if running]
     if len(seq) < 10:
         return 0.0, ""
-    pairs = list(itertools.pairwise(seq))
+    kept = [w for w, running in words if running or not w]
+    pairs = [p for p in itertools.pairwise(kept) if all(p)]
     bad = sum(1 for p in pairs if p in _BAD_PAIRS)
-    bad_rate = bad / len(pairs)
+    bad_rate = bad / max(1, len(pairs))
     short = [w for w in seq if len(w) <= 3 and w.isascii() and w.isalpha()]
     odd_short = sum(1 for w in short if w not in _ENGLISH_SHORT and not common(w))
     odd_rate = odd_short / len(seq)
