@@ -330,6 +330,11 @@ _DISTRACTOR_LEAD = re.compile(
 )
 
 
+# A reply that opens with a bare guess put as a question and goes on to answer: "No? Well,
+# yes: every square is a rectangle.", "Leo? Sam is the shortest." The guess is not the claim.
+_OPENING_GUESS = re.compile(r"^[^\w\n]*[\w'’$€£.,-]{1,24}\?[^\S\n]+(?=\S)")
+
+
 def final_claim(text: str) -> tuple[str, bool]:
     """The part of `text` after its last retraction, and whether the reply was cut.
 
@@ -350,6 +355,9 @@ def final_claim(text: str) -> tuple[str, bool]:
         ):
             last = m
     if last is None:
+        guess = _OPENING_GUESS.match(text)
+        if guess and re.search(r"\w", text[guess.end() :]):
+            return text[guess.end() :].lstrip(" \t,.:;!—–-"), True
         return text, False
     return text[last.end() :].lstrip(" \t\n,.:;!—–-"), True
 
@@ -438,7 +446,10 @@ def question_focus(question: str, clause: str, names: set[str]) -> tuple[int, fl
     second largest" (it repeats "the largest"); "What is the capital city of Canada?" weighs
     "the capital is Ottawa" over "Toronto is the largest city" ("capital" comes first).
     """
-    asked = [s for s in re.split(r"(?<=[?？])\s*", question) if s.rstrip().endswith(("?", "？"))]
+    # the asking sentence only: premises before it ("Ben does not own the fish. Who owns the
+    # fish?") are what the working repeats, not what the answer does
+    sentences = re.split(r"(?<=[.!?？。])\s+|\n", question)
+    asked = [s for s in sentences if s.rstrip().endswith(("?", "？"))]
     words = [w for w in re.findall(r"\w+", (asked[-1] if asked else question).casefold())]
     said = re.findall(r"\w+", clause.casefold())
     pairs = {(a, b) for a, b in zip(words, words[1:]) if a not in names and b not in names}

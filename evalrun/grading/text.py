@@ -32,7 +32,7 @@ from evalrun.grading.registry import (
     grader,
     verdict,
 )
-from evalrun.grading.span import is_negated, plain_text, without_lead_in
+from evalrun.grading.span import concluded, is_negated, plain_text, without_lead_in
 
 # ---------------------------------------------------------------- exact / normalized / fuzzy
 
@@ -486,13 +486,16 @@ class SequenceParams(GraderParams):
     )
 
 
-def _sequence_tokens(text: str, p: SequenceParams) -> tuple[list[str], bool, list[str]]:
+def _sequence_tokens(
+    text: str, p: SequenceParams, *, asides: bool = False
+) -> tuple[list[str], bool, list[str]]:
     """The reply's items in order (negated ones dropped), whether two were hedged ("or"), and
-    the text between each two items."""
-    t = re.sub(r"\([^()]*\)", " ", plain_text(text))
+    the text between each two items. Bracketed asides are left out unless `asides`."""
+    t = plain_text(text) if asides else re.sub(r"\([^()]*\)", " ", plain_text(text))
     if p.tokens == "numbers":
         t = with_digits(t)  # "One, two, three, ..." counts as well as "1, 2, 3, ..."
-        pattern = r"(?<![\w.])\d+(?![\w])"
+        # digits right after CJK text are a number of their own ("下一个数是10")
+        pattern = r"(?<![.\d])(?<![^\W\u2e80-\u9fff\uac00-\ud7af])\d+(?![\w])"
     elif p.tokens == "letters":
         pattern = r"(?<![\w'])[A-Za-z](?![\w'])"
     else:
@@ -506,7 +509,7 @@ def _sequence_tokens(text: str, p: SequenceParams) -> tuple[list[str], bool, lis
             if m.group(0) != "a" or re.match(r"[\W_]*[A-Za-z](?![\w'])", t[m.end() :])
         ]
     hedged = any(
-        re.fullmatch(r"\s*,?\s*or\s*", t[a.end() : b.start()], re.IGNORECASE)
+        re.fullmatch(r"\s*[,?]?\s*or\s*", t[a.end() : b.start()], re.IGNORECASE)
         for a, b in itertools.pairwise(hits)
     )
     gaps = [t[a.end() : b.start()] for a, b in itertools.pairwise(hits)]
@@ -525,7 +528,7 @@ _RESTATED = re.compile(
 _REASON_AFTER = re.compile(r"\s[—–]\s+(?=[^\W\d])|,?\s+(?:because|since|as)\s", re.IGNORECASE)
 # A question that fixes the separator ("Count from 1 to 10, separated by commas.")
 _COMMAS_ASKED = re.compile(r"\bseparated by commas\b|\bcomma-separated\b", re.IGNORECASE)
-_COMMA_GAP = re.compile(r".*,.*|\s+(?:and|&)\s+", re.DOTALL)
+_COMMA_GAP = re.compile(r".*[,、].*|\s+(?:and|&)\s+", re.DOTALL)  # 、 the CJK list comma
 
 
 @grader("sequence", SequenceParams, reads_claim=True)
@@ -535,20 +538,60 @@ def _sequence(response: Response, p: SequenceParams) -> Grade:
     commas = bool(_COMMAS_ASKED.search(current_question()))
     text = answer_text(response)
     got = _sequence_reading(text, p, commas)
+    if got.passed:
+        return got
     marks = list(_RESTATED.finditer(text))
-    if not got.passed and marks:
+    if marks:
         again = _sequence_reading(text[marks[-1].end() :], p, commas)
         return again if again.passed else got
+    # after a lead-in naming an item ("oops, I skipped 9: 1, 2, ...", "no, H: A B C ..."); the
+    # result of working that ends in it ("Adding 2 each time: 8 + 2 = 10.", "The step is +2,
+    # so after 8 comes 10."): what follows the last "=" or the closing "so"
+    eq = text.rfind("=")
+    readings = without_lead_in(text)[1:] + ([text[eq + 1 :]] if eq >= 0 else [])
+    for reading in readings + concluded(text)[:1]:
+        again = _sequence_reading(reading, p, commas)
+        if again.passed:
+            return again
+    explained = _explained(text, p, commas)
+    if explained is not None:
+        return explained
     reason = _REASON_AFTER.search(text)
     # a reason names an item or two ("goes up by 2"); a loop or a flood after a dash is no reason
-    if not got.passed and reason and len(_sequence_tokens(text[reason.end() :], p)[0]) <= 2:
+    if reason and len(_sequence_tokens(text[reason.end() :], p)[0]) <= 2:
         head = _sequence_reading(text[: reason.start()], p, commas)
         return head if head.passed else got
     return got
 
 
+_CLAUSES = re.compile(r"[.;:\n]+\s*|\s[—–]\s")
+
+
+def _explained(text: str, p: SequenceParams, commas: bool) -> Grade | None:
+    """The first or last clause when it answers and the others explain it from the question's
+    sequence: "10\n\nEach number is 2 more: 2 → 4 → 6 → 8 → 10", "It increases by 2; next is
+    10". The explanation names one of the givens and no item but the givens and the ones the
+    answer gave (a flood, a repeat or a second answer does not)."""
+    clauses = [c for c in _CLAUSES.split(text) if re.search(r"\w", c)]
+    given = {normalize(w) for w in p.given}
+    for n in (0, len(clauses) - 1) if len(clauses) > 1 else ():
+        got = _sequence_reading(clauses[n], p, commas)
+        if not got.passed:
+            continue
+        known = set(_sequence_tokens(clauses[n], p)[0]) | given
+        others = {t for c in clauses[:n] + clauses[n + 1 :] for t in _sequence_tokens(c, p)[0]}
+        if others & given and others <= known:
+            return got
+    return None
+
+
 def _sequence_reading(text: str, p: SequenceParams, commas: bool = False) -> Grade:
     got, hedged, gaps = _sequence_tokens(text, p)
+    vocab = {normalize(w) for w in p.items + p.given}
+    beyond = [t for t in _sequence_tokens(text, p, asides=True)[0] if t not in vocab]
+    if beyond and re.search(r"\(", text) and not [t for t in got if t not in vocab]:
+        # "1, ..., 10 (and then 11, 12, 13, ...)": an overshoot put in brackets is one still
+        return verdict(False, f"an aside goes on past the sequence ({', '.join(beyond[:3])})")
     if hedged:
         return verdict(False, "offers alternatives ('or')")
     if commas and any(not _COMMA_GAP.fullmatch(g) for g in gaps):

@@ -1,0 +1,84 @@
+"""Which part of a chat answer is its claim, on the shipped core items: the question sentence
+a clause answers, a guess put as a question, a sequence after its lead-in or its working.
+The graders before these rules misjudged every correct case here and some of the wrong ones;
+the other wrong answers beside them keep each rule from passing more than it should."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalrun.endpoint.response import Response
+from evalrun.grading.registry import grade
+from evalrun.suite.load import load_suite
+
+ITEMS = {i.id: i for i in load_suite("core").items}
+
+
+def graded(item_id: str, content: str) -> bool:
+    return grade(ITEMS[item_id], Response(content=content)).passed
+
+
+@pytest.mark.parametrize(
+    "item_id,content,ok",
+    [
+        # the clause naming what the question sentence asks about answers it; the premises
+        # before that sentence ("Ben does not own the fish") are working, not the question
+        ("logic-008", "Anna → cat, Ben → dog, Cleo → fish.", True),
+        ("logic-008", "Anna: cat\nBen: dog\nCleo: fish", True),
+        ("logic-008", "Anna → cat, Cleo → dog, Ben → fish.", False),
+        ("logic-008", "Anna: cat\nCleo: dog\nBen: fish", False),
+    ],
+)
+def test_the_question_sentence_not_its_premises_says_which_clause_answers(item_id, content, ok):
+    assert graded(item_id, content) is ok
+
+
+@pytest.mark.parametrize(
+    "item_id,content,ok",
+    [
+        ("logic-005", "No? Well, yes: all squids in the tank are blue, so Pip is blue.", True),
+        ("logic-017", "No? Yes — he is a member, so he plays.", True),
+        ("logic-001", "Leo? Sam is the shortest.", True),
+        ("logic-005", "Yes? Well, no: Pip could be another colour.", False),
+        ("logic-001", "Sam? Leo is the shortest.", False),
+    ],
+)
+def test_an_opening_guess_put_as_a_question_is_not_the_claim(item_id, content, ok):
+    assert graded(item_id, content) is ok
+
+
+@pytest.mark.parametrize(
+    "item_id,content,ok",
+    [
+        # after a lead-in that names an item ("I skipped 9:", "no, H:")
+        (
+            "canary-003",
+            "1, 2, 3, 4, 5, 6, 7, 8, 10... oops, I skipped 9: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10",
+            True,
+        ),
+        ("canary-004", "A B C D E F G I — no, H: A B C D E F G H", True),
+        # CJK: digits right after the text, the ideographic list comma
+        ("canary-009", "下一个数是10。", True),
+        ("canary-003", "1、2、3、4、5、6、7、8、9、10", True),
+        # working that ends in its result, an explanation from the givens
+        ("canary-009", "Adding 2 each time: 8 + 2 = 10.", True),
+        ("canary-009", "The pattern is +2, so after 8 comes **10**.", True),
+        ("canary-009", "The sequence increases by 2; next is 10.", True),
+        (
+            "canary-009",
+            "10\n\nEach number is 2 more than the one before it: 2 → 4 → 6 → 8 → 10.",
+            True,
+        ),
+        ("canary-009", "8 + 4 = 12", False),
+        ("canary-009", "The pattern is +2, so after 8 comes **12**.", False),
+        ("canary-009", "10\n\nThen 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32", False),
+        ("canary-007", "7 3 9 5 1\n\n7 3 9 1 5", False),
+        ("canary-004", "A B C D E F G H\nA B C D E F G H", False),
+        # two candidates asked, an overshoot put in brackets (both passed before)
+        ("canary-002", "Thursday? Or Friday?", False),
+        ("canary-003", "1, 2, 3, 4, 5, 6, 7, 8, 9, 10 (and then 11, 12, 13, 14, 15)", False),
+        ("canary-002", "Thursday (then Friday, Saturday, Sunday)", True),
+    ],
+)
+def test_a_sequence_is_read_after_its_lead_in_and_its_working(item_id, content, ok):
+    assert graded(item_id, content) is ok
