@@ -15,12 +15,13 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import NotRequired
+from typing import Annotated, NotRequired
 
+from pydantic import BeforeValidator
 from typing_extensions import TypedDict
 
 from evalrun import __version__
-from evalrun.jsondata import JSONObject
+from evalrun.jsondata import AsWritten, JSONObject
 
 
 class GitFacts(TypedDict, total=False):
@@ -42,6 +43,15 @@ class Provenance(TypedDict):
     platform: str
     git: GitFacts
     evalrun_git: NotRequired[GitFacts]  # evalrun's own checkout, when not the working repo
+
+
+def _none_when_empty(value: object) -> object:
+    return None if value == {} else value
+
+
+# The `provenance` field of run.json and slope.json: None for a record made without collecting
+# any (a test's, a library caller's), which older versions wrote as {}.
+StoredProvenance = Annotated[AsWritten[Provenance] | None, BeforeValidator(_none_when_empty)]
 
 
 class RenderedContract(TypedDict, total=False):
@@ -138,10 +148,10 @@ def git_facts(path: Path | str = ".") -> GitFacts:
     }
 
 
-def collect(path: Path | str = ".") -> JSONObject:
+def collect(path: Path | str = ".") -> Provenance:
     """run.json `provenance`: versions, git facts of the working repo, and of evalrun's own
     checkout when it runs from one elsewhere (an editable install)."""
-    out: JSONObject = {
+    out: Provenance = {
         "evalrun": __version__,
         "python": sys.version.split()[0],
         "platform": platform.platform(terse=True),

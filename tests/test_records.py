@@ -218,3 +218,43 @@ def test_a_run_record_with_a_mistyped_server_is_refused():
     data["server"]["boot_seconds"] = "slow"
     with pytest.raises(ValidationError, match="server.boot_seconds"):
         RunRecord.model_validate(data)
+
+
+@pytest.mark.parametrize(
+    ("field", "key", "value"),
+    [
+        ("sampling", "temperature", "warm"),
+        ("selection", "ids", "a-000"),
+        ("fidelity", "tokens", "many"),
+        ("provenance", "git", "clean"),
+    ],
+)
+def test_a_run_record_with_a_mistyped_fragment_is_refused(field, key, value):
+    data = json.loads((RECORDS / "run-limit-repeats.json").read_text(encoding="utf-8"))
+    data[field][key] = value
+    with pytest.raises(ValidationError, match=f"{field}.{key}"):
+        RunRecord.model_validate(data)
+
+
+def test_a_run_record_reads_its_fragments_typed():
+    def load(name: str) -> RunRecord:
+        text = (RECORDS / name).read_text(encoding="utf-8")
+        return RunRecord.model_validate(upgrade_run(json.loads(text), name))
+
+    repeated, no_tokens = load("run-limit-repeats.json"), load("run-contract-extra-no-tokens.json")
+    assert (repeated.repeats, repeated.tokens_unavailable) == (2, None)
+    assert repeated.selection["ids"] == ["a-000", "a-001", "b-003", "c-004"]
+    assert repeated.provenance is not None and repeated.provenance["git"]["dirty"] is False
+    assert no_tokens.repeats == 1
+    assert no_tokens.tokens_unavailable == (
+        "the endpoint answered without logprobs (it ignores the logprobs field)"
+    )
+
+
+def test_a_run_record_without_provenance_reads_and_writes_none():
+    """Records made without collecting provenance were written with `{}`; both read as None."""
+    data = json.loads((RECORDS / "run-selection-tags.json").read_text(encoding="utf-8"))
+    for empty in ({}, None):
+        record = RunRecord.model_validate({**data, "provenance": empty})
+        assert record.provenance is None
+        assert json.loads(record.model_dump_json())["provenance"] is None

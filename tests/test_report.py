@@ -174,3 +174,20 @@ def test_a_run_whose_suite_changed_still_renders(runs, tmp_path: Path) -> None:
     page = _page(results, candidate, out=tmp_path / "r.html")
     assert "prompts unavailable: suite mini-v1" in page and page.count('class="item"') == 12
     assert "prompt unavailable" in page
+
+
+def test_page_names_the_commits_of_evalrun_and_the_working_repo(runs, tmp_path: Path) -> None:
+    from evalrun.store import RunStore
+
+    results, _, candidate = runs
+    store = RunStore(results)
+    record = store.load_run(candidate)
+    git = {"commit": "a" * 40, "branch": "main", "dirty": True, "remotes": {}, "root": "/w"}
+    own = {"commit": "b" * 40, "branch": None, "dirty": False, "remotes": {}, "root": "/e"}
+    record.provenance = {
+        "evalrun": "0.1.0", "python": "3.11.7", "platform": "Linux", "git": git, "evalrun_git": own
+    }  # fmt: skip
+    store.write_run(record)
+    page = _page(results, candidate, out=tmp_path / "page.html")
+    assert f"<dd>{record.evalrun_version} {'b' * 12} (detached)</dd>" in page
+    assert f"<dt>working repo</dt><dd>{'a' * 12} (main, dirty)</dd>" in page

@@ -455,11 +455,11 @@ class TrialRunner:
         """What the runs' run.json say about their missing tokens."""
         for run_id in run_ids:
             try:
-                why = (self.store.load_run(run_id).fidelity or {}).get("unavailable")
+                why = self.store.load_run(run_id).tokens_unavailable
             except EvalrunError:
                 continue
             if why:
-                return str(why)
+                return why
         return "none captured"
 
     def _traces(self, run_ids: list[str]) -> dict[str, TokenTrace]:

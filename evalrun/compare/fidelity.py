@@ -310,7 +310,7 @@ def _advice(why: str | None) -> str:
 
 
 def _greedy(record: RunRecord) -> bool:
-    return float(record.sampling.get("temperature", 0.0) or 0.0) == 0.0
+    return record.sampling.get("temperature", 0.0) == 0.0
 
 
 def _answered(items: Iterable[ItemRecord]) -> set[str]:
@@ -328,7 +328,7 @@ def records_fidelity(
 ) -> Fidelity:
     """Fidelity of two loaded runs: the checks that make them comparable, then `judge`."""
     for side, run, traces in (("A", run_a, traces_a), ("B", run_b, traces_b)):
-        why = (run.fidelity or {}).get("unavailable")
+        why = run.tokens_unavailable
         if why or not traces:
             return not_comparable(f"run {side} ({run.run_id}) has no tokens: {_advice(why)}")
         if not _greedy(run):

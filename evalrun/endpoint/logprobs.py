@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import math
 import threading
-from typing import Any
+from typing import Any, NotRequired
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
 
 from evalrun.jsondata import JSONObject, collector_paused, json_bytes
 
@@ -35,6 +36,14 @@ MAX_TOP_K = 20  # the OpenAI API's own limit on top_logprobs
 MAX_TOKENS = 4096
 TEXT_CAP = 64  # characters of one token's text kept (a token is rarely longer)
 PLACES = 4
+
+
+class FidelityRecord(TypedDict):
+    """run.json's `fidelity`: what capture asked for, and why the run has no tokens when so."""
+
+    top_logprobs: int | None  # None: capture turned off
+    tokens: int
+    unavailable: NotRequired[str]
 
 
 class TokenTrace(BaseModel):
@@ -179,7 +188,7 @@ class Capture:
             self.traced += line is not None
         return line
 
-    def unavailable(self, earlier: JSONObject | None = None) -> str | None:
+    def unavailable(self, earlier: FidelityRecord | None = None) -> str | None:
         """Why the run has no tokens to compare, or None when it has them."""
         if self.top_k is None:
             return "capture turned off (--no-logprobs)"
@@ -191,9 +200,9 @@ class Capture:
             return earlier.get("unavailable")
         return None
 
-    def record(self, earlier: JSONObject | None = None) -> JSONObject:
+    def record(self, earlier: FidelityRecord | None = None) -> FidelityRecord:
         """run.json's `fidelity`: what was asked and whether the run has tokens."""
-        out: JSONObject = {"top_logprobs": self.top_k, "tokens": self.cap}
+        out: FidelityRecord = {"top_logprobs": self.top_k, "tokens": self.cap}
         why = self.unavailable(earlier)
         if why:
             out["unavailable"] = why

@@ -11,7 +11,7 @@ from typing import TypedDict
 from evalrun import __version__
 from evalrun.endpoint.options import options_differ
 from evalrun.errors import ConfigError, SuiteError, UsageError
-from evalrun.jsondata import JSONObject
+from evalrun.provenance import Provenance
 from evalrun.scoring.request import ScoreRequest
 from evalrun.scoring.state import RunState
 from evalrun.store import (
@@ -28,7 +28,7 @@ from evalrun.store import (
 from evalrun.store.lock import RunLock
 from evalrun.store.tokens import append_traces
 from evalrun.suite.load import Item
-from evalrun.suite.select import Selection
+from evalrun.suite.select import Selection, SelectionRecord
 
 
 class ItemWriter:
@@ -92,14 +92,14 @@ def unique_run_id(store: RunStore, label: str) -> str:
 
 def load_resumed(
     req: ScoreRequest, store: RunStore, state: RunState
-) -> tuple[list[Item], dict[str, ItemRecord], JSONObject]:
+) -> tuple[list[Item], dict[str, ItemRecord], SelectionRecord]:
     """(items to score, items already done, selection for run.json); loads a resumed run."""
     suite = req.suite
     if req.resume:
         # One writer a run: a second --resume refuses before it reads or asks anything.
         state.lock = RunLock(store.run_dir(store.resolve(req.resume))).acquire()
         state.record = store.load_run(req.resume)
-        state.repeats = int(state.record.sampling.get("repeats", 1))  # as the run began
+        state.repeats = state.record.repeats  # as the run began
         if state.record.suite.sha256 != suite.sha256:
             raise SuiteError(
                 f"run {state.record.run_id} used {state.record.suite.name}-v"
@@ -126,8 +126,8 @@ def new_record(
     *,
     base_url: str,
     chosen: str,
-    selection: JSONObject,
-    provenance: JSONObject,
+    selection: SelectionRecord,
+    provenance: Provenance,
 ) -> RunRecord:
     """The run.json of a new run (its folder claimed), asking `chosen`."""
     target = req.target

@@ -139,17 +139,15 @@ def score_text(record: RunRecord) -> str:
         parts.append(
             f"{s.errors} item(s) in error (not graded); retry them with --resume {record.run_id}"
         )
-    repeats = int(record.sampling.get("repeats", 1))
-    if s and repeats > 1:
+    if s and record.repeats > 1:
         parts.append(
-            f"repeats {repeats}: {s.flaky} of {s.total} items both passed and failed across "
+            f"repeats {record.repeats}: {s.flaky} of {s.total} items both passed and failed across "
             "their runs (the lane's own noise; the score counts each item's first answer)"
         )
     if s and s.garbled:
         parts.append(f"garbled: {s.garbled} item(s), rate {fmt_points(100 * s.garble_rate)}%")
-    unavailable = (record.fidelity or {}).get("unavailable")
-    if unavailable:
-        parts.append(f"fidelity unavailable: {unavailable}")
+    if record.tokens_unavailable:
+        parts.append(f"fidelity unavailable: {record.tokens_unavailable}")
     if record.status != "complete":
         parts.append(f"status: {record.status}")
     parts.append(headline(record))

@@ -34,7 +34,7 @@ from evalrun.endpoint.client import (
 )
 from evalrun.endpoint.logprobs import Capture
 from evalrun.errors import EndpointError, EvalrunError, Interrupted, UsageError
-from evalrun.jsondata import JSONObject
+from evalrun.provenance import Provenance, collect
 from evalrun.scoring.asking import check_graders
 from evalrun.scoring.judge import APART_FROM, Judge
 from evalrun.scoring.recording import finish, load_resumed, new_record, unique_run_id
@@ -46,6 +46,7 @@ from evalrun.serving.target import BootProgress, Launcher, TargetSpec, boot_targ
 from evalrun.store import ItemRecord, RunRecord, RunStore, now_iso
 from evalrun.store.lock import RunLock
 from evalrun.suite.load import Item
+from evalrun.suite.select import SelectionRecord
 
 __all__ = ["ScoreHooks", "ScoreRequest", "ascore_suite", "score_suite", "score_target"]
 
@@ -72,9 +73,7 @@ async def ascore_suite(
     return await _score(req, store, hooks, own_loop=False)
 
 
-def _provenance() -> JSONObject:
-    from evalrun.provenance import collect
-
+def _provenance() -> Provenance:
     return collect(Path.cwd())
 
 
@@ -87,7 +86,7 @@ async def _run(
     items: list[Item],
     done: dict[str, ItemRecord],
     store: RunStore,
-    selection: JSONObject,
+    selection: SelectionRecord,
     own_loop: bool,
 ) -> None:
     target = req.target

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from evalrun import __version__
 from evalrun.errors import ConfigError, RunNotFound, UsageError
 from evalrun.jsondata import AsWritten, JSONObject
-from evalrun.provenance import RenderedContract, ServerFacts
+from evalrun.provenance import RenderedContract, ServerFacts, StoredProvenance
 from evalrun.store import DEFAULT_RESULTS, RunStore, dump_json_line
 
 SLOPE_SCHEMA_VERSION = 1
@@ -137,7 +137,7 @@ class SlopeRecord(BaseModel):
     )
     contract: AsWritten[RenderedContract] | None = None
     server: AsWritten[ServerFacts] | None = None
-    provenance: JSONObject = Field(default_factory=dict)
+    provenance: StoredProvenance = None
     started_at: str
     ended_at: str | None = None
     status: Literal["running", "complete", "incomplete", "interrupted"] = "running"

@@ -26,6 +26,7 @@ from evalrun.endpoint.http import async_client
 from evalrun.endpoint.options import RequestOptions
 from evalrun.errors import EndpointError, EvalrunError, Interrupted, UsageError
 from evalrun.jsondata import JSONObject
+from evalrun.provenance import collect
 from evalrun.serving.target import BootProgress, Launcher, Target, TargetSpec, boot_target
 from evalrun.slope.record import (
     Calibration,
@@ -328,7 +329,7 @@ def run_slope(
         endpoint=spec.endpoint or "",
         settings=settings,
         model_requested=spec.model,
-        provenance=_provenance(),
+        provenance=collect(),
         started_at=now_iso(),
     )
     if contract is not None:
@@ -411,9 +412,3 @@ def _finish(results: Path, record: SlopeRecord, status: str, error: str | None) 
     record.error = error
     record.ended_at = now_iso()
     write_record(results, record)
-
-
-def _provenance() -> JSONObject:
-    from evalrun.provenance import collect  # gitpython: imported only when a run starts
-
-    return collect()

@@ -12,10 +12,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from evalrun.endpoint.logprobs import FidelityRecord
+from evalrun.endpoint.options import SamplingRecord
 from evalrun.endpoint.response import ItemError, Response
 from evalrun.errors import ConfigError
 from evalrun.jsondata import AsWritten, JSONObject
-from evalrun.provenance import RenderedContract, ServerFacts
+from evalrun.provenance import RenderedContract, ServerFacts, StoredProvenance
+from evalrun.suite.select import SelectionRecord
 from evalrun.verdicts import GarbleVerdict, Grade, upgrade_v1
 
 SCHEMA_VERSION = 2
@@ -89,10 +92,12 @@ class RunRecord(BaseModel):
     endpoint: str
     model_requested: str | None = None
     model_served: str | None = None
-    sampling: JSONObject = Field(default_factory=dict, description="temperature, extras sent.")
-    selection: JSONObject = Field(
-        default_factory=dict,
-        description="limit / tags used to pick items, when not the whole suite.",
+    sampling: AsWritten[SamplingRecord] = Field(
+        default_factory=lambda: SamplingRecord(), description="temperature, extras sent."
+    )
+    selection: AsWritten[SelectionRecord] = Field(
+        default_factory=lambda: SelectionRecord(),
+        description="limit / tags used to pick items, and the ids picked; {}: the whole suite.",
     )
     contract: AsWritten[RenderedContract] | None = Field(
         default=None, description="The contract as rendered (argv, env redacted), when booted."
@@ -100,7 +105,9 @@ class RunRecord(BaseModel):
     server: AsWritten[ServerFacts] | None = Field(
         default=None, description="Engine version, boot seconds, log path, when booted."
     )
-    provenance: JSONObject = Field(default_factory=dict, description="git commit/branch/dirty.")
+    provenance: StoredProvenance = Field(
+        default=None, description="evalrun and Python versions, git commit/branch/dirty."
+    )
     started_at: str
     ended_at: str | None = None
     status: RunStatus = "running"
@@ -110,13 +117,24 @@ class RunRecord(BaseModel):
         "`latest` skip it unless asked (--all, or latest:<its label>).",
     )
     summary: Summary | None = None
-    fidelity: JSONObject | None = Field(
+    fidelity: AsWritten[FidelityRecord] | None = Field(
         default=None,
         description="Token capture: {top_logprobs, tokens} asked, `unavailable` with the reason "
         "when the run has no tokens to compare (endpoint/logprobs.py).",
     )
     pid: int | None = Field(default=None, description="Process writing the run, while running.")
     host: str | None = Field(default=None, description="Host of that process.")
+
+    @property
+    def repeats(self) -> int:
+        """score --repeats K: how many times each item was asked (1: once)."""
+        return self.sampling.get("repeats", 1)
+
+    @property
+    def tokens_unavailable(self) -> str | None:
+        """Why the run has no tokens to compare; None when it has them, or when it was scored
+        before token capture (no `fidelity` at all)."""
+        return self.fidelity.get("unavailable") if self.fidelity is not None else None
 
 
 class RepeatOutcome(BaseModel):

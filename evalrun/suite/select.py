@@ -15,12 +15,24 @@ import random
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
 
 from evalrun.errors import UsageError
-from evalrun.jsondata import JSONObject
 from evalrun.suite.load import Item, Suite
 
 DEFAULT_SEED = 0
+
+
+class SelectionRecord(TypedDict, total=False):
+    """run.json's `selection` ({} for the whole suite): the criteria given and the ids chosen.
+    Runs recorded before the stratified draw hold `tags` and `limit` only."""
+
+    items: list[str]
+    categories: list[str]
+    tags: list[str]
+    limit: int
+    seed: int  # with limit only
+    ids: list[str]
 
 
 class Selection(BaseModel):
@@ -80,19 +92,24 @@ class Selection(BaseModel):
             return pool[: self.limit]
         return stratified_sample(pool, self.limit, self.seed)
 
-    def record(self, chosen: Sequence[Item]) -> JSONObject:
+    def record(self, chosen: Sequence[Item]) -> SelectionRecord:
         """What run.json keeps: the criteria given plus the ids chosen (empty: the whole suite)."""
+        out: SelectionRecord = {}
         if self.is_everything:
-            return {}
-        data = self.model_dump(exclude_none=True, exclude={"stratified"})
-        if self.limit is None:
-            data.pop("seed", None)
-        data = {k: list(v) if isinstance(v, tuple) else v for k, v in data.items()}
-        data["ids"] = [i.id for i in chosen]
-        return data
+            return out
+        if self.items is not None:
+            out["items"] = list(self.items)
+        if self.categories is not None:
+            out["categories"] = list(self.categories)
+        if self.tags is not None:
+            out["tags"] = list(self.tags)
+        if self.limit is not None:
+            out["limit"], out["seed"] = self.limit, self.seed
+        out["ids"] = [i.id for i in chosen]
+        return out
 
     @classmethod
-    def from_record(cls, data: JSONObject) -> Selection:
+    def from_record(cls, data: SelectionRecord) -> Selection:
         """The selection a stored run used: its chosen ids, or (older runs) its criteria."""
         if data.get("ids"):
             return cls(items=tuple(data["ids"]))
@@ -150,7 +167,7 @@ def allocate(sizes: dict[str, int], n: int, seed: int) -> dict[str, int]:
     return alloc
 
 
-def describe_record(data: JSONObject) -> str:
+def describe_record(data: SelectionRecord) -> str:
     """A stored run's selection in words: `limit 40 (drawn across categories, seed 0): 40 items`."""
     if not data:
         return "the whole suite"

@@ -22,7 +22,8 @@ from typing import Any, NotRequired, TypedDict
 
 from evalrun.compare.fidelity import Divergence
 from evalrun.compare.pairing import Comparison
-from evalrun.jsondata import JSONObject
+from evalrun.endpoint.options import SamplingRecord
+from evalrun.provenance import GitFacts
 from evalrun.scoring.report import headline
 from evalrun.store import RunRecord
 from evalrun.suite.prompt import collapse, message_text
@@ -134,8 +135,11 @@ def _header(view: RunView, other: RunView | None) -> str:
     facts.append(("started", rec.started_at))
     facts.append(("ended", f"{rec.ended_at or '-'} ({rec.status})"))
     facts.append(("latency", _latency(view)))
-    git = rec.provenance or {}
-    facts.append(("evalrun", f"{rec.evalrun_version} {git.get('commit', '')[:12]}".strip()))
+    prov = rec.provenance
+    own = _commit(prov.get("evalrun_git", {})) if prov else ""
+    facts.append(("evalrun", f"{rec.evalrun_version} {own}".strip()))
+    if prov and _commit(prov["git"]):
+        facts.append(("working repo", _commit(prov["git"])))
     out.append(
         '<dl class="facts">'
         + "".join(f"<dt>{_t(k, 80)}</dt><dd>{_t(v, 2000)}</dd>" for k, v in facts)
@@ -155,10 +159,19 @@ def _header(view: RunView, other: RunView | None) -> str:
     return "\n".join(out)
 
 
-def _options(sampling: JSONObject) -> str:
+def _options(sampling: SamplingRecord) -> str:
     import json
 
     return json.dumps(sampling, ensure_ascii=False, sort_keys=True) if sampling else "-"
+
+
+def _commit(git: GitFacts) -> str:
+    """`1a2b3c4d5e6f (main, dirty)` of a checkout's facts; "" without a commit."""
+    commit = git.get("commit")
+    if not commit:
+        return ""
+    where = [git.get("branch") or "detached", *(["dirty"] if git.get("dirty") else [])]
+    return f"{commit[:12]} ({', '.join(where)})"
 
 
 def _latency(view: RunView) -> str:
