@@ -132,7 +132,7 @@ def test_flags_reach_common_params() -> None:
     argv = ["-m", "m.gguf", "-a", "smol", "--host", "127.0.0.1", "--port", "9"]
     argv += ["-c", "4096", "-np", "2", "-t", "3", "-tb", "1", "-ctk", "q8_0", "-ctv", "q4_0"]
     argv += ["-fa", "on", "--no-jinja", "--reasoning-format", "deepseek", "--api-key", "k"]
-    argv += ["--rope-freq-base", "20000", "-s", "7", "--draft-max", "5", "-kvu", "-nocb"]
+    argv += ["--rope-freq-base", "20000", "-s", "7", "--spec-draft-n-max", "5", "-kvu", "-nocb"]
     p = build_params(parse_args(argv))
     assert (p.model.path, p.model_alias, p.port, p.hostnames) == (
         "m.gguf",
@@ -148,6 +148,43 @@ def test_flags_reach_common_params() -> None:
     assert p.reasoning_format == xlc.common_reasoning_format.COMMON_REASONING_FORMAT_DEEPSEEK
     assert (p.use_jinja, p.api_keys, p.rope_freq_base, p.sampling.seed) == (False, ["k"], 20000, 7)
     assert p.speculative.draft.n_max == 5
+
+
+def test_speculative_flags_reach_common_params(tmp_path: Path) -> None:
+    xlc = pytest.importorskip("xllamacpp")
+    from evalrun.serving.llamacpp import build_params
+
+    kind = xlc.common_speculative_type
+    argv = ["-m", "m.gguf", "--spec-type", "ngram-simple,ngram-mod"]
+    argv += ["--spec-ngram-simple-size-n", "4", "--spec-ngram-simple-size-m", "16"]
+    argv += ["--spec-ngram-map-k4v-min-hits", "2", "--spec-ngram-mod-n-match", "8"]
+    argv += ["--spec-ngram-mod-n-min", "2", "--spec-ngram-mod-n-max", "32"]
+    spec = build_params(parse_args(argv)).speculative
+    assert spec.types == [
+        kind.COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE,
+        kind.COMMON_SPECULATIVE_TYPE_NGRAM_MOD,
+    ]
+    assert (spec.ngram_simple.size_n, spec.ngram_simple.size_m) == (4, 16)
+    assert spec.ngram_map_k4v.min_hits == 2 and spec.ngram_map_k.min_hits == 1  # its own
+    assert (spec.ngram_mod.n_match, spec.ngram_mod.n_min, spec.ngram_mod.n_max) == (8, 2, 32)
+    # none, or no flag at all, leaves llama.cpp's default: no speculative decoding
+    for extra in ([], ["--spec-type", "none"]):
+        spec = build_params(parse_args(["-m", "m.gguf", *extra])).speculative
+        assert spec.types == [kind.COMMON_SPECULATIVE_TYPE_NONE]
+    # a draft model drafts with or without --spec-type; the older --draft-* names still work
+    draft = str(_gguf(tmp_path / "draft.gguf"))
+    spec = build_params(parse_args(["-m", "m", "-md", draft, "--draft-max", "6"])).speculative
+    assert spec.types == [kind.COMMON_SPECULATIVE_TYPE_DRAFT_SIMPLE] and spec.draft.n_max == 6
+    argv = ["-m", "m", "--spec-draft-model", draft, "--spec-type", "ngram-map-k"]
+    spec = build_params(parse_args(argv)).speculative
+    assert spec.types == [
+        kind.COMMON_SPECULATIVE_TYPE_NGRAM_MAP_K,
+        kind.COMMON_SPECULATIVE_TYPE_DRAFT_SIMPLE,
+    ]
+    with pytest.raises(LaunchError, match="draft-simple needs a draft model"):
+        build_params(parse_args(["-m", "m", "--spec-type", "draft-simple"]))
+    with pytest.raises(LaunchError, match="'ngram' is not one of none, draft-simple"):
+        parse_args(["-m", "m", "--spec-type", "ngram-mod,ngram"])
 
 
 # -- the real server ---------------------------------------------------------------------------
@@ -244,7 +281,8 @@ def test_set_overrides_reach_the_server_and_logprobs_work(tmp_path: Path) -> Non
     pytest.importorskip("xllamacpp")
     contract = load_contract(
         reference_contract_path(),
-        sets=["port=0", "ctx-size=3072", "parallel=3", "cache-type-k=q8_0", "flash-attn=on"],
+        sets=["port=0", "ctx-size=3072", "parallel=3", "cache-type-k=q8_0", "flash-attn=on"]
+        + ["spec-type=ngram-mod"],
     )
     with boot_server(contract, tmp_path / "server.log") as server:
         root = server.base_url.removesuffix("/v1")
@@ -252,6 +290,7 @@ def test_set_overrides_reach_the_server_and_logprobs_work(tmp_path: Path) -> Non
         slots = httpx.get(f"{root}/slots", timeout=10).json()
         assert props["total_slots"] == 3 and len(slots) == 3
         assert {s["n_ctx"] for s in slots} == {1024}  # ctx-size / parallel
+        assert all(s["speculative"] for s in slots)
         assert props["model_alias"] == "smollm2-135m-instruct"
         reply = httpx.post(
             f"{server.base_url}/chat/completions",
@@ -268,3 +307,5 @@ def test_set_overrides_reach_the_server_and_logprobs_work(tmp_path: Path) -> Non
         tokens = reply["choices"][0]["logprobs"]["content"]
         assert len(tokens) == 4 and all(len(t["top_logprobs"]) == 3 for t in tokens)
         assert all(t["logprob"] <= 0 for t in tokens)
+        used = [s for s in httpx.get(f"{root}/slots", timeout=10).json() if "params" in s]
+        assert used and {s["params"]["speculative.types"] for s in used} == {"ngram-mod"}

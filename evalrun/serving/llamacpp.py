@@ -36,6 +36,20 @@ CACHE_TYPES = ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "
 STOP_GRACE_S = 3.0
 FLASH_ATTN = ("on", "off", "auto")
 REASONING_FORMATS = ("none", "deepseek", "deepseek-legacy", "auto")
+# llama-server's --spec-type names that need no more than these flags (draft-simple: -md). The
+# n-gram types draft from the tokens already in a slot's context and the target model verifies
+# every drafted token, yet greedy answers can change: verifying decodes several tokens in one
+# batch, which rounds differently from one token a step (2 of 40 core answers, measured).
+SPEC_TYPES = (
+    "none",
+    "draft-simple",
+    "ngram-simple",
+    "ngram-map-k",
+    "ngram-map-k4v",
+    "ngram-mod",
+    "ngram-cache",
+)
+NGRAM_MAPS = ("simple", "map-k", "map-k4v")  # --spec-ngram-<impl>-size-n/-size-m/-min-hits
 
 
 class LaunchError(Exception):
@@ -73,10 +87,23 @@ def build_parser() -> argparse.ArgumentParser:
     add("--reasoning-format", choices=REASONING_FORMATS)
     add("--rope-freq-base", type=float)
     add("--rope-freq-scale", type=float)
-    add("-md", "--model-draft", help="GGUF of a draft model: speculative decoding")
-    add("--draft-max", "--draft", "--draft-n", dest="draft_max", type=int)
-    add("--draft-min", "--draft-n-min", dest="draft_min", type=int)
-    add("--draft-p-min", type=float)
+    add(
+        "--spec-type",
+        type=_spec_types,
+        help=f"comma-separated speculative decoding types: {', '.join(SPEC_TYPES)}",
+    )
+    add("-md", "--model-draft", "--spec-draft-model", dest="model_draft", help="draft model GGUF")
+    # The --draft-* spellings are older llama-server builds' names of the same three settings.
+    add("--spec-draft-n-max", "--draft-max", "--draft", "--draft-n", dest="draft_max", type=int)
+    add("--spec-draft-n-min", "--draft-min", "--draft-n-min", dest="draft_min", type=int)
+    add("--spec-draft-p-min", "--draft-p-min", dest="draft_p_min", type=float)
+    for impl in NGRAM_MAPS:
+        add(f"--spec-ngram-{impl}-size-n", type=int, help="length of the lookup n-gram")
+        add(f"--spec-ngram-{impl}-size-m", type=int, help="length of the drafted m-gram")
+        add(f"--spec-ngram-{impl}-min-hits", type=int, help="occurrences before a key drafts")
+    add("--spec-ngram-mod-n-match", type=int, help="n-gram length ngram-mod hashes")
+    add("--spec-ngram-mod-n-min", type=int, help="shortest draft ngram-mod sends")
+    add("--spec-ngram-mod-n-max", type=int, help="longest draft ngram-mod sends")
     add("--api-key", help="clients must send this bearer token")
     add("-s", "--seed", type=int)
     add("-n", "--n-predict", type=int, help="default max tokens of a completion")
@@ -174,7 +201,7 @@ def build_params(options: argparse.Namespace) -> Any:
         name = {"on": "ENABLED", "off": "DISABLED", "auto": "AUTO"}[options.flash_attn]
         params.flash_attn_type = getattr(xlc.llama_flash_attn_type, f"LLAMA_FLASH_ATTN_TYPE_{name}")
     if options.reasoning_format:
-        name = options.reasoning_format.upper().replace("-", "_")
+        name = _enum(options.reasoning_format)
         params.reasoning_format = getattr(
             xlc.common_reasoning_format, f"COMMON_REASONING_FORMAT_{name}"
         )
@@ -182,16 +209,44 @@ def build_params(options: argparse.Namespace) -> Any:
         params.api_keys = [options.api_key]
     if options.seed is not None:
         params.sampling.seed = options.seed
+    spec = params.speculative
+    types = [t for t in options.spec_type or () if t != "none"]
     if options.model_draft:
         check_gguf(Path(options.model_draft))
-        params.speculative.draft.mparams.path = options.model_draft
-        params.speculative.types = [
-            xlc.common_speculative_type.COMMON_SPECULATIVE_TYPE_DRAFT_SIMPLE
-        ]
-    _set(params.speculative.draft, "n_max", options.draft_max)
-    _set(params.speculative.draft, "n_min", options.draft_min)
-    _set(params.speculative.draft, "p_min", options.draft_p_min)
+        spec.draft.mparams.path = options.model_draft
+        if not any(t.startswith("draft-") for t in types):  # llama-server: -md alone drafts
+            types.append("draft-simple")
+    elif "draft-simple" in types:
+        raise LaunchError("--spec-type draft-simple needs a draft model: -md/--model-draft")
+    if types:
+        kind = xlc.common_speculative_type
+        spec.types = [getattr(kind, f"COMMON_SPECULATIVE_TYPE_{_enum(t)}") for t in types]
+    _set(spec.draft, "n_max", options.draft_max)
+    _set(spec.draft, "n_min", options.draft_min)
+    _set(spec.draft, "p_min", options.draft_p_min)
+    for impl in NGRAM_MAPS:
+        config = getattr(spec, f"ngram_{_enum(impl).lower()}")
+        for name in ("size_n", "size_m", "min_hits"):
+            _set(config, name, getattr(options, f"spec_ngram_{_enum(impl).lower()}_{name}"))
+    for name in ("n_match", "n_min", "n_max"):
+        _set(spec.ngram_mod, name, getattr(options, f"spec_ngram_mod_{name}"))
     return params
+
+
+def _spec_types(value: str) -> list[str]:
+    """--spec-type's comma-separated list, each name one llama-server knows."""
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    unknown = [name for name in names if name not in SPEC_TYPES]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"{unknown[0] if unknown else value!r} is not one of {', '.join(SPEC_TYPES)}"
+        )
+    return names
+
+
+def _enum(name: str) -> str:
+    """A llama-server value's name as xllamacpp's enum members spell it: ngram-mod -> NGRAM_MOD."""
+    return name.upper().replace("-", "_")
 
 
 def _set(target: Any, name: str, value: Any) -> None:
