@@ -135,7 +135,10 @@ async def _run(
             record.status = "running"
             record.pid, record.host = os.getpid(), socket.gethostname()  # `stale` once gone
             store.write_run(record)
-            await work(state, client, chosen, items, done, store, req, hooks, judge)
+            await work(
+                req, hooks, state, items=items, done=done,
+                client=client, model=chosen, judge=judge, store=store,
+            )  # fmt: skip
     finally:
         watch.cancel()
         judge.close()

@@ -39,17 +39,20 @@ if TYPE_CHECKING:
 
 
 async def work(
-    state: RunState,
-    client: openai.AsyncOpenAI,
-    model: str,
-    items: list[Item],
-    done: dict[str, ItemRecord],
-    store: RunStore,
     req: ScoreRequest,
     hooks: ScoreHooks,
+    state: RunState,
+    *,
+    items: list[Item],
+    done: dict[str, ItemRecord],
+    client: openai.AsyncOpenAI,
+    model: str,
     judge: Judge,
+    store: RunStore,
 ) -> None:
-    """Ask every item of `items` not in `done` (or done in error), until done or stopped."""
+    """Ask every item of `items` not in `done` (or done in error), until done or stopped: the
+    run `req` asks for, reporting through `hooks`, its state in `state` (whose record is written
+    already); `model` asked through `client`, answers graded by `judge`, items kept in `store`."""
     retry, progress = req.retry, hooks.progress
     server_exited = hooks.server_exited or req.target.exited
     stop_when = hooks.stop_when
