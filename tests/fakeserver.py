@@ -21,6 +21,11 @@ request that asks `logprobs: true`: by default the content split at spaces, each
 -0.05 with made-up alternatives; `reply("a b", tokens=[("a", -0.1, [("a", -0.1), ("x", -0.2)]), ...])`
 sends exact ones. `fake.logprobs = "off"` ignores the request field (no logprobs in the body);
 `fake.logprobs = "refuse"` answers such requests 400 the way a hosted reasoning model does.
+`reply("..", tokens=engine_tokens("llama.cpp", [(Tok(59, b"K"), -0.1, [(Tok(59, b"K"), -0.1)])]))`
+renders tokens the way one engine does (ids, end-of-turn token, half characters: `engine_tokens`);
+vLLM-rendered tokens also come with `choices[0].token_ids` when the request asks `return_token_ids`.
+`fake.strict_fields = {"return_token_ids"}` rejects those fields with a 400, as the OpenAI API
+rejects fields it does not know.
 
 Everything the server received is in `fake.requests` (parsed bodies, in arrival order);
 `fake.max_in_flight` is the highest number of chat requests it served at once.
@@ -98,6 +103,78 @@ def http_error(
     return Fault(status=status, message=message, headers=headers, envelope=envelope)
 
 
+@dataclass(frozen=True)
+class Tok:
+    """One token of the vocabulary: its id and bytes; `end` for the end-of-turn token."""
+
+    id: int
+    data: bytes
+    end: bool = False
+
+
+END_TOKEN = Tok(2, b"", end=True)  # SmolLM2's <|im_end|>
+ENGINES = ("vllm", "llama.cpp", "sglang")
+
+
+def _render(engine: str, tok: Tok) -> dict[str, Any]:
+    """`{token, bytes[, id]}` of one token as the engine's chat API renders it (checked on vLLM
+    0.32, llama.cpp's server from xllamacpp 2026.10 and sglang 0.5's serving code): vLLM and
+    sglang write the end-of-turn token as `<|im_end|>`, llama.cpp as nothing; half of a UTF-8
+    character is nothing on vLLM, U+FFFD on sglang, its bytes under an empty text on llama.cpp
+    (among the alternatives: `EngineTokens.content`), which alone sends an `id` with every
+    token."""
+    if tok.end:
+        text = "" if engine == "llama.cpp" else "<|im_end|>"
+        data = b"" if engine == "llama.cpp" else text.encode()
+    else:
+        try:
+            text = tok.data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = "\ufffd" if engine == "sglang" else ""
+        data = tok.data if engine == "llama.cpp" else text.encode()
+    out: dict[str, Any] = {"token": text, "bytes": list(data)}
+    if engine == "llama.cpp":
+        out["id"] = tok.id
+    return out
+
+
+def engine_tokens(engine: str, steps: list[tuple[Tok, float, list[tuple[Tok, float]]]]) -> Any:
+    """Reply.tokens for `steps` as `engine` renders them (its ids kept for choices[0].token_ids)."""
+    assert engine in ENGINES, engine
+    return EngineTokens(engine, steps)
+
+
+@dataclass
+class EngineTokens:
+    engine: str
+    steps: list[tuple[Tok, float, list[tuple[Tok, float]]]]
+
+    def content(self, k: int) -> list[dict[str, Any]]:
+        """choices[0].logprobs.content. A chosen token that ends inside a UTF-8 character: left
+        out by llama.cpp's server (as xllamacpp 2026.10 answers), which lists the token completing
+        it with the whole character as its text and bytes; vLLM lists it as nothing and the
+        completing token as the whole character; sglang decodes every token alone (U+FFFD). The
+        alternatives are rendered alone on every engine."""
+        out = []
+        held = b""
+        for t, lp, alts in self.steps:
+            shown = _render(self.engine, t)
+            if self.engine != "sglang" and not t.end:
+                try:
+                    text = (held + t.data).decode("utf-8")
+                except UnicodeDecodeError:
+                    held += t.data
+                    if self.engine == "llama.cpp":
+                        continue
+                else:
+                    whole = held + t.data if self.engine == "llama.cpp" else text.encode()
+                    shown.update(token=text, bytes=list(whole))
+                    held = b""
+            tops = [{**_render(self.engine, a), "logprob": alp} for a, alp in alts[:k]]
+            out.append({**shown, "logprob": lp, "top_logprobs": tops})
+        return out
+
+
 def tool_choice_400() -> Fault:
     """vLLM launched without --enable-auto-tool-choice, asked for tool_choice 'auto'."""
     return http_error(400, TOOL_CHOICE_AUTO_TEXT)
@@ -125,14 +202,17 @@ class Reply:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     raw: dict[str, Any] | None = None  # send this body verbatim instead
-    # [(text, logprob, [(alt, logprob), ...])]: the logprobs to send (default: from the content)
-    tokens: list[tuple[str, float, list[tuple[str, float]]]] | None = None
+    # [(text, logprob, [(alt, logprob), ...])]: the logprobs to send (default: from the content),
+    # or an engine's rendering of tokens (engine_tokens)
+    tokens: Any = None
 
     def logprobs(self, request: dict[str, Any]) -> dict[str, Any] | None:
         """choices[0].logprobs for a request that asked for them."""
         if not request.get("logprobs"):
             return None
         k = int(request.get("top_logprobs") or 0)
+        if isinstance(self.tokens, EngineTokens):
+            return {"content": self.tokens.content(k)}
         steps = self.tokens
         if steps is None:
             words = re.findall(r"\s*\S+|\s+", self.content or "")
@@ -173,6 +253,15 @@ class Reply:
                 for i, c in enumerate(self.tool_calls)
             ]
         finish = self.finish_reason or ("tool_calls" if self.tool_calls else "stop")
+        choice: dict[str, Any] = {
+            "index": 0,
+            "message": message,
+            "finish_reason": finish,
+            "logprobs": self.logprobs(request),
+        }
+        rendered = self.tokens if isinstance(self.tokens, EngineTokens) else None
+        if rendered and rendered.engine == "vllm" and request.get("return_token_ids"):
+            choice["token_ids"] = [t.id for t, _, _ in rendered.steps]
         completion = self.completion_tokens
         if completion is None:
             completion = len(((self.content or "") + (self.reasoning or "")).split()) or 1
@@ -181,14 +270,7 @@ class Reply:
             "object": "chat.completion",
             "created": 0,
             "model": request.get("model") or model,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": message,
-                    "finish_reason": finish,
-                    "logprobs": self.logprobs(request),
-                }
-            ],
+            "choices": [choice],
             "usage": {
                 "prompt_tokens": self.prompt_tokens
                 if self.prompt_tokens is not None
@@ -255,6 +337,7 @@ class FakeServer:
         self.capacity = capacity
         self.down = False  # drop every connection: the endpoint stopped answering
         self.logprobs = "on"  # "on": as asked; "off": never sent; "refuse": 400 when asked
+        self.strict_fields: set[str] = set()  # request fields answered with a 400
         self.models_fault: Fault | None = None  # serve this instead of /v1/models
         self.api_key: str | None = None  # when set: 401 unless `Authorization: Bearer <key>`
         self.scheme = "http"
@@ -508,6 +591,11 @@ class _Handler(BaseHTTPRequestHandler):
             return self._fault(answer)
         if request.get("logprobs") and fake.logprobs == "refuse":
             return self._fault(http_error(400, LOGPROBS_REFUSED_TEXT))
+        unknown = sorted(fake.strict_fields & set(request))
+        if unknown:
+            return self._fault(
+                http_error(400, f"Unrecognized request argument supplied: {unknown[0]}")
+            )
         if answer is None or isinstance(answer, str):
             answer = Reply(content=answer)
         if fake.logprobs == "off":

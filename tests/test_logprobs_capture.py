@@ -113,7 +113,9 @@ def test_split_utf8_tokens_keep_their_bytes():
     }
     trace = parse_logprobs(raw, top_k=5, cap=10, item_id="x")
     assert trace is not None
-    assert token_key(trace.tokens[0]) == "e280"  # the bytes, not the server's rendering
+    assert trace.tokens[0][3] == "e280"  # the bytes, not the server's rendering
+    # half a character is no text: the same as vLLM's rendering of it (nothing)
+    assert token_key(trace.tokens[0]) == token_key(["", -0.5, []]) == ""
     assert token_key(trace.tokens[1]) == "é"  # text that is its bytes: no hex kept
 
 
@@ -125,11 +127,12 @@ def test_malformed_logprobs_are_dropped_not_errors(bad):
 
 
 def test_size_of_a_full_suite_of_tokens(tmp_path):
-    """184 answers of 128 tokens with 5 alternatives: under 5 MB."""
-    step = {"token": " word", "logprob": -0.1234, "bytes": list(b" word")}
+    """184 answers of 128 tokens with 5 alternatives, every one with its token id (as llama.cpp's
+    server sends them): under 5 MB."""
+    step = {"token": " word", "logprob": -0.1234, "bytes": list(b" word"), "id": 12345}
     raw = {"content": [{**step, "top_logprobs": [step] * 5} for _ in range(128)]}
     trace = parse_logprobs(raw, top_k=5, cap=128, item_id="item-001")
-    assert trace is not None
+    assert trace is not None and trace.tokens[0][-1] == 12345
     size = 184 * len(json.dumps(trace.model_dump(mode="json"), ensure_ascii=False))
     assert size < 5_000_000
 

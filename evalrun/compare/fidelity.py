@@ -1,10 +1,12 @@
 """Fidelity: does lane B compute the distribution lane A computes? Judged token by token.
 
 On the greedy items both runs answered with tokens (tokens.jsonl, endpoint/logprobs.py), each item
-is walked from its first token: the shared prefix, then at the first differing position either a
-*near tie* (both picks in both sides' top-K, their logprob gap under `delta` on both sides: a
-numeric wobble may flip it) or a *hard* divergence (one side chose what the other thought
-unlikely); over the shared prefix, the drift (mean |Δ logprob| of the same tokens). The lane verdict:
+is walked from its first token (tokens are one by their id where both lanes sent ids, else by
+their bytes with engines' renderings of invisible tokens folded: `same_token`): the shared
+prefix, then at the first differing position either a *near tie* (both picks in both sides'
+top-K, their logprob gap under `delta` on both sides: a numeric wobble may flip it) or a *hard*
+divergence (one side chose what the other thought unlikely); over the shared prefix, the drift
+(mean |Δ logprob| of the same tokens). The lane verdict:
 
 - `identical`: every compared token and its logprob equal (a knob with no observable effect);
 - `equivalent`: only near ties, hard divergences no more often than healthy lanes show them, and
@@ -26,7 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalrun.endpoint.logprobs import TokenTrace, alternatives, token_key
+from evalrun.endpoint.logprobs import TokenTrace, TopK, same_token, token_id, token_key
 from evalrun.store import ItemRecord, RunRecord, RunStore
 from evalrun.store.tokens import load_traces
 
@@ -146,8 +148,8 @@ def _rank(token: list[Any] | None, other: list[Any] | None) -> tuple[int, float]
     """(1-based rank, logprob) of `token` among the alternatives `other` stored."""
     if token is None or other is None:
         return None
-    alts = alternatives(other)
-    lp = alts.get(token_key(token))
+    alts = TopK(other)
+    lp = alts.get(token)
     if lp is None:
         return None
     return 1 + sum(1 for v in alts.values() if v > lp), lp
@@ -156,12 +158,12 @@ def _rank(token: list[Any] | None, other: list[Any] | None) -> tuple[int, float]
 def first_divergence(item_id: str, a: TokenTrace, b: TokenTrace, delta: float) -> Divergence | None:
     """Where B first left A on one item (None: identical), with each side's token, its logprob
     and the other side's rank and logprob of it."""
-    kind, at, _ = compare_trace(a, b, delta)
+    kind, at, bt, _ = compare_trace(a, b, delta)
     if kind == "identical":
         return None
     ta, tb = a.tokens, b.tokens
     xa = ta[at] if at < len(ta) else None
-    xb = tb[at] if at < len(tb) else None
+    xb = tb[bt] if bt < len(tb) else None
     return Divergence(
         id=item_id,
         position=at,
@@ -178,44 +180,93 @@ def first_divergence(item_id: str, a: TokenTrace, b: TokenTrace, delta: float) -
     )
 
 
-def _retokenized(a: list[list[Any]], b: list[list[Any]], at: int) -> bool:
-    """The same text split differently: one token a strict prefix of the other, and the text
-    after the divergence agreeing as far as both go."""
-    x, y = str(a[at][0]), str(b[at][0])
-    if x == y or not (x.startswith(y) or y.startswith(x)):
+def _retokenized(a: list[list[Any]], b: list[list[Any]]) -> bool:
+    """From the first differing tokens a[0], b[0] on: the same text split differently, one token
+    a strict prefix of the other and the text after agreeing as far as both go; or, with ids, the
+    same text under another id (another vocabulary)."""
+    x, y = token_key(a[0]), token_key(b[0])
+    if x == y:
+        return bool(x) and token_id(a[0]) is not None and token_id(b[0]) is not None
+    if not x or not y or not (x.startswith(y) or y.startswith(x)):
         return False
-    ta = "".join(str(t[0]) for t in a[at:])
-    tb = "".join(str(t[0]) for t in b[at:])
+    ta = "".join(token_key(t) for t in a)
+    tb = "".join(token_key(t) for t in b)
     n = min(len(ta), len(tb))
     return n > max(len(x), len(y)) and ta[:n] == tb[:n]
 
 
-def compare_trace(a: TokenTrace, b: TokenTrace, delta: float) -> tuple[Kind, int, list[float]]:
-    """(kind, first differing position, |Δ logprob| over the shared prefix) of one item."""
+HELD = 3  # tokens of one character at most that a server may leave out of its logprobs
+
+
+def _piece(x: list[Any], y: list[Any]) -> bool:
+    """x is a piece of a character that sglang renders alone (U+FFFD) where y, from a server that
+    renders a token with the pieces before it (vLLM, llama.cpp), is the character: sglang decodes
+    every token by itself, so the pieces of a character are all U+FFFD."""
+    text = x[0]
+    if not text or text.strip("\ufffd") or (ix := token_id(x)) is not None and ix != token_id(y):
+        return False
+    key = token_key(y)
+    return bool(key) and all(ord(c) > 127 for c in key)
+
+
+def _match(x: list[Any], y: list[Any]) -> bool:
+    return same_token(x, y) or _piece(x, y) or _piece(y, x)
+
+
+def _held(side: list[list[Any]], at: int, other: list[Any]) -> int:
+    """How many invisible tokens at `at` a server that drops them would not have listed before
+    `other` (0: none). llama.cpp's server leaves out every token that ends inside a UTF-8
+    character and lists the one that completes it with the whole character's text; vLLM and
+    sglang list each (the first ones as nothing or U+FFFD)."""
+    for n in range(1, HELD + 1):
+        if at + n >= len(side) or token_key(side[at + n - 1]):
+            return 0
+        if _match(side[at + n], other):
+            return n
+    return 0
+
+
+def _walk(ta: list[list[Any]], tb: list[list[Any]]) -> tuple[int, int, list[float]]:
+    """(A's, B's index of the first differing token, |Δ logprob| over the shared prefix)."""
+    drift: list[float] = []
+    i = j = 0
+    while i < len(ta) and j < len(tb):
+        sa, sb = ta[i], tb[j]
+        if not same_token(sa, sb):
+            skip_b = _held(tb, j, sa)
+            skip_a = 0 if skip_b else _held(ta, i, sb)
+            if not (skip_a or skip_b or _piece(sa, sb) or _piece(sb, sa)):
+                break
+            i, j = i + skip_a, j + skip_b
+            sa, sb = ta[i], tb[j]
+        drift.append(abs(float(sa[1]) - float(sb[1])))
+        i, j = i + 1, j + 1
+    return i, j, drift
+
+
+def compare_trace(a: TokenTrace, b: TokenTrace, delta: float) -> tuple[Kind, int, int, list[float]]:
+    """(kind, A's and B's index of the first differing token, |Δ logprob| over the shared
+    prefix) of one item."""
     cap = min(a.cap, b.cap)
     ta, tb = a.tokens[:cap], b.tokens[:cap]
-    drift: list[float] = []
-    at = 0
-    for sa, sb in zip(ta, tb, strict=False):
-        if token_key(sa) != token_key(sb):
-            break
-        drift.append(abs(float(sa[1]) - float(sb[1])))
-        at += 1
-    if at == len(ta) == len(tb):
-        return "identical", at, drift
-    if at == min(len(ta), len(tb)):  # one side ended here, the other went on
-        went_on = ta if len(ta) > len(tb) else tb
-        alts = sorted(alternatives(went_on[at]).values(), reverse=True)
+    at, bt, drift = _walk(ta, tb)
+    a_end, b_end = at == len(ta), bt == len(tb)
+    # A side cut at the cap has not ended there: what both kept is the same.
+    if (a_end and b_end) or (a_end and a.total > cap) or (b_end and b.total > cap):
+        return "identical", at, bt, drift
+    if a_end or b_end:  # one side ended here, the other went on
+        went_on = tb[bt] if a_end else ta[at]
+        alts = sorted(TopK(went_on).values(), reverse=True)
         unsure = len(alts) > 1 and alts[0] - alts[1] < delta
-        return ("near_tie" if unsure else "hard"), at, drift
-    if _retokenized(ta, tb, at):
-        return "retokenized", at, drift
-    pa, pb = alternatives(ta[at]), alternatives(tb[at])
-    x, y = token_key(ta[at]), token_key(tb[at])
-    near = all(k in side for k in (x, y) for side in (pa, pb)) and all(
-        abs(side[x] - side[y]) < delta for side in (pa, pb)
-    )
-    return ("near_tie" if near else "hard"), at, drift
+        return ("near_tie" if unsure else "hard"), at, bt, drift
+    x, y = ta[at], tb[bt]
+    if _retokenized(ta[at:], tb[bt:]):
+        return "retokenized", at, bt, drift
+    near = True
+    for side in (TopK(x), TopK(y)):
+        lx, ly = side.get(x), side.get(y)
+        near = near and lx is not None and ly is not None and abs(lx - ly) < delta
+    return ("near_tie" if near else "hard"), at, bt, drift
 
 
 def binom_sf(k: int, n: int, p: float) -> float:
@@ -246,7 +297,7 @@ def judge(
         if item_id not in a or item_id not in b:
             continue
         compared += 1
-        kind, at, d = compare_trace(a[item_id], b[item_id], t.delta)
+        kind, _, _, d = compare_trace(a[item_id], b[item_id], t.delta)
         counts[kind] += 1
         drift += d
         if kind != "identical":

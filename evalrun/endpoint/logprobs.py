@@ -8,17 +8,29 @@ answer are kept as a `TokenTrace`, one line of `tokens.jsonl` beside `items.json
 stays small; the file follows items.jsonl's rules: appended in the same group commit, a torn last
 line moved aside, a later line for an item replacing an earlier one on resume).
 
-A token is stored as `[text, logprob, [[alt, logprob], ...]]` with logprobs rounded to 4 places; a
-token whose bytes are not its text (half of a UTF-8 character) gets its bytes as hex in a fourth
-place, so two lanes compare by what the model emitted, not by how the server rendered it.
+A token is stored as `[text, logprob, [[alt, logprob], ...]]` with logprobs rounded to 4 places,
+then, when known, a token's bytes as hex (only when they are not its text: half of a UTF-8
+character) and its token id (an int). Each alternative is `[alt, logprob]` with the same optional
+hex and id. Two lanes compare tokens by their bytes with the renderings of invisible tokens
+folded together (`text_key`: the same end-of-turn token is `<|im_end|>` on vLLM and empty on
+llama.cpp, half of a character is nothing on vLLM and U+FFFD on sglang) and, where both sides
+have them, by id (`same_token`; llama.cpp's server sends an `id` with every token and
+alternative, vLLM the chosen tokens' ids in `choices[0].token_ids` when asked
+`return_token_ids: true`, sglang none).
+
+vLLM's `return_tokens_as_token_ids` is not used: it replaces every alternative's text and bytes by
+`token_id:N`, so a top-K could no longer be matched against a lane that sends text only (sglang).
 
 An endpoint that refuses logprobs (a 400 that names them, as hosted reasoning models answer) is
-noticed on the first refusal: the run goes on without them and run.json says why (`Capture`).
+noticed on the first refusal: the run goes on without them and run.json says why (`Capture`). One
+that refuses the `return_token_ids` field (an API that rejects fields it does not know) is asked
+again without it, and its tokens compare by bytes.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import threading
 from typing import Any, NotRequired
 
@@ -30,7 +42,8 @@ from evalrun.jsondata import JSONObject, collector_paused, json_bytes
 DEFAULT_TOP_K = 5
 # 128 tokens: the whole answer of every probe item but one (their max_tokens are 16-128) and of 150
 # of the 184 core items; a first divergence caused by a fault shows within the first tens of
-# tokens, and 184 answers of 128 tokens with 5 alternatives stay under 2.5 MB.
+# tokens, and 184 answers of 128 tokens with 5 alternatives stay under 4 MB (3.9 with an id on
+# every token and alternative, as llama.cpp's server sends them).
 DEFAULT_TOKENS = 128
 MAX_TOP_K = 20  # the OpenAI API's own limit on top_logprobs
 MAX_TOKENS = 4096
@@ -56,7 +69,8 @@ class TokenTrace(BaseModel):
     total: int = Field(description="Tokens the answer had (the trace keeps the first `cap`).")
     cap: int = Field(description="Tokens kept at most.")
     tokens: list[list[Any]] = Field(
-        description="[text, logprob, [[alt, logprob], ...]] (+ hex bytes when not the text)."
+        description="[text, logprob, [[alt, logprob], ...]] (+ hex bytes when not the text, + "
+        "token id when the engine sent it); an alternative [alt, logprob] (+ hex, + id)."
     )
 
 
@@ -73,20 +87,94 @@ def trace_line(trace: TokenTrace) -> bytes:
     return json_bytes(fields) + b"\n"
 
 
+# Tokens a server renders as markup or as nothing: an end-of-turn or end-of-text token is
+# `<|im_end|>` on vLLM and sglang and empty on llama.cpp; `</s>`, `<eos>` and friends elsewhere.
+SPECIAL = re.compile(r"<\|[^<>|\s]{1,40}\|>|</?s>|<(?:eos|bos|pad|unk|end_of_turn|start_of_turn)>")
+TOKEN_EXTRA, ALT_EXTRA = 3, 2  # where the optional hex bytes and id start in a stored entry
+
+
+def text_key(text: str, hex_bytes: str | None = None) -> str:
+    """What a token is, by its bytes, with renderings that differ between engines folded: bytes
+    that are no whole UTF-8 character (shown as nothing, U+FFFD or the bytes themselves) dropped,
+    a special token (`<|im_end|>`) the same as an empty one."""
+    if hex_bytes is not None:
+        text = bytes.fromhex(hex_bytes).decode("utf-8", "ignore")
+    if "\ufffd" in text:
+        text = text.replace("\ufffd", "")
+    if "<" in text and SPECIAL.fullmatch(text):
+        return ""
+    return text
+
+
+def entry_hex(entry: list[Any], start: int) -> str | None:
+    """The hex bytes a stored entry keeps (None: its bytes are its text)."""
+    return entry[start] if len(entry) > start and entry[start].__class__ is str else None
+
+
+def entry_id(entry: list[Any], start: int) -> int | None:
+    """The token id a stored entry keeps (None: the engine sent none)."""
+    last = entry[-1] if len(entry) > start else None
+    return last if last.__class__ is int else None
+
+
+def entry_key(entry: list[Any], start: int) -> str:
+    """A stored entry's `text_key` (start: TOKEN_EXTRA for a token, ALT_EXTRA for an alternative)."""
+    return text_key(str(entry[0]), entry_hex(entry, start))
+
+
 def token_key(token: list[Any]) -> str:
-    """What a stored token is, for comparing two lanes: its bytes when stored, else its text."""
-    return str(token[3]) if len(token) > 3 else str(token[0])
+    """A stored token's `text_key`."""
+    return entry_key(token, TOKEN_EXTRA)
 
 
-def alternatives(token: list[Any]) -> dict[str, float]:
-    """The stored top-K of a position as {token key: logprob}, the chosen token included."""
-    out = {(str(a[2]) if len(a) > 2 else str(a[0])): float(a[1]) for a in token[2] or []}
-    out.setdefault(token_key(token), float(token[1]))
-    return out
+def token_id(token: list[Any]) -> int | None:
+    return entry_id(token, TOKEN_EXTRA)
+
+
+def same_token(a: list[Any], b: list[Any]) -> bool:
+    """Two stored tokens are one: the same `text_key`, and the same id when both have one (two
+    tokens a server renders alike, such as two halves of characters, differ by id). The text is
+    checked too: llama.cpp's server lists a character split over tokens as its last token's id
+    with the whole character's text."""
+    ia, ib = entry_id(a, TOKEN_EXTRA), entry_id(b, TOKEN_EXTRA)
+    if ia is not None and ib is not None and ia != ib:
+        return False
+    if a[0] == b[0] and entry_hex(a, TOKEN_EXTRA) == entry_hex(b, TOKEN_EXTRA):
+        return True  # the common case: the same plain text
+    return token_key(a) == token_key(b)
+
+
+class TopK:
+    """The stored top-K of one position (the chosen token included), to look tokens up in: by id
+    when every alternative has one, else by `text_key`."""
+
+    __slots__ = ("by_id", "by_key")
+
+    def __init__(self, token: list[Any]) -> None:
+        alts = list(token[2] or [])
+        ids = [entry_id(a, ALT_EXTRA) for a in alts]
+        chosen = entry_id(token, TOKEN_EXTRA)
+        self.by_id: dict[int, float] | None = None
+        if alts and all(i is not None for i in ids) and chosen is not None:
+            self.by_id = {i: float(a[1]) for i, a in zip(ids, alts, strict=True) if i is not None}
+            self.by_id.setdefault(chosen, float(token[1]))
+        self.by_key = {entry_key(a, ALT_EXTRA): float(a[1]) for a in alts}
+        self.by_key.setdefault(token_key(token), float(token[1]))
+
+    def get(self, token: list[Any]) -> float | None:
+        """The logprob this position gave `token` (a stored token of either lane); None: not in
+        its top-K."""
+        ident = entry_id(token, TOKEN_EXTRA)
+        if self.by_id is not None and ident is not None:
+            return self.by_id.get(ident)
+        return self.by_key.get(token_key(token))
+
+    def values(self) -> list[float]:
+        return list((self.by_id or self.by_key).values())
 
 
 def _entry(raw: Any) -> list[Any]:
-    """[text, logprob] (+ hex bytes) of one `{token, logprob, bytes}` object.
+    """[text, logprob] (+ hex bytes, + id) of one `{token, logprob, bytes, id}` object.
 
     This runs per token and alternative (up to cap x (1 + top_k) times an answer), so the common
     case goes first: checks by class, the number rounded inline."""
@@ -110,16 +198,29 @@ def _entry(raw: Any) -> list[Any]:
     data = raw.get("bytes")
     if data.__class__ is list:
         try:
-            blob = bytes(data)
+            blob: bytes | None = bytes(data)
         except (TypeError, ValueError):  # not a list of ints 0-255: no bytes to keep
-            return out
-        try:
-            same = blob == text.encode("utf-8")
-        except UnicodeEncodeError:  # text with a lone surrogate is never what was emitted
-            same = False
-        if not same:
-            out.append(blob.hex())
+            blob = None
+        if blob is not None:
+            try:
+                same = blob == text.encode("utf-8")
+            except UnicodeEncodeError:  # text with a lone surrogate is never what was emitted
+                same = False
+            if not same:
+                out.append(blob.hex())
+    ident = raw.get("id")  # llama.cpp's server: the token id of every token and alternative
+    if ident.__class__ is int and ident >= 0:
+        out.append(ident)
     return out
+
+
+def _chosen_ids(raw: dict[str, Any], steps: int) -> list[int] | None:
+    """vLLM's `choices[0].token_ids` (folded into the logprobs by response.py), when it is one
+    int per logprobs step: the chosen tokens' ids."""
+    ids = raw.get("token_ids")
+    if ids.__class__ is not list or len(ids) != steps:
+        return None
+    return ids if all(i.__class__ is int and i >= 0 for i in ids) else None
 
 
 def parse_logprobs(raw: Any, *, top_k: int, cap: int, item_id: str) -> TokenTrace | None:
@@ -132,12 +233,15 @@ def parse_logprobs(raw: Any, *, top_k: int, cap: int, item_id: str) -> TokenTrac
     if not isinstance(content, list):
         return None
     entry = _entry
+    ids = _chosen_ids(raw, len(content))
     tokens: list[list[Any]] = []
     try:
-        for step in content[:cap]:
+        for i, step in enumerate(content[:cap]):
             head = entry(step)
             tops = step.get("top_logprobs")
             head.insert(2, [entry(t) for t in tops[:top_k]] if tops.__class__ is list else [])
+            if ids is not None and head[-1].__class__ is not int:
+                head.append(ids[i])
             tokens.append(head)
     except ValueError:
         return None
@@ -146,9 +250,17 @@ def parse_logprobs(raw: Any, *, top_k: int, cap: int, item_id: str) -> TokenTrac
     )
 
 
+IDS_FIELD = "return_token_ids"  # vLLM: the chosen tokens' ids in choices[0].token_ids
+
+
 def refusal(message: str, status: int | None) -> bool:
     """Whether an HTTP error refuses the logprobs request itself (not the item)."""
     return status in (400, 422) and "logprob" in message.lower()
+
+
+def ids_refusal(message: str, status: int | None) -> bool:
+    """Whether an HTTP error refuses the token-ids field (an API that knows no such field)."""
+    return status in (400, 422) and IDS_FIELD in message
 
 
 class Capture:
@@ -157,6 +269,7 @@ class Capture:
     def __init__(self, top_k: int | None, cap: int) -> None:
         self.top_k, self.cap = top_k, cap
         self.refused: str | None = None  # the engine's reason, from its first refusal
+        self.ids = True  # ask for token ids too, until the endpoint refuses the field
         self.answered = 0  # answers seen while capture was on
         self.traced = 0  # ... that carried logprobs
         self._lock = threading.Lock()
@@ -167,11 +280,19 @@ class Capture:
 
     def body(self) -> JSONObject:
         """The request fields that ask for logprobs (none once refused or when off)."""
-        return {"logprobs": True, "top_logprobs": self.top_k} if self.on else {}
+        if not self.on:
+            return {}
+        out: JSONObject = {"logprobs": True, "top_logprobs": self.top_k}
+        if self.ids:
+            out[IDS_FIELD] = True
+        return out
 
     def refuse(self, reason: str) -> None:
         with self._lock:
             self.refused = self.refused or reason
+
+    def refuse_ids(self) -> None:
+        self.ids = False
 
     def take(self, raw: Any, item_id: str) -> bytes | None:
         """The tokens.jsonl line of one answer sent with logprobs asked for (None: it carried

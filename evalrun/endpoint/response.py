@@ -102,8 +102,18 @@ def parse_completion(data: Any) -> tuple[Response, str | None]:
         )
         if isinstance(usage, dict)
         else None,
-        logprobs=choice.get("logprobs"),
+        logprobs=_logprobs(choice),
     ), data.get("model") if isinstance(data.get("model"), str) else None
+
+
+def _logprobs(choice: dict[str, Any]) -> Any:
+    """choices[0].logprobs, with vLLM's `choices[0].token_ids` (the chosen tokens' ids, sent when
+    asked `return_token_ids`) folded in as its `token_ids`."""
+    logprobs = choice.get("logprobs")
+    ids = choice.get("token_ids")
+    if isinstance(logprobs, dict) and isinstance(ids, list):
+        return {**logprobs, "token_ids": ids}
+    return logprobs
 
 
 def _content(content: Any) -> str | None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from evalrun.endpoint.client import Attempt, RequestFailed, RetryPolicy, chat_attempt
 from evalrun.endpoint.diagnose import diagnose_error, diagnose_response
-from evalrun.endpoint.logprobs import Capture, refusal
+from evalrun.endpoint.logprobs import IDS_FIELD, Capture, ids_refusal, refusal
 from evalrun.endpoint.options import RequestOptions
 from evalrun.endpoint.response import ItemError
 from evalrun.errors import SuiteError
@@ -181,6 +181,10 @@ async def ask_item(item: Item, ctx: AskContext) -> Scored | Answered:
         if asked and refusal(exc.message, exc.http_status):
             # The endpoint will not give logprobs: noted once, this item asked again without.
             capture.refuse(exc.message)
+            return await ask_item(item, ctx)
+        if IDS_FIELD in asked and ids_refusal(exc.message, exc.http_status):
+            # An API that rejects fields it does not know: token ids are not asked again.
+            capture.refuse_ids()
             return await ask_item(item, ctx)
         error = exc.as_error()
         diagnoses = diagnose_error(error)
