@@ -45,12 +45,12 @@ save_file(t, str(dst / "model.safetensors"), metadata={"format": "pt"})
 """
 
 
-def score(label: str, *extra: str, concurrency: int = 8) -> None:
+def score(label: str, *extra: str, concurrency: int = 8, contract: Path = CONTRACT) -> None:
     cmd = [
         str(REPO / ".venv" / "bin" / "evalrun"),
         "score",
         "--contract",
-        str(CONTRACT),
+        str(contract),
         "--set",
         "port=0",
         "--items",
@@ -112,7 +112,7 @@ def figures() -> None:
         print(f"  healthy {a[-24:]} vs {b[-24:]}: {f.line()}")
     print("held-out healthy verdicts:", counts)
     for label in sorted(by_label):
-        if label == "fid-healthy":
+        if label == "fid-healthy" or label.startswith("fid-eng-"):  # fidelity_engines' runs
             continue
         for run_id in by_label[label]:
             for ref in healthy[:3]:
