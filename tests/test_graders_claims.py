@@ -1,5 +1,7 @@
-"""Which part of a chat answer is its claim, on the shipped core items: the question sentence
-a clause answers, a guess put as a question, a sequence after its lead-in or its working.
+"""Which part of a chat answer is its claim, and forms of it that are the same answer, on the
+shipped core items: the question sentence a clause answers, a guess put as a question, a
+sequence after its lead-in or its working, a closing phrase with its punctuation, a bound a tool
+argument repeats, accents.
 The graders before these rules misjudged every correct case here and some of the wrong ones;
 the other wrong answers beside them keep each rule from passing more than it should."""
 
@@ -7,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from evalrun.endpoint.response import Response
-from evalrun.grading.registry import grade
+from evalrun.endpoint.response import Response, example_to_response
+from evalrun.grading.registry import grade, grade_spec
 from evalrun.suite.load import load_suite
 
 ITEMS = {i.id: i for i in load_suite("core").items}
@@ -81,4 +83,85 @@ def test_an_opening_guess_put_as_a_question_is_not_the_claim(item_id, content, o
     ],
 )
 def test_a_sequence_is_read_after_its_lead_in_and_its_working(item_id, content, ok):
+    assert graded(item_id, content) is ok
+
+
+@pytest.mark.parametrize(
+    "item_id,content,ok",
+    [
+        # the closing phrase keeps its own punctuation; quotes and bold around it are markup
+        ("instr-005", "People carry umbrellas to stay dry when it rains. Over and out!", False),
+        ("instr-019", "The freezing point of water is 0 °C. Have a nice day.", False),
+        ("instr-005", 'People carry umbrellas to stay dry when it rains. "Over and out."', True),
+        ("instr-005", "People carry umbrellas to stay dry when it rains. **Over and out.**", True),
+        ("instr-005", "People carry umbrellas to stay dry when it rains. Over and out", True),
+        (
+            "instr-005",
+            'People carry umbrellas to stay dry. They like shade too. "Over and out."',
+            False,
+        ),
+        ("instr-019", "It's 0 °C. Have a nice day! 😊", False),
+    ],
+)
+def test_a_closing_phrase_is_the_phrase_with_its_punctuation(item_id, content, ok):
+    assert graded(item_id, content) is ok
+
+
+def called(item_id: str, name: str, arguments: dict) -> bool:
+    answer = {"content": "", "tool_calls": [{"name": name, "arguments": arguments}]}
+    return grade(ITEMS[item_id], example_to_response(answer)).passed
+
+
+@pytest.mark.parametrize(
+    "query,max_price,ok",
+    [
+        ("running shoes under $80", 80, True),
+        ("running shoes under 80 dollars", 80, True),
+        ("running shoes less than 80", 80, True),
+        ("running shoes $80", 80, True),
+        ("running shoes under $100", 80, False),
+        ("running shoes under $800", 80, False),
+        ("trail boots under $80", 80, False),
+        ("under $80", 80, False),
+    ],
+)
+def test_a_text_argument_may_repeat_a_bound_the_call_also_passes_apart(query, max_price, ok):
+    assert called("tool-005", "search_products", {"query": query, "max_price": max_price}) is ok
+    assert not called("tool-005", "search_products", {"query": query})
+
+
+def test_accents_are_not_compared_but_other_scripts_keep_their_marks():
+    table = "| Country | Capital |\n|---|---|\n| Italy | Rome |\n| Japan | Tōkyō |"
+    assert graded("instr-018", table)
+    route = {"origin": "Lyon", "destination": "Geneve", "mode": "driving"}
+    assert called("tool-009", "get_route", route)
+    assert called("tool-008", "translate_text", {"text": "good luck", "target_language": "espanol"})
+    options = {"options": ["Brésil", "États-Unis", "Canada"], "answer": "A"}
+    assert grade_spec("choice", options, Response(content="Bresil")).passed
+    assert not grade_spec("choice", options, Response(content="Etats-Unis")).passed
+    assert grade_spec("choice", {**options, "answer": "B"}, Response(content="Etats-Unis")).passed
+    # "й" is a letter of its own, not "и" with a mark
+    assert not grade_spec("regex", {"pattern": r"\bмой\b"}, Response(content="мои")).passed
+    assert not grade_spec("regex", {"pattern": r"\bмои\b"}, Response(content="мой")).passed
+    # a pattern that must not match is searched as written
+    assert grade_spec(
+        "regex", {"pattern": r"\bthe\b", "negate": True}, Response(content="thé")
+    ).passed
+
+
+@pytest.mark.parametrize(
+    "item_id,content,ok",
+    [
+        ("instr-001", "– Red\n– Green\n– Blue", True),
+        ("instr-001", "· Red\n· Green\n· Blue", True),
+        ("instr-001", "– Red\n– Green\n– Blue\n– Yellow", False),
+        ("instr-018", "|Country|Capital|\n|-|-|\n|Italy|Rome|\n|Japan|Tokyo|", True),
+        (
+            "instr-018",
+            "|Country|Capital|\n|-|-|\n|Italy|Rome|\n|Japan|Tokyo|\n|Spain|Madrid|",
+            False,
+        ),
+    ],
+)
+def test_bullets_typed_as_characters_and_one_dash_table_rules_count(item_id, content, ok):
     assert graded(item_id, content) is ok

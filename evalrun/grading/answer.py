@@ -15,6 +15,7 @@ from evalrun.grading.extract import (
     extract_answer_number,
     extract_json,
     fmt_number,
+    fold_accents,
     is_bare_expression,
     normalize,
     numbers_in,
@@ -163,10 +164,12 @@ def _letter_hits(text: str, letters: str) -> list[tuple[str, int, int]]:
 
 
 def _name_hits(norm: str, options: dict[str, str]) -> list[tuple[str, int, int]]:
-    """(letter, start, end) of each option text named; "5" inside "15" is not named."""
+    """(letter, start, end) of each option text named; "5" inside "15" is not named. Accents
+    are not compared: "Bresil" names "Brésil", "Montréal" names "Montreal"."""
     found = []
+    norm = fold_accents(norm)
     for k, v in options.items():
-        want = normalize(v)
+        want = fold_accents(normalize(v))
         for m in re.finditer(re.escape(want), norm):
             if (m.start() == 0 or not norm[m.start() - 1].isalnum()) and (
                 m.end() == len(norm) or not norm[m.end()].isalnum()
@@ -362,7 +365,9 @@ def same_value(got: Any, want: Any) -> bool:
     if isinstance(want, str):
         if isinstance(got, (int, float)):
             got = f"{got:g}"
-        return isinstance(got, str) and normalize(got) == normalize(want)
+        return isinstance(got, str) and fold_accents(normalize(got)) == fold_accents(
+            normalize(want)
+        )
     if isinstance(want, list):
         return (
             isinstance(got, list)
@@ -452,6 +457,35 @@ class ToolCallParams(GraderParams):
     max_calls: int = Field(default=1, ge=1, description="Most calls allowed.")
 
 
+# A bound written into a text argument ("under $80", "less than 80 dollars", "max 200 €"): what
+# a numeric argument of the same call says on its own.
+_BOUND_WORDS = (
+    r"under|below|less than|lower than|cheaper than|at most|up to|no more than|not more than|"
+    r"max(?:imum)?|over|above|more than|at least|min(?:imum)?|within|around|about"
+)
+_CURRENCY = r"\$|€|£|us\$|dollars?|usd|euros?|eur|pounds?|gbp|bucks"
+
+
+def _restates_a_bound(args: dict[str, Any], key: str, want: Any) -> bool:
+    """Whether a text argument is the expected one once the bounds it repeats from the call's
+    own numeric arguments are taken out: search_products(query="running shoes under $80",
+    max_price=80) searches for "running shoes" under 80. Only a bound (a limit word or a
+    currency beside the number) is taken out, so "top 10 songs" keeps its 10."""
+    got = args[key]
+    if not isinstance(got, str):
+        return False
+    rest = got
+    for other, value in args.items():
+        if other == key or isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        number = rf"(?<![\d.,]){re.escape(fmt_number(value))}(?:\.0+)?(?![\d.,]*\d)"
+        money = rf"(?:{_CURRENCY})\s*{number}|{number}\s*(?:{_CURRENCY})(?!\w)"
+        bound = rf"(?:\b(?:{_BOUND_WORDS})\s*|[<≤>≥]\s*)(?:{money}|{number})"
+        rest = re.sub(rf"{bound}|{money}", " ", rest, flags=re.IGNORECASE)
+    rest = " ".join(rest.split()).strip(" ,.;:-–—")
+    return rest != " ".join(got.split()) and bool(rest) and matches_expected(rest, want, place=True)
+
+
 @grader("tool_call", ToolCallParams)
 def _tool_call(response: Response, p: ToolCallParams) -> Grade:
     """The reply calls the expected function with the expected arguments (or no tool)."""
@@ -476,7 +510,9 @@ def _tool_call(response: Response, p: ToolCallParams) -> Grade:
     for key, want in p.arguments.items():
         if key not in args:
             return verdict(False, f"missing argument {key!r}")
-        if not matches_expected(args[key], want, place=True):
+        if not matches_expected(args[key], want, place=True) and not _restates_a_bound(
+            args, key, want
+        ):
             return verdict(False, f"argument {key!r} is {args[key]!r}, expected {_shown(want)!r}")
     extra = set(args) - set(p.arguments)
     if extra and not p.allow_extra_args:

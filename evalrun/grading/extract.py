@@ -79,6 +79,20 @@ def nfkc(text: str) -> str:
     return unicodedata.normalize("NFKC", text)
 
 
+def fold_accents(text: str) -> str:
+    """`text` with the accents taken off its Latin letters ("Genève" -> "Geneve", "Tōkyō" ->
+    "Tokyo", "Brésil" -> "Bresil"), one character for one so positions stay. Other scripts keep
+    their marks ("й" is not "и"), and letters without a decomposition ("ß", "ø") are kept."""
+    if text.isascii():
+        return text
+    out = []
+    for c in text:
+        d = unicodedata.normalize("NFD", c)
+        plain = len(d) > 1 and d[0].isascii() and all(unicodedata.combining(x) for x in d[1:])
+        out.append(d[0] if plain else c)
+    return "".join(out)
+
+
 def normalize(text: str, *, case: bool = False, punct: bool = False) -> str:
     """Compare-friendly text: NFKC, no markdown emphasis, collapsed whitespace, trimmed edges.
 

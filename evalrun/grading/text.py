@@ -13,6 +13,7 @@ from rapidfuzz import fuzz
 from evalrun.endpoint.response import Response
 from evalrun.grading.extract import (
     contains_words,
+    fold_accents,
     mixed_script_words,
     nfkc,
     normalize,
@@ -157,10 +158,11 @@ def _regex(response: Response, p: RegexParams) -> Grade:
     """
     flags = IGNORECASE if p.ignore_case else 0
     text = without_emoji(plain_text(answer_text(response))).strip()
+    readings = _readings(text, fold=not p.negate)
     if p.full or p.negate:
-        hit = any(find(p.pattern, t, flags, full=p.full) for t in _readings(text))
+        hit = any(find(p.pattern, t, flags, full=p.full) for t in readings)
     else:
-        hit = any(_regex_hit_in(p.pattern, t, flags) for t in _readings(text))
+        hit = any(_regex_hit_in(p.pattern, t, flags) for t in readings)
     return verdict(hit != p.negate, f"pattern {'' if hit else 'not '}found")
 
 
@@ -168,10 +170,15 @@ def _regex(response: Response, p: RegexParams) -> Grade:
 _FRENCH_TIME = re.compile(r"(?<![\w:])(\d{1,2})\s?[hH](\d{2})(?!\w)")
 
 
-def _readings(text: str) -> list[str]:
-    """The reply as written and, when it writes times the French way, with "h" set apart."""
+def _readings(text: str, *, fold: bool = False) -> list[str]:
+    """The reply as written and, when it writes times the French way, with "h" set apart; with
+    `fold`, also with its accents taken off ("Tōkyō" matches Tokyo). A pattern that must not
+    match is searched in the reply as written only."""
+    out = [text]
     spaced = _FRENCH_TIME.sub(r"\1 h \2", text)
-    return [text] if spaced == text else [text, spaced]
+    out += [spaced] if spaced != text else []
+    folded = fold_accents(text) if fold else text
+    return out + ([folded] if folded != text else [])
 
 
 def _regex_hit_in(pattern: str, text: str, flags: int) -> bool:
@@ -192,8 +199,9 @@ class ContainsParams(GraderParams):
 
 def _present(text: str, entry: Answers, p: ContainsParams) -> bool:
     """Whether one of the entry's texts occurs other than right after a negation."""
+    text = fold_accents(text)  # "Tokyo" is present in "Tōkyō"
     for alt in as_list(entry):
-        needle = normalize(alt, case=p.case_sensitive)
+        needle = fold_accents(normalize(alt, case=p.case_sensitive))
         if p.whole_word and contains_words(text, needle, skip_negated=True):
             return True
         if not p.whole_word and any(
@@ -351,7 +359,9 @@ def _language(response: Response, p: LanguageParams) -> Grade:
 
 # ---------------------------------------------------------------- format checks
 
-_LIST_LINE = re.compile(r"^\s*(?:[-*•+]|\d+[.)])\s+\S")
+# A list line: "-", "*", "+", "1." / "1)", and the bullets typed as characters ("•", "–", "·",
+# "◦", "▪", "‣")
+_LIST_LINE = re.compile(r"^\s*(?:[-*+•–·◦▪‣]|\d+[.)])\s+\S")
 
 
 class FormatParams(GraderParams):
@@ -369,7 +379,9 @@ class FormatParams(GraderParams):
     starts_with: str | None = Field(default=None, description="Required opening (normalized).")
     ends_with: str | None = Field(
         default=None,
-        description="Required closing phrase (normalized); word and sentence counts leave it out.",
+        description="Required closing phrase, compared as words (case, quotes and markup "
+        "aside) and with its own closing punctuation when the reply writes one; word and "
+        "sentence counts leave it out.",
     )
     forbid: list[str] = Field(default_factory=list, description="Characters/strings not allowed.")
     only_list: bool = Field(
@@ -395,13 +407,15 @@ def _sentence_count(text: str) -> int:
     return len([s for s in parts if re.search(r"\w", s)])
 
 
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+# The rule under a table's header: "|---|---|", "| :-- | --: |", "|-|-|" (one dash a column
+# is enough where the pipes show the columns)
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
 
 
 def _table_rows(lines: list[str]) -> int:
     """Body rows of the first markdown table: lines with a | after the header's rule line."""
     for n, ln in enumerate(lines):
-        if _TABLE_RULE.match(ln) and n > 0:
+        if _TABLE_RULE.match(ln) and ("|" in ln or "--" in ln) and n > 0:
             body = 0
             for row in lines[n + 1 :]:
                 if "|" not in row:
@@ -409,6 +423,19 @@ def _table_rows(lines: list[str]) -> int:
                 body += 1
             return body
     return 0
+
+
+def _closing_phrase(text: str, phrase: str) -> re.Match[str] | None:
+    """Where `text` closes with `phrase`, read as words: case, and the quotes and markup the
+    phrase is shown in, aside ('... "Over and out."', "**Have a nice day!**"). Group `close`
+    holds what follows its last word, so the phrase's own punctuation can be checked: "Over and
+    out!" is another phrase than "Over and out.", though a closing mark left off is a slip. (An
+    emoji after the phrase is more text after it: the reply no longer ends with the phrase.)"""
+    words = [re.escape(w) for w in words_of(phrase)]
+    if not words:
+        return None
+    pattern = r"(?<!\w)" + r"[\W_]+".join(words) + r"(?P<close>[.!?…,;:]*)[\s\"'“”«»*_`]*$"
+    return re.search(pattern, text.rstrip(), re.IGNORECASE)
 
 
 @grader("format", FormatParams)
@@ -419,8 +446,9 @@ def _format(response: Response, p: FormatParams) -> Grade:
     list_lines = [ln for ln in lines if _LIST_LINE.match(ln)]
     n_list = len(list_lines)
     body = plain_text(text)
-    if p.ends_with is not None and normalize(body).endswith(normalize(p.ends_with)):
-        body = body.rstrip()[: len(body.rstrip()) - len(p.ends_with)]
+    closing = _closing_phrase(body, p.ends_with) if p.ends_with is not None else None
+    if closing is not None:
+        body = body[: closing.start()]
     n_words = len(words_of(body))
     n_sentences = _sentence_count(body)
     fails = []
@@ -457,8 +485,13 @@ def _format(response: Response, p: FormatParams) -> Grade:
         fails.append("not all lowercase")
     if p.starts_with is not None and not normalize(text).startswith(normalize(p.starts_with)):
         fails.append(f"does not start with {p.starts_with!r}")
-    if p.ends_with is not None and not normalize(text).endswith(normalize(p.ends_with)):
-        fails.append(f"does not end with {p.ends_with!r}")
+    if p.ends_with is not None:
+        own = re.sub(r"^.*?(?=[.!?…]*$)", "", p.ends_with.strip())  # the phrase's "." or "!"
+        close = re.sub(r"[^.!?…]", "", closing.group("close")) if closing else ""
+        if closing is None:
+            fails.append(f"does not end with {p.ends_with!r}")
+        elif own and close and close != own:
+            fails.append(f"ends with {close!r}, not the phrase's {own!r}")
     fails += [f"contains {s!r}" for s in p.forbid if s in text]
     return verdict(not fails, "; ".join(fails) or "format ok")
 
