@@ -165,3 +165,23 @@ def test_accents_are_not_compared_but_other_scripts_keep_their_marks():
 )
 def test_bullets_typed_as_characters_and_one_dash_table_rules_count(item_id, content, ok):
     assert graded(item_id, content) is ok
+
+
+@pytest.mark.parametrize(
+    "item_id,content,ok",
+    [
+        # a lead-in in another of the suite's languages, a code block's language tag
+        ("canary-001", "Bien sûr ! The blue kettle sings at dawn.", True),
+        ("canary-001", "Конечно! The blue kettle sings at dawn.", True),
+        ("canary-001", "好的：The blue kettle sings at dawn.", True),
+        ("canary-001", "```text\nThe blue kettle sings at dawn.\n```", True),
+        ("canary-001", "Bien sûr ! The blue kettle sang at dawn.", False),
+        ("ml-017", "“我每天早上喝茶。”", True),
+        # one quantity in two units is no hedge; two values in one unit are
+        ("instr-019", "It is 0 °C or 32 °F. Have a nice day!", True),
+        ("instr-019", "It is 0 °C or 4 °C. Have a nice day!", False),
+        ("factual-006", "100 °C or 100 °F", False),
+    ],
+)
+def test_lead_ins_in_other_languages_and_a_quantity_in_two_units(item_id, content, ok):
+    assert graded(item_id, content) is ok

@@ -55,6 +55,7 @@ _MATH_DELIMS = re.compile(r"\\\[|\\\]|\\\(|\\\)|\$\$?")
 _MARKDOWN = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`+")
 _HEADING = re.compile(r"(?m)^\s{0,3}#{1,6}\s+")
 _QUOTE_LINE = re.compile(r"(?m)^\s{0,3}>\s?")
+_FENCE_INFO = re.compile(r"(?m)^(\s*)```[\w+.-]+[ \t]*\n")
 
 
 _POWERS = str.maketrans({"²": "^2", "³": "^3", "¹": "^1", "⁰": "^0"})
@@ -80,6 +81,7 @@ def plain_text(text: str) -> str:
     out = _MATH_DELIMS.sub("", out)
     out = _HEADING.sub("", out)
     out = _QUOTE_LINE.sub("", out)
+    out = _FENCE_INFO.sub(r"\1```\n", out)  # "```text" opens a block: "text" is not in it
     out = _MARKDOWN.sub("", out)
     # Braces left over from LaTeX grouping ({10}) carry no meaning for a reader; JSON is never
     # read through plain_text.
@@ -265,9 +267,13 @@ def is_hedge(text: str, first_end: int, second_start: int) -> bool:
 
 # ---------------------------------------------------------------- lead-ins
 
+# "Sure! ...", "Here it is: ...", and the same in the suite's other languages ("Bien sûr !",
+# "Claro:", "Natürlich:", "Конечно!", "好的：", the CJK ones needing no space after them)
 _LEAD_IN = re.compile(
-    r"^\s*(?:(?:sure|okay|ok|certainly|of course|here(?: it is| you go| they are)?|absolutely)"
-    r"\b[^\n]{0,60}?(?:[:!.]|\s[—–])|[^\n:]{0,60}:)\s+",
+    r"^\s*(?:(?:sure|okay|ok|certainly|of course|here(?: it is| you go| they are)?|absolutely|"
+    r"bien sûr|d'accord|voici|voilà|claro|por supuesto|natürlich|gerne|klar|конечно|好的|当然)"
+    r"\b[^\n]{0,60}?(?:[:!.]|\s[—–])|[^\n:]{0,60}:)\s+"
+    r"|^\s*[^\n:!。]{0,12}[\u2e80-\u9fff][:!]\s*",
     re.IGNORECASE,
 )
 
@@ -380,6 +386,21 @@ _LIST_MARKER = re.compile(r"[^\S\n]*(?:[-*•+]|\d+[.)])[^\S\n]+")
 MAX_CANDIDATE_WORDS = 10
 
 
+_QUANTITY = re.compile(r"(-?\d[\d.,]*)\s*(°\s*[A-Za-z]+|[A-Za-z%°]+)\W*$")
+
+
+def _converted(first: str, second: str) -> bool:
+    """Whether "X or Y" gives one quantity in two units ("0 °C or 32 °F", "3 h or 180
+    minutes"): another number in another unit is the same answer restated, not a second one."""
+    a, b = _QUANTITY.search(first), _QUANTITY.search(second.strip())
+    return bool(
+        a
+        and b
+        and a.group(1) != b.group(1)
+        and a.group(2).replace(" ", "").casefold() != b.group(2).replace(" ", "").casefold()
+    )
+
+
 def offered_alternatives(text: str) -> list[tuple[str, str, str, str]]:
     """(first, second, reply with only the first, reply with only the second) for each place
     `text` offers two candidates as its answer: "Wien oder Graz", "Either 0 °C or 4 °C, it
@@ -389,8 +410,8 @@ def offered_alternatives(text: str) -> list[tuple[str, str, str, str]]:
     the rest of the reply is kept in both readings, so "add milk or sugar" in a recipe that
     names the tea elsewhere reads the same both ways. Not offered as alternatives: a disjunction
     inside brackets ("12 (or 12.0)"), after a comma in a restatement ("155 minutes, or 2 h 35"),
-    after a negation ("not Milan or Turin"), under "whether" ("whether sand or nails"), and
-    "or more"/"or rather"/"or so".
+    after a negation ("not Milan or Turin"), one quantity in two units ("0 °C or 32 °F"),
+    under "whether" ("whether sand or nails"), and "or more"/"or rather"/"or so".
     """
     out = []
     for m in _DISJUNCTION.finditer(text):
@@ -414,7 +435,7 @@ def offered_alternatives(text: str) -> list[tuple[str, str, str, str]]:
         ):
             continue
         word = re.search(r"[\w'’-]+\W*$", first)
-        if word and is_negated(first, word.start()):
+        if word and is_negated(first, word.start()) or _converted(first, second):
             continue
         marker = _LIST_MARKER.match(text, start)  # "3. Add milk or sugar": the "3." is no candidate
         lead = start + either.end() if either else marker.end() if marker else start
