@@ -185,3 +185,18 @@ def test_bullets_typed_as_characters_and_one_dash_table_rules_count(item_id, con
 )
 def test_lead_ins_in_other_languages_and_a_quantity_in_two_units(item_id, content, ok):
     assert graded(item_id, content) is ok
+
+
+@pytest.mark.parametrize(
+    "item_id,content,ok",
+    [
+        ("factual-001", "~~Toronto~~ Ottawa", True),
+        ("factual-001", "~~Ottawa~~ Toronto", False),
+        ("factual-014", "Sydney... just kidding, Canberra.", True),
+        ("factual-014", "Canberra... just kidding, Sydney.", False),
+        ("canary-009", "12, no, 10.", True),
+        ("canary-009", "10, no, 12.", False),
+    ],
+)
+def test_struck_out_text_and_more_retractions_are_taken_back(item_id, content, ok):
+    assert graded(item_id, content) is ok

@@ -55,6 +55,7 @@ _MATH_DELIMS = re.compile(r"\\\[|\\\]|\\\(|\\\)|\$\$?")
 _MARKDOWN = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`+")
 _HEADING = re.compile(r"(?m)^\s{0,3}#{1,6}\s+")
 _QUOTE_LINE = re.compile(r"(?m)^\s{0,3}>\s?")
+_STRUCK = re.compile(r"~~[^~\n]+~~")  # "~~Toronto~~ Ottawa": struck out, taken back
 _FENCE_INFO = re.compile(r"(?m)^(\s*)```[\w+.-]+[ \t]*\n")
 
 
@@ -68,6 +69,7 @@ def plain_text(text: str) -> str:
     # "5¾" is five and three quarters: NFKC alone would make it 53⁄4
     out = _VULGAR_AFTER_DIGIT.sub(" ", text.translate(_POWERS))
     out = unicodedata.normalize("NFKC", out).replace("\u2044", "/")
+    out = _STRUCK.sub(" ", out)  # before "~" is read as LaTeX's non-breaking space
     out = _SUPERSCRIPT_DEGREE.sub("°", out)
     for _ in range(3):  # nested \frac{\text{a}}{b}
         out = _LATEX_CMD_ARG.sub(r"\1", out)
@@ -303,6 +305,8 @@ _PAUSE = r"(?:\?|\.\.\.|…|—|–|(?<=\s)-)"
 _STOP = r"(?:[.!]\s|\n)"
 _RETRACTION = re.compile(
     rf"{_PAUSE}\s*(?:no|nope|нет|nein|non)\s*[,.!:—–-]+(?:[\s,]*(?:sorry|actually)\b[\s,.!—–-]*)*"
+    # "12, no, 10": a number taken back between commas
+    r"|(?<=\d),\s*no\s*[,:—–-]+\s*"
     rf"|(?:{_PAUSE}|{_STOP})\s*(?:no\s+)?wait\s*[,!:—–-]+(?:[\s,]*(?:no|sorry|actually)\b[\s,.!—–-]*)*"
     # "Yes. Actually no — ...": the "no" after "actually" stays, a yes/no item's verdict
     rf"|(?:{_PAUSE}|{_STOP}|[,;:]\s)\s*(?:actually|en fait|eigentlich|вернее|точнее)(?!\w)"
@@ -310,7 +314,7 @@ _RETRACTION = re.compile(
     rf"|(?:{_PAUSE}|{_STOP}|,\s)\s*(?:hmm+|sorry)\s*[,.!:—–-]*\s*(?:no\b\s*[,.!:—–-]+)?"
     r"|\b(?:on second thoughts?|second thoughts|correction|scratch that|strike that|let me recheck|"
     r"i mean|i meant|i misspoke|i was wrong|that's not right|that is not right|apologies|oops|"
-    r"whoops|on (?:further |closer )?(?:reflection|inspection)|re-?reading (?:the|that|this)"
+    r"whoops|just kidding|on (?:further |closer )?(?:reflection|inspection)|re-?reading (?:the|that|this)"
     r"(?: question)?|checking again|let me correct (?:that|myself|this)|update(?=:)|edit(?=:)|"
     r"my mistake|my bad|make that|or rather|let me (?:double-?check|re-?\w+)(?: that| this| it)?|"
     # "let me add again", "let me work it out again": the reply starts over
