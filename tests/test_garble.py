@@ -278,7 +278,8 @@ def test_a_fluent_answer_ending_in_glued_fragments_is_collapse():
 
 def test_rare_real_words_are_words():
     """A real SmolLM2 answer (core factual-007) ending in words the old spelling model found odd
-    (issue 15: "enzymes", "bandwidth", "pathway"): they are in the word lists, finished or cut."""
+    (reported as false alarms: "enzymes", "bandwidth", "pathway"): they are in the word lists,
+    finished or cut."""
     answer = (
         "The primary gas used by green plants for photosynthesis is carbon dioxide (CO2). "
         "This process occurs in the chloroplasts of plant cells, where it's converted into "
@@ -319,9 +320,11 @@ def test_a_long_phrase_looped_is_a_loop_but_sentences_said_again_are_not():
     assert not detect(said_again, ["en"]).garbled
 
 
-# ------------------------------------------------------------------ issue 15's misses
+# ------------------------------------------------------------------ reported misses
 
-ISSUE_15 = [
+# Garbled replies users reported the detector passing as clean (garbled_field.jsonl quotes them
+# too), one per family.
+REPORTED_MISSES = [
     ("multi-script", "The capital of France is Paris. 了 ẩ ности 了 ção ত ść ত ครับ ő ção ত ইউ ครับ"),
     ("multi-script", "Mh giàu され rodas reliablyacheteurδε Są"),
     ("salad", "Here can create to and the of by the in to and can create for of is the"),
@@ -337,8 +340,8 @@ ISSUE_15 = [
 
 
 @pytest.mark.parametrize("expect", [None, ["en"]], ids=["no-expect", "en"])
-@pytest.mark.parametrize("kind,text", ISSUE_15, ids=[k for k, _ in ISSUE_15])
-def test_issue_15_misses_are_caught_with_or_without_expect(kind, text, expect):
+@pytest.mark.parametrize("kind,text", REPORTED_MISSES, ids=[k for k, _ in REPORTED_MISSES])
+def test_reported_misses_are_caught_with_or_without_expect(kind, text, expect):
     verdict = detect(text, expect)
     assert verdict.garbled and verdict.kind == kind, verdict
 
@@ -450,10 +453,13 @@ def test_junk_inside_a_code_block_is_read_and_code_strings_stay_clean():
     assert not detect(greeting, ["en"]).garbled
 
 
-# ---------------------------------------------------------------- session 4: shapes and look-alikes
+# ---------------------------------------------------------------- shapes and look-alikes
 
+# Each row: a garbled shape, the clean text it could be taken for, and `expect`.
 
-LOOK_ALIKES_4 = [
+# Tokens and words: undecoded byte-level tokens, a JSON value that decays, long words glued with
+# commas, function words alone, made-up Russian words, lone characters after a readable start.
+TOKEN_AND_WORD_LOOK_ALIKES = [
     (  # a detokenizer that did not decode
         "SortingĠaĠlistĠinĠPythonĠisĠdoneĠwithĠsorted().ĊĊUseĠkey=forĠcustomĠorder.",
         "Il-Ġimgħa li għaddiet morna Ċirkewwa u mbagħad Għawdex bil-vapur.",
@@ -492,7 +498,10 @@ LOOK_ALIKES_4 = [
 ]
 
 
-LOOK_ALIKES_5 = [
+# Language and layout: soup no language identifier places, romanization, letters glued to
+# themselves, a Chinese word salad, code whose names became words, salad around `the.`, marks,
+# blank-line gaps and empty bullets.
+LANGUAGE_AND_LAYOUT_LOOK_ALIKES = [
     (  # soup pycld2 cannot place (it guesses Basque at best): its words are looked up
         "stownite-apeios dellaitersLow ninthinke only defend wegathore much xmondaytonnf wis "
         "cubileocity haguejoicezensimar mnem dumipy questionakersna eman",
@@ -621,7 +630,7 @@ LOOK_ALIKES_5 = [
         ("flood", "* imp\n EMILo\n\n* imp\n**\n***\n**\n**\n**\n**\n**\n**\n**\n\n***\n**", ["en"]),
     ],
 )
-def test_session_5_signals_name_their_family(kind, text, expect):
+def test_language_and_layout_shapes_name_their_family(kind, text, expect):
     assert detect(text, expect).kind == kind
 
 
@@ -715,7 +724,9 @@ def test_reasons_read_the_same_in_every_process():
     }, outs
 
 
-LOOK_ALIKES_6 = [
+# Fragments: streamed tokens doubled, lines a decoder gave up on, other languages' words dropped
+# into English, one-word sentences, digit soup, a blank-line gap, capitalised nouns at random.
+FRAGMENT_LOOK_ALIKES = [
     (  # streamed tokens doubled, against a sentence built on doubling and a stemmer's list
         "Make the bedroom as dark as possible with a sleep mask mask. Wear sunglasses so the "
         "light does not wake you you up. Avoid caffeine in the last few few hours of your "
@@ -765,9 +776,9 @@ LOOK_ALIKES_6 = [
 ]
 
 
-# Session 7: structured answers (code, JSON, tool calls), where word checks are off; word salads
+# Structured answers (code, JSON, tool calls), where word checks are off; word salads
 # that put function words where no sentence has them; capital letters run together.
-LOOK_ALIKES_7 = [
+STRUCTURED_AND_SPLICED_LOOK_ALIKES = [
     (  # code whose identifiers decayed into junk glued by brackets, against brackets code leaves
         # open or closes on its own (a shell case label, a regex)
         "```go\nfunc sumPrices(items []Item) float64 {\n\ttotal := 0.0\n\tfor _, it := range "
@@ -841,7 +852,8 @@ LOOK_ALIKES_7 = [
 ]
 
 
-LOOK_ALIKES_8 = [
+# `a` before an article or `of` in English, and a long phrase looped to the end.
+ARTICLE_AND_LOOP_LOOK_ALIKES = [
     (  # `a` before an article or `of`, against letters that name things in a math answer
         "The pump moves the gas to a the coils, and the fan cools it. Then the valve lets a of "
         "the liquid into the cabinet where it warms again.",
@@ -860,16 +872,22 @@ LOOK_ALIKES_8 = [
 
 @pytest.mark.parametrize(
     ("garbled", "clean", "expect"),
-    [*LOOK_ALIKES_4, *LOOK_ALIKES_5, *LOOK_ALIKES_6, *LOOK_ALIKES_7, *LOOK_ALIKES_8],
+    [
+        *TOKEN_AND_WORD_LOOK_ALIKES,
+        *LANGUAGE_AND_LAYOUT_LOOK_ALIKES,
+        *FRAGMENT_LOOK_ALIKES,
+        *STRUCTURED_AND_SPLICED_LOOK_ALIKES,
+        *ARTICLE_AND_LOOP_LOOK_ALIKES,
+    ],
 )
 def test_shapes_and_their_look_alikes(garbled, clean, expect):
-    """Each shape a session taught the detector, beside the clean text it could be taken for."""
+    """Each garbled shape the detector knows, beside the clean text it could be taken for."""
     assert detect(garbled, expect).garbled
     assert not detect(clean, expect).garbled
 
 
-# The signal each session-6 shape is caught by, and the family a user sees (LOOK_ALIKES_6 order).
-SESSION_6_SIGNALS = [
+# The signal that catches each fragment shape, and the family a user sees (same order).
+FRAGMENT_SIGNALS = [
     ("doubled", "collapse"),
     ("hollow-lines", "flood"),
     ("sprinkle", "multi-script"),
@@ -880,8 +898,9 @@ SESSION_6_SIGNALS = [
 ]
 
 
-# The signal each session-7 shape is caught by, and the family a user sees (LOOK_ALIKES_7 order).
-SESSION_7_SIGNALS = [
+# The signal that catches each structured or spliced shape, and the family a user sees (same
+# order).
+STRUCTURED_AND_SPLICED_SIGNALS = [
     ("brackets", "collapse"),
     ("code-words", "collapse"),
     ("json", "collapse"),
@@ -893,14 +912,14 @@ SESSION_7_SIGNALS = [
 ]
 
 
-# The signal each session-8 shape is caught by, and the family a user sees (LOOK_ALIKES_8 order).
-SESSION_8_SIGNALS = [("grammar", "salad"), ("loop", "loop")]
+# The signal that catches each of those two shapes, and the family a user sees (same order).
+ARTICLE_AND_LOOP_SIGNALS = [("grammar", "salad"), ("loop", "loop")]
 
 
 SHAPE_SIGNALS = [
-    *zip(LOOK_ALIKES_6, SESSION_6_SIGNALS, strict=True),
-    *zip(LOOK_ALIKES_7, SESSION_7_SIGNALS, strict=True),
-    *zip(LOOK_ALIKES_8, SESSION_8_SIGNALS, strict=True),
+    *zip(FRAGMENT_LOOK_ALIKES, FRAGMENT_SIGNALS, strict=True),
+    *zip(STRUCTURED_AND_SPLICED_LOOK_ALIKES, STRUCTURED_AND_SPLICED_SIGNALS, strict=True),
+    *zip(ARTICLE_AND_LOOP_LOOK_ALIKES, ARTICLE_AND_LOOP_SIGNALS, strict=True),
 ]
 
 
@@ -912,7 +931,7 @@ SHAPE_SIGNALS = [
 def test_each_shape_is_flagged_by_its_own_signal_and_named_by_its_family(
     garbled, expect, signal, kind
 ):
-    """The signal a session built for a shape flags it on its own (score at the threshold or
+    """The signal built for a shape flags it on its own (score at the threshold or
     above), and the verdict names the family a user sees."""
     verdict = detect(garbled, expect)
     assert verdict.kind == kind
@@ -985,9 +1004,9 @@ def test_code_with_odd_brackets_or_lines_of_words_is_no_decay(text, expect):
     )
 
 
-# Clean answers session 7 stopped flagging, each in a shape the blind batches clean_adversarial7
-# and 8 showed (the session-start detector called every one of these garbled).
-SESSION_7_CLEAN = [
+# Clean answers in shapes the blind batches clean_adversarial7.jsonl and clean_adversarial8.jsonl
+# showed, each of which an earlier detector called garbled: pinned so they stay clean.
+ONCE_FLAGGED_CLEAN_ANSWERS = [
     (
         "hahahaha ok that's hilarious, my cousin sent jajajajaja and my friend from Jakarta "
         "just wrote wkwkwkwk lol",
@@ -1045,7 +1064,7 @@ SESSION_7_CLEAN = [
 
 @pytest.mark.parametrize(
     ("text", "expect"),
-    SESSION_7_CLEAN,
+    ONCE_FLAGGED_CLEAN_ANSWERS,
     ids=[
         "laughter",
         "units",
@@ -1059,7 +1078,7 @@ SESSION_7_CLEAN = [
         "test-run-summary",
     ],
 )
-def test_session_7_clean_shapes_stay_clean(text, expect):
+def test_clean_answers_once_flagged_stay_clean(text, expect):
     verdict = detect(text, expect)
     assert not verdict.garbled, verdict.reasons
 
