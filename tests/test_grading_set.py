@@ -107,7 +107,7 @@ def test_a_garbled_answer_never_passes_and_is_reported_as_garble():
 
 
 # Answers from defect reports against the graders, on the shipped items: core-v1 misjudged each.
-ISSUE_EXAMPLES = [
+REPORTED_MISJUDGEMENTS = [
     ("math-007", "**Answer:** 6 muffins × $2.50 = $15.00", True),
     ("math-015", "14 (because 14² = 196)", True),
     ("math-006", "160 (that's 640 × 0.25)", True),
@@ -171,8 +171,8 @@ ISSUE_EXAMPLES = [
 ]
 
 
-@pytest.mark.parametrize("item_id,answer,ok", ISSUE_EXAMPLES)
-def test_the_issue_examples_are_judged_as_a_careful_grader_would(item_id, answer, ok):
+@pytest.mark.parametrize("item_id,answer,ok", REPORTED_MISJUDGEMENTS)
+def test_reported_misjudgements_are_judged_as_a_careful_grader_would(item_id, answer, ok):
     assert grade(ITEMS[item_id], example_to_response(answer)).passed is ok
 
 
@@ -188,7 +188,7 @@ def test_blind_held_out_half_no_worse_than_measured():
     commas, emoji, notes after an answer asked for alone, ...) 15/604 and 13/661; on core-v3
     14/597 and 25/668, on core-v2's
     items with the same graders 18/601 and 25/664, and before the retraction and opening-claim
-    reading 49/601 and 64/664. The issue's target is 2% each; these are floors to keep, not it."""
+    reading 49/601 and 64/664. The target is 2% each; these are floors to keep, not it."""
     pairs = judged([r for r in BLIND_ROWS if held_out(r)])
     fr = sum(1 for r, p in pairs if r["passed"] and not p)
     fa = sum(1 for r, p in pairs if not r["passed"] and p)

@@ -1,7 +1,7 @@
 """Hostile responses, a torn store, runaway graders: each is a per-item error or a one-line error.
 
-Every test here reproduces one defect of issue 19 against a misbehaving server on 127.0.0.1 or a
-corrupted store, and asserts what a user would notice: the exit code, one line on stderr, and that
+Every test here reproduces one defect against a misbehaving server on 127.0.0.1 or a corrupted
+store, and asserts what a user would notice: the exit code, one line on stderr, and that
 items.jsonl and run.json agree.
 """
 

@@ -1,5 +1,6 @@
-"""Sign-off and compare a user can trust (issue 16): the three misleading outputs, pinned through
-the CLI, plus the family rule, the collapse rule, garble against the baseline and repeats."""
+"""Sign-off and compare a user can trust: three outputs that misled (a partial run re-based on the
+whole suite, two rounding paths, a bisect probe taken as `latest`), pinned through the CLI, plus
+the family rule, the collapse rule, garble against the baseline and repeats."""
 
 from __future__ import annotations
 

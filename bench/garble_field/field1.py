@@ -7,9 +7,9 @@ every word, a digit run after a correct start, UTF-8 shown as Latin-1 ...). The 
 made up in those shapes from our own word lists; no third-party text is copied. `source` names the
 issue the shape comes from; `family` is the garble family the row belongs to.
 
-Also written: the failing examples quoted in issue 15 (`issue-15/...`), and `loop` rows, the
-natural repetition loops of a small healthy model (`... ciel, ciel, ciel`), which the detector must
-report as their own kind, apart from engine soup.
+Also written: garbled replies users reported the detector missing, as quoted (source tag
+`issue-15/...`), and `loop` rows, the natural repetition loops of a small healthy model
+(`... ciel, ciel, ciel`), which the detector must report as their own kind, apart from engine soup.
 
     python -m bench.build_data garble-field      # rewrites garbled_field.jsonl and loop_field.jsonl
 """
@@ -232,7 +232,7 @@ def build(out_dir: Path) -> list[Path]:
         bad = text.encode("utf-8").decode("cp1252", "replace")
         add("mojibake", "cp1252-punctuation", MOJIBAKE_DASH, bad, rng.choice([None, ["en"]]))
 
-    # ---- issue 15's own examples (quoted there as misses)
+    # ---- reported misses, as quoted (their source tag is fixed data)
     issue = MATERIAL["issue"]
     for n, (family, text, expect) in enumerate(issue):
         garbled.rows.append(

@@ -12,7 +12,7 @@ LABELS = ("clean", "garbled", "loop", "fluent")
 # Real answers of SmolLM2 on healthy engines (llama.cpp reference, the vLLM and sglang bf16 lanes):
 # never engine garble (a loop of the model's own is reported as kind "loop" at most).
 HEALTHY = ("smollm2-ref/", "vllm-0.32-bf16/", "sglang-0.5.23-bf16/")
-# The garble families of issue 15: every garbled row names one, and each is measured apart.
+# The garble families: every garbled row names one, and each is measured apart.
 FAMILIES = ("multi-script", "non-words", "salad", "loop", "flood", "collapse", "mojibake")
 
 
@@ -36,7 +36,8 @@ def _rows() -> list[tuple[str, dict]]:
 
 
 def held_out(row: dict) -> bool:
-    """The held-out half (issue 15): rows the detector was not tuned on; figures are reported here."""
+    """The held-out half: rows the detector was not tuned on; figures are reported here. The salt
+    is fixed, so every row stays on its side of the split."""
     digest = hashlib.sha256(
         ("held-out-15" + row["source"] + row["text"]).encode("utf-8")
     ).hexdigest()
