@@ -140,6 +140,8 @@ def test_accents_are_not_compared_but_other_scripts_keep_their_marks():
     assert grade_spec("choice", options, Response(content="Bresil")).passed
     assert not grade_spec("choice", options, Response(content="Etats-Unis")).passed
     assert grade_spec("choice", {**options, "answer": "B"}, Response(content="Etats-Unis")).passed
+    assert grade_spec("regex", {"pattern": r"\bBrésil\b"}, Response(content="Bresil")).passed
+    assert not grade_spec("regex", {"pattern": r"\bBrésil\b"}, Response(content="Brasil")).passed
     # "й" is a letter of its own, not "и" with a mark
     assert not grade_spec("regex", {"pattern": r"\bмой\b"}, Response(content="мои")).passed
     assert not grade_spec("regex", {"pattern": r"\bмои\b"}, Response(content="мой")).passed

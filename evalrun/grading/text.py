@@ -159,10 +159,13 @@ def _regex(response: Response, p: RegexParams) -> Grade:
     flags = IGNORECASE if p.ignore_case else 0
     text = without_emoji(plain_text(answer_text(response))).strip()
     readings = _readings(text, fold=not p.negate)
+    # accents are not compared either way: "Bresil" matches a pattern written "Brésil"
+    folded = fold_accents(p.pattern) if not p.negate else p.pattern
+    patterns = [p.pattern] + ([folded] if folded != p.pattern else [])
     if p.full or p.negate:
-        hit = any(find(p.pattern, t, flags, full=p.full) for t in readings)
+        hit = any(find(pat, t, flags, full=p.full) for pat in patterns for t in readings)
     else:
-        hit = any(_regex_hit_in(p.pattern, t, flags) for t in readings)
+        hit = any(_regex_hit_in(pat, t, flags) for pat in patterns for t in readings)
     return verdict(hit != p.negate, f"pattern {'' if hit else 'not '}found")
 
 
