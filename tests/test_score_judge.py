@@ -123,3 +123,20 @@ def test_the_grading_process_ends_with_the_run(fake_server, make_suite, tmp_path
     while any(Path(f"/proc/{c}").exists() for c in children) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [c for c in children if Path(f"/proc/{c}").exists()]
+
+
+def test_the_grading_process_loads_the_lists_before_the_first_answer() -> None:
+    # Its warm-up, in a fresh interpreter as a forked grading process starts it: the lists and
+    # counts a run's answers look up are loaded then, not while the answers wait.
+    probe = (
+        "from evalrun.scoring.judge import _warm\n"
+        "from evalrun.grading.garble import lexicon as L\n"
+        "_warm()\n"
+        "print(L._english_pairs.cache_info().currsize, L._wordlist.cache_info().currsize,"
+        " len(L.LATIN_LISTS))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout.split()
+    pairs, lists, latin = map(int, out)
+    assert pairs == 1 and lists == 2 + latin  # English's two, and every Latin-script list

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 # ---------------------------------------------------------------- LaTeX and markdown
 
@@ -63,6 +64,7 @@ _POWERS = str.maketrans({"²": "^2", "³": "^3", "¹": "^1", "⁰": "^0"})
 _VULGAR_AFTER_DIGIT = re.compile(r"(?<=\d)(?=[\u00bc-\u00be\u2150-\u215e])")
 
 
+@lru_cache(maxsize=64)  # the graders of one answer ask for it ~5 times on the core suite
 def plain_text(text: str) -> str:
     """`text` without LaTeX and markdown markup: what a reader sees on a rendered page."""
     # NFKC would turn 14² into 142 and cm² into cm2: keep powers readable first
