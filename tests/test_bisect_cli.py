@@ -4,12 +4,11 @@ depend on its flags (garble with --load-format instanttensor; an unknown flag do
 from __future__ import annotations
 
 import json
-import sys
 import textwrap
 
 import pytest
-import yaml
 from fakeserver import simple_item, write_suite
+from support.knob_contracts import write_contract
 
 from evalrun.cli import main
 
@@ -50,19 +49,7 @@ def lane(tmp_path):
     suite = write_suite(tmp_path / "suite", [simple_item(i, tags=["probe"]) for i in range(2)])
 
     def contract(name, args):
-        data = {
-            "name": name,
-            "engine": "other",
-            "command": [sys.executable, str(engine)],
-            "model": "m",
-            "port": 0,
-            "health": "/v1/models",
-            "boot_timeout": 30,
-            "args": args,
-        }
-        path = tmp_path / f"{name}.yaml"
-        path.write_text(yaml.safe_dump(data))
-        return str(path)
+        return write_contract(tmp_path, name, args, engine=engine)
 
     good = contract("good", {"load-format": "safetensors", "max-num-seqs": 8})
     bad = contract(

@@ -235,7 +235,7 @@ def _walk(ta: list[list[Any]], tb: list[list[Any]]) -> tuple[int, int, list[floa
         if not same_token(sa, sb):
             skip_b = _held(tb, j, sa)
             skip_a = 0 if skip_b else _held(ta, i, sb)
-            if not (skip_a or skip_b or _piece(sa, sb) or _piece(sb, sa)):
+            if not (skip_a or skip_b or _match(sa, sb)):
                 break
             i, j = i + skip_a, j + skip_b
             sa, sb = ta[i], tb[j]

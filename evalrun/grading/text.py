@@ -200,9 +200,15 @@ class ContainsParams(GraderParams):
     whole_word: bool = Field(default=True, description="Match whole words (off for CJK).")
 
 
+def _contains_text(response: Response, p: ContainsParams) -> str:
+    """The reply as the contains graders search it: plain, normalized, accents folded ("Tokyo"
+    is present in "Tōkyō")."""
+    return fold_accents(normalize(plain_text(answer_text(response)), case=p.case_sensitive))
+
+
 def _present(text: str, entry: Answers, p: ContainsParams) -> bool:
-    """Whether one of the entry's texts occurs other than right after a negation."""
-    text = fold_accents(text)  # "Tokyo" is present in "Tōkyō"
+    """Whether one of the entry's texts occurs in `text` (accents folded: `_contains_text`)
+    other than right after a negation."""
     for alt in as_list(entry):
         needle = fold_accents(normalize(alt, case=p.case_sensitive))
         if p.whole_word and contains_words(text, needle, skip_negated=True):
@@ -217,7 +223,7 @@ def _present(text: str, entry: Answers, p: ContainsParams) -> bool:
 @grader("contains_all", ContainsParams, reads_claim=True)
 def _contains_all(response: Response, p: ContainsParams) -> Grade:
     """Every listed text occurs in the reply, other than right after a negation."""
-    text = normalize(plain_text(answer_text(response)), case=p.case_sensitive)
+    text = _contains_text(response, p)
     missing = [as_list(e)[0] for e in p.items if not _present(text, e, p)]
     return verdict(not missing, f"missing {missing}" if missing else "all present")
 
@@ -225,7 +231,7 @@ def _contains_all(response: Response, p: ContainsParams) -> Grade:
 @grader("contains_none", ContainsParams, reads_claim=True)
 def _contains_none(response: Response, p: ContainsParams) -> Grade:
     """None of the listed texts occurs in the reply."""
-    text = normalize(plain_text(answer_text(response)), case=p.case_sensitive)
+    text = _contains_text(response, p)
     found = [as_list(e)[0] for e in p.items if _present(text, e, p)]
     return verdict(not found, f"contains {found}" if found else "none present")
 

@@ -12,11 +12,14 @@ ENGINE = Path(__file__).resolve().parents[1] / "fake_engines" / "knobs.py"
 KNOBS = [f"knob-{i}" for i in range(1, 8)]
 
 
-def write_contract(folder: Path, name: str, args: dict, launch: dict | None = None) -> str:
+def write_contract(
+    folder: Path, name: str, args: dict, launch: dict | None = None, *, engine: Path = ENGINE
+) -> str:
+    """folder/<name>.yaml: a contract that boots the fake `engine` script with `args`."""
     data = {
         "name": name,
         "engine": "other",
-        "command": [sys.executable, str(ENGINE)],
+        "command": [sys.executable, str(engine)],
         "model": "m",
         "port": 0,
         "health": "/v1/models",
