@@ -377,6 +377,23 @@ def test_knob_mode_values_and_none(tmp_path, suite_dir):
     assert rec.trials[0].variant == "load-format=instanttensor (contract)"
 
 
+def test_knob_mode_judges_the_other_values_by_the_contracts_tokens(tmp_path, suite_dir):
+    """A value that stays fluent but answers differently passes every absolute rule; judged
+    token by token against the contract's own value it is divergent, and named."""
+    contract = _contract(tmp_path / "c.yaml", args={"kv-cache-dtype": "auto"})
+    engine = FakeEngine(by_knob("kv-cache-dtype", "fp8", then="wrong"))
+    rec = run_bisect(
+        _req(tmp_path, suite_dir, contract=contract, knob="kv-cache-dtype", values=["fp8"]),
+        launcher=engine,
+        log=lambda s: None,
+    )
+    assert rec.found and rec.culprits == [{"knob": "kv-cache-dtype", "value": "fp8"}]
+    assert rec.verdict.startswith("culprit: kv-cache-dtype=fp8 (divergent from the good side")
+    own, fp8 = rec.trials
+    assert own.variant == "kv-cache-dtype=auto (contract)" and own.outcome == "ok"
+    assert fp8.outcome == "divergent" and fp8.fidelity.verdict == "divergent"
+
+
 def test_knob_mode_catalog_values(tmp_path, suite_dir):
     contract = _contract(tmp_path / "c.yaml", args={"enforce-eager": True})
     engine = FakeEngine(lambda c: "ok")

@@ -31,8 +31,9 @@ def test_knob_sweep_runs_every_value_at_once(tmp_path):
                               values=values), log=lambda _: None)  # fmt: skip
     assert one.culprits == four.culprits == [{"knob": "load-format", "value": "instanttensor"}]
     assert (one.rounds, one.boots) == (4, 4)
-    assert (four.rounds, four.boots) == (1, 4)
-    assert sorted(t.lane for t in four.trials) == [1, 2, 3, 4]  # the report names each lane
+    # the contract's own value first, alone (its tokens judge the others), then the other three
+    assert (four.rounds, four.boots) == (2, 4)
+    assert sorted(t.lane for t in four.trials) == [1, 1, 2, 3]  # the report names each lane
     assert all(t.lane is None for t in one.trials)
     assert [t.n for t in four.trials] == [1, 2, 3, 4]
 

@@ -12,6 +12,7 @@ through the injected scorer and caches by contract hash. The record goes to
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -309,7 +310,18 @@ def bisect_knob(
         )
         applied: list[KnobValue] = [{"knob": knob, "value": None if value is ABSENT else value}]
         jobs.append(TrialJob(contract.with_knob(knob, value), variant, applied))
-    rows = list(zip(tried, (pool or LanePool(runner)).run(jobs)))
+    pool = pool or LanePool(runner)
+    own_at = next((i for i, v in enumerate(tried) if v is own or v == own), None)
+    if runner.fidelity and own_at is not None:
+        # The contract's own value runs alone first: when it is ok, its tokens judge the other
+        # values, so a value that stays fluent but answers differently is divergent, not ok.
+        jobs[own_at] = replace(jobs[own_at], reference=True)
+        (first,) = pool.run([jobs[own_at]])
+        others = pool.run(jobs[:own_at] + jobs[own_at + 1 :])
+        results = others[:own_at] + [first] + others[own_at:]
+    else:
+        results = pool.run(jobs)
+    rows = list(zip(tried, results))
     fails = [(v, r) for v, r in rows if r.verdict == "fail"]
     passes = [(v, r) for v, r in rows if r.verdict == "pass"]
     skips = [(v, r) for v, r in rows if r.verdict == "unresolved"]

@@ -390,7 +390,7 @@ class TrialRunner:
             if fid.verdict == "divergent" and kind == "ok":
                 kind = "divergent"
                 verdict = self.judge.verdict(kind, m)
-        if reference and m is not None and self.fidelity:
+        if reference and m is not None and self.fidelity and kind == "ok":
             self.reference = self._traces(m.run_ids)
             self.reference_runs = list(m.run_ids)
         row = TrialResult(
