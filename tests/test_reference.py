@@ -110,7 +110,7 @@ def test_score_reference_cli_records_the_contract(
     assert argv[1:3] == ["-m", "evalrun.serving.llamacpp"] and "--ctx-size" in argv
     assert argv[argv.index("--model") + 1].endswith(".gguf")
     # the contract's env only (not the caller's HF_TOKEN), as rendered
-    assert run["contract"]["env"] == {"OMP_WAIT_POLICY": "PASSIVE"}
+    assert run["contract"]["env"] == {"OMP_WAIT_POLICY": "ACTIVE", "GOMP_SPINCOUNT": "1000"}
     assert len(run["contract"]["hash"]) == 64
     assert run["server"]["engine_version"] and run["server"]["boot_seconds"] > 0
     assert (run_dir / "server.log").stat().st_size > 0
