@@ -48,7 +48,7 @@ def test_table_escapes_control_characters(tmp_path, capsys):
     assert main(["grade", str(path)]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\\x1b" in out
-    assert "0/1 passed (core-v4)" in out
+    assert "0/1 passed (core-v5)" in out
 
 
 def test_bad_lines_are_one_line_errors_naming_the_line(tmp_path, capsys):
@@ -92,7 +92,7 @@ def test_explain_names_the_span_each_grader_read(tmp_path, capsys):
     assert "read" in table.splitlines()[0] and "Jupiter." in table
 
 
-def _stored_run(tmp_path, version: int = 4, sha256: str | None = None, more=()):
+def _stored_run(tmp_path, version: int = 5, sha256: str | None = None, more=()):
     """A run folder of core-v`version` holding three items (and `more`: (id, content, passed))
     as an older grader recorded them."""
     from evalrun.store import ItemRecord, RunRecord, RunStore, SuiteRef, dump_json_line
@@ -154,7 +154,7 @@ def test_a_stored_run_is_graded_again_beside_its_recorded_verdicts(tmp_path, cap
 def test_a_run_of_another_suite_version_is_refused_in_one_line(tmp_path, capsys):
     assert main(["grade", str(_stored_run(tmp_path, version=1))]) == 2
     err = capsys.readouterr().err
-    assert "was scored on core-v1, not core-v4" in err and len(err.strip().splitlines()) == 1
+    assert "was scored on core-v1, not core-v5" in err and len(err.strip().splitlines()) == 1
 
 
 def _earlier_sha256(version: int):
@@ -173,7 +173,7 @@ def test_a_core_v2_run_is_graded_again_on_the_items_whose_prompt_is_unchanged(tm
     folder = _stored_run(tmp_path, version=2, sha256=_earlier_sha256(2), more=more)
     assert main(["grade", str(folder)]) == 0
     out = capsys.readouterr().out
-    assert "1/2 passed (core-v4)" not in out and "2/2 passed (core-v4)" in out
+    assert "1/2 passed (core-v5)" not in out and "2/2 passed (core-v5)" in out
     assert "changed: math-009" in out and "long-004" not in out.split("recorded")[0]
     assert "not graded again (prompt changed since core-v2): long-004" in out
     assert main(["grade", "--json", str(folder)]) == 0
@@ -189,12 +189,23 @@ def test_a_core_v3_run_is_graded_again_on_the_items_whose_prompt_is_unchanged(tm
     folder = _stored_run(tmp_path, version=3, sha256=_earlier_sha256(3), more=more)
     assert main(["grade", str(folder)]) == 0
     out = capsys.readouterr().out
-    assert "2/2 passed (core-v4)" in out and "changed: math-009" in out
+    assert "2/2 passed (core-v5)" in out and "changed: math-009" in out
     assert "not graded again (prompt changed since core-v3): logic-016" in out
+
+
+def test_a_core_v4_run_is_graded_again_on_every_item(tmp_path, capsys):
+    # core-v5 changed graders only, no prompt: every answer of a v4 run is graded again, and
+    # a copy that drops the comma of "Hello, world!" no longer passes
+    more = [("canary-010", "Hello world!", True)]
+    folder = _stored_run(tmp_path, version=4, sha256=_earlier_sha256(4), more=more)
+    assert main(["grade", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "2/3 passed (core-v5)" in out and "canary-010" in out.split("recorded")[1]
+    assert "not graded again" not in out
 
 
 def test_a_core_v2_run_whose_hash_is_not_core_v2_is_refused(tmp_path, capsys):
     folder = _stored_run(tmp_path, version=2, sha256="0" * 64)
     assert main(["grade", str(folder)]) == 2
     err = capsys.readouterr().err
-    assert "was scored on core-v2, not core-v4" in err and len(err.strip().splitlines()) == 1
+    assert "was scored on core-v2, not core-v5" in err and len(err.strip().splitlines()) == 1

@@ -94,7 +94,9 @@ def test_a_sequence_is_read_after_its_lead_in_and_its_working(item_id, content, 
         ("instr-019", "The freezing point of water is 0 °C. Have a nice day.", False),
         ("instr-005", 'People carry umbrellas to stay dry when it rains. "Over and out."', True),
         ("instr-005", "People carry umbrellas to stay dry when it rains. **Over and out.**", True),
-        ("instr-005", "People carry umbrellas to stay dry when it rains. Over and out", True),
+        # "the exact phrase" is the phrase with its mark and its case
+        ("instr-005", "People carry umbrellas to stay dry when it rains. Over and out", False),
+        ("instr-005", "People carry umbrellas to stay dry when it rains. Over and Out.", False),
         (
             "instr-005",
             'People carry umbrellas to stay dry. They like shade too. "Over and out."',

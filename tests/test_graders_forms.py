@@ -158,3 +158,80 @@ def test_a_last_line_stating_another_result_overrides_the_opening_number(item_id
 )
 def test_a_note_after_an_answer_asked_for_alone_fails(item_id, content, ok):
     assert graded(item_id, content) is ok
+
+
+@pytest.mark.parametrize(
+    "item_id,content,ok",
+    [
+        # a closing offer after an exact copy is set aside like a "Sure!" before it
+        (
+            "canary-001",
+            "The blue kettle sings at dawn.\n\nLet me know if you'd like anything else!",
+            True,
+        ),
+        ("canary-012", "The library opens at nine o'clock. Hope this helps!", True),
+        ("canary-012", "The library opens at nine o'clock. It opens again at noon.", False),
+        # the copy keeps its own punctuation; only its final mark may be left off
+        ("canary-010", "Hello world!", False),
+        ("canary-010", "Hello, world.", False),
+        ("canary-010", "Hello, world", True),
+        ("canary-010", "“Hello, world!”", True),
+        ("canary-012", "The library opens at nine o’clock.", True),
+        ("canary-001", "The blue kettle, sings at dawn.", False),
+    ],
+)
+def test_an_exact_copy_keeps_its_punctuation_and_may_close_with_an_offer(item_id, content, ok):
+    assert graded(item_id, content) is ok
+
+
+@pytest.mark.parametrize(
+    "content,ok",
+    [
+        ("A B C D E F G H", True),
+        ("Sure: A B C D E F G H", True),
+        ("A, B, C, D, E, F, G, H", False),
+        ("A\nB\nC\nD\nE\nF\nG\nH", False),
+        # the answer set out on a line of its own after the working that leads to it
+        (
+            "The alphabet begins A, B, C and so on. Counting eight letters gives:\n\n"
+            "A B C D E F G H",
+            True,
+        ),
+    ],
+)
+def test_letters_asked_separated_by_spaces(content, ok):
+    assert graded("canary-004", content) is ok
+
+
+PLANT_TIPS = ITEMS["instr-021"].accept[0]  # 8 bullets of 20 words and more
+
+
+@pytest.mark.parametrize(
+    "item_id,content,ok",
+    [
+        # the word "the" is not written at all, not even in an attempt taken back
+        ("instr-011", "The moon is bright — oops, without that word: Moon is bright.", False),
+        ("instr-011", "Our moon glows over quiet fields.", True),
+        # every bullet line is checked, not only a reply of one line
+        ("instr-021", PLANT_TIPS, True),
+        ("instr-021", PLANT_TIPS.rsplit("\n", 1)[0] + "\n- Water it when the soil is dry.", False),
+        # one short reason, not several
+        ("instr-009", "Yes, because it makes the things it touches wet.", True),
+        (
+            "instr-009",
+            "Yes, for several reasons: first, water is a liquid that sticks to surfaces; second, "
+            "it feels wet to the touch; third, everything it touches gets wet, so it is wet too.",
+            False,
+        ),
+        ("instr-013", "Mercury, Venus, Earth, Mars", True),
+        ("instr-013", "Mercury, Venus, Earth and Mars", False),
+        # shade on a hot day is a reason to carry one, beside the rain
+        (
+            "instr-005",
+            "Umbrellas keep people dry in a downpour or shaded on a hot day. Over and out.",
+            True,
+        ),
+    ],
+)
+def test_instruction_items_check_every_rule_their_prompt_states(item_id, content, ok):
+    assert graded(item_id, content) is ok

@@ -13,7 +13,7 @@ from collections import defaultdict
 
 import pytest
 from support.garble_corpus import load_corpus
-from support.grading_set import BLIND, held_out, load_rows
+from support.grading_set import BLIND, BLIND2, held_out, load_rows
 
 from evalrun.endpoint.response import Response, example_to_response
 from evalrun.grading.registry import grade
@@ -181,8 +181,8 @@ BLIND_ROWS = load_rows(BLIND)
 
 def test_blind_held_out_half_no_worse_than_measured():
     """The blind set's held-out half (tests/data/grading/README.md) at or under the figures
-    measured by `.venv/bin/python -m bench.grading_bench --set blind` on core-v4: false rejects
-    12/604 (2.0%), false accepts 12/661 (1.8%); before the fifth round of rules (sections of
+    measured by `.venv/bin/python -m bench.grading_bench --set blind` on core-v5: false rejects
+    9/604 (1.5%), false accepts 8/661 (1.2%); on core-v4 12/604 and 12/661; before the fifth round of rules (sections of
     suites/core/README.md; the question sentence a clause answers, a guess put as a question,
     sequences after a lead-in or their working, ...) 13/604 and 12/661; before the fourth round
     (decimal commas, emoji, notes after an answer asked for alone, ...) 15/604 and 13/661; on core-v3
@@ -192,4 +192,19 @@ def test_blind_held_out_half_no_worse_than_measured():
     pairs = judged([r for r in BLIND_ROWS if held_out(r)])
     fr = sum(1 for r, p in pairs if r["passed"] and not p)
     fa = sum(1 for r, p in pairs if not r["passed"] and p)
-    assert fr <= 12 and fa <= 12, (fr, fa)
+    assert fr <= 9 and fa <= 8, (fr, fa)
+    by_cat: dict[str, list[tuple[dict, bool]]] = defaultdict(list)
+    for r, p in pairs:
+        by_cat[ITEMS[r["id"]].category].append((r, p))
+    worst = max(max(rates(part)) for part in by_cat.values())
+    assert worst <= 0.04, worst  # no category above 4%
+
+
+def test_second_blind_held_out_half_no_worse_than_measured():
+    """blind2.jsonl (the canary and instruction items, tests/data/grading/README.md): its
+    held-out half at or under the core-v5 figures, false rejects 5/152 (3.3%) and false accepts
+    9/170 (5.3%); on core-v4 10/152 and 20/170."""
+    pairs = judged([r for r in load_rows(BLIND2) if held_out(r)])
+    fr = sum(1 for r, p in pairs if r["passed"] and not p)
+    fa = sum(1 for r, p in pairs if not r["passed"] and p)
+    assert fr <= 5 and fa <= 9, (fr, fa)

@@ -2,7 +2,14 @@ import json
 
 import pytest
 import yaml
-from support.synthruns import OTHER_SHA, core_v3_and_v4, ids_of, items_for, seeds_pair, write_run
+from support.synthruns import (
+    OTHER_SHA,
+    core_earlier_and_now,
+    ids_of,
+    items_for,
+    seeds_pair,
+    write_run,
+)
 
 from evalrun.cli import main
 from evalrun.errors import ConfigError
@@ -221,13 +228,14 @@ def test_cli_json_prints_the_verdict_object(store, capsys):
     assert data["comparison"]["stats"]["lost"] == 2
 
 
-def test_cli_refuses_a_core_v3_baseline_for_a_core_v4_candidate_in_one_line(store, capsys):
-    v3, v4 = core_v3_and_v4()
-    write_run(store, BASE, items_for(), **v3)
-    write_run(store, CAND, items_for(), **v4)
+def test_cli_refuses_a_baseline_of_another_core_version_in_one_line(store, capsys):
+    before, now = core_earlier_and_now()
+    write_run(store, BASE, items_for(), **before)
+    write_run(store, CAND, items_for(), **now)
     assert cli(store, "--candidate", CAND, "--baseline", BASE) == 2
     err = capsys.readouterr().err.strip()
-    assert "core-v3" in err and "core-v4" in err and len(err.splitlines()) == 1, err
+    names = (f"core-v{before['version']}", f"core-v{now['version']}")
+    assert all(n in err for n in names) and len(err.splitlines()) == 1, err
 
 
 def test_cli_unusable_input_is_exit_2(store, tmp_path, capsys):

@@ -295,6 +295,23 @@ def without_lead_in(text: str) -> list[str]:
     return out
 
 
+# A chat model's closing offer after the answer, a sentence or a paragraph of its own: "Let me
+# know if you'd like anything else!", "Is there anything else I can copy?", "Hope this helps!"
+_CLOSING_OFFER = re.compile(
+    r"(?:(?<=[.!?…])[^\S\n]+|\n\s*)(?:let me know\b|is there anything else\b|anything else\b[^\n]*\?|"
+    r"would you like\b[^\n]*\?|do you want\b[^\n]*\?|(?:i )?hope (?:this|that|it) helps\b|"
+    r"feel free to\b|happy to help\b)[^\n]*$",
+    re.IGNORECASE,
+)
+
+
+def without_closing_offer(text: str) -> str | None:
+    """The reply without a closing offer of more help after it ("... dawn.\n\nLet me know if
+    you'd like anything else!"), or None when it ends without one."""
+    m = _CLOSING_OFFER.search(text.rstrip())
+    return text[: m.start()].strip() if m and text[: m.start()].strip() else None
+
+
 # ---------------------------------------------------------------- retractions
 
 # Where a reply takes back what it just said: "8? No — 9.", "Ottawa... actually, Toronto.",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import unicodedata
 from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -33,7 +34,13 @@ from evalrun.grading.registry import (
     grader,
     verdict,
 )
-from evalrun.grading.span import concluded, is_negated, plain_text, without_lead_in
+from evalrun.grading.span import (
+    concluded,
+    is_negated,
+    plain_text,
+    without_closing_offer,
+    without_lead_in,
+)
 
 # ---------------------------------------------------------------- exact / normalized / fuzzy
 
@@ -62,19 +69,53 @@ class NormalizedParams(GraderParams):
     )
     case_sensitive: bool = Field(default=False, description="Keep case when comparing.")
     ignore_punct: bool = Field(default=False, description="Drop all punctuation before comparing.")
+    inner_punct: bool = Field(
+        default=False,
+        description="With ignore_punct and match reply: the answer's own punctuation marks must "
+        "still be there, in order ('Hello world!' and 'Hello, world.' are not 'Hello, world!'); "
+        "only its final mark may be left off. Quotes, markup and emoji around it are aside.",
+    )
+
+
+def _marks(text: str) -> list[str]:
+    """The punctuation marks of a text in order, quotes aside (curly or straight alike)."""
+    flat = nfkc(text).replace("’", "'").replace("‘", "'")
+    return [
+        c
+        for c in flat.strip().strip("\"'“”«»„")
+        if unicodedata.category(c).startswith("P") and c not in '"“”«»„'
+    ]
+
+
+def _same_marks(body: str, answer: str) -> bool:
+    """Whether `body` keeps `answer`'s punctuation, its final mark possibly left off."""
+    got, want = _marks(body), _marks(answer)
+    final = answer.rstrip().strip("\"'“”«»„")[-1:]
+    return got == want or (bool(want) and final == want[-1] and got == want[:-1])
 
 
 @grader("normalized", NormalizedParams, reads_claim=True)
 def _normalized(response: Response, p: NormalizedParams) -> Grade:
     """The reply matches the answer after Unicode, case, markdown (and optionally punctuation) normalization."""
     kw = {"case": p.case_sensitive, "punct": p.ignore_punct}
-    got = normalize(plain_text(answer_text(response)), **kw)
-    bodies = [normalize(b, **kw) for b in without_lead_in(plain_text(answer_text(response)))]
-    for want in (normalize(a, **kw) for a in as_list(p.answer)):
+    plain = plain_text(answer_text(response))
+    got = normalize(plain, **kw)
+    # a closing offer after the copy ("Let me know if you'd like anything else!") is set
+    # aside like a lead-in before it
+    closed = without_closing_offer(plain) if p.match == "reply" else None
+    raw = without_lead_in(plain) + (without_lead_in(closed) if closed else [])
+    bodies = [normalize(b, **kw) for b in raw]
+    other_marks = ""
+    for answer in as_list(p.answer):
+        want = normalize(answer, **kw)
         if p.match == "full" and got == want:
             return verdict(True, f"matches {want!r}")
         if p.match == "reply" and want in bodies:
-            return verdict(True, f"the reply is {want!r}")
+            kept = [b for b, n in zip(raw, bodies, strict=True) if n == want]
+            if not p.inner_punct or any(_same_marks(b, answer) for b in kept):
+                return verdict(True, f"the reply is {want!r}")
+            other_marks = f"the words of {answer!r} with other punctuation"
+            continue
         if p.match == "starts" and (
             got == want
             or got.startswith(want + " ")
@@ -83,6 +124,8 @@ def _normalized(response: Response, p: NormalizedParams) -> Grade:
             return verdict(True, f"starts with {want!r}")
         if p.match == "contains" and contains_words(got, want, skip_negated=True):
             return verdict(True, f"contains {want!r}")
+    if other_marks:
+        return verdict(False, other_marks)
     return verdict(False, f"expected {p.match} {as_list(p.answer)[0]!r}, got {got[:60]!r}")
 
 
@@ -392,6 +435,12 @@ class FormatParams(GraderParams):
         "aside) and with its own closing punctuation when the reply writes one; word and "
         "sentence counts leave it out.",
     )
+    ends_with_exact: bool = Field(
+        default=False,
+        description="The closing phrase as written, for a prompt that asks for the exact "
+        "phrase: its case and its closing mark too ('Over and Out.' and 'Over and out' are "
+        "not 'Over and out.').",
+    )
     forbid: list[str] = Field(default_factory=list, description="Characters/strings not allowed.")
     only_list: bool = Field(
         default=False, description="Every non-empty line is a list line ('no other text')."
@@ -399,6 +448,12 @@ class FormatParams(GraderParams):
     distinct: bool = Field(default=False, description="No list line repeats another.")
     list_items_match: str | None = Field(
         default=None, description="A regex every list line must contain (each bullet a fruit)."
+    )
+    list_items_whole: bool = Field(
+        default=False,
+        description="Each list line is one item and nothing else: list_items_match must match "
+        "the whole line after its marker (markup, emoji and a final mark aside), so "
+        "'- Apple – crisp and sweet' or '- Green (or yellow)' fail.",
     )
     table_rows: int | None = Field(
         default=None, description="Exact number of markdown table body rows (header excluded)."
@@ -434,9 +489,9 @@ def _table_rows(lines: list[str]) -> int:
     return 0
 
 
-def _closing_phrase(text: str, phrase: str) -> re.Match[str] | None:
-    """Where `text` closes with `phrase`, read as words: case, and the quotes and markup the
-    phrase is shown in, aside ('... "Over and out."', "**Have a nice day!**"). Group `close`
+def _closing_phrase(text: str, phrase: str, case: bool = False) -> re.Match[str] | None:
+    """Where `text` closes with `phrase`, read as words: case (unless `case`), and the quotes
+    and markup the phrase is shown in, aside ('... "Over and out."', "**Have a nice day!**"). Group `close`
     holds what follows its last word, so the phrase's own punctuation can be checked: "Over and
     out!" is another phrase than "Over and out.", though a closing mark left off is a slip. (An
     emoji after the phrase is more text after it: the reply no longer ends with the phrase.)"""
@@ -444,7 +499,17 @@ def _closing_phrase(text: str, phrase: str) -> re.Match[str] | None:
     if not words:
         return None
     pattern = r"(?<!\w)" + r"[\W_]+".join(words) + r"(?P<close>[.!?…,;:]*)[\s\"'“”«»*_`]*$"
-    return re.search(pattern, text.rstrip(), re.IGNORECASE)
+    return re.search(pattern, text.rstrip(), 0 if case else re.IGNORECASE)
+
+
+# A list line's marker, and what may sit around its one item: markup, emoji, a closing mark
+_ITEM_MARKER = re.compile(r"^\s*(?:[-*+•–·◦▪‣]|\d+[.)])\s+")
+_ITEM_EDGES = " \t*_`.!;,"
+
+
+def _list_item(line: str) -> str:
+    """A list line's item: the line after its marker, without markup, emoji or a final mark."""
+    return without_emoji(_ITEM_MARKER.sub("", line)).strip(_ITEM_EDGES)
 
 
 @grader("format", FormatParams)
@@ -455,7 +520,9 @@ def _format(response: Response, p: FormatParams) -> Grade:
     list_lines = [ln for ln in lines if _LIST_LINE.match(ln)]
     n_list = len(list_lines)
     body = plain_text(text)
-    closing = _closing_phrase(body, p.ends_with) if p.ends_with is not None else None
+    closing = (
+        _closing_phrase(body, p.ends_with, p.ends_with_exact) if p.ends_with is not None else None
+    )
     if closing is not None:
         body = body[: closing.start()]
     n_words = len(words_of(body))
@@ -466,7 +533,12 @@ def _format(response: Response, p: FormatParams) -> Grade:
     if p.distinct and len({normalize(ln) for ln in list_lines}) < n_list:
         fails.append("a list line repeats")
     if p.list_items_match is not None:
-        off = [ln.strip() for ln in list_lines if not find(p.list_items_match, ln)]
+        whole = p.list_items_whole
+        off = [
+            ln.strip()
+            for ln in list_lines
+            if not find(p.list_items_match, _list_item(ln) if whole else ln, full=whole)
+        ]
         fails += [f"list line {off[0][:40]!r} does not match"] if off else []
     if p.table_rows is not None and _table_rows(lines) != p.table_rows:
         fails.append(f"{_table_rows(lines)} table rows, need {p.table_rows}")
@@ -499,7 +571,7 @@ def _format(response: Response, p: FormatParams) -> Grade:
         close = re.sub(r"[^.!?…]", "", closing.group("close")) if closing else ""
         if closing is None:
             fails.append(f"does not end with {p.ends_with!r}")
-        elif own and close and close != own:
+        elif own and (close or p.ends_with_exact) and close != own:
             fails.append(f"ends with {close!r}, not the phrase's {own!r}")
     fails += [f"contains {s!r}" for s in p.forbid if s in text]
     return verdict(not fails, "; ".join(fails) or "format ok")
@@ -520,6 +592,11 @@ class SequenceParams(GraderParams):
     )
     min_items: int | None = Field(
         default=None, ge=1, description="Fewest expected items a reply must give (default all)."
+    )
+    abbreviated: bool = Field(
+        default=False,
+        description="With tokens 'words': an item may be written as its first three letters "
+        "or more, with or without a period ('Jan, Feb, Mar', 'Sept.').",
     )
     tokens: Literal["numbers", "letters", "words"] = Field(
         default="words",
@@ -542,7 +619,10 @@ def _sequence_tokens(
         pattern = r"(?<![\w'])[A-Za-z](?![\w'])"
     else:
         vocab = sorted({normalize(w) for w in p.items + p.given}, key=len, reverse=True)
-        pattern = r"(?<!\w)(?:" + "|".join(re.escape(w) for w in vocab) + r")(?!\w)"
+        words = [re.escape(w) for w in vocab]
+        if p.abbreviated:  # "Jan", "Sept.": three letters or more of an item, a period or not
+            words += [re.escape(w[:k]) + r"\.?" for w in vocab for k in range(len(w) - 1, 2, -1)]
+        pattern = r"(?<!\w)(?:" + "|".join(words) + r")(?!\w)"
     hits = [m for m in re.finditer(pattern, t, re.IGNORECASE) if not is_negated(t, m.start())]
     if p.tokens == "letters":  # "a" the article ("Here is a list") is not an item
         hits = [
@@ -555,7 +635,16 @@ def _sequence_tokens(
         for a, b in itertools.pairwise(hits)
     )
     gaps = [t[a.end() : b.start()] for a, b in itertools.pairwise(hits)]
-    return [normalize(m.group(0)) for m in hits], hedged, gaps
+    return [_full_item(normalize(m.group(0)), p) for m in hits], hedged, gaps
+
+
+def _full_item(token: str, p: SequenceParams) -> str:
+    """The item an abbreviation stands for ("sept" -> "september"); the token itself else."""
+    if not p.abbreviated or p.tokens != "words":
+        return token
+    stem = token.rstrip(".")
+    full = {normalize(w) for w in p.items + p.given if normalize(w).startswith(stem)}
+    return full.pop() if len(full) == 1 else token
 
 
 # "1, 2, ... 9... and 10. So: 1, 2, ..., 10": the reply restates its whole answer after a
@@ -568,40 +657,50 @@ _RESTATED = re.compile(
 
 # "10 — the sequence goes up by 2.", "Thursday, because ...": the reason after the answer
 _REASON_AFTER = re.compile(r"\s[—–]\s+(?=[^\W\d])|,?\s+(?:because|since|as)\s", re.IGNORECASE)
-# A question that fixes the separator ("Count from 1 to 10, separated by commas.")
+# A question that fixes the separator ("Count from 1 to 10, separated by commas.", "... in
+# order, separated by spaces.")
 _COMMAS_ASKED = re.compile(r"\bseparated by commas\b|\bcomma-separated\b", re.IGNORECASE)
 _COMMA_GAP = re.compile(r".*[,、].*|\s+(?:and|&)\s+", re.DOTALL)  # 、 the CJK list comma
+_SPACES_ASKED = re.compile(r"\bseparated by (?:a )?spaces?\b|\bspace-separated\b", re.IGNORECASE)
+_SPACE_GAP = re.compile(r"[^\S\n]+")  # one line: a comma or a line break is another separator
+# "Counting eight letters from the start gives:\n\nA B C D E F G H": the answer set out on
+# lines of its own after the working that leads to it
+_SET_OUT = re.compile(r":[^\S\n]*\n\s*")
 
 
 @grader("sequence", SequenceParams, reads_claim=True)
 def _sequence(response: Response, p: SequenceParams) -> Grade:
     """The reply continues or copies a sequence exactly: no loops, floods or overshoot; with
     the separator the question asks for ("separated by commas") between its items."""
-    commas = bool(_COMMAS_ASKED.search(current_question()))
+    asked = current_question()
+    sep = _COMMA_GAP if _COMMAS_ASKED.search(asked) else None
+    sep = _SPACE_GAP if sep is None and _SPACES_ASKED.search(asked) else sep
     text = answer_text(response)
-    got = _sequence_reading(text, p, commas)
+    got = _sequence_reading(text, p, sep)
     if got.passed:
         return got
     marks = list(_RESTATED.finditer(text))
     if marks:
-        again = _sequence_reading(text[marks[-1].end() :], p, commas)
+        again = _sequence_reading(text[marks[-1].end() :], p, sep)
         return again if again.passed else got
     # after a lead-in naming an item ("oops, I skipped 9: 1, 2, ...", "no, H: A B C ..."); the
     # result of working that ends in it ("Adding 2 each time: 8 + 2 = 10.", "The step is +2,
     # so after 8 comes 10."): what follows the last "=" or the closing "so"
     eq = text.rfind("=")
     readings = without_lead_in(text)[1:] + ([text[eq + 1 :]] if eq >= 0 else [])
+    set_out = list(_SET_OUT.finditer(text))
+    readings += [text[set_out[-1].end() :]] if set_out else []
     for reading in readings + concluded(text)[:1]:
-        again = _sequence_reading(reading, p, commas)
+        again = _sequence_reading(reading, p, sep)
         if again.passed:
             return again
-    explained = _explained(text, p, commas)
+    explained = _explained(text, p, sep)
     if explained is not None:
         return explained
     reason = _REASON_AFTER.search(text)
     # a reason names an item or two ("goes up by 2"); a loop or a flood after a dash is no reason
     if reason and len(_sequence_tokens(text[reason.end() :], p)[0]) <= 2:
-        head = _sequence_reading(text[: reason.start()], p, commas)
+        head = _sequence_reading(text[: reason.start()], p, sep)
         return head if head.passed else got
     return got
 
@@ -609,7 +708,7 @@ def _sequence(response: Response, p: SequenceParams) -> Grade:
 _CLAUSES = re.compile(r"[.;:\n]+\s*|\s[—–]\s")
 
 
-def _explained(text: str, p: SequenceParams, commas: bool) -> Grade | None:
+def _explained(text: str, p: SequenceParams, sep: re.Pattern[str] | None) -> Grade | None:
     """The first or last clause when it answers and the others explain it from the question's
     sequence: "10\n\nEach number is 2 more: 2 → 4 → 6 → 8 → 10", "It increases by 2; next is
     10". The explanation names one of the givens and no item but the givens and the ones the
@@ -617,7 +716,7 @@ def _explained(text: str, p: SequenceParams, commas: bool) -> Grade | None:
     clauses = [c for c in _CLAUSES.split(text) if re.search(r"\w", c)]
     given = {normalize(w) for w in p.given}
     for n in (0, len(clauses) - 1) if len(clauses) > 1 else ():
-        got = _sequence_reading(clauses[n], p, commas)
+        got = _sequence_reading(clauses[n], p, sep)
         if not got.passed:
             continue
         known = set(_sequence_tokens(clauses[n], p)[0]) | given
@@ -627,7 +726,7 @@ def _explained(text: str, p: SequenceParams, commas: bool) -> Grade | None:
     return None
 
 
-def _sequence_reading(text: str, p: SequenceParams, commas: bool = False) -> Grade:
+def _sequence_reading(text: str, p: SequenceParams, sep: re.Pattern[str] | None = None) -> Grade:
     got, hedged, gaps = _sequence_tokens(text, p)
     vocab = {normalize(w) for w in p.items + p.given}
     beyond = [t for t in _sequence_tokens(text, p, asides=True)[0] if t not in vocab]
@@ -636,8 +735,9 @@ def _sequence_reading(text: str, p: SequenceParams, commas: bool = False) -> Gra
         return verdict(False, f"an aside goes on past the sequence ({', '.join(beyond[:3])})")
     if hedged:
         return verdict(False, "offers alternatives ('or')")
-    if commas and any(not _COMMA_GAP.fullmatch(g) for g in gaps):
-        return verdict(False, "the items are not separated by commas, as the question asks")
+    if sep is not None and any(not sep.fullmatch(g) for g in gaps):
+        how = "commas" if sep is _COMMA_GAP else "spaces"
+        return verdict(False, f"the items are not separated by {how}, as the question asks")
     items = [normalize(w) for w in p.items]
     given = [normalize(w) for w in p.given]
     least = p.min_items or len(items)

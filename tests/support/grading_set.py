@@ -19,7 +19,9 @@ from evalrun.suite.load import read_jsonl
 DATA = Path(__file__).resolve().parent.parent / "data" / "grading"
 ANSWERS = DATA / "answers.jsonl"
 BLIND = DATA / "blind.jsonl"
-SETS = {"existing": ANSWERS, "blind": BLIND}
+BLIND2 = DATA / "blind2.jsonl"
+BLIND3 = DATA / "blind3.jsonl"  # tuning rows only: every row was read while tuning
+SETS = {"existing": ANSWERS, "blind": BLIND, "blind2": BLIND2, "blind3": BLIND3}
 
 
 def load_rows(path: Path = ANSWERS) -> list[dict[str, Any]]:

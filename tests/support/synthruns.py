@@ -178,12 +178,16 @@ def seeds_pair(store: RunStore) -> tuple[RunRecord, RunRecord]:
     return a, b
 
 
-def core_v3_and_v4() -> tuple[dict, dict]:
-    """write_run keywords for a run of core-v3 and one of core-v4, with their real hashes."""
+def core_earlier_and_now() -> tuple[dict, dict]:
+    """write_run keywords for a run of the core suite's previous version and one of today's,
+    with their real hashes."""
     from evalrun.suite.earlier import earlier_version
     from evalrun.suite.load import load_suite
 
     suite = load_suite("core")
-    v3 = earlier_version(suite, 3)
-    assert suite.version == 4 and v3 is not None
-    return {"sha": v3.sha256, "version": 3}, {"sha": suite.sha256, "version": 4}
+    before = earlier_version(suite, suite.version - 1)
+    assert before is not None
+    return {"sha": before.sha256, "version": suite.version - 1}, {
+        "sha": suite.sha256,
+        "version": suite.version,
+    }
