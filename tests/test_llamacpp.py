@@ -27,7 +27,9 @@ from evalrun.serving.llamacpp import (
     LaunchError,
     check_gguf,
     check_port,
+    cpu_idle_share,
     main,
+    omp_waits,
     parse_args,
 )
 from evalrun.serving.reference import engine_version, resolve_shipped_model
@@ -216,6 +218,33 @@ def _launch(log: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
     proc.kill()
     proc.wait()
     raise AssertionError(f"no server: {log.read_text(errors='replace')[-2000:]}")
+
+
+def test_openmp_waits_spin_briefly_only_on_idle_cpus() -> None:
+    spin = {"OMP_WAIT_POLICY": "ACTIVE", "GOMP_SPINCOUNT": "1000"}
+    assert omp_waits({}, 0.97) == spin
+    assert omp_waits({}, 0.5) == {"OMP_WAIT_POLICY": "PASSIVE"}  # another busy process
+    assert omp_waits({}, None) == {"OMP_WAIT_POLICY": "PASSIVE"}  # no /proc/stat to read
+    # the caller's own choice is left alone, whatever the load
+    assert omp_waits({"OMP_WAIT_POLICY": "PASSIVE"}, 0.99) == {}
+    assert omp_waits({"GOMP_SPINCOUNT": "0"}, 0.99) == {}
+
+
+def test_cpu_idle_share_sees_a_busy_core() -> None:
+    quiet = cpu_idle_share(0.2)
+    stop = time.monotonic() + 0.6
+
+    def spin() -> None:
+        while time.monotonic() < stop:
+            pass
+
+    busy = threading.Thread(target=spin)
+    busy.start()
+    loaded = cpu_idle_share(0.2)
+    busy.join()
+    assert quiet is not None and loaded is not None and 0.0 <= loaded <= 1.0
+    cores = os.cpu_count() or 1
+    assert loaded <= 1 - 0.5 / cores  # one core spinning is at least half of it busy
 
 
 def test_the_reference_contract_steps_512_tokens_at_a_time() -> None:
