@@ -171,6 +171,12 @@ def resolve_api_key(api_key_env: str | None, environ: Mapping[str, str] | None =
     return ApiKey()
 
 
+def load_sdk() -> None:
+    """Import the openai SDK (~0.5 s, most of a short run's start) now, so that a caller can
+    overlap it with work elsewhere (a grading process starting) before `make_client`."""
+    import openai  # noqa: F401
+
+
 def make_client(
     base_url: str,
     *,
