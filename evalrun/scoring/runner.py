@@ -95,7 +95,7 @@ async def _run(
     judge = Judge(apart=to_grade * state.repeats >= APART_FROM)  # first: forks before threads
     try:
         kinds = judge.kinds()  # a grading process imports the graders while this one imports
-        load_sdk()  # openai, and the items' grader kinds are checked once both are done
+        load_sdk(freeze=judge.apart)  # openai; the grader kinds are checked once both are done
         check_graders(items, await kinds)
         http = replace(target.http, concurrency=req.concurrency)  # the pool: what is in flight
         client = make_client(
