@@ -20,6 +20,7 @@ import json
 import os
 import random
 import re
+import sys
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
@@ -178,14 +179,16 @@ def load_sdk(*, freeze: bool = False) -> None:
     overlap it with work elsewhere (a grading process starting) before `make_client`.
 
     With `freeze`, for a process the run has to itself (one that forked a grading process: no
-    other thread), the collector is paused during the import and everything alive afterwards is
-    frozen (gc.freeze): the SDK's and pydantic's ~50,000 objects live as long as the process,
-    and a full collection walking them cost a run ~0.05-0.08 s, during the import and again
-    while it asks. (Frozen objects that later became cyclic garbage would never be collected:
-    hence not for a caller's process shared with other work.)"""
-    with collector_paused() if freeze else contextlib.nullcontext():
+    other thread), the first import pauses the collector and freezes everything alive after it
+    (gc.freeze): the SDK's and pydantic's ~50,000 objects live as long as the process, and a
+    full collection walking them cost a run ~0.05-0.08 s, during the import and again while it
+    asks. Only the first: frozen objects that later become cyclic garbage are never collected,
+    so a process that runs many runs (bisect) freezes its start-up only, not earlier runs'
+    leftovers."""
+    first = freeze and "openai" not in sys.modules
+    with collector_paused() if first else contextlib.nullcontext():
         import openai  # noqa: F401
-    if freeze:
+    if first:
         gc.freeze()
 
 
