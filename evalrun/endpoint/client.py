@@ -174,9 +174,10 @@ def resolve_api_key(api_key_env: str | None, environ: Mapping[str, str] | None =
     return ApiKey()
 
 
-def load_sdk(*, freeze: bool = False) -> None:
+def load_sdk(*, freeze: bool = False) -> bool:
     """Import the openai SDK (~0.5 s, most of a short run's start) now, so that a caller can
-    overlap it with work elsewhere (a grading process starting) before `make_client`.
+    overlap it with work elsewhere (a grading process starting) before `make_client`; True when
+    this call imported it (False: it was imported already, nothing to overlap).
 
     With `freeze`, for a process the run has to itself (one that forked a grading process: no
     other thread), the first import pauses the collector and freezes everything alive after it
@@ -185,11 +186,12 @@ def load_sdk(*, freeze: bool = False) -> None:
     asks. Only the first: frozen objects that later become cyclic garbage are never collected,
     so a process that runs many runs (bisect) freezes its start-up only, not earlier runs'
     leftovers."""
-    first = freeze and "openai" not in sys.modules
-    with collector_paused() if first else contextlib.nullcontext():
+    fresh = "openai" not in sys.modules
+    with collector_paused() if freeze and fresh else contextlib.nullcontext():
         import openai  # noqa: F401
-    if first:
+    if freeze and fresh:
         gc.freeze()
+    return fresh
 
 
 def make_client(

@@ -21,7 +21,6 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Awaitable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
@@ -59,15 +58,12 @@ class Judge:
         """Whether answers are graded in the grading process."""
         return self._pool is not None
 
-    def kinds(self) -> Awaitable[frozenset[str]]:
+    async def kinds(self, *, here: bool = False) -> frozenset[str]:
         """The grader kinds registered: the grading process's answer when apart (asked as it
-        started), else this process's."""
-        return self._registered(self._kinds)
-
-    async def _registered(self, asked: Future[frozenset[str]] | None) -> frozenset[str]:
-        if asked is not None and self._pool is not None:
+        started), else, or with `here`, this process's (it then imports the graders)."""
+        if self._kinds is not None and self._pool is not None and not here:
             try:
-                return await asyncio.wrap_future(asked)
+                return await asyncio.wrap_future(self._kinds)
             except BrokenProcessPool:  # the grading process died (killed, out of memory)
                 self._pool = None
         return _registered()

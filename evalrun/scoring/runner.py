@@ -94,9 +94,11 @@ async def _run(
     to_grade = sum(i.id not in done or done[i.id].status == "error" for i in items)
     judge = Judge(apart=to_grade * state.repeats >= APART_FROM)  # first: forks before threads
     try:
-        kinds = judge.kinds()  # a grading process imports the graders while this one imports
-        load_sdk(freeze=judge.apart)  # openai; the grader kinds are checked once both are done
-        check_graders(items, await kinds)
+        # A grading process imports the graders (and names their kinds) while this one imports
+        # openai. With openai imported already (an earlier run in this process) there is
+        # nothing to wait on meanwhile: this process asks its own registry (once a process).
+        fresh = load_sdk(freeze=judge.apart)
+        check_graders(items, await judge.kinds(here=not fresh))
         http = replace(target.http, concurrency=req.concurrency)  # the pool: what is in flight
         client = make_client(
             base_url,
