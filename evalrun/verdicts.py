@@ -1,9 +1,10 @@
 """The verdicts a run keeps: a grader's `Grade`, the garble detector's `GarbleVerdict` (made of
 `GarbleSignal`s, each with the garble family it speaks for) and `LaneGarble`, a lane's garble over
-its answers.
+its answers; and `GradeTimeout`, a grader that could not reach a verdict in time.
 
 They sit below grading/ (which produces them) so that reading a stored run (store/records.py,
-compare, sign-off) does not load the graders and the garble detector's word lists.
+compare, sign-off) does not load the graders and the garble detector's word lists, nor does a run
+whose answers a grading process grades (scoring/judge.py).
 """
 
 from __future__ import annotations
@@ -342,3 +343,7 @@ class LaneGarble:
             f"({fmt_points(100 * self.flagged_rate)}%: {self.soup} token soup, "
             f"{self.loops} loops{looping})"
         )
+
+
+class GradeTimeout(Exception):
+    """A grader's pattern took longer than its time budget on one text (grading/pattern.py)."""

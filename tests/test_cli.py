@@ -1,9 +1,10 @@
+import argparse
 import subprocess
 import sys
 
 import pytest
 
-from evalrun.cli import COMMANDS, main
+from evalrun.cli import COMMANDS, build_parser, main
 
 
 def test_help_lists_every_command(capsys):
@@ -13,6 +14,25 @@ def test_help_lists_every_command(capsys):
     out = capsys.readouterr().out
     missing = [name for name in COMMANDS if f"    {name} " not in out]
     assert not missing, f"commands absent from --help: {missing}"
+
+
+@pytest.mark.parametrize("argv", [["-h", "score"], ["--debug", "--help", "runs"]])
+def test_help_before_a_command_still_lists_every_command(capsys, argv):
+    with pytest.raises(SystemExit):
+        main(argv)
+    out = capsys.readouterr().out
+    assert all(f"    {name} " in out for name in COMMANDS)
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_a_command_parses_alone_as_among_all(name):
+    # `evalrun NAME ...` builds NAME's parser only: its help, usage and choices are the same.
+    from support.clidocs import _walk
+
+    def helps(parser: argparse.ArgumentParser) -> list[str]:
+        return [p.format_help() for p in _walk(parser) if p.prog.startswith(f"evalrun {name}")]
+
+    assert helps(build_parser(name)) == helps(build_parser())
 
 
 def test_no_command_is_usage_error():

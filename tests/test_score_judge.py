@@ -140,3 +140,25 @@ def test_the_grading_process_loads_the_lists_before_the_first_answer() -> None:
     ).stdout.split()
     pairs, lists, latin = map(int, out)
     assert pairs == 1 and lists == 2 + latin  # English's two, and every Latin-script list
+
+
+@pytest.mark.parametrize("n", [4, APART_FROM + 6])
+def test_a_grader_kind_nothing_registers_stops_the_run_before_it_asks(
+    fake_server, make_suite, tmp_path, n
+):
+    # Graded apart, the grading process names the kinds it registers (the run's own process
+    # never imports the graders); inline, the run's process does: the same error either way.
+    items = [simple_item(i) for i in range(n)]
+    items[1]["grader"] = {"kind": "no_such_kind"}
+    suite = make_suite(items)
+    proc = cli(
+        *("score", "--endpoint", fake_server.base_url, "--suite", str(suite), "--no-progress"),
+        *("--results", str(tmp_path / "r")),
+        stderr=subprocess.PIPE,
+    )
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 2, err
+    assert f"graded apart: {n >= APART_FROM}" in err
+    assert "unknown grader kind(s) no_such_kind; known: all, any, choice" in err
+    assert not fake_server.requests
+    assert not [p for p in (tmp_path / "r").iterdir() if p.is_dir()]

@@ -14,12 +14,10 @@ from typing import Any
 
 import regex
 
+from evalrun.verdicts import GradeTimeout
+
 MATCH_TIMEOUT_S = 0.5  # per match; the engine checks the clock coarsely, so allow ~4x under load
 IGNORECASE = regex.IGNORECASE
-
-
-class GradeTimeout(Exception):
-    """A grader's pattern took longer than its time budget on one text."""
 
 
 @lru_cache(maxsize=1024)

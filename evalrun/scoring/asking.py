@@ -9,7 +9,7 @@ built once a run.
 from __future__ import annotations
 
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -23,7 +23,7 @@ from evalrun.jsondata import JSONObject
 from evalrun.scoring.judge import Judge
 from evalrun.store import ItemRecord, now_iso
 from evalrun.suite.load import GraderSpec, Item
-from evalrun.verdicts import Grade
+from evalrun.verdicts import Grade, GradeTimeout
 
 if TYPE_CHECKING:
     import openai
@@ -98,15 +98,14 @@ def expects_tool_call(spec: GraderSpec) -> bool:
     return False
 
 
-def check_graders(items: list[Item]) -> None:
-    """SuiteError naming the grader kinds the items use that no grader registers."""
-    from evalrun.grading.registry import GRADERS
-
-    unknown = sorted({i.grader.kind for i in items} - set(GRADERS))
+def check_graders(items: list[Item], known: Collection[str]) -> None:
+    """SuiteError naming the grader kinds the items use that no grader registers (`known`: the
+    kinds registered, `Judge.kinds`)."""
+    unknown = sorted({i.grader.kind for i in items} - set(known))
     if unknown:
         raise SuiteError(
             f"unknown grader kind(s) {', '.join(unknown)}; known: "
-            f"{', '.join(sorted(GRADERS))}; fix the suite items"
+            f"{', '.join(sorted(known))}; fix the suite items"
         )
 
 
@@ -118,8 +117,6 @@ async def score_item(item: Item, ctx: AskContext) -> Scored:
 
 async def judged(answered: Answered, judge: Judge) -> Scored:
     """The record of an answered item, graded by the run's judge."""
-    from evalrun.grading.pattern import GradeTimeout
-
     item, resp = answered.item, answered.got.response
     try:
         verdict = await judge.grade(item, resp)  # runs the garble detector too: garbled fails

@@ -1,26 +1,31 @@
 """Grading beside the requests: a run of many items grades its answers in a second process.
 
-Grading is CPU work: the garble detector's word lists cost ~0.45 s, loaded before the first
-answer arrives, then grading takes ~3 ms an answer on the core suite. Done on the event loop,
-every answer delays the next requests of every worker. A run with at least `APART_FROM` answers to
-grade forks one grading process at its start (before the run starts a thread or opens a
-connection), which loads what grading needs while the run connects and asks, then grades each
-answer as it arrives while the loop keeps asking. The verdicts are the same function's
-(`grading.registry.grade`); a run with fewer items, a process with threads already (fork would
-copy them half-way), or a grading process that died, grades in this process instead.
+Grading is CPU work: the graders' import and the garble detector's word lists cost ~0.5 s, loaded
+before the first answer arrives, then grading takes ~3 ms an answer on the core suite. Done on the
+event loop, every answer delays the next requests of every worker. A run with at least
+`APART_FROM` answers to grade forks one grading process at its start (before the run starts a
+thread or opens a connection), which imports the graders (and tells the run which kinds they
+register) and loads what grading needs while the run imports its HTTP client, connects and asks,
+then grades each answer as it arrives while the loop keeps asking; the run's own process never
+imports the graders. The verdicts are the same function's (`grading.registry.grade`); a run with
+fewer items, a process with threads already (fork would copy them half-way), or a grading process
+that died, grades in this process instead.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import multiprocessing
 import os
 import signal
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
+
+from evalrun.jsondata import collector_paused
 
 if TYPE_CHECKING:
     from evalrun.endpoint.response import Response
@@ -34,6 +39,7 @@ class Judge:
 
     def __init__(self, *, apart: bool) -> None:
         self._pool: ProcessPoolExecutor | None = None
+        self._kinds: Future[frozenset[str]] | None = None
         if apart and threading.active_count() == 1:
             try:
                 self._pool = ProcessPoolExecutor(
@@ -42,14 +48,25 @@ class Judge:
                     initializer=_in_child,
                     initargs=(os.getpid(),),
                 )
-                self._pool.submit(_warm)  # forks now, and loads grading meanwhile
+                self._kinds = self._pool.submit(_registered)  # forks now: imports the graders
+                self._pool.submit(_warm)  # then loads the word lists meanwhile
             except (OSError, ValueError):  # no fork here, or no process to be had
-                self._pool = None
+                self._pool, self._kinds = None, None
 
     @property
     def apart(self) -> bool:
         """Whether answers are graded in the grading process."""
         return self._pool is not None
+
+    async def kinds(self, *, here: bool = False) -> frozenset[str]:
+        """The grader kinds registered: the grading process's answer when apart (asked as it
+        started), else, or with `here`, this process's (it then imports the graders)."""
+        if self._kinds is not None and self._pool is not None and not here:
+            try:
+                return await asyncio.wrap_future(self._kinds)
+            except BrokenProcessPool:  # the grading process died (killed, out of memory)
+                self._pool = None
+        return _registered()
 
     async def grade(self, item: Any, response: Response) -> Grade:
         """The item's verdict on this response (GradeTimeout as `grade` raises it)."""
@@ -74,15 +91,28 @@ def _grade(item: Any, response: Response) -> Grade:
     return grade(item, response)
 
 
+def _registered() -> frozenset[str]:
+    with collector_paused():  # an import makes no garbage; see _warm
+        from evalrun.grading.registry import GRADERS
+
+    return frozenset(GRADERS)
+
+
 def _warm() -> None:
     """Import grading and load the word lists and pairs that nearly every run's answers need
     (garble.lexicon.preload), while the run imports its HTTP client and sends its first
-    requests: the grading then keeps pace with the answers instead of trailing them."""
-    from evalrun.grading.garble import detect
-    from evalrun.grading.garble.lexicon import preload
+    requests: the grading then keeps pace with the answers instead of trailing them.
 
-    preload()
-    detect("The answer is in the text above, as the question says.", ["en"])
+    What is loaded lives as long as the grading process, so the collector is paused while it
+    loads (a full collection in the middle walked the half-built lists: ~0.05-0.09 s) and it is
+    frozen afterwards (gc.freeze): no collection while answers are graded walks it again."""
+    with collector_paused():
+        from evalrun.grading.garble import detect
+        from evalrun.grading.garble.lexicon import preload
+
+        preload()
+        detect("The answer is in the text above, as the question says.", ["en"])
+    gc.freeze()
 
 
 def _in_child(parent: int) -> None:

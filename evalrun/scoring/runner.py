@@ -27,6 +27,7 @@ from pathlib import Path
 
 from evalrun.endpoint.client import (
     list_models,
+    load_sdk,
     make_client,
     normalise_endpoint,
     pick_model,
@@ -92,14 +93,23 @@ async def _run(
     target = req.target
     to_grade = sum(i.id not in done or done[i.id].status == "error" for i in items)
     judge = Judge(apart=to_grade * state.repeats >= APART_FROM)  # first: forks before threads
-    http = replace(target.http, concurrency=req.concurrency)  # the pool holds what is in flight
-    client = make_client(
-        base_url,
-        api_key=target.api_key,
-        http=http,
-        headers=target.options.headers,
-        activity=state.activity,
-    )
+    try:
+        # A grading process imports the graders (and names their kinds) while this one imports
+        # openai. With openai imported already (an earlier run in this process) there is
+        # nothing to wait on meanwhile: this process asks its own registry (once a process).
+        fresh = load_sdk(freeze=judge.apart)
+        check_graders(items, await judge.kinds(here=not fresh))
+        http = replace(target.http, concurrency=req.concurrency)  # the pool: what is in flight
+        client = make_client(
+            base_url,
+            api_key=target.api_key,
+            http=http,
+            headers=target.options.headers,
+            activity=state.activity,
+        )
+    except BaseException:
+        judge.close()
+        raise
     state.timeout = target.http.timeout
     task = asyncio.current_task()
     assert task is not None
@@ -175,7 +185,6 @@ async def _score_locked(
     own_loop: bool,
 ) -> tuple[RunRecord, list[ItemRecord]]:
     items, done, selection = load_resumed(req, store, state)
-    check_graders(items)
     bar = hooks.progress
     try:
         await _run(

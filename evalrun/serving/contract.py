@@ -21,10 +21,10 @@ import os
 import re
 import sys
 from collections.abc import Iterable
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from evalrun.errors import ConfigError
@@ -64,24 +64,34 @@ DEFAULT_HEALTH = {
 DEFAULT_PORT = {"vllm": 8000, "sglang": 30000, "llama.cpp": 8080, "other": 8000}
 
 
-class YamlLoader(yaml.SafeLoader):
+@cache
+def _yaml_loader() -> Any:
     """YAML with 1.2's booleans: only true/false. YAML 1.1 also reads on/off/yes/no as booleans,
     which turns llama-server's `flash-attn: on` into a bare `--flash-attn` (and `off` into no
-    flag at all); here they stay the words the engine expects."""
+    flag at all); here they stay the words the engine expects. Built on first use: a run
+    against an endpoint reads no YAML and does not import it."""
+    import yaml
 
+    class YamlLoader(yaml.SafeLoader):
+        pass
 
-YamlLoader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-YamlLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
+    YamlLoader.yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    YamlLoader.add_implicit_resolver(
+        "tag:yaml.org,2002:bool",
+        re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+        list("tTfF"),
+    )
+    return YamlLoader
 
 
 def load_yaml(text: str) -> Any:
     """Parse contract YAML (a file or a --set value) with YAML 1.2 booleans."""
-    return yaml.load(text, Loader=YamlLoader)  # noqa: S506 - a SafeLoader subclass
+    import yaml
+
+    return yaml.load(text, Loader=_yaml_loader())  # noqa: S506 - a SafeLoader subclass
 
 
 class Contract(BaseModel):
@@ -207,6 +217,8 @@ def read_contract_data(path: Path | str) -> JSONObject:
         raise ConfigError(f"contract file {path} not found; check the path") from exc
     except OSError as exc:
         raise ConfigError(f"cannot read contract {path}: {exc.strerror}") from exc
+    import yaml
+
     try:
         data = load_yaml(text)
     except yaml.YAMLError as exc:
@@ -223,6 +235,8 @@ def _parse_set(item: str) -> tuple[str, Any]:
     key, sep, raw = item.partition("=")
     if not sep or not key.strip():
         raise ConfigError(f"--set {item!r}: write KNOB=VALUE, e.g. --set kv-cache-dtype=fp8")
+    import yaml
+
     try:
         value = load_yaml(raw) if raw.strip() else None
     except yaml.YAMLError as exc:
