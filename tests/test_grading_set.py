@@ -37,6 +37,19 @@ def rates(pairs: list[tuple[dict, bool]]) -> tuple[float, float]:
     )
 
 
+def misjudged(pairs: list[tuple[dict, bool]]) -> tuple[int, int]:
+    """(false rejects, false accepts): correct rows that failed, wrong rows that passed."""
+    fr = sum(1 for r, p in pairs if r["passed"] and not p)
+    return fr, sum(1 for r, p in pairs if not r["passed"] and p)
+
+
+def by_category(pairs: list[tuple[dict, bool]]) -> dict[str, list[tuple[dict, bool]]]:
+    out: dict[str, list[tuple[dict, bool]]] = defaultdict(list)
+    for r, p in pairs:
+        out[ITEMS[r["id"]].category].append((r, p))
+    return out
+
+
 def test_the_set_covers_every_item_and_category_both_ways():
     assert len(ROWS) >= 1000
     per_item: dict[str, list[bool]] = defaultdict(list)
@@ -56,10 +69,7 @@ def test_held_out_half_within_the_error_budget():
     fr, fa = rates(pairs)
     misses = [(r["id"], r["style"]) for r, p in pairs if p != r["passed"]]
     assert fr <= 0.02 and fa <= 0.02, (fr, fa, misses)
-    by_cat: dict[str, list[tuple[dict, bool]]] = defaultdict(list)
-    for r, p in pairs:
-        by_cat[ITEMS[r["id"]].category].append((r, p))
-    for cat, part in by_cat.items():
+    for cat, part in by_category(pairs).items():
         cfr, cfa = rates(part)
         assert cfr <= 0.05 and cfa <= 0.05, (cat, cfr, cfa)
 
@@ -182,29 +192,21 @@ BLIND_ROWS = load_rows(BLIND)
 def test_blind_held_out_half_no_worse_than_measured():
     """The blind set's held-out half (tests/data/grading/README.md) at or under the figures
     measured by `.venv/bin/python -m bench.grading_bench --set blind` on core-v5: false rejects
-    9/604 (1.5%), false accepts 8/661 (1.2%); on core-v4 12/604 and 12/661; before the fifth round of rules (sections of
-    suites/core/README.md; the question sentence a clause answers, a guess put as a question,
-    sequences after a lead-in or their working, ...) 13/604 and 12/661; before the fourth round
-    (decimal commas, emoji, notes after an answer asked for alone, ...) 15/604 and 13/661; on core-v3
-    14/597 and 25/668, on core-v2's
-    items with the same graders 18/601 and 25/664, and before the retraction and opening-claim
-    reading 49/601 and 64/664. The target is 2% each; these are floors to keep, not it."""
+    9/604 (1.5%), false accepts 8/661 (1.2%), no category above 4%. Earlier (suites/core/
+    README.md): core-v4 12/604 and 12/661; before its fifth round of rules 13/604 and 12/661;
+    before the fourth 15/604 and 13/661; core-v3 14/597 and 25/668; core-v2's items with the
+    same graders 18/601 and 25/664; before the retraction and opening-claim reading 49/601 and
+    64/664. The target is 2% each, no category above 4%; these are floors to keep."""
     pairs = judged([r for r in BLIND_ROWS if held_out(r)])
-    fr = sum(1 for r, p in pairs if r["passed"] and not p)
-    fa = sum(1 for r, p in pairs if not r["passed"] and p)
+    fr, fa = misjudged(pairs)
     assert fr <= 9 and fa <= 8, (fr, fa)
-    by_cat: dict[str, list[tuple[dict, bool]]] = defaultdict(list)
-    for r, p in pairs:
-        by_cat[ITEMS[r["id"]].category].append((r, p))
-    worst = max(max(rates(part)) for part in by_cat.values())
-    assert worst <= 0.04, worst  # no category above 4%
+    worst = {cat: max(rates(part)) for cat, part in by_category(pairs).items()}
+    assert max(worst.values()) <= 0.04, worst
 
 
 def test_second_blind_held_out_half_no_worse_than_measured():
     """blind2.jsonl (the canary and instruction items, tests/data/grading/README.md): its
     held-out half at or under the core-v5 figures, false rejects 5/152 (3.3%) and false accepts
     9/170 (5.3%); on core-v4 10/152 and 20/170."""
-    pairs = judged([r for r in load_rows(BLIND2) if held_out(r)])
-    fr = sum(1 for r, p in pairs if r["passed"] and not p)
-    fa = sum(1 for r, p in pairs if not r["passed"] and p)
+    fr, fa = misjudged(judged([r for r in load_rows(BLIND2) if held_out(r)]))
     assert fr <= 5 and fa <= 9, (fr, fa)

@@ -222,12 +222,16 @@ def _launch(log: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
 
 def test_openmp_waits_spin_briefly_only_on_idle_cpus() -> None:
     spin = {"OMP_WAIT_POLICY": "ACTIVE", "GOMP_SPINCOUNT": "1000"}
-    assert omp_waits({}, 0.97) == spin
-    assert omp_waits({}, 0.5) == {"OMP_WAIT_POLICY": "PASSIVE"}  # another busy process
-    assert omp_waits({}, None) == {"OMP_WAIT_POLICY": "PASSIVE"}  # no /proc/stat to read
-    # the caller's own choice is left alone, whatever the load
-    assert omp_waits({"OMP_WAIT_POLICY": "PASSIVE"}, 0.99) == {}
-    assert omp_waits({"GOMP_SPINCOUNT": "0"}, 0.99) == {}
+    assert omp_waits({}, lambda: 0.97) == (spin, 0.97)
+    assert omp_waits({}, lambda: 0.5) == ({"OMP_WAIT_POLICY": "PASSIVE"}, 0.5)  # a busy process
+    assert omp_waits({}, lambda: None) == ({"OMP_WAIT_POLICY": "PASSIVE"}, None)  # no /proc/stat
+
+    # the caller's own choice is left alone, and nothing is measured for it
+    def unasked() -> float:
+        raise AssertionError("measured the CPUs for a caller who chose the waits")
+
+    assert omp_waits({"OMP_WAIT_POLICY": "PASSIVE"}, unasked) == ({}, None)
+    assert omp_waits({"GOMP_SPINCOUNT": "0"}, unasked) == ({}, None)
 
 
 def test_cpu_idle_share_sees_a_busy_core() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
+from collections import Counter
 from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -77,20 +78,23 @@ class NormalizedParams(GraderParams):
     )
 
 
+_QUOTES = '"“”«»„'  # around a copy, or inside it: not its punctuation ("'" is, as in o'clock)
+
+
 def _marks(text: str) -> list[str]:
     """The punctuation marks of a text in order, quotes aside (curly or straight alike)."""
     flat = nfkc(text).replace("’", "'").replace("‘", "'")
     return [
         c
-        for c in flat.strip().strip("\"'“”«»„")
-        if unicodedata.category(c).startswith("P") and c not in '"“”«»„'
+        for c in flat.strip().strip(_QUOTES + "'")
+        if unicodedata.category(c).startswith("P") and c not in _QUOTES
     ]
 
 
 def _same_marks(body: str, answer: str) -> bool:
     """Whether `body` keeps `answer`'s punctuation, its final mark possibly left off."""
     got, want = _marks(body), _marks(answer)
-    final = answer.rstrip().strip("\"'“”«»„")[-1:]
+    final = answer.rstrip().strip(_QUOTES + "'")[-1:]
     return got == want or (bool(want) and final == want[-1] and got == want[:-1])
 
 
@@ -413,7 +417,8 @@ def _language(response: Response, p: LanguageParams) -> Grade:
 
 # A list line: "-", "*", "+", "1." / "1)", and the bullets typed as characters ("•", "–", "·",
 # "◦", "▪", "‣")
-_LIST_LINE = re.compile(r"^\s*(?:[-*+•–·◦▪‣]|\d+[.)])\s+\S")
+_LIST_MARKER = r"^\s*(?:[-*+•–·◦▪‣]|\d+[.)])\s+"  # "- ", "• ", "1. ", "2) "
+_LIST_LINE = re.compile(_LIST_MARKER + r"\S")
 
 
 class FormatParams(GraderParams):
@@ -502,14 +507,13 @@ def _closing_phrase(text: str, phrase: str, case: bool = False) -> re.Match[str]
     return re.search(pattern, text.rstrip(), 0 if case else re.IGNORECASE)
 
 
-# A list line's marker, and what may sit around its one item: markup, emoji, a closing mark
-_ITEM_MARKER = re.compile(r"^\s*(?:[-*+•–·◦▪‣]|\d+[.)])\s+")
+# What may sit around a list line's one item: markup, emoji, a closing mark
 _ITEM_EDGES = " \t*_`.!;,"
 
 
 def _list_item(line: str) -> str:
     """A list line's item: the line after its marker, without markup, emoji or a final mark."""
-    return without_emoji(_ITEM_MARKER.sub("", line)).strip(_ITEM_EDGES)
+    return without_emoji(re.sub(_LIST_MARKER, "", line)).strip(_ITEM_EDGES)
 
 
 @grader("format", FormatParams)
@@ -611,6 +615,7 @@ def _sequence_tokens(
     """The reply's items in order (negated ones dropped), whether two were hedged ("or"), and
     the text between each two items. Bracketed asides are left out unless `asides`."""
     t = plain_text(text) if asides else re.sub(r"\([^()]*\)", " ", plain_text(text))
+    expand: dict[str, str] = {}  # an abbreviation -> the item it stands for
     if p.tokens == "numbers":
         t = with_digits(t)  # "One, two, three, ..." counts as well as "1, 2, 3, ..."
         # digits right after CJK text are a number of their own ("下一个数是10")
@@ -621,7 +626,10 @@ def _sequence_tokens(
         vocab = sorted({normalize(w) for w in p.items + p.given}, key=len, reverse=True)
         words = [re.escape(w) for w in vocab]
         if p.abbreviated:  # "Jan", "Sept.": three letters or more of an item, a period or not
-            words += [re.escape(w[:k]) + r"\.?" for w in vocab for k in range(len(w) - 1, 2, -1)]
+            short = [(w[:k], w) for w in vocab for k in range(len(w) - 1, 2, -1)]
+            words += [re.escape(a) + r"\.?" for a, _ in short]
+            seen = Counter(a for a, _ in short)  # a prefix two items share stands for neither
+            expand = {a: w for a, w in short if seen[a] == 1 and a not in vocab}
         pattern = r"(?<!\w)(?:" + "|".join(words) + r")(?!\w)"
     hits = [m for m in re.finditer(pattern, t, re.IGNORECASE) if not is_negated(t, m.start())]
     if p.tokens == "letters":  # "a" the article ("Here is a list") is not an item
@@ -635,16 +643,8 @@ def _sequence_tokens(
         for a, b in itertools.pairwise(hits)
     )
     gaps = [t[a.end() : b.start()] for a, b in itertools.pairwise(hits)]
-    return [_full_item(normalize(m.group(0)), p) for m in hits], hedged, gaps
-
-
-def _full_item(token: str, p: SequenceParams) -> str:
-    """The item an abbreviation stands for ("sept" -> "september"); the token itself else."""
-    if not p.abbreviated or p.tokens != "words":
-        return token
-    stem = token.rstrip(".")
-    full = {normalize(w) for w in p.items + p.given if normalize(w).startswith(stem)}
-    return full.pop() if len(full) == 1 else token
+    tokens = [normalize(m.group(0)) for m in hits]
+    return [expand.get(tok, tok) for tok in tokens], hedged, gaps
 
 
 # "1, 2, ... 9... and 10. So: 1, 2, ..., 10": the reply restates its whole answer after a
@@ -663,6 +663,16 @@ _COMMAS_ASKED = re.compile(r"\bseparated by commas\b|\bcomma-separated\b", re.IG
 _COMMA_GAP = re.compile(r".*[,、].*|\s+(?:and|&)\s+", re.DOTALL)  # 、 the CJK list comma
 _SPACES_ASKED = re.compile(r"\bseparated by (?:a )?spaces?\b|\bspace-separated\b", re.IGNORECASE)
 _SPACE_GAP = re.compile(r"[^\S\n]+")  # one line: a comma or a line break is another separator
+Separator = tuple[str, re.Pattern[str]]  # its name, and what may stand between two items
+
+
+def _separator(question: str) -> Separator | None:
+    """The separator the question asks for between the items, if it names one."""
+    if _COMMAS_ASKED.search(question):
+        return "commas", _COMMA_GAP
+    return ("spaces", _SPACE_GAP) if _SPACES_ASKED.search(question) else None
+
+
 # "Counting eight letters from the start gives:\n\nA B C D E F G H": the answer set out on
 # lines of its own after the working that leads to it
 _SET_OUT = re.compile(r":[^\S\n]*\n\s*")
@@ -672,9 +682,7 @@ _SET_OUT = re.compile(r":[^\S\n]*\n\s*")
 def _sequence(response: Response, p: SequenceParams) -> Grade:
     """The reply continues or copies a sequence exactly: no loops, floods or overshoot; with
     the separator the question asks for ("separated by commas") between its items."""
-    asked = current_question()
-    sep = _COMMA_GAP if _COMMAS_ASKED.search(asked) else None
-    sep = _SPACE_GAP if sep is None and _SPACES_ASKED.search(asked) else sep
+    sep = _separator(current_question())
     text = answer_text(response)
     got = _sequence_reading(text, p, sep)
     if got.passed:
@@ -708,7 +716,7 @@ def _sequence(response: Response, p: SequenceParams) -> Grade:
 _CLAUSES = re.compile(r"[.;:\n]+\s*|\s[—–]\s")
 
 
-def _explained(text: str, p: SequenceParams, sep: re.Pattern[str] | None) -> Grade | None:
+def _explained(text: str, p: SequenceParams, sep: Separator | None) -> Grade | None:
     """The first or last clause when it answers and the others explain it from the question's
     sequence: "10\n\nEach number is 2 more: 2 → 4 → 6 → 8 → 10", "It increases by 2; next is
     10". The explanation names one of the givens and no item but the givens and the ones the
@@ -726,7 +734,7 @@ def _explained(text: str, p: SequenceParams, sep: re.Pattern[str] | None) -> Gra
     return None
 
 
-def _sequence_reading(text: str, p: SequenceParams, sep: re.Pattern[str] | None = None) -> Grade:
+def _sequence_reading(text: str, p: SequenceParams, sep: Separator | None = None) -> Grade:
     got, hedged, gaps = _sequence_tokens(text, p)
     vocab = {normalize(w) for w in p.items + p.given}
     beyond = [t for t in _sequence_tokens(text, p, asides=True)[0] if t not in vocab]
@@ -735,9 +743,8 @@ def _sequence_reading(text: str, p: SequenceParams, sep: re.Pattern[str] | None 
         return verdict(False, f"an aside goes on past the sequence ({', '.join(beyond[:3])})")
     if hedged:
         return verdict(False, "offers alternatives ('or')")
-    if sep is not None and any(not sep.fullmatch(g) for g in gaps):
-        how = "commas" if sep is _COMMA_GAP else "spaces"
-        return verdict(False, f"the items are not separated by {how}, as the question asks")
+    if sep is not None and any(not sep[1].fullmatch(g) for g in gaps):
+        return verdict(False, f"the items are not separated by {sep[0]}, as the question asks")
     items = [normalize(w) for w in p.items]
     given = [normalize(w) for w in p.given]
     least = p.min_items or len(items)

@@ -21,7 +21,7 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn
@@ -189,14 +189,18 @@ def cpu_idle_share(sample_s: float = IDLE_SAMPLE_S) -> float | None:
     return (idle1 - idle0) / (all1 - all0) if all1 > all0 else None
 
 
-def omp_waits(environ: Mapping[str, str], idle: float | None) -> dict[str, str]:
-    """The OpenMP wait settings to add before llama.cpp loads: none when the caller chose them;
-    a short spin when the CPUs were idle at start; sleeping waits otherwise."""
+def omp_waits(
+    environ: Mapping[str, str], idle_share: Callable[[], float | None] = cpu_idle_share
+) -> tuple[dict[str, str], float | None]:
+    """The OpenMP wait settings to add before llama.cpp loads, and the idle share they were
+    chosen by: none when the caller chose them (nothing is measured then); a short spin when the
+    CPUs were idle at start; sleeping waits otherwise."""
     if "OMP_WAIT_POLICY" in environ or "GOMP_SPINCOUNT" in environ:
-        return {}
+        return {}, None
+    idle = idle_share()
     if idle is not None and idle >= IDLE_TO_SPIN:
-        return {"OMP_WAIT_POLICY": "ACTIVE", "GOMP_SPINCOUNT": SPIN_ROUNDS}
-    return {"OMP_WAIT_POLICY": "PASSIVE"}
+        return {"OMP_WAIT_POLICY": "ACTIVE", "GOMP_SPINCOUNT": SPIN_ROUNDS}, idle
+    return {"OMP_WAIT_POLICY": "PASSIVE"}, idle
 
 
 def build_params(options: argparse.Namespace) -> Any:
@@ -351,12 +355,7 @@ def main(argv: list[str] | None = None) -> int:
         options = parse_args(sys.argv[1:] if argv is None else argv)
         check_gguf(Path(options.model))
         check_port(options.host, options.port)
-        idle = (
-            cpu_idle_share()
-            if not {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT"} & set(os.environ)
-            else None
-        )
-        waits = omp_waits(os.environ, idle)
+        waits, idle = omp_waits(os.environ)
         os.environ.update(waits)  # read by OpenMP when llama.cpp loads, in build_params
         if waits:
             print(
