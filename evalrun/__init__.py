@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
+from evalrun.version import __version__
+
 __all__ = ["ScoreOptions", "__version__", "ascore", "score"]
 
 

@@ -20,13 +20,14 @@ import asyncio
 from dataclasses import replace
 from typing import Any
 
+from evalrun.errors import EvalrunError
 from evalrun.scoring.options import ScoreOptions, prepare, run_score
 from evalrun.scoring.report import ProgressBar
 from evalrun.scoring.runner import ScoreHooks, ascore_suite
-from evalrun.serving.target import Target
+from evalrun.serving.target import BootProgress, Target
 from evalrun.store import RunRecord, RunStore
 
-__all__ = ["ScoreOptions", "ascore", "score"]
+__all__ = ["ScoreOptions", "ascore", "run", "score"]
 
 
 def score(endpoint: str | None = None, **kw: Any) -> RunRecord:
@@ -34,10 +35,7 @@ def score(endpoint: str | None = None, **kw: Any) -> RunRecord:
     `reference=True`) and return the stored run record. Keyword arguments as `evalrun score`'s
     flags (`ScoreOptions`); `options=` takes a ready ScoreOptions instead. Works from sync code
     and from inside a running event loop alike."""
-    options = _options(endpoint, kw)
-    record, _ = run_score(options)
-    _junit(options, record)
-    return record
+    return run(_options(endpoint, kw))
 
 
 async def ascore(endpoint: str | None = None, **kw: Any) -> RunRecord:
@@ -46,18 +44,39 @@ async def ascore(endpoint: str | None = None, **kw: Any) -> RunRecord:
     the run `interrupted` and resumable."""
     options = _options(endpoint, kw)
     if options.booted:
-        return await asyncio.to_thread(score, options=options)
-    spec, req, store = prepare(options)
-    target = Target.endpoint(
-        spec.endpoint or "",
-        model=spec.model,
-        api_key=spec.api_key,
-        options=spec.options,
-        http=spec.http,
-    )
-    hooks = ScoreHooks(progress=ProgressBar() if options.progress else None)
-    record, _ = await ascore_suite(replace(req, target=target), store, hooks)
-    _junit(options, record)
+        return await asyncio.to_thread(run, options)
+    try:
+        spec, req, store = prepare(options)
+        target = Target.endpoint(
+            spec.endpoint or "",
+            model=spec.model,
+            api_key=spec.api_key,
+            options=spec.options,
+            http=spec.http,
+        )
+        hooks = ScoreHooks(progress=ProgressBar() if options.progress else None)
+        record, _ = await ascore_suite(replace(req, target=target), store, hooks)
+    except EvalrunError as exc:
+        _junit(options, exc.run_id)
+        raise
+    _junit(options, record.run_id)
+    return record
+
+
+def run(
+    options: ScoreOptions,
+    hooks: ScoreHooks | None = None,
+    *,
+    on_boot_progress: BootProgress | None = None,
+) -> RunRecord:
+    """Score as the options say; with `junit`, the run is also written there as JUnit XML, a
+    run that stopped early too (the error then names it: `run_id`)."""
+    try:
+        record, _ = run_score(options, hooks, on_boot_progress=on_boot_progress)
+    except EvalrunError as exc:
+        _junit(options, exc.run_id)
+        raise
+    _junit(options, record.run_id)
     return record
 
 
@@ -72,8 +91,9 @@ def _options(endpoint: str | None, kw: dict[str, Any]) -> ScoreOptions:
     return ScoreOptions.from_keywords(endpoint=endpoint, **kw)
 
 
-def _junit(options: ScoreOptions, record: RunRecord) -> None:
-    if options.junit:
+def _junit(options: ScoreOptions, run_id: str | None) -> None:
+    """The one place a score writes its JUnit XML (the export lives above scoring)."""
+    if options.junit and run_id:
         from evalrun.viewing.export import write_export
 
-        write_export(RunStore(options.results), record.run_id, "junit", str(options.junit))
+        write_export(RunStore(options.results), run_id, "junit", str(options.junit))

@@ -20,6 +20,9 @@ class EvalrunError(Exception):
     """Base of every error evalrun reports to a user."""
 
     exit_code = 1
+    # The stored run an error stopped (a score that stopped early): `--json` and `--junit` still
+    # report it, and bisect links a trial's probe run.
+    run_id: str | None = None
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         super().__init__(message)

@@ -15,7 +15,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "evalrun"
 LAYERS: list[set[str]] = [
     {"__main__"},
     {"cli"},
-    {"commands", "api"},
+    {"commands"},
+    {"api"},
     {"bisection", "viewing"},
     {"signoff"},
     {"scoring", "slope", "compare"},
@@ -27,6 +28,7 @@ LAYERS: list[set[str]] = [
     {"verdicts"},
     {"tables", "provenance"},
     {"errors", "__init__", "text_safety", "jsondata"},
+    {"version"},
 ]
 
 

@@ -561,8 +561,8 @@ class TrialRunner:
             except EndpointError as exc:
                 items += len(suite.items)
                 stopped = exc.message
-                if getattr(exc, "run_id", None):
-                    self.store.mark_trial(exc.run_id)  # type: ignore[attr-defined]
+                if exc.run_id:
+                    self.store.mark_trial(exc.run_id)
                 break
             self.store.mark_trial(record.run_id)  # `runs` and `latest` skip trial runs
             run_ids.append(record.run_id)

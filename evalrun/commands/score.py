@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from evalrun.scoring.options import ScoreOptions
     from evalrun.scoring.report import ProgressBar
-    from evalrun.store import RunStore
 
 UNTESTABLE = 125
 
@@ -126,8 +125,8 @@ def options_from_args(args: argparse.Namespace) -> ScoreOptions:
 
 
 def run(args: argparse.Namespace) -> int:
+    from evalrun.api import run as run_score
     from evalrun.errors import BootError, EndpointError, EvalrunError, UsageError
-    from evalrun.scoring.options import run_score
     from evalrun.scoring.report import ProgressBar, score_json, score_text
     from evalrun.scoring.runner import ScoreHooks
     from evalrun.serving.launcher import stderr_progress
@@ -146,19 +145,18 @@ def run(args: argparse.Namespace) -> int:
     try:
         bar = ProgressBar() if options.progress else None
         hooks = ScoreHooks(progress=bar, notice=functools.partial(_notice, bar))
-        record, _ = run_score(options, hooks, on_boot_progress=boot_progress)
+        record = run_score(options, hooks, on_boot_progress=boot_progress)
     except EvalrunError as exc:
-        stored = getattr(exc, "run_id", None)  # set when the run stopped early
-        if args.junit and stored:
-            _write_junit(store, stored, args.junit)
-        if args.json and stored:
-            print(json_text(score_json(store.load_run(stored), store)))
+        if options.junit and exc.run_id:  # the run stopped early: its record is stored
+            print(f"wrote {options.junit}", file=sys.stderr)
+        if args.json and exc.run_id:
+            print(json_text(score_json(store.load_run(exc.run_id), store)))
         if not gating or not isinstance(exc, (EndpointError, BootError)):
             raise
         print(f"evalrun score: untestable: {exc}", file=sys.stderr)
         return UNTESTABLE
-    if args.junit:
-        _write_junit(store, record.run_id, args.junit)
+    if options.junit:
+        print(f"wrote {options.junit}", file=sys.stderr)
     if args.json:
         print(json_text(score_json(record, store)))
     else:
@@ -181,10 +179,3 @@ def _notice(bar: ProgressBar | None, text: str) -> None:
         bar.note(f"evalrun score: {text}")
     else:
         print(f"evalrun score: {text}", file=sys.stderr, flush=True)
-
-
-def _write_junit(store: RunStore, run_id: str, path: str) -> None:
-    from evalrun.viewing.export import write_export
-
-    write_export(store, run_id, "junit", path)
-    print(f"wrote {path}", file=sys.stderr)

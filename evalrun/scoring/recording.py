@@ -8,7 +8,6 @@ import queue
 import threading
 from typing import TypedDict
 
-from evalrun import __version__
 from evalrun.endpoint.options import options_differ
 from evalrun.errors import ConfigError, SuiteError, UsageError
 from evalrun.provenance import Provenance
@@ -29,6 +28,7 @@ from evalrun.store.lock import RunLock
 from evalrun.store.tokens import append_traces
 from evalrun.suite.load import Item
 from evalrun.suite.select import Selection, SelectionRecord
+from evalrun.version import __version__
 
 
 class ItemWriter:

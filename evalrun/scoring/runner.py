@@ -243,7 +243,7 @@ async def _score_locked(
 
 def _with_run(exc: EvalrunError, record: RunRecord) -> EvalrunError:
     """Attach the stored run to an error, so `--json` can still print it."""
-    exc.run_id = record.run_id  # type: ignore[attr-defined]
+    exc.run_id = record.run_id
     return exc
 
 
