@@ -56,3 +56,17 @@ def test_architecture_names_every_module() -> None:
         ):
             missing.append(f"evalrun/{rel}")
     assert not missing, f"ARCHITECTURE.md does not name: {', '.join(missing)}"
+
+
+def test_bisect_docs_state_the_fail_on_default_the_code_has() -> None:
+    from evalrun.bisection.driver import BisectRequest
+    from evalrun.bisection.trial import DEFAULT_FAIL_ON
+    from evalrun.cli import build_parser
+
+    text = (ROOT / "docs" / "bisect.md").read_text(encoding="utf-8")
+    stated = re.findall(r"`--fail-on ([a-z_,]+)` \(the default\)", text)
+    assert stated, "docs/bisect.md no longer states the --fail-on default"
+    parsed = build_parser().parse_args(["bisect", "--contract", "c.yaml"])
+    code = BisectRequest.model_fields["fail_on"].default
+    for default in (*stated, parsed.fail_on, code):
+        assert set(default.split(",")) == DEFAULT_FAIL_ON, default

@@ -5,7 +5,7 @@ answers /v1/models before warm-up; vLLM's /health can be 200 while the engine co
 server runs in its own process group with stdout+stderr in server.log; on every exit path (normal,
 error, Ctrl-C, SIGTERM) the whole group gets SIGTERM, then SIGKILL, and the port is verified free.
 A failed boot raises BootError with a kind and a one-line hint, classified from the log tail
-(evalrun/bootfail.py).
+(serving/bootfail.py).
 """
 
 from __future__ import annotations
