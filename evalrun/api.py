@@ -16,15 +16,13 @@ stored run record (`evalrun.store.RunRecord`; its items are in `results/<run_id>
 
 from __future__ import annotations
 
-import asyncio
-from dataclasses import replace
 from typing import Any
 
 from evalrun.errors import EvalrunError
-from evalrun.scoring.options import ScoreOptions, prepare, run_score
+from evalrun.scoring import runner
+from evalrun.scoring.options import ScoreOptions
 from evalrun.scoring.report import ProgressBar
-from evalrun.scoring.runner import ScoreHooks, ascore_suite
-from evalrun.serving.target import BootProgress, Target
+from evalrun.scoring.request import ScoreHooks
 from evalrun.store import RunRecord, RunStore
 
 __all__ = ["ScoreOptions", "ascore", "run", "score"]
@@ -43,19 +41,8 @@ async def ascore(endpoint: str | None = None, **kw: Any) -> RunRecord:
     the same arguments. A booted contract boots in a worker thread; cancelling the await leaves
     the run `interrupted` and resumable."""
     options = _options(endpoint, kw)
-    if options.booted:
-        return await asyncio.to_thread(run, options)
     try:
-        spec, req, store = prepare(options)
-        target = Target.endpoint(
-            spec.endpoint or "",
-            model=spec.model,
-            api_key=spec.api_key,
-            options=spec.options,
-            http=spec.http,
-        )
-        hooks = ScoreHooks(progress=ProgressBar() if options.progress else None)
-        record, _ = await ascore_suite(replace(req, target=target), store, hooks)
+        record, _ = await runner.ascore(options, _hooks(options))
     except EvalrunError as exc:
         _junit(options, exc.run_id)
         raise
@@ -63,21 +50,20 @@ async def ascore(endpoint: str | None = None, **kw: Any) -> RunRecord:
     return record
 
 
-def run(
-    options: ScoreOptions,
-    hooks: ScoreHooks | None = None,
-    *,
-    on_boot_progress: BootProgress | None = None,
-) -> RunRecord:
-    """Score as the options say; with `junit`, the run is also written there as JUnit XML, a
-    run that stopped early too (the error then names it: `run_id`)."""
+def run(options: ScoreOptions, hooks: ScoreHooks | None = None) -> RunRecord:
+    """Score as the options say (`evalrun score` does too); with `junit`, the run is also
+    written there as JUnit XML, a run that stopped early too (the error names it: `run_id`)."""
     try:
-        record, _ = run_score(options, hooks, on_boot_progress=on_boot_progress)
+        record, _ = runner.score(options, hooks or _hooks(options))
     except EvalrunError as exc:
         _junit(options, exc.run_id)
         raise
     _junit(options, record.run_id)
     return record
+
+
+def _hooks(options: ScoreOptions) -> ScoreHooks:
+    return ScoreHooks(progress=ProgressBar() if options.progress else None)
 
 
 def _options(endpoint: str | None, kw: dict[str, Any]) -> ScoreOptions:

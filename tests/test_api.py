@@ -14,14 +14,16 @@ from fakeserver import simple_item
 
 import evalrun
 from evalrun.cli import build_parser, main
-from evalrun.scoring.options import (
+from evalrun.scoring.options import ScoreOptions
+from evalrun.scoring.plan import (
     DEFAULT_CONCURRENCY,
     DEFAULT_TIMEOUT_S,
-    REFERENCE_CONCURRENCY,
     REFERENCE_TIMEOUT_S,
-    ScoreOptions,
-    prepare,
+    Limits,
+    plan,
 )
+from evalrun.serving.target import TargetSpec
+from evalrun.store import RunStore
 
 # Flags about what the CLI prints or exits with: an API caller reads the returned record instead.
 CLI_ONLY = {"json", "fail_below", "fail_on_garble", "no_progress"}
@@ -58,24 +60,23 @@ def test_the_cli_and_the_api_share_their_defaults():
 
     cli = options_from_args(parsed)
     assert cli == ScoreOptions(progress=True)  # the bar is the only difference, and on purpose
-    api, ref = ScoreOptions(), ScoreOptions(reference=True)
-    assert (api.settled_concurrency(), api.settled_timeout()) == (
-        DEFAULT_CONCURRENCY,
-        DEFAULT_TIMEOUT_S,
-    )
-    assert (ref.settled_concurrency(), ref.settled_timeout()) == (
-        REFERENCE_CONCURRENCY,
-        REFERENCE_TIMEOUT_S,
-    )
+    assert Limits.of(ScoreOptions()) == Limits(DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S)
+    assert Limits.of(ScoreOptions(reference=True), _reference()) == Limits(4, REFERENCE_TIMEOUT_S)
+
+
+def _reference(*sets: str):
+    return TargetSpec(reference=True, sets=sets).load_contract()
 
 
 def test_the_reference_sends_as_many_requests_as_it_has_slots():
-    assert ScoreOptions(reference=True, sets=("parallel=8",)).settled_concurrency() == 8
-    assert ScoreOptions(reference=True, sets=("ctx-size=4096",)).settled_concurrency() == 4
-    assert (
-        ScoreOptions(reference=True, sets=("parallel=8",), concurrency=2).settled_concurrency() == 2
-    )
-    assert ScoreOptions(contract="c.yaml", sets=("parallel=8",)).settled_concurrency() == 16
+    def slots(*sets: str, **kw) -> int:
+        options = ScoreOptions(reference=True, sets=sets, **kw)
+        return Limits.of(options, _reference(*sets)).concurrency
+
+    assert slots("parallel=8") == 8
+    assert slots("ctx-size=4096") == 4
+    assert slots("parallel=8", concurrency=2) == 2
+    assert Limits.of(ScoreOptions(contract="c.yaml", sets=("parallel=8",))).concurrency == 16
 
 
 def test_picking_keywords_select_like_the_flags(make_suite, tmp_path):
@@ -84,8 +85,8 @@ def test_picking_keywords_select_like_the_flags(make_suite, tmp_path):
     opts = ScoreOptions.from_keywords(
         endpoint="http://127.0.0.1:1/v1", suite=suite, category=["a", "b"], items="a-000,b-002"
     )
-    _, req, _ = prepare(opts)
-    assert [i.id for i in req.selection.pick(req.suite)] == ["a-000", "b-002"]
+    settled = plan(opts, RunStore(tmp_path / "results"))
+    assert [i.id for i in settled.items] == ["a-000", "b-002"]
 
 
 _VOLATILE = {"run_id", "started_at", "ended_at", "pid", "host", "provenance", "server"}

@@ -32,7 +32,7 @@ from evalrun.errors import BootError, EndpointError, EvalrunError, UsageError
 from evalrun.jsondata import AsWritten
 from evalrun.scoring.runner import ScoreHooks, ScoreRequest
 from evalrun.serving.contract import Contract, contract_hash
-from evalrun.serving.target import Launcher, Target, TargetSpec, boot_target
+from evalrun.serving.target import Launcher, Target, TargetSpec, open_target
 from evalrun.store import ItemRecord, RunRecord, RunStore
 from evalrun.store.tokens import load_traces
 from evalrun.suite.load import Item, Suite
@@ -490,14 +490,11 @@ class TrialRunner:
         log_path = self.workdir / "logs" / f"trial{n:02d}-{chash[:10]}.log"
         cached = CachedTrial(contract_hash=chash, probe_key=self.key, log_path=str(log_path))
         booted = False
-        progress = self.boot_progress(f"trial {n}") if self.boot_progress else None
+        progress = self.boot_progress
+        watch = (lambda _name: progress(f"trial {n}")) if progress is not None else None
         try:
-            with boot_target(
-                self.target,
-                log_path,
-                contract=contract,
-                on_progress=progress,
-                launcher=self.launcher,
+            with open_target(
+                self.target, contract, log_path, watch=watch, launcher=self.launcher
             ) as target:
                 booted = True
                 server = target.server or {}
@@ -556,15 +553,14 @@ class TrialRunner:
                 f"-try{k + 1}" if k else ""
             )
             try:
-                req = ScoreRequest(target=target, suite=suite, label=label, concurrency=concurrency)
+                req = ScoreRequest(
+                    target=target, suite=suite, label=label, concurrency=concurrency, trial=True
+                )
                 record, recs = self.scorer(req, self.store, ScoreHooks(stop_when=garble_certain))
             except EndpointError as exc:
                 items += len(suite.items)
                 stopped = exc.message
-                if exc.run_id:
-                    self.store.mark_trial(exc.run_id)
                 break
-            self.store.mark_trial(record.run_id)  # `runs` and `latest` skip trial runs
             run_ids.append(record.run_id)
             records += recs
             if settled():  # nothing left to learn: the rest of the probe is not sent

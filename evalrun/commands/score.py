@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     from evalrun.api import run as run_score
     from evalrun.errors import BootError, EndpointError, EvalrunError, UsageError
     from evalrun.scoring.report import ProgressBar, score_json, score_text
-    from evalrun.scoring.runner import ScoreHooks
+    from evalrun.scoring.request import ScoreHooks
     from evalrun.serving.launcher import stderr_progress
     from evalrun.store import RunStore, json_text
 
@@ -139,13 +139,11 @@ def run(args: argparse.Namespace) -> int:
         )
     options = options_from_args(args)
     store = RunStore(options.results)
-    boot_progress = None
-    if options.booted and options.progress:
-        boot_progress = stderr_progress(options.target_spec().load_contract().name)
     try:
         bar = ProgressBar() if options.progress else None
-        hooks = ScoreHooks(progress=bar, notice=functools.partial(_notice, bar))
-        record = run_score(options, hooks, on_boot_progress=boot_progress)
+        boot = stderr_progress if options.progress else None
+        hooks = ScoreHooks(progress=bar, notice=functools.partial(_notice, bar), boot=boot)
+        record = run_score(options, hooks)
     except EvalrunError as exc:
         if options.junit and exc.run_id:  # the run stopped early: its record is stored
             print(f"wrote {options.junit}", file=sys.stderr)

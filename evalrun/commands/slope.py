@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     from evalrun.slope.sweep import SlopeHooks, SlopeRequest, run_slope
 
     levels = parse_levels(args.concurrency)
-    spec = target_spec(args, timeout=args.timeout, concurrency=max(levels)).check()
+    spec = target_spec(args, timeout=args.timeout, concurrency=max(levels))
     req = SlopeRequest(
         depths=tuple(parse_depths(args.depths)),
         pp=args.pp,
@@ -90,8 +90,7 @@ def run(args: argparse.Namespace) -> int:
     def progress(msg: str) -> None:
         print(f"slope: {msg}", file=sys.stderr, flush=True)
 
-    boot_progress = stderr_progress(spec.load_contract().name) if spec.booted else None
-    hooks = SlopeHooks(progress=progress, boot_progress=boot_progress)
+    hooks = SlopeHooks(progress=progress, boot=stderr_progress)
     record = run_slope(spec, req, Path(args.results), hooks)
     folder = slope_dir(Path(args.results), record.run_id)
     png = None if args.no_plot else _plot([(record.label, record)], folder / "slope.png")

@@ -1,5 +1,5 @@
 """One score, as options: `ScoreOptions` is what `evalrun score`'s flags and `evalrun.score()`'s
-keywords both build, with one set of defaults; `run_score` resolves and runs it.
+keywords both build, with one set of defaults; `scoring.runner.score` plans and runs it.
 
 The field names are the flags' (`--request-seed` is `request_seed`, `--category` is
 `categories`); lists may be given as tuples or comma-separated text, headers as `K:V` strings or a
@@ -9,7 +9,7 @@ mapping, the extra body as a mapping or the flag's JSON / @file text.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -17,18 +17,9 @@ from evalrun.endpoint.client import ApiKey, resolve_api_key
 from evalrun.endpoint.http import HttpOptions
 from evalrun.endpoint.options import build_options, parse_extra_body, parse_headers
 from evalrun.errors import UsageError
-from evalrun.scoring.recording import resume_defaults
-from evalrun.scoring.report import ProgressBar
-from evalrun.scoring.runner import ScoreHooks, ScoreRequest, score_target
-from evalrun.serving.target import BootProgress, Target, TargetSpec
-from evalrun.store import ItemRecord, RunRecord, RunStore
-from evalrun.suite.load import load_suite
+from evalrun.scoring.plan import Limits
+from evalrun.serving.target import TargetSpec
 from evalrun.suite.select import Selection
-
-DEFAULT_CONCURRENCY = 16
-DEFAULT_TIMEOUT_S = 120.0
-REFERENCE_CONCURRENCY = 4  # the reference contract's slots (`parallel: 4`), decoded at once
-REFERENCE_TIMEOUT_S = 600.0  # CPU inference; a long-context item can take minutes on 2 cores
 
 Names = tuple[str, ...] | str | None
 # A repeatable flag's spelling -> its field (`--category` -> categories)
@@ -70,7 +61,7 @@ class ScoreOptions:
     logprob_tokens: int | None = None  # tokens kept per answer (default 128)
     # the run
     suite: str | None = None  # default: core (or the resumed run's)
-    concurrency: int | None = None  # default 16; the reference's slots with it (4)
+    concurrency: int | None = None  # default 16; with the reference, its slots (`parallel`)
     timeout: float | None = None  # an item's whole budget, seconds; 120; 600 with the reference
     label: str | None = None  # default: a slug of the model or contract name
     results: str | Path = "results"
@@ -112,21 +103,6 @@ class ScoreOptions:
             _names(x) for x in (self.items, self.categories, self.tags)
         )
 
-    def settled_concurrency(self) -> int:
-        """--concurrency; else the reference's slots (`parallel`, 4 unless --set changes it),
-        since more requests than slots only queue in the server; else 16."""
-        if self.concurrency is not None:
-            return self.concurrency
-        if not self.reference:
-            return DEFAULT_CONCURRENCY
-        slots = [v for k, _, v in (s.partition("=") for s in self.sets) if k.strip() == "parallel"]
-        return int(slots[-1]) if slots and slots[-1].strip().isdigit() else REFERENCE_CONCURRENCY
-
-    def settled_timeout(self) -> float:
-        if self.timeout is not None:
-            return self.timeout
-        return REFERENCE_TIMEOUT_S if self.reference else DEFAULT_TIMEOUT_S
-
     def selection(self) -> Selection:
         return Selection(
             items=_names(self.items),
@@ -143,7 +119,8 @@ class ScoreOptions:
         return {} if self.top_logprobs is None else {"top_logprobs": self.top_logprobs}
 
     def target_spec(self) -> TargetSpec:
-        """The target these options describe (UsageError on a bad value)."""
+        """The target these options describe (UsageError on a bad value); its limits those the
+        options give (the reference's slots are the plan's to settle, from its contract)."""
         if self.max_response_mb <= 0:
             raise UsageError(f"--max-response-mb must be positive, got {self.max_response_mb:g}")
         extra, headers = self.extra_body, self.headers
@@ -174,12 +151,12 @@ class ScoreOptions:
             model=self.model,
             api_key=key,
             options=request,
-            http=HttpOptions(
-                timeout=self.settled_timeout(),
-                concurrency=self.settled_concurrency(),
-                ca_bundle=self.ca_bundle,
-                insecure=self.insecure,
-                max_response_mb=self.max_response_mb,
+            http=Limits.of(self).http(
+                HttpOptions(
+                    ca_bundle=self.ca_bundle,
+                    insecure=self.insecure,
+                    max_response_mb=self.max_response_mb,
+                )
             ),
         )
 
@@ -191,64 +168,3 @@ def _names(value: Iterable[str] | str | None) -> tuple[str, ...] | None:
     parts = [value] if isinstance(value, str) else list(value)
     out = tuple(t.strip() for p in parts for t in p.split(",") if t.strip())
     return out or None
-
-
-def with_resumed(options: ScoreOptions, store: RunStore) -> ScoreOptions:
-    """A resume's missing endpoint, model and suite taken from the run it finishes; UsageError
-    when the options pick items (a resume keeps the run's own) or the run was booted from a
-    contract the options do not name."""
-    if not options.resume:
-        return options
-    if options.picking:
-        raise UsageError(
-            "--resume keeps the run's own items; drop --limit/--items/--category/--tags, "
-            "or start a new run without --resume"
-        )
-    defaults = resume_defaults(store, options.resume)
-    if defaults.get("contract") and not options.booted and not options.endpoint:
-        raise UsageError(
-            f"run {options.resume} was scored on a server booted from contract "
-            f"{defaults['contract']!r}; resume with --contract FILE (or --reference) "
-            f"--resume {options.resume}"
-        )
-    suite = options.suite or defaults.get("suite")
-    if options.booted:
-        return replace(options, suite=suite)
-    return replace(
-        options,
-        suite=suite,
-        endpoint=options.endpoint or defaults.get("endpoint"),
-        model=options.model or defaults.get("model"),
-    )
-
-
-def prepare(options: ScoreOptions) -> tuple[TargetSpec, ScoreRequest, RunStore]:
-    """The target, the request and the store the options describe (resume defaults applied)."""
-    store = RunStore(options.results)
-    options = with_resumed(options, store)
-    spec = options.target_spec().check()
-    req = ScoreRequest(
-        target=Target(base_url=spec.endpoint or ""),
-        suite=load_suite(options.suite or "core"),
-        label=options.label,
-        concurrency=options.settled_concurrency(),
-        selection=options.selection(),
-        resume=options.resume,
-        repeats=options.repeats,
-    )
-    return spec, req, store
-
-
-def run_score(
-    options: ScoreOptions,
-    hooks: ScoreHooks | None = None,
-    *,
-    on_boot_progress: BootProgress | None = None,
-) -> tuple[RunRecord, list[ItemRecord]]:
-    """Score as the options say and store the run. Works from sync code and from inside a
-    running event loop alike. A run that stops early raises (its error carries `run_id`).
-    `junit` is the caller's to write (the export lives above scoring): the CLI and the API do."""
-    spec, req, store = prepare(options)
-    if hooks is None:
-        hooks = ScoreHooks(progress=ProgressBar() if options.progress else None)
-    return score_target(spec, req, store, hooks, on_boot_progress=on_boot_progress)

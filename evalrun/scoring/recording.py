@@ -1,17 +1,15 @@
 """What a run keeps: items appended as they finish (`ItemWriter`), run.json at the start and
-the end (`new_record`, `finish`), and a stored run read back to be resumed (`load_resumed`,
-`resume_defaults`)."""
+the end (`new_record`, `finish`). A stored run is read back to be resumed by the plan
+(scoring/plan.py)."""
 
 from __future__ import annotations
 
 import queue
 import threading
-from typing import TypedDict
+from typing import TYPE_CHECKING
 
-from evalrun.endpoint.options import options_differ
-from evalrun.errors import ConfigError, SuiteError, UsageError
+from evalrun.errors import ConfigError
 from evalrun.provenance import Provenance
-from evalrun.scoring.request import ScoreRequest
 from evalrun.scoring.state import RunState
 from evalrun.store import (
     ItemRecord,
@@ -24,10 +22,12 @@ from evalrun.store import (
     slug,
     summarize,
 )
-from evalrun.store.lock import RunLock
 from evalrun.store.tokens import append_traces
+
+if TYPE_CHECKING:
+    from evalrun.scoring.plan import ScorePlan
+    from evalrun.serving.target import Target
 from evalrun.suite.load import Item
-from evalrun.suite.select import Selection, SelectionRecord
 from evalrun.version import __version__
 
 
@@ -84,75 +84,31 @@ def store_full(store: RunStore, run_id: str, exc: OSError) -> ConfigError:
     )
 
 
-def unique_run_id(store: RunStore, label: str) -> str:
-    """A new run id, its folder claimed; `-2`, `-3`, ... when a run of that label started the
-    same second."""
-    return claim_folder(store.root, new_run_id(label)).name
-
-
-def load_resumed(
-    req: ScoreRequest, store: RunStore, state: RunState
-) -> tuple[list[Item], dict[str, ItemRecord], SelectionRecord]:
-    """(items to score, items already done, selection for run.json); loads a resumed run."""
-    suite = req.suite
-    if req.resume:
-        # One writer a run: a second --resume refuses before it reads or asks anything.
-        state.lock = RunLock(store.run_dir(store.resolve(req.resume))).acquire()
-        state.record = store.load_run(req.resume)
-        state.repeats = state.record.repeats  # as the run began
-        if state.record.suite.sha256 != suite.sha256:
-            raise SuiteError(
-                f"run {state.record.run_id} used {state.record.suite.name}-v"
-                f"{state.record.suite.version} ({state.record.suite.sha256[:12]}), not this suite "
-                f"({suite.sha256[:12]}); resume needs the same suite, or start a new run"
-            )
-        differ = options_differ(state.record.sampling, req.target.options.record())
-        if differ:
-            raise UsageError(
-                f"run {state.record.run_id} was sent other request options ({', '.join(differ)}: "
-                f"{state.record.sampling}); resume with the same options, or start a new run"
-            )
-        items = Selection.from_record(state.record.selection).pick(suite)
-        done = {r.id: r for r in store.load_items(state.record.run_id)}  # errors are asked again
-        return items, done, state.record.selection
-    items = req.selection.pick(suite)
-    return items, {}, req.selection.record(items)
-
-
 def new_record(
-    req: ScoreRequest,
-    store: RunStore,
-    state: RunState,
-    *,
-    base_url: str,
-    chosen: str,
-    selection: SelectionRecord,
-    provenance: Provenance,
+    plan: ScorePlan, target: Target, store: RunStore, chosen: str, provenance: Provenance
 ) -> RunRecord:
-    """The run.json of a new run (its folder claimed), asking `chosen`."""
-    target = req.target
-    label = req.label or slug(chosen)
+    """The run.json of a new run (its folder claimed unless the plan has), asking `chosen`."""
+    label = plan.label or slug(chosen)
+    suite = plan.suite
     return RunRecord(
-        run_id=req.run_id or unique_run_id(store, label),
+        run_id=plan.run_id or claim_folder(store.root, new_run_id(label)).name,
         label=slug(label),
         evalrun_version=__version__,
         suite=SuiteRef(
-            name=req.suite.name,
-            version=req.suite.version,
-            sha256=req.suite.sha256,
-            path=req.suite.path,
+            name=suite.name, version=suite.version, sha256=suite.sha256, path=suite.path
         ),
-        endpoint=base_url,
+        endpoint=target.base_url,
         model_requested=target.model,
         sampling={
             **target.options.record(),
-            **({"repeats": state.repeats} if state.repeats > 1 else {}),
+            **({"repeats": plan.repeats} if plan.repeats > 1 else {}),
         },
-        selection=selection,
+        selection=plan.selection,
         contract=target.contract,
         server=target.server,
         provenance=provenance,
         started_at=now_iso(),
+        trial=plan.trial,
     )
 
 
@@ -168,23 +124,3 @@ def finish(
         store.write_run(record)
     except OSError as exc:
         raise store_full(store, record.run_id, exc) from None
-
-
-class ResumeDefaults(TypedDict):
-    """What `--resume RUN_ID` takes from the stored run when the flags do not say it."""
-
-    endpoint: str
-    suite: str | None
-    model: str | None
-    contract: str | None  # the name of the contract the run's server was booted from
-
-
-def resume_defaults(store: RunStore, ref: str) -> ResumeDefaults:
-    """Endpoint, suite and model of a stored run, so `--resume RUN_ID` alone is enough."""
-    record = store.load_run(ref)
-    return {
-        "endpoint": record.endpoint,
-        "suite": record.suite.path or record.suite.name,
-        "model": record.model_requested or record.model_served,
-        "contract": (record.contract or {}).get("name"),
-    }

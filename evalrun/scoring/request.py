@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from evalrun.endpoint.client import RetryPolicy
-from evalrun.serving.target import Target
+from evalrun.endpoint.http import HttpOptions
+from evalrun.serving.target import BootWatch, Target
 from evalrun.store import ItemRecord
 from evalrun.suite.load import Suite
 from evalrun.suite.select import Selection
@@ -21,12 +22,13 @@ class ScoreRequest:
     target: Target
     suite: Suite
     label: str | None = None
-    concurrency: int = 16
+    concurrency: int = HttpOptions.concurrency  # requests in flight
     selection: Selection = Selection()  # which items (default: the whole suite)
     repeats: int = 1  # ask every item this many times (score --repeats K)
     resume: str | None = None  # a run id to finish
-    run_id: str | None = None  # fixes the id of a new run (booted runs need it for server.log)
+    run_id: str | None = None  # fixes the id of a new run
     retry: RetryPolicy = RetryPolicy()
+    trial: bool = False  # a bisect trial's probe: `runs` and `latest` skip it
 
 
 class Progress(Protocol):
@@ -47,6 +49,7 @@ class ScoreHooks:
     server_exited: Callable[[], bool] | None = None  # default: the target's own
     stop_when: Callable[[ItemRecord], str | None] | None = None
     notice: Callable[[str], None] | None = None  # one line when the run waits on the server
+    boot: BootWatch | None = None  # told the name of a booted contract: its boot progress
 
 
-NO_HOOKS = ScoreHooks()  # a run nobody watches: the default of score_suite and score_target
+NO_HOOKS = ScoreHooks()  # a run nobody watches: the default of score_suite

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from evalrun.endpoint.activity import Activity
 from evalrun.endpoint.client import RequestFailed
+from evalrun.endpoint.http import HttpOptions
 from evalrun.endpoint.logprobs import Capture
 from evalrun.endpoint.response import ItemError
 from evalrun.store import ItemRecord, RunRecord
@@ -42,7 +43,7 @@ class RunState:
     last_answer: float = field(default_factory=time.monotonic)
     activity: Activity = field(default_factory=Activity)  # the server's silence (activity.py)
     on_silence: Callable[[str], None] | None = None  # stops the run once the server fell silent
-    timeout: float = 120.0  # per try; failed tries give up only after this long without answers
+    timeout: float = HttpOptions.timeout  # per try; failed tries give up only after this long
     stopped: str | None = None  # why the run stopped early: the endpoint failed
     halted: str | None = None  # why the caller's stop_when ended the run early (not a failure)
     wrong_model: bool = False  # the endpoint said it does not serve the model we send

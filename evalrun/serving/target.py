@@ -1,7 +1,7 @@
 """What to measure: a running endpoint, or a server booted from a contract, as one `Target`.
 
 `score`, `slope` and `bisect` all take the same target options (commands/target_args.py turns them
-into a `TargetSpec`) and all reach a server through `boot_target`: for `--endpoint` (or
+into a `TargetSpec`) and all reach a server through `open_target`: for `--endpoint` (or
 `OPENAI_BASE_URL`) it yields the endpoint as is; for `--contract`/`--reference` (or a bisect
 variant) it boots the contract, yields it once ready, and tears it down on the way out. The
 `Target` carries everything a request needs: base URL, model, API key, request options (the
@@ -27,6 +27,8 @@ from evalrun.serving.contract import Contract
 
 # (seconds since start, phase): the launcher's boot progress callback
 BootProgress = Callable[[float, str], None]
+# Given the name of what boots (a contract, a bisect trial), its progress callback
+BootWatch = Callable[[str], BootProgress | None]
 
 
 class RunningServer(Protocol):
@@ -92,6 +94,11 @@ class TargetSpec:
             "or --contract FILE / --reference to boot a server"
         )
 
+    def resolved(self) -> tuple[TargetSpec, Contract | None]:
+        """The spec checked, with the contract it boots loaded (once: the caller keeps it)."""
+        spec = self.check()
+        return spec, spec.load_contract() if spec.booted else None
+
     def load_contract(self) -> Contract:
         """The contract to boot, with --set/--unset applied."""
         from evalrun.serving.contract import load_contract, reference_contract_path
@@ -126,8 +133,8 @@ def served_target(spec: TargetSpec, contract: Contract, server: Any) -> Target:
     from evalrun.serving.launcher import record_for_run
 
     contract_doc, server_doc = record_for_run(contract, server)
-    return Target(
-        base_url=normalise_endpoint(server.base_url),
+    return Target.endpoint(
+        server.base_url,
         model=server.model,
         api_key=spec.api_key,
         options=spec.options.with_contract(contract.request),
@@ -139,17 +146,20 @@ def served_target(spec: TargetSpec, contract: Contract, server: Any) -> Target:
 
 
 @contextlib.contextmanager
-def boot_target(
+def open_target(
     spec: TargetSpec,
+    contract: Contract | None = None,
     log_path: Path | None = None,
     *,
-    contract: Contract | None = None,
-    on_progress: BootProgress | None = None,
+    watch: BootWatch | None = None,
     launcher: Launcher | None = None,
 ) -> Iterator[Target]:
-    """Yield the spec's target: the endpoint as is, or the contract (`contract` overrides the
-    spec's, e.g. a bisect variant) booted with its log at `log_path` and torn down afterwards."""
-    if contract is None and not spec.booted:
+    """Yield the spec's target, the one place a target is reached: the endpoint as is, or
+    `contract` (the spec's, loaded once by the caller, or a bisect variant) booted with its log
+    at `log_path`, `watch(contract.name)` told its progress, torn down afterwards."""
+    if contract is None:
+        if spec.booted:
+            raise UsageError("a booted target needs its contract")  # pragma: no cover - a bug
         if not spec.endpoint:
             raise UsageError("pass --endpoint URL, or --contract FILE / --reference")
         yield Target.endpoint(
@@ -160,12 +170,12 @@ def boot_target(
             http=spec.http,
         )
         return
-    contract = contract or spec.load_contract()
     if log_path is None:
         raise UsageError("a booted target needs a log path")  # pragma: no cover - a caller bug
     if launcher is None:
         from evalrun.serving.launcher import boot_server
 
         launcher = boot_server
+    on_progress = watch(contract.name) if watch is not None else None
     with launcher(contract, log_path, on_progress=on_progress) as server:
         yield served_target(spec, contract, server)

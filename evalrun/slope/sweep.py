@@ -27,7 +27,7 @@ from evalrun.endpoint.options import RequestOptions
 from evalrun.errors import EndpointError, EvalrunError, Interrupted, UsageError
 from evalrun.jsondata import JSONObject
 from evalrun.provenance import collect
-from evalrun.serving.target import BootProgress, Launcher, Target, TargetSpec, boot_target
+from evalrun.serving.target import BootWatch, Launcher, Target, TargetSpec, open_target
 from evalrun.slope.record import (
     Calibration,
     SlopePoint,
@@ -284,7 +284,7 @@ class SlopeHooks:
     """Callbacks into a sweep: progress lines, the boot timer, the clock streams are timed by."""
 
     progress: Callable[[str], None] | None = None
-    boot_progress: BootProgress | None = None
+    boot: BootWatch | None = None  # told the contract's name: its boot progress
     clock: Callable[[], float] = time.perf_counter
 
 
@@ -308,7 +308,7 @@ def run_slope(
     when the endpoint is unusable, BootError when the contract does not boot, Interrupted on
     Ctrl-C (after writing status=interrupted).
     """
-    spec = spec.check()
+    spec, contract = spec.resolved()
     if req.pp < 1 or req.tg < 2 or req.runs < 1:
         raise UsageError("--pp needs 1 or more tokens, --tg 2 or more, --runs 1 or more")
     settings = SlopeSettings(
@@ -319,7 +319,6 @@ def run_slope(
         runs=req.runs,
         warm_cache=req.warm_cache,
     )
-    contract = spec.load_contract() if spec.booted else None
     label = slug(req.label or (contract.name if contract else None) or spec.model or "slope")
     run_id, folder = _claim_folder(Path(results), label)
     say = hooks.progress or (lambda _msg: None)
@@ -335,11 +334,11 @@ def run_slope(
     if contract is not None:
         say(f"booting {contract.name} (log: {folder / 'server.log'})")
     http = replace(spec.http, concurrency=max(settings.concurrency) + 2)
-    with boot_target(
+    with open_target(
         replace(spec, http=http),
+        contract,
         folder / "server.log",
-        contract=contract,
-        on_progress=hooks.boot_progress,
+        watch=hooks.boot,
         launcher=launcher,
     ) as target:
         record.contract, record.server = target.contract, target.server

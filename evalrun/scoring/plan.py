@@ -1,0 +1,253 @@
+"""A score settled before anything is sent: `ScorePlan`, made once from the options (`plan`) or
+from a caller's ready request (`plan_request`).
+
+The plan holds the target spec, checked, with its contract loaded once (a booted score parses
+its YAML here and nowhere else); the suite and the items to ask; a resumed run read back once,
+under its lock, with the items it already has; the run id, label and server log path; and one
+`Limits` (concurrency and timeout, each default in one home). Opening the target
+(serving/target.py) and running (scoring/run.py) only read it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from evalrun.endpoint.client import RetryPolicy
+from evalrun.endpoint.http import HttpOptions
+from evalrun.endpoint.options import RequestOptions, options_differ
+from evalrun.errors import SuiteError, UsageError
+from evalrun.scoring.request import ScoreRequest
+from evalrun.serving.contract import Contract
+from evalrun.serving.target import TargetSpec
+from evalrun.store import ItemRecord, RunRecord, RunStore, claim_folder, new_run_id, now_iso
+from evalrun.store.lock import RunLock
+from evalrun.suite.load import Item, Suite, load_suite
+from evalrun.suite.select import Selection, SelectionRecord
+
+if TYPE_CHECKING:
+    from evalrun.scoring.options import ScoreOptions
+
+_ENDPOINT = HttpOptions()
+DEFAULT_CONCURRENCY = _ENDPOINT.concurrency  # requests in flight against an endpoint: 16
+DEFAULT_TIMEOUT_S = _ENDPOINT.timeout  # an item's whole budget: 120 s
+REFERENCE_TIMEOUT_S = 600.0  # CPU inference; a long-context item can take minutes on 2 cores
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much a run asks at once and how long an item may take."""
+
+    concurrency: int = DEFAULT_CONCURRENCY
+    timeout: float = DEFAULT_TIMEOUT_S
+
+    @classmethod
+    def of(cls, options: ScoreOptions, contract: Contract | None = None) -> Limits:
+        """--concurrency, else the reference's slots (its contract's `parallel`, since more
+        requests than slots only queue in the server), else 16; --timeout, else 600 s with the
+        reference, else 120 s."""
+        slots = contract.args.get("parallel") if contract is not None else None
+        concurrency = options.concurrency
+        if concurrency is None:
+            concurrency = DEFAULT_CONCURRENCY
+            if options.reference and isinstance(slots, int) and slots > 0:
+                concurrency = slots
+        timeout = options.timeout
+        if timeout is None:
+            timeout = REFERENCE_TIMEOUT_S if options.reference else DEFAULT_TIMEOUT_S
+        return cls(concurrency=concurrency, timeout=timeout)
+
+    def http(self, http: HttpOptions) -> HttpOptions:
+        return replace(http, timeout=self.timeout, concurrency=self.concurrency)
+
+
+@dataclass(frozen=True)
+class ScorePlan:
+    """One score, settled: what to reach, what to ask, where it is kept."""
+
+    spec: TargetSpec  # checked; its http carries the limits
+    suite: Suite
+    items: list[Item]  # the items of the run (a resume's: the run's own)
+    selection: SelectionRecord  # what run.json records of them
+    limits: Limits = Limits()
+    contract: Contract | None = None  # loaded once, when booted
+    repeats: int = 1
+    label: str | None = None
+    run_id: str | None = None  # fixed before the run starts (booted: server.log lives there)
+    log_path: Path | None = None  # the booted server's log
+    resumed: RunRecord | None = None  # the stored run a resume finishes, read once
+    done: dict[str, ItemRecord] = field(default_factory=dict)  # its items (errors asked again)
+    lock: RunLock | None = None  # a resume's, held from before its run was read
+    retry: RetryPolicy = RetryPolicy()
+    trial: bool = False  # a bisect trial's probe: `runs` and `latest` skip it
+
+    def release(self) -> None:
+        if self.lock is not None:
+            self.lock.release()
+
+
+def plan(options: ScoreOptions, store: RunStore) -> ScorePlan:
+    """The score the options describe: a resume's run read once (its endpoint, model and suite
+    taken where the options say none), the spec checked, the contract loaded once."""
+    resumed, lock = _locked_run(store, options.resume, picking=options.picking)
+    try:
+        if resumed is not None:
+            options = _resume_options(options, resumed)
+        spec, contract = options.target_spec().resolved()
+        limits = Limits.of(options, contract)
+        spec = replace(spec, http=limits.http(spec.http))
+        label, run_id, log_path = _naming(store, options.label, contract, resumed)
+        sent = spec.options.with_contract(contract.request) if contract else spec.options
+        return _settled(
+            ScorePlan(
+                spec=spec,
+                suite=load_suite(options.suite or "core"),
+                items=[],
+                selection=options.selection().record([]),
+                limits=limits,
+                contract=contract,
+                repeats=options.repeats,
+                label=label,
+                run_id=run_id,
+                log_path=log_path,
+                lock=lock,
+            ),
+            store,
+            resumed,
+            options.selection(),
+            sent,
+        )
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
+
+
+def plan_request(req: ScoreRequest, store: RunStore) -> ScorePlan:
+    """The plan of a caller's ready request (a target already reached: `score_suite`)."""
+    resumed, lock = _locked_run(store, req.resume, picking=False)
+    try:
+        target = req.target
+        spec = TargetSpec(model=target.model, api_key=target.api_key, options=target.options)
+        limits = Limits(concurrency=req.concurrency, timeout=target.http.timeout)
+        first = ScorePlan(
+            spec=replace(spec, http=limits.http(target.http)),
+            suite=req.suite,
+            items=[],
+            selection=req.selection.record([]),
+            limits=limits,
+            repeats=req.repeats,
+            label=req.label,
+            run_id=req.run_id,
+            lock=lock,
+            retry=req.retry,
+            trial=req.trial,
+        )
+        return _settled(first, store, resumed, req.selection, target.options)
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
+
+
+def _locked_run(
+    store: RunStore, ref: str | None, *, picking: bool
+) -> tuple[RunRecord | None, RunLock | None]:
+    """The run a resume finishes, read once under its lock (one writer a run: a second
+    --resume refuses before it reads or asks anything); (None, None) for a new run."""
+    if not ref:
+        return None, None
+    if picking:
+        raise UsageError(
+            "--resume keeps the run's own items; drop --limit/--items/--category/--tags, "
+            "or start a new run without --resume"
+        )
+    run_id = store.resolve(ref)
+    lock = RunLock(store.run_dir(run_id)).acquire()
+    try:
+        return store.load_run(run_id), lock
+    except BaseException:
+        lock.release()
+        raise
+
+
+def _resume_options(options: ScoreOptions, resumed: RunRecord) -> ScoreOptions:
+    """A resume's missing endpoint, model and suite taken from the run it finishes; UsageError
+    when the run was booted from a contract the options do not name."""
+    contract = (resumed.contract or {}).get("name")
+    if contract and not options.booted and not options.endpoint:
+        raise UsageError(
+            f"run {options.resume} was scored on a server booted from contract "
+            f"{contract!r}; resume with --contract FILE (or --reference) "
+            f"--resume {options.resume}"
+        )
+    suite = options.suite or resumed.suite.path or resumed.suite.name
+    if options.booted:
+        return replace(options, suite=suite)
+    return replace(
+        options,
+        suite=suite,
+        endpoint=options.endpoint or resumed.endpoint,
+        model=options.model or resumed.model_requested or resumed.model_served,
+    )
+
+
+def _naming(
+    store: RunStore, label: str | None, contract: Contract | None, resumed: RunRecord | None
+) -> tuple[str | None, str | None, Path | None]:
+    """(label, run id, server log) of a score: a booted one names its run after the contract
+    and claims its folder now, for server.log (a resume logs beside the run it finishes)."""
+    if contract is None:
+        return label, None, None
+    store.ensure_writable()
+    if resumed is not None:
+        stamp = now_iso()[11:19].replace(":", "")
+        return (
+            label or contract.name,
+            None,
+            store.run_dir(resumed.run_id) / (f"server.resume-{stamp}.log"),
+        )
+    run_id = claim_folder(store.root, new_run_id(label or contract.name)).name
+    return label or contract.name, run_id, store.run_dir(run_id) / "server.log"
+
+
+def _settled(
+    first: ScorePlan,
+    store: RunStore,
+    resumed: RunRecord | None,
+    selection: Selection,
+    sent: RequestOptions,
+) -> ScorePlan:
+    """The plan with its items: a new run's selection, or the resumed run's own items and what
+    it has of them (SuiteError or UsageError when the suite or the request options differ)."""
+    if first.limits.concurrency < 1:
+        raise UsageError(f"--concurrency must be at least 1, got {first.limits.concurrency}")
+    if not 1 <= first.repeats <= 20:
+        raise UsageError(f"--repeats must be between 1 and 20, got {first.repeats}")
+    store.ensure_writable()
+    suite = first.suite
+    if resumed is None:
+        items = selection.pick(suite)
+        return replace(first, items=items, selection=selection.record(items))
+    if resumed.suite.sha256 != suite.sha256:
+        raise SuiteError(
+            f"run {resumed.run_id} used {resumed.suite.name}-v{resumed.suite.version} "
+            f"({resumed.suite.sha256[:12]}), not this suite ({suite.sha256[:12]}); resume needs "
+            f"the same suite, or start a new run"
+        )
+    differ = options_differ(resumed.sampling, sent.record())
+    if differ:
+        raise UsageError(
+            f"run {resumed.run_id} was sent other request options ({', '.join(differ)}: "
+            f"{resumed.sampling}); resume with the same options, or start a new run"
+        )
+    done = {r.id: r for r in store.load_items(resumed.run_id)}  # errors are asked again
+    return replace(
+        first,
+        items=Selection.from_record(resumed.selection).pick(suite),
+        selection=resumed.selection,
+        resumed=resumed,
+        done=done,
+        repeats=resumed.repeats,  # as the run began
+    )
