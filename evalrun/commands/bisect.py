@@ -167,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
     def log(line: str) -> None:  # a live boot timer may hold the line: clear it first
         print(("\r\033[K" if tty else "") + line, file=sys.stderr, flush=True)
 
-    target = target_spec(args, timeout=120.0, concurrency=args.burst + 8)
+    target = target_spec(args, concurrency=args.burst + 8)
     record = run_bisect(req, target=target, boot_progress=stderr_progress, log=log)
     path = f"{args.results}/{record.bisect_id}/bisect.json"
     if args.json:

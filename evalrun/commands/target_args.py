@@ -130,7 +130,9 @@ def add_target_arguments(
     )
 
 
-def target_spec(args: argparse.Namespace, *, timeout: float, concurrency: int) -> TargetSpec:
+def target_spec(
+    args: argparse.Namespace, *, timeout: float | None = None, concurrency: int
+) -> TargetSpec:
     """The TargetSpec the parsed flags describe (UsageError on a bad value), built the way a
     score's options build theirs."""
     from evalrun.scoring.options import ScoreOptions

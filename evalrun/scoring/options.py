@@ -9,7 +9,7 @@ mapping, the extra body as a mapping or the flag's JSON / @file text.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,6 @@ from evalrun.endpoint.client import ApiKey, resolve_api_key
 from evalrun.endpoint.http import HttpOptions
 from evalrun.endpoint.options import build_options, parse_extra_body, parse_headers
 from evalrun.errors import UsageError
-from evalrun.scoring.plan import Limits
 from evalrun.serving.target import TargetSpec
 from evalrun.suite.select import Selection
 
@@ -120,7 +119,7 @@ class ScoreOptions:
 
     def target_spec(self) -> TargetSpec:
         """The target these options describe (UsageError on a bad value); its limits those the
-        options give (the reference's slots are the plan's to settle, from its contract)."""
+        options give (the plan settles the rest: scoring/plan.py's Limits)."""
         if self.max_response_mb <= 0:
             raise UsageError(f"--max-response-mb must be positive, got {self.max_response_mb:g}")
         extra, headers = self.extra_body, self.headers
@@ -139,6 +138,16 @@ class ScoreOptions:
             logprob_tokens=self.logprob_tokens,
             **self._logprobs(),
         )
+        http = HttpOptions(
+            ca_bundle=self.ca_bundle,
+            insecure=self.insecure,
+            max_response_mb=self.max_response_mb,
+        )  # the limits given, else HttpOptions' own
+        http = replace(
+            http,
+            timeout=http.timeout if self.timeout is None else self.timeout,
+            concurrency=http.concurrency if self.concurrency is None else self.concurrency,
+        )
         key = (
             ApiKey(self.api_key, "api_key=") if self.api_key else resolve_api_key(self.api_key_env)
         )
@@ -151,13 +160,7 @@ class ScoreOptions:
             model=self.model,
             api_key=key,
             options=request,
-            http=Limits.of(self).http(
-                HttpOptions(
-                    ca_bundle=self.ca_bundle,
-                    insecure=self.insecure,
-                    max_response_mb=self.max_response_mb,
-                )
-            ),
+            http=http,
         )
 
 
