@@ -507,7 +507,7 @@ def test_a_good_side_without_tokens_says_why_and_bisects_by_garble(tmp_path, sui
 
 def test_loops_on_most_answers_are_garble_while_a_few_are_the_models_own():
     """A healthy small model loops on a few answers; mis-mapped weights loop on nearly all."""
-    from evalrun.bisection.trial import Judge, Measurement
+    from evalrun.bisection.trial import Measurement, TrialRules
 
     def probe(loops: int) -> Measurement:
         return Measurement(
@@ -520,7 +520,7 @@ def test_loops_on_most_answers_are_garble_while_a_few_are_the_models_own():
             diagnosed=0,
         )
 
-    judge = Judge()
+    judge = TrialRules()
     assert probe(2).garble_rate == 0 and probe(20).garble_rate == 1
     assert judge.kind(probe(2)) == "ok"
     assert judge.kind(probe(9)) == "ok"

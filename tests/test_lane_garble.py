@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from support.synthruns import CORE_LIKE, ids_of, items_for, write_run
 
-from evalrun.bisection.trial import Judge, measure
+from evalrun.bisection.trial import TrialRules, measure
 from evalrun.compare.pairing import compare_runs
 from evalrun.endpoint.response import ItemError
 from evalrun.signoff.policy import Policy
@@ -71,7 +71,7 @@ def test_bisect_and_signoff_judge_the_same_answers_alike(tmp_path, loops, soup, 
     assert (ceiling.outcome == "fail") == (flagged > policy.max_garble_rate)
     assert trial.lane_garble.describe() in ceiling.reason
     # a trial bisect calls garbled never passes sign-off's ceiling
-    judge = Judge()
+    judge = TrialRules()
     assert (judge.kind(trial) == "garble") == (trial.garble_rate >= judge.garble_rate)
     if judge.kind(trial) == "garble":
         assert ceiling.outcome == "fail"

@@ -15,21 +15,23 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
-from evalrun.bisection.dd import Outcome, dd
+from evalrun.bisection.dd import DDResult, Outcome, dd
 from evalrun.bisection.gitbisect import (
     Commit,
+    GitBisectResult,
     bisect_commits,
     commits_between,
     read_at,
     resolve_rev,
 )
 from evalrun.bisection.pool import LanePool, TrialJob
-from evalrun.bisection.trial import Scorer, TrialResult, TrialRunner
+from evalrun.bisection.request import BisectRequest, Mode
+from evalrun.bisection.trial import Scorer, TrialReach, TrialResult, TrialRules, TrialRunner
 from evalrun.bisection.variants import (
     ABSENT,
     Difference,
@@ -49,7 +51,6 @@ from evalrun.serving.target import Launcher, TargetSpec
 from evalrun.store import claim_folder, now_iso
 
 SCHEMA_VERSION = 1
-Mode = Literal["knob", "contracts", "git"]
 EXIT_FOUND, EXIT_NOT_FOUND, EXIT_UNTESTABLE = 0, 1, 3
 
 
@@ -258,32 +259,36 @@ def bisect_contracts(
     elif runner.fidelity:
         trial(())  # the reference, cached once verified
     result = dd(diffs, trial, batch=trials, width=pool.lanes)
-    culprits: list[Difference] = result.culprits
-    record.culprits = [d.as_applied() for d in culprits]
     failing = rows.get(frozenset(d.index for d in result.failing))
     passing = rows.get(frozenset(d.index for d in result.passing))
-    if len(culprits) == 1:
-        only = culprits[0]
-        with_good = "without it" if only.good is ABSENT else f"with {show_value(only.good)}"
-    else:
-        with_good = "with " + ", ".join(f"{d.knob}={show_value(d.good)}" for d in culprits)
+    return _contracts_verdict(record, result, contrast(failing, passing), runner.boots)
+
+
+def _contracts_verdict(
+    record: BisectRecord, result: DDResult[Difference], why: str, boots: int
+) -> BisectRecord:
+    """The record's verdict from dd's result: the culprit knobs, or the suspects."""
+    culprits: list[Difference] = result.culprits
+    record.culprits = [d.as_applied() for d in culprits]
     if result.ambiguous:
         record.ambiguous = True
         record.candidates = [f"{d.knob}={show_value(d.bad)}" for d in culprits]
         record.verdict = (
             f"ambiguous: one or more of {describe(culprits)}"
             + (f" together with {describe(result.context)}" if result.context else "")
-            + f" ({result.note}), {_boots(runner.boots)}"
+            + f" ({result.note}), {_boots(boots)}"
         )
         return record
+    if len(culprits) == 1:
+        only = culprits[0]
+        with_good = "without it" if only.good is ABSENT else f"with {show_value(only.good)}"
+    else:
+        with_good = "with " + ", ".join(f"{d.knob}={show_value(d.good)}" for d in culprits)
     record.found = True
     record.exit_code = EXIT_FOUND
-    why = contrast(failing, passing)
     head = "culprit" if len(culprits) == 1 else "culprits (fail only together)"
     joined = " + ".join(f"{d.knob}={show_value(d.bad)}" for d in culprits)
-    record.verdict = (
-        f"{head}: {joined} ({why}{' ' if why else ''}{with_good}), {_boots(runner.boots)}"
-    )
+    record.verdict = f"{head}: {joined} ({why}{' ' if why else ''}{with_good}), {_boots(boots)}"
     return record
 
 
@@ -321,7 +326,13 @@ def bisect_knob(
         results = others[:own_at] + [first] + others[own_at:]
     else:
         results = pool.run(jobs)
-    rows = list(zip(tried, results))
+    return _knob_verdict(record, knob, list(zip(tried, results)), runner.boots)
+
+
+def _knob_verdict(
+    record: BisectRecord, knob: str, rows: list[tuple[Any, TrialResult]], boots: int
+) -> BisectRecord:
+    """The record's verdict from each value's row: which values fail and which pass."""
     fails = [(v, r) for v, r in rows if r.verdict == "fail"]
     passes = [(v, r) for v, r in rows if r.verdict == "pass"]
     skips = [(v, r) for v, r in rows if r.verdict == "unresolved"]
@@ -337,18 +348,18 @@ def bisect_knob(
         why = contrast(fails[0][1], passes[0][1])
         record.verdict = (
             f"culprit: {knob}={names(fails)} ({why} with {show_value(passes[0][0])}); "
-            f"passes with {names(passes)}{skipped}, {_boots(runner.boots)}"
+            f"passes with {names(passes)}{skipped}, {_boots(boots)}"
         )
     elif fails:
         record.verdict = (
             f"{knob} is not the cause: it fails with every testable value "
-            f"({names(fails)}){skipped}, {_boots(runner.boots)}"
+            f"({names(fails)}){skipped}, {_boots(boots)}"
         )
         record.ambiguous = bool(skips)
     elif passes:
         record.verdict = (
             f"no value of {knob} fails the probe (passes with {names(passes)})"
-            f"{skipped}, {_boots(runner.boots)}"
+            f"{skipped}, {_boots(boots)}"
         )
         record.ambiguous = bool(skips)
     else:
@@ -360,47 +371,52 @@ def bisect_knob(
 # Git mode ----------------------------------------------------------------------------------------
 
 
+class ContractsAt:
+    """The contract file as each commit has it, loaded once (None: absent or not loadable)."""
+
+    def __init__(self, req: BisectRequest, workdir: Path, log: Callable[[str], None]) -> None:
+        self.repo, self.path = Path(req.repo or "."), req.contract or ""
+        self.sets, self.unsets = req.sets, req.unsets
+        self.workdir, self.log = workdir, log
+        self.contracts: dict[str, Contract | None] = {}
+
+    def __call__(self, commit: Commit) -> Contract | None:
+        if commit.sha not in self.contracts:
+            data = read_at(self.repo, commit.sha, self.path)
+            self.contracts[commit.sha] = None
+            if data is not None:
+                file = self.workdir / "contracts" / f"{commit.short}.yaml"
+                file.parent.mkdir(parents=True, exist_ok=True)
+                file.write_bytes(data)
+                try:
+                    self.contracts[commit.sha] = load_contract(
+                        file, sets=self.sets, unsets=self.unsets
+                    )
+                except ConfigError as exc:
+                    self.log(f"{commit.short}: contract not loadable ({exc}); skipped")
+        return self.contracts[commit.sha]
+
+
 def bisect_git(
-    repo: Path,
-    good_rev: str,
-    bad_rev: str,
-    path: str,
+    req: BisectRequest,
     runner: TrialRunner,
     record: BisectRecord,
-    *,
     workdir: Path,
-    sets: list[str],
-    unsets: list[str],
-    all_commits: bool = False,
-    verify: bool = True,
     pool: LanePool | None = None,
 ) -> BisectRecord:
     """Binary search over the commits that changed the contract file (or all commits); with a
     pool of k lanes, k commits of the open range at once."""
+    repo, path, good_rev, bad_rev = Path(req.repo or "."), req.contract or "", req.good, req.bad
+    assert good_rev and bad_rev  # BisectRequest.mode() checked them
     good_c, bad_c = resolve_rev(repo, good_rev), resolve_rev(repo, bad_rev)
-    commits = commits_between(repo, good_rev, bad_rev, path, all_commits=all_commits)
+    commits = commits_between(repo, good_rev, bad_rev, path, all_commits=req.all_commits)
     if not commits:
         raise UsageError(
             f"no commit between {good_rev} and {bad_rev} changed {path}; "
             "pass --all-commits or check --contract"
         )
     record.inputs["commits"] = len(commits)
-    contracts: dict[str, Contract | None] = {}
-
-    def contract_at(commit: Commit) -> Contract | None:
-        if commit.sha not in contracts:
-            data = read_at(repo, commit.sha, path)
-            contracts[commit.sha] = None
-            if data is not None:
-                file = workdir / "contracts" / f"{commit.short}.yaml"
-                file.parent.mkdir(parents=True, exist_ok=True)
-                file.write_bytes(data)
-                try:
-                    contracts[commit.sha] = load_contract(file, sets=sets, unsets=unsets)
-                except ConfigError as exc:
-                    runner.log(f"{commit.short}: contract not loadable ({exc}); skipped")
-        return contracts[commit.sha]
-
+    contract_at = ContractsAt(req, workdir, runner.log)
     rows: dict[str, TrialResult] = {}
     pool = pool or LanePool(runner)
 
@@ -419,132 +435,65 @@ def bisect_git(
             rows[commit.sha] = row
         return [Outcome(rows[c.sha].verdict) for c in batch]
 
-    def test(commit: Commit, tag: str = "") -> Outcome:
-        return test_many([commit], [tag])[0]
-
-    if verify:
+    if req.verify:
         if pool.lanes > 1:
             test_many([bad_c, good_c], [" (bad)", " (good)"])
         else:
-            test(bad_c, " (bad)")
+            test_many([bad_c], [" (bad)"])
             if rows[bad_c.sha].verdict == "fail":
-                test(good_c, " (good)")
+                test_many([good_c], [" (good)"])
         good_row = rows.get(good_c.sha) if rows[bad_c.sha].verdict == "fail" else None
         if _endpoint_failed(record, good_row, rows[bad_c.sha]):
             return record
-    result = bisect_commits(commits, test, test_many=test_many, width=pool.lanes)
+    result = bisect_commits(
+        commits, lambda c: test_many([c])[0], test_many=test_many, width=pool.lanes
+    )
+    before = result.last_good or good_c
+    assert result.first_bad is not None
+    why = contrast(rows.get(result.first_bad.sha) or rows.get(bad_c.sha), rows.get(before.sha))
+    old, new = contract_at(before), contract_at(result.first_bad)
+    changes = diff_contracts(old, new) if old is not None and new is not None else []
+    return _git_verdict(record, result, changes, why, runner.boots)
+
+
+def _git_verdict(
+    record: BisectRecord,
+    result: GitBisectResult[Commit],
+    changes: list[Difference],
+    why: str,
+    boots: int,
+) -> BisectRecord:
+    """The record's verdict from the search: the first bad commit and the knobs it changed."""
     first_bad = result.first_bad
     assert first_bad is not None
-    before = result.last_good or good_c
     record.first_bad_commit = {
         "sha": first_bad.sha,
         "summary": first_bad.summary,
         "date": first_bad.date,
     }
-    old, new = contract_at(before), contract_at(first_bad)
-    changes = diff_contracts(old, new) if old is not None and new is not None else []
     record.culprits = [d.as_applied() for d in changes]
-    changed = ", ".join(f"{d.knob}={show_value(d.bad)} (was {show_value(d.good)})" for d in changes)
-    why = contrast(rows.get(first_bad.sha) or rows.get(bad_c.sha), rows.get(before.sha))
     if result.ambiguous:
         record.ambiguous = True
         record.candidates = [f"{c.short} {c.summary}" for c in result.candidates]
         record.verdict = (
             f"ambiguous: untestable commits leave {len(result.candidates)} candidates "
             f"for the first bad commit: {', '.join(c.short for c in result.candidates)}"
-            f", {_boots(runner.boots)}"
+            f", {_boots(boots)}"
         )
         return record
     record.found = True
     record.exit_code = EXIT_FOUND
+    changed = ", ".join(f"{d.knob}={show_value(d.bad)} (was {show_value(d.good)})" for d in changes)
     record.verdict = (
         f"first bad commit: {first_bad.short} {first_bad.summary!r}"
         + (f" changed {changed}" if changed else " (contract unchanged: --all-commits)")
         + (f" ({why})" if why else "")
-        + f", {_boots(runner.boots)}"
+        + f", {_boots(boots)}"
     )
     return record
 
 
 # The one entry point -----------------------------------------------------------------------------
-
-FAIL_ON_NAMES = {
-    "garble": "garble",
-    "regressed": "regressed",
-    "broken": "broken",
-    "boot": "boot_fail",
-    "boot_fail": "boot_fail",
-    "divergent": "divergent",
-}
-
-
-def parse_fail_on(text: str) -> frozenset[str]:
-    """`garble,regressed,broken,boot` -> outcome kinds; UsageError on unknown names."""
-    out = set()
-    for word in (w.strip() for w in text.split(",") if w.strip()):
-        if word not in FAIL_ON_NAMES:
-            raise UsageError(
-                f"--fail-on {word!r}: use a comma list of garble, divergent, regressed, broken, boot"
-            )
-        out.add(FAIL_ON_NAMES[word])
-    if not out:
-        raise UsageError(
-            "--fail-on needs at least one of garble, divergent, regressed, broken, boot"
-        )
-    return frozenset(out)
-
-
-class BisectRequest(BaseModel):
-    """Everything `evalrun bisect` was asked, validated before any boot."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    contract: str | None = Field(
-        default=None, description="Knob mode: the contract; git: its path."
-    )
-    knob: str | None = Field(default=None, description="Knob mode: the knob to vary.")
-    values: list[str] | None = Field(
-        default=None, description="Knob mode: values (`none` removes)."
-    )
-    good: str | None = Field(default=None, description="Good contract file, or good revision.")
-    bad: str | None = Field(default=None, description="Bad contract file, or bad revision.")
-    repo: str | None = Field(default=None, description="Git mode: the repository.")
-    all_commits: bool = False
-    sets: list[str] = Field(default_factory=list, description="--set K=V on every variant.")
-    unsets: list[str] = Field(default_factory=list, description="--unset K on every variant.")
-    suite: str = "core"
-    results: str = "results"
-    fail_on: str = "garble,divergent,regressed,broken"
-    garble_rate: float = Field(default=0.25, gt=0, le=1)
-    min_score: int | None = None
-    tries: int = Field(default=1, ge=1)
-    vote: Literal["any", "majority"] = "any"
-    full: bool = False
-    burst: int = Field(default=8, ge=0, description="Copies of probe items sent at once.")
-    use_cache: bool = True
-    verify: bool = True
-    lanes: int = Field(default=1, ge=1, description="Trials run at once: a pool of k lanes.")
-
-    def mode(self) -> Mode:
-        """Which mode the flags ask for; UsageError when they mix or miss."""
-        if self.repo:
-            if not (self.good and self.bad and self.contract):
-                raise UsageError("git mode needs --repo DIR --good REV --bad REV --contract PATH")
-            if self.knob:
-                raise UsageError("--knob does not combine with --repo")
-            return "git"
-        if self.knob:
-            if not self.contract or self.good or self.bad:
-                raise UsageError("one-knob mode is --contract FILE --knob KNOB [--values v1,v2]")
-            return "knob"
-        if self.good and self.bad:
-            if self.contract:
-                raise UsageError("--good/--bad contracts do not take --contract (that is git mode)")
-            return "contracts"
-        raise UsageError(
-            "pick a mode: --contract F --knob K | --good F --bad F | "
-            "--repo DIR --good REV --bad REV --contract PATH"
-        )
 
 
 def boot_server_default() -> Launcher:
@@ -566,110 +515,43 @@ def run_bisect(
     """Run a bisect end to end and write bisect.json. `target` carries the request options and
     API key sent to every variant; the launcher and scorer default to
     evalrun.serving.launcher.boot_server and evalrun.scoring.runner.score_suite."""
-    from evalrun.bisection.trial import Judge
     from evalrun.store import RunStore
     from evalrun.suite.load import load_suite
 
     mode = req.mode()
-    judge = Judge(
-        fail_on=parse_fail_on(req.fail_on),
-        garble_rate=req.garble_rate,
-        min_score=req.min_score,
-        tries=req.tries,
-        vote=req.vote,
-    )
-    if "regressed" in judge.fail_on and req.min_score is None:
-        judge = judge.model_copy(update={"fail_on": judge.fail_on - {"regressed"}})
+    rules = TrialRules.of(req)
     suite = load_suite(req.suite)
-    if mode == "knob":  # fail on usage errors before creating folders or booting
-        base = load_contract(req.contract or "", sets=req.sets, unsets=req.unsets)
-    elif mode == "contracts":
-        good = load_contract(req.good or "", sets=req.sets, unsets=req.unsets)
-        bad = load_contract(req.bad or "", sets=req.sets, unsets=req.unsets)
-    if launcher is None:
-        launcher = boot_server_default()
+    sides = _sides(req, mode)  # usage errors before creating folders or booting
     if scorer is None:
         from evalrun.scoring.runner import score_suite
 
         scorer = score_suite
+    reach = TrialReach(
+        launcher=launcher or boot_server_default(),
+        scorer=scorer,
+        target=target or TargetSpec(),
+        log=log,
+        boot_progress=boot_progress,
+    )
     store = RunStore(req.results)
     store.ensure_writable()
     workdir = new_bisect_dir(store.root)
-    runner = TrialRunner(
-        suite=suite,
-        store=store,
-        launcher=launcher,
-        scorer=scorer,
-        judge=judge,
-        workdir=workdir,
-        full=req.full,
-        burst=req.burst,
-        use_cache=req.use_cache,
-        log=log,
-        boot_progress=boot_progress,
-        target=target,
-    )
+    runner = TrialRunner(req, rules, suite, store, workdir, reach)
     stop_all = None
-    if launcher is boot_server_default():
+    if reach.launcher is boot_server_default():
         from evalrun.serving.launcher import stop_all_servers
 
         stop_all = stop_all_servers
     pool = LanePool(runner, req.lanes, stop_all=stop_all)
-    record = BisectRecord(
-        bisect_id=workdir.name,
-        mode=mode,
-        lanes=pool.lanes,
-        started_at=now_iso(),
-        inputs=as_written(
-            BisectInputs,
-            req.model_dump(
-                include={
-                    "contract",
-                    "knob",
-                    "values",
-                    "good",
-                    "bad",
-                    "repo",
-                    "all_commits",
-                    "sets",
-                    "unsets",
-                },
-                exclude_none=True,
-            ),
-        ),
-        settings={
-            "fail_on": sorted(judge.fail_on),
-            "garble_rate": judge.garble_rate,
-            "min_score": judge.min_score,
-            "tries": judge.tries,
-            "vote": judge.vote,
-            "probe": "full suite" if req.full else f"probe items + burst of {req.burst} + repeat",
-            "suite": suite.label,
-            "verify_endpoints": req.verify,
-            "cache": req.use_cache,
-            "request": (target or TargetSpec()).options.record(),
-        },
-    )
+    sent = reach.target.options.record()
+    record = _new_record(req, rules, workdir, suite.label, pool.lanes, sent)
     try:
         if mode == "knob":
-            bisect_knob(base, req.knob or "", req.values, runner, record, pool=pool)
+            bisect_knob(sides[0], req.knob or "", req.values, runner, record, pool=pool)
         elif mode == "contracts":
-            bisect_contracts(good, bad, runner, record, verify=req.verify, pool=pool)
+            bisect_contracts(sides[0], sides[1], runner, record, verify=req.verify, pool=pool)
         else:
-            bisect_git(
-                Path(req.repo or "."),
-                req.good or "",
-                req.bad or "",
-                req.contract or "",
-                runner,
-                record,
-                workdir=workdir,
-                sets=req.sets,
-                unsets=req.unsets,
-                all_commits=req.all_commits,
-                verify=req.verify,
-                pool=pool,
-            )
+            bisect_git(req, runner, record, workdir, pool=pool)
     finally:
         record.trials = sorted(runner.results, key=lambda r: r.n)
         record.boots = runner.boots
@@ -679,3 +561,40 @@ def run_bisect(
             record.verdict = "interrupted" if record.trials else "stopped before any trial"
         write_record(workdir, record)
     return record
+
+
+def _sides(req: BisectRequest, mode: Mode) -> list[Contract]:
+    """The contracts the mode starts from: knob, its one; contracts, good and bad; git, none."""
+    names = {"knob": [req.contract], "contracts": [req.good, req.bad]}.get(mode, [])
+    return [load_contract(name or "", sets=req.sets, unsets=req.unsets) for name in names]
+
+
+def _new_record(
+    req: BisectRequest,
+    rules: TrialRules,
+    workdir: Path,
+    suite: str,
+    lanes: int,
+    request: SamplingRecord,
+) -> BisectRecord:
+    """bisect.json as the bisect starts: what it was given and how trials are judged."""
+    given = {"contract", "knob", "values", "good", "bad", "repo", "all_commits", "sets", "unsets"}
+    return BisectRecord(
+        bisect_id=workdir.name,
+        mode=req.mode(),
+        lanes=lanes,
+        started_at=now_iso(),
+        inputs=as_written(BisectInputs, req.model_dump(include=given, exclude_none=True)),
+        settings={
+            "fail_on": sorted(rules.fail_on),
+            "garble_rate": rules.garble_rate,
+            "min_score": rules.min_score,
+            "tries": rules.tries,
+            "vote": rules.vote,
+            "probe": "full suite" if req.full else f"probe items + burst of {req.burst} + repeat",
+            "suite": suite,
+            "verify_endpoints": req.verify,
+            "cache": req.use_cache,
+            "request": request,
+        },
+    )

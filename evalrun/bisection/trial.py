@@ -17,12 +17,14 @@ import os
 import sys
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalrun.bisection.dd import Outcome, Vote, with_tries
+from evalrun.bisection.request import DEFAULT_FAIL_ON, BisectRequest, Kind, parse_fail_on
 from evalrun.bisection.variants import KnobValue
 from evalrun.compare.fidelity import Divergence, Fidelity, FidelityCounts, not_comparable
 from evalrun.compare.fidelity import judge as judge_fidelity
@@ -38,9 +40,6 @@ from evalrun.store.tokens import load_traces
 from evalrun.suite.load import Item, Suite
 from evalrun.verdicts import LaneGarble
 
-Kind = Literal["ok", "garble", "divergent", "regressed", "broken", "boot_fail"]
-KINDS: tuple[str, ...] = ("ok", "garble", "divergent", "regressed", "broken", "boot_fail")
-DEFAULT_FAIL_ON = frozenset({"garble", "divergent", "regressed", "broken"})
 BURST = 8
 # Boot failures worth retrying next time rather than caching: they say nothing about the variant.
 TRANSIENT_BOOT = frozenset({"port_in_use", "teardown"})
@@ -104,7 +103,7 @@ class CachedTrial(BaseModel):
     log_path: str | None = None
 
 
-class Judge(BaseModel):
+class TrialRules(BaseModel):
     """How a trial's measurements map to an outcome and to pass / fail / skip."""
 
     model_config = ConfigDict(extra="forbid")
@@ -114,6 +113,20 @@ class Judge(BaseModel):
     min_score: int | None = Field(default=None, description="Probe score below = regressed.")
     tries: int = Field(default=1, ge=1)
     vote: Vote = "any"
+
+    @classmethod
+    def of(cls, req: BisectRequest) -> TrialRules:
+        """The rules the request sets (`regressed` needs --min-score: without it, it is off)."""
+        fail_on = parse_fail_on(req.fail_on)
+        if req.min_score is None:
+            fail_on -= {"regressed"}
+        return cls(
+            fail_on=fail_on,
+            garble_rate=req.garble_rate,
+            min_score=req.min_score,
+            tries=req.tries,
+            vote=req.vote,
+        )
 
     def kind(self, m: Measurement) -> Kind:
         """Outcome of one probe pass."""
@@ -271,41 +284,47 @@ def measure(
     )
 
 
+@dataclass(frozen=True)
+class TrialReach:
+    """How trials reach a server and tell what they do: the launcher that boots a variant, the
+    scorer that probes it, the target options (request options, API key) sent to every variant,
+    the log and a boot timer given each trial's name."""
+
+    launcher: Launcher
+    scorer: Scorer
+    target: TargetSpec = TargetSpec()
+    log: Log | None = None
+    boot_progress: Callable[[str], Any] | None = None
+
+
 class TrialRunner:
     """Runs trials with an injected launcher and scorer, caching by contract hash."""
 
     def __init__(
         self,
-        *,
+        req: BisectRequest,
+        rules: TrialRules,
         suite: Suite,
         store: RunStore,
-        launcher: Launcher,
-        scorer: Scorer,
-        judge: Judge,
         workdir: Path,
-        full: bool = False,
-        burst: int = BURST,
-        use_cache: bool = True,
-        log: Log | None = None,
-        boot_progress: Callable[[str], Any] | None = None,
-        target: TargetSpec | None = None,
+        reach: TrialReach,
     ) -> None:
-        self.target = target or TargetSpec()
+        self.target = reach.target
         # The good side's probe tokens, once its trial ran: every later trial is judged against
         # them (compare/fidelity.py); None without token capture (--no-logprobs).
         self.reference: dict[str, TokenTrace] | None = None
         self.reference_runs: list[str] = []  # the good side's probe runs
         self.fidelity = self.target.options.top_logprobs is not None
         self.store = store
-        self.launcher = launcher
-        self.scorer = scorer
-        self.judge = judge
+        self.launcher = reach.launcher
+        self.scorer = reach.scorer
+        self.judge = rules
         self.workdir = Path(workdir)
-        self.passes = probe_suites(suite, full=full, burst=burst)
+        self.passes = probe_suites(suite, full=req.full, burst=req.burst)
         self.key = probe_key(self.passes, self.target.options)
-        self.use_cache = use_cache
-        self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
-        self.boot_progress = boot_progress
+        self.use_cache = req.use_cache
+        self.log = reach.log or (lambda line: print(line, file=sys.stderr, flush=True))
+        self.boot_progress = reach.boot_progress
         self.results: list[TrialResult] = []
         self.boots = 0
         # Trials of a pool of lanes run in threads (bisection/pool.py): numbers and rows are
@@ -393,46 +412,21 @@ class TrialRunner:
         if reference and m is not None and self.fidelity and kind == "ok":
             self.reference = self._traces(m.run_ids)
             self.reference_runs = list(m.run_ids)
-        row = TrialResult(
+        row = _row(
+            cached,
+            m,
+            fid,
             n=n,
             variant=variant,
             applied=applied or [],
             commit=commit,
-            contract_hash=chash,
             outcome=kind,
-            verdict=verdict.value,  # type: ignore[arg-type]
-            garble_rate=round(m.garble_rate, 4) if m else None,
-            score=m.score if m else None,
-            diagnoses=m.diagnoses if m else [],
-            errors=m.errors if m else None,
-            boot_seconds=cached.boot_seconds,
-            boot_error=(
-                f"{cached.boot_error['kind']}: {cached.boot_error['message']}"
-                if cached.boot_error
-                else cached.crashed
-            ),
-            engine_version=cached.engine_version,
-            run_ids=[r for x in cached.measurements for r in x.run_ids],
+            verdict=verdict.value,
             cached=from_cache,
-            log_path=cached.log_path,
-            fidelity=TrialFidelity.of_fidelity(fid) if fid else None,
-            effect="no observable effect" if fid and fid.verdict == "identical" else None,
             lane=None if from_cache or lane is None else lane + 1,
         )
         self._append(row)
-        self.log(
-            f"trial {n}: {variant} -> {kind} ({verdict.value})"
-            + (f", garble {row.garble_rate:.0%}, score {row.score}" if m else "")
-            + (
-                f", {fid.verdict} from the good side ({fid.hard} hard of {fid.items})"
-                if fid
-                else ""
-            )
-            + (" - no observable effect" if row.effect else "")
-            + (f", boot {row.boot_seconds:.1f}s" if row.boot_seconds is not None else "")
-            + (" [cached, no boot]" if from_cache else "")
-            + (f" [{row.boot_error}]" if row.boot_error else "")
-        )
+        self.log(_row_line(row, fid))
         return row
 
     def _fidelity(self, run_ids: list[str]) -> Fidelity:
@@ -569,3 +563,44 @@ class TrialRunner:
                 break
             items += len(suite.items)
         return measure(records, run_ids, items, stopped)
+
+
+def _row(
+    trial: CachedTrial, m: Measurement | None, fid: Fidelity | None, **given: Any
+) -> TrialResult:
+    """The table row of a trial's cached result (its outcome and verdict set by the caller)."""
+    boot_error = trial.boot_error
+    return TrialResult(
+        **given,
+        contract_hash=trial.contract_hash,
+        garble_rate=round(m.garble_rate, 4) if m else None,
+        score=m.score if m else None,
+        diagnoses=m.diagnoses if m else [],
+        errors=m.errors if m else None,
+        boot_seconds=trial.boot_seconds,
+        boot_error=f"{boot_error['kind']}: {boot_error['message']}"
+        if boot_error
+        else trial.crashed,
+        engine_version=trial.engine_version,
+        run_ids=[r for x in trial.measurements for r in x.run_ids],
+        log_path=trial.log_path,
+        fidelity=TrialFidelity.of_fidelity(fid) if fid else None,
+        effect="no observable effect" if fid and fid.verdict == "identical" else None,
+    )
+
+
+def _row_line(row: TrialResult, fid: Fidelity | None) -> str:
+    """A trial's line in the log."""
+    return (
+        f"trial {row.n}: {row.variant} -> {row.outcome} ({row.verdict})"
+        + (
+            f", garble {row.garble_rate:.0%}, score {row.score}"
+            if row.garble_rate is not None
+            else ""
+        )
+        + (f", {fid.verdict} from the good side ({fid.hard} hard of {fid.items})" if fid else "")
+        + (" - no observable effect" if row.effect else "")
+        + (f", boot {row.boot_seconds:.1f}s" if row.boot_seconds is not None else "")
+        + (" [cached, no boot]" if row.cached else "")
+        + (f" [{row.boot_error}]" if row.boot_error else "")
+    )

@@ -183,39 +183,28 @@ async def ask_item(item: Item, ctx: AskContext) -> Scored | Answered:
             # An API that rejects fields it does not know: token ids are not asked again.
             capture.refuse_ids()
             return await ask_item(item, ctx)
-        error = exc.as_error()
-        diagnoses = diagnose_error(error)
-        if "context_length" in diagnoses:
-            # The serving contract cannot take this prompt at all: deterministic, so not an
-            # error to retry but a failure of the lane (a shrunken max-model-len must cost score).
-            return (
-                ItemRecord(
-                    **base,
-                    status="failed",
-                    error=error,
-                    diagnoses=diagnoses,
-                    grade=Grade(passed=False, detail=CONTEXT_REJECTED),
-                    attempts=exc.attempts,
-                    finished_at=now_iso(),
-                ),
-                None,
-                None,
-            )
-        return (
-            ItemRecord(
-                **base,
-                status="error",
-                error=error,
-                diagnoses=diagnoses,
-                attempts=exc.attempts,
-                finished_at=now_iso(),
-            ),
-            None,
-            None,
-        )
+        return _failed(base, exc), None, None
     trace = got.response.logprobs if asked else None  # the tokens.jsonl line capture made
     got.response.logprobs = None  # kept in tokens.jsonl, not in the item record
     return Answered(item, base, got, trace)
+
+
+def _failed(base: JSONObject, exc: RequestFailed) -> ItemRecord:
+    """The final record of an item whose request failed: an error to ask again, or a failure of
+    the lane when the serving contract cannot take the prompt at all (context length:
+    deterministic, so a shrunken max-model-len must cost score)."""
+    error = exc.as_error()
+    diagnoses = diagnose_error(error)
+    rejected = "context_length" in diagnoses
+    return ItemRecord(
+        **base,
+        status="failed" if rejected else "error",
+        error=error,
+        diagnoses=diagnoses,
+        grade=Grade(passed=False, detail=CONTEXT_REJECTED) if rejected else None,
+        attempts=exc.attempts,
+        finished_at=now_iso(),
+    )
 
 
 async def score_repeated(
