@@ -28,6 +28,7 @@ from evalrun.bisection.request import DEFAULT_FAIL_ON, BisectRequest, Kind, pars
 from evalrun.bisection.variants import KnobValue
 from evalrun.compare.fidelity import Divergence, Fidelity, FidelityCounts, not_comparable
 from evalrun.compare.fidelity import judge as judge_fidelity
+from evalrun.endpoint.http import HttpOptions
 from evalrun.endpoint.logprobs import TokenTrace
 from evalrun.endpoint.options import RequestOptions
 from evalrun.errors import BootError, EndpointError, EvalrunError, UsageError
@@ -227,7 +228,7 @@ def probe_suites(suite: Suite, *, full: bool, burst: int = BURST) -> list[tuple[
     if unknown:  # checked before the first boot, not after it
         raise UsageError(f"suite {suite.label} uses unknown grader kind(s) {', '.join(unknown)}")
     if full:
-        return [(suite, 16)]
+        return [(suite, HttpOptions.concurrency)]  # a full score asks as `score` does
     probes = [i for i in suite.items if "probe" in i.tags]
     if not probes:
         raise UsageError(

@@ -44,12 +44,11 @@ from evalrun.serving.contract import (
     render_argv,
     secret_values,
 )
-from evalrun.serving.remote.engine import Boot, RemoteEngine
+from evalrun.serving.remote.engine import Boot, BootProgress, RemoteEngine
 from evalrun.serving.signals import shielded, sigterm_raises
 
 # (seconds since start, phase): starting | loading (health not 200 yet) | warming (waiting for the
 # one-token completion) | ready (called once, at the end)
-Progress = Callable[[float, str], None]
 TERM_GRACE_S = 10.0
 KILL_WAIT_S = 5.0
 PORT_FREE_WAIT_S = 5.0
@@ -349,18 +348,49 @@ def poll_delay(polls: int, poll: float) -> float:
     return min(poll, 0.01 * 1.5 ** min(polls, 64))
 
 
+@dataclass(frozen=True)
+class Booting:
+    """A server being booted, as readiness and the failure classifiers see it: its contract,
+    its process, its log, its environment and argv."""
+
+    contract: Contract
+    proc: Polled
+    watch: LogWatch
+    env: dict[str, str]
+    argv: list[str]
+
+    def classify(self, code: int | None) -> tuple[str, str, str]:
+        """(kind, line, hint) of an engine that ended: what a remote target knows first (a
+        refused ssh key, a Slurm time limit), else what the log says."""
+        explain = getattr(self.proc, "explain", None)
+        known = explain(code) if explain is not None else None
+        return known or classify(
+            self.watch, code, contract=self.contract, env=self.env, argv=self.argv
+        )
+
+    def died_in_use(self) -> BootError:
+        proc, watch = self.proc, self.watch
+        watch.feed()
+        kind, line, hint = self.classify(proc.returncode)
+        why = "" if kind == "crashed" else f" ({kind})"
+        return _fail(
+            "crashed",
+            f"{self.contract.name} died with code {proc.returncode} after boot, while in use"
+            f"{why}: {line}",
+            hint,
+            watch,
+        )
+
+
 def _wait_ready(
-    contract: Contract,
-    proc: Polled,
+    booting: Booting,
     client: httpx.Client,
     root: str,
     model: str,
-    watch: LogWatch,
-    env: dict[str, str],
-    argv: list[str],
-    on_progress: Progress | None,
+    on_progress: BootProgress | None,
     poll: float,
 ) -> tuple[float, str]:
+    contract, proc, watch = booting.contract, booting.proc, booting.watch
     start = time.monotonic()
     health_url = root + contract.health_path
     was_healthy = flaps = refusals = polls = 0
@@ -372,7 +402,7 @@ def _wait_ready(
         code = proc.poll()
         if code is not None:
             watch.feed()
-            kind, line, hint = _classify(proc, watch, code, contract, env, argv)
+            kind, line, hint = booting.classify(code)
             raise _fail(
                 kind,
                 f"{contract.name} exited with code {code} during boot after {elapsed:.1f}s: {line}",
@@ -445,7 +475,7 @@ def boot_server(
     contract: Contract,
     log_path: Path,
     *,
-    on_progress: Progress | None = None,
+    on_progress: BootProgress | None = None,
     poll_interval: float = 0.25,
     lane: int = 0,
 ) -> Iterator[Server]:
@@ -486,17 +516,9 @@ def boot_server(
             _LIVE[id(proc)] = stop
         try:
             with sync_client(root) as client:
+                booting = Booting(contract, proc, watch, env, argv)
                 boot_s, model = _wait_ready(
-                    contract,
-                    proc,
-                    client,
-                    root,
-                    model,
-                    watch,
-                    env,
-                    argv,
-                    on_progress,
-                    poll_interval,
+                    booting, client, root, model, on_progress, poll_interval
                 )
                 version, source = probe_version(client, root)
             if not contract.remote and (version or "b0-").startswith("b0-"):
@@ -523,11 +545,11 @@ def boot_server(
             except Exception as exc:  # the caller's error: explain it if the server died under it
                 _settle(proc)  # a dying server may take a moment to exit
                 if proc.poll() is not None:
-                    raise _died_in_use(contract, proc, watch, env, argv) from exc
+                    raise booting.died_in_use() from exc
                 raise
             _settle(proc, grace=0.0)  # only waits while a remote target says it is ending
             if proc.poll() is not None:
-                raise _died_in_use(contract, proc, watch, env, argv)
+                raise booting.died_in_use()
             clean = True
         finally:
             with shielded():
@@ -552,7 +574,7 @@ def _start_remote(
     log_path: Path,
     log: IO[bytes],
     lane: int,
-    on_progress: Progress | None,
+    on_progress: BootProgress | None,
 ) -> RemoteEngine:
     """Start the engine on the machine the launch block names (serving/remote/targets.py)."""
     from evalrun.serving.remote.targets import start_remote
@@ -619,39 +641,6 @@ def _served_model(client: httpx.Client, root: str) -> str:
             if len(ids) == 1:
                 return ids[0]
     return ""
-
-
-def _classify(
-    proc: Polled,
-    watch: LogWatch,
-    code: int | None,
-    contract: Contract,
-    env: dict[str, str],
-    argv: list[str],
-) -> tuple[str, str, str]:
-    """(kind, line, hint) of an engine that ended: what a remote target knows first (a refused
-    ssh key, a Slurm time limit), else what the log says."""
-    explain = getattr(proc, "explain", None)
-    known = explain(code) if explain is not None else None
-    return known or classify(watch, code, contract=contract, env=env, argv=argv)
-
-
-def _died_in_use(
-    contract: Contract,
-    proc: Polled,
-    watch: LogWatch,
-    env: dict[str, str],
-    argv: list[str],
-) -> BootError:
-    watch.feed()
-    kind, line, hint = _classify(proc, watch, proc.returncode, contract, env, argv)
-    why = "" if kind == "crashed" else f" ({kind})"
-    return _fail(
-        "crashed",
-        f"{contract.name} died with code {proc.returncode} after boot, while in use{why}: {line}",
-        hint,
-        watch,
-    )
 
 
 def _header(log: IO[bytes], argv: list[str], contract: Contract) -> None:
@@ -721,7 +710,7 @@ def record_for_run(contract: Contract, server: Server) -> tuple[RenderedContract
     return contract_doc, server_doc
 
 
-def stderr_progress(name: str, stream: IO[str] | None = None) -> Progress:
+def stderr_progress(name: str, stream: IO[str] | None = None) -> BootProgress:
     """A live boot timer for the CLI: `booting <name> … 12s (loading)` on stderr."""
     out = stream or sys.stderr
     tty = out.isatty()

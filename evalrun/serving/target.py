@@ -24,9 +24,8 @@ from evalrun.endpoint.options import RequestOptions
 from evalrun.errors import UsageError
 from evalrun.provenance import RenderedContract, ServerFacts
 from evalrun.serving.contract import Contract
+from evalrun.serving.remote.engine import BootProgress
 
-# (seconds since start, phase): the launcher's boot progress callback
-BootProgress = Callable[[float, str], None]
 # Given the name of what boots (a contract, a bisect trial), its progress callback
 BootWatch = Callable[[str], BootProgress | None]
 

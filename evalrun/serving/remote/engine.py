@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from evalrun.serving.contract import Contract
+
+# (seconds since the boot began, phase): how a boot tells its progress, here or far away
+BootProgress = Callable[[float, str], None]
 
 WRAPPER_SOURCE = (Path(__file__).resolve().parent / "wrapper.py").read_text(encoding="utf-8")
 MARK = "EVALRUN-REMOTE "

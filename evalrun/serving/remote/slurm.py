@@ -17,7 +17,6 @@ import os
 import shlex
 import threading
 import time
-from collections.abc import Callable
 from typing import IO
 
 from evalrun.errors import BootError
@@ -25,6 +24,7 @@ from evalrun.serving.remote.engine import (
     STOP_WAIT_S,
     WRAPPER_SOURCE,
     Boot,
+    BootProgress,
     read_mark,
     run_quiet,
     wrapper_config,
@@ -48,8 +48,6 @@ FINAL_HINTS = {
     "PREEMPTED": ("slurm_preempted", "a higher-priority job took the node; use another QOS"),
     "BOOT_FAIL": ("slurm_node_fail", "the node did not boot; run again"),
 }
-
-Progress = Callable[[float, str], None]
 
 
 def _show_job(job: str) -> dict[str, str]:
@@ -92,7 +90,7 @@ def sbatch_argv(launch: SlurmLaunch, name: str, log: str, script: str) -> list[s
 class SlurmEngine:
     """A submitted job running the wrapper; the engine is alive while the job runs."""
 
-    def __init__(self, boot: Boot, log: IO[bytes], on_progress: Progress | None) -> None:
+    def __init__(self, boot: Boot, log: IO[bytes], on_progress: BootProgress | None) -> None:
         launch = boot.contract.launch
         assert isinstance(launch, SlurmLaunch)
         self.launch, self.boot = launch, boot
@@ -145,7 +143,7 @@ class SlurmEngine:
 
     # Waiting for the node -------------------------------------------------------------------
 
-    def _wait_running(self, on_progress: Progress | None) -> None:
+    def _wait_running(self, on_progress: BootProgress | None) -> None:
         """Until the wrapper reports its port (or the job ends, or pends past boot_timeout)."""
         start = time.monotonic()
         timeout = self.boot.contract.boot_timeout

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import IO
 
-from evalrun.serving.remote.engine import Boot, RemoteEngine
+from evalrun.serving.remote.engine import Boot, BootProgress, RemoteEngine
 from evalrun.serving.remote.slurm import SlurmEngine
 from evalrun.serving.remote.ssh import SshEngine
 
-Progress = Callable[[float, str], None]
-
 
 def start_remote(
-    boot: Boot, log: IO[bytes], *, local_port: int, on_progress: Progress | None = None
+    boot: Boot, log: IO[bytes], *, local_port: int, on_progress: BootProgress | None = None
 ) -> RemoteEngine:
     """Start the contract's engine where its launch block says (ssh or slurm)."""
     kind = boot.contract.launch.kind
