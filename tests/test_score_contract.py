@@ -168,3 +168,34 @@ def test_contract_without_a_model_asks_v1_models(tmp_path, make_suite, capsys):
         "extra": {"top_k": 3},
         "top_logprobs": 5,
     }
+
+
+_OPENED: list[str] = []
+_WATCHING: list[bool] = [False]
+
+
+def _count_opens(event: str, args: tuple) -> None:
+    if _WATCHING[0] and event == "open" and args and isinstance(args[0], (str, Path)):
+        _OPENED.append(str(args[0]))
+
+
+sys.addaudithook(_count_opens)
+
+
+@pytest.mark.slow
+def test_a_booted_score_reads_its_contract_once(tmp_path, make_suite, capsys):
+    """The plan loads the contract and keeps it: the boot timer's label, the run's name and the
+    boot itself all use that one parse (counted as opens of the file, seen by an audit hook)."""
+    contract = contract_file(tmp_path, **{"boot-delay": 0.0})
+    suite = make_suite([simple_item(i, answer="OK") for i in range(2)])
+    _OPENED.clear()
+    _WATCHING[0] = True
+    try:
+        code = main(
+            ["score", "--contract", str(contract), "--suite", str(suite)]
+            + ["--results", str(tmp_path / "results"), "--json"]
+        )
+    finally:
+        _WATCHING[0] = False
+    assert code == 0, capsys.readouterr().err
+    assert _OPENED.count(str(contract)) == 1, _OPENED
