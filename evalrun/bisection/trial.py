@@ -2,7 +2,10 @@
 
 The probe is the suite's items tagged `probe`, each sent once plus a concurrency burst of copies
 (engine bugs that show only under batching), then one prompt sent twice in a row (the
-prefix-cache-hit path). `--full` scores the whole suite instead. Trials are cached by the rendered
+prefix-cache-hit path), then the probe items once more one at a time (`~serial`): on the good
+side, serial against the burst is the lane's own noise floor (compare/floor.py), and every later
+trial's tokens are graded against it (`within noise`, `numerically different`: outcome
+`different`, `divergent`). `--full` scores the whole suite instead. Trials are cached by the rendered
 contract's hash (contract_hash) in `<results>/bisect-cache/`, keyed also by the probe's content, so
 running the same bisect again boots nothing. The raw measurements are cached, not the outcome, so a
 different --fail-on or threshold reuses them. The launcher (boot_server) and the scorer
@@ -24,8 +27,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from evalrun.bisection.dd import Outcome, Vote, with_tries
 from evalrun.bisection.variants import KnobValue
-from evalrun.compare.fidelity import Divergence, Fidelity, FidelityCounts, not_comparable
+from evalrun.compare.fidelity import (
+    Divergence,
+    Fidelity,
+    FidelityCounts,
+    against_floor,
+    not_comparable,
+)
 from evalrun.compare.fidelity import judge as judge_fidelity
+from evalrun.compare.floor import Floor, floor_of
 from evalrun.endpoint.logprobs import TokenTrace
 from evalrun.endpoint.options import RequestOptions
 from evalrun.errors import BootError, EndpointError, EvalrunError, UsageError
@@ -38,9 +48,18 @@ from evalrun.store.tokens import load_traces
 from evalrun.suite.load import Item, Suite
 from evalrun.verdicts import LaneGarble
 
-Kind = Literal["ok", "garble", "divergent", "regressed", "broken", "boot_fail"]
-KINDS: tuple[str, ...] = ("ok", "garble", "divergent", "regressed", "broken", "boot_fail")
-DEFAULT_FAIL_ON = frozenset({"garble", "divergent", "regressed", "broken"})
+Kind = Literal["ok", "garble", "divergent", "different", "regressed", "broken", "boot_fail"]
+KINDS: tuple[str, ...] = (
+    "ok",
+    "garble",
+    "divergent",
+    "different",
+    "regressed",
+    "broken",
+    "boot_fail",
+)
+DEFAULT_FAIL_ON = frozenset({"garble", "divergent", "different", "regressed", "broken"})
+SERIAL = "serial"  # the probe items asked again one at a time: the good side's noise floor
 BURST = 8
 # Boot failures worth retrying next time rather than caching: they say nothing about the variant.
 TRANSIENT_BOOT = frozenset({"port_in_use", "teardown"})
@@ -222,10 +241,23 @@ def probe_suites(suite: Suite, *, full: bool, burst: int = BURST) -> list[tuple[
         )
     copies = [_copy(probes[k % len(probes)], f"burst{k + 1}") for k in range(burst)]
     repeat = [_copy(probes[0], "repeat1"), _copy(probes[0], "repeat2")]
+    serial = [_copy(p, SERIAL) for p in probes]
     return [
         (_derived(suite, "probe", probes + copies), max(1, burst + len(probes))),
         (_derived(suite, "probe-repeat", repeat), 1),
+        (_derived(suite, "probe-serial", serial), 1),
     ]
+
+
+def measure_floor(traces: dict[str, TokenTrace]) -> Floor | None:
+    """The good side's noise floor from its own probe: each probe item as asked in the burst
+    against the same item asked again one at a time (`id~serial`); None without serial traces."""
+    suffix = f"~{SERIAL}"
+    serial = {i[: -len(suffix)]: t for i, t in traces.items() if i.endswith(suffix)}
+    ids = [i for i in traces if i in serial]
+    if not ids:
+        return None
+    return floor_of([judge_fidelity(traces, serial, ids)], "serial vs burst on the good side")
 
 
 def _copy(item: Item, tag: str) -> Item:
@@ -295,6 +327,9 @@ class TrialRunner:
         # them (compare/fidelity.py); None without token capture (--no-logprobs).
         self.reference: dict[str, TokenTrace] | None = None
         self.reference_runs: list[str] = []  # the good side's probe runs
+        # The good side's own noise (its probe items serial against the burst); None: the
+        # fidelity defaults judge (no tokens, --full, or a probe without the serial pass).
+        self.floor: Floor | None = None
         self.fidelity = self.target.options.top_logprobs is not None
         self.store = store
         self.launcher = launcher
@@ -387,12 +422,16 @@ class TrialRunner:
         fid = None
         if m is not None and self.reference is not None and not reference:
             fid = self._fidelity(m.run_ids)
-            if fid.verdict == "divergent" and kind == "ok":
-                kind = "divergent"
+            graded = {"divergent": "divergent", "numerically different": "different"}
+            if fid.verdict in graded and kind == "ok":
+                kind = graded[fid.verdict]  # type: ignore[assignment]
                 verdict = self.judge.verdict(kind, m)
         if reference and m is not None and self.fidelity and kind == "ok":
             self.reference = self._traces(m.run_ids)
             self.reference_runs = list(m.run_ids)
+            self.floor = measure_floor(self.reference)
+            if self.floor is not None:
+                self.log(f"trial {n}: good side's {self.floor.line()}")
         row = TrialResult(
             n=n,
             variant=variant,
@@ -424,7 +463,8 @@ class TrialRunner:
             f"trial {n}: {variant} -> {kind} ({verdict.value})"
             + (f", garble {row.garble_rate:.0%}, score {row.score}" if m else "")
             + (
-                f", {fid.verdict} from the good side ({fid.hard} hard of {fid.items})"
+                f", {fid.verdict} from the good side ({fid.hard} hard of {fid.items}; "
+                f"{fid.floor_line()})"
                 if fid
                 else ""
             )
@@ -449,7 +489,11 @@ class TrialRunner:
                 return not_comparable(
                     f"{side} probe has no tokens ({why}): judged by garble and score only"
                 )
-        return judge_fidelity(self.reference, traces, list(self.reference))
+        if self.floor is None:
+            return judge_fidelity(self.reference, traces, list(self.reference))
+        # The same items the floor compared (the burst's originals), graded against it.
+        ids = [i for i in self.reference if i in self.floor.item_drift]
+        return against_floor(judge_fidelity(self.reference, traces, ids), self.floor)
 
     def _no_tokens(self, run_ids: list[str]) -> str:
         """What the runs' run.json say about their missing tokens."""

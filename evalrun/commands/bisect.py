@@ -56,11 +56,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     judge = p.add_argument_group("what counts as bad")
     judge.add_argument(
         "--fail-on",
-        default="garble,divergent,regressed,broken",
+        default="garble,divergent,different,regressed,broken",
         metavar="LIST",
         help="outcomes that count as bad: garble, divergent (the probe's tokens against the "
-        "good side's), regressed, broken, boot (default garble,divergent,regressed,broken; "
-        "boot failures are otherwise skipped)",
+        "good side's, beyond its own noise floor), different (numerically different: outside "
+        "the good side's noise, not divergent), regressed, broken, boot (default "
+        "garble,divergent,different,regressed,broken; boot failures are otherwise skipped)",
     )
     judge.add_argument(
         "--garble-rate",

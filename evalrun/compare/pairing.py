@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalrun.compare.family import Diff, Family, PairedTest, family, majority
-from evalrun.compare.fidelity import Fidelity, records_fidelity
+from evalrun.compare.fidelity import Fidelity, records_fidelity, runs_floor
 from evalrun.compare.stats import (
     DEFAULT_ALPHA,
     DEFAULT_RESAMPLES,
@@ -243,8 +244,11 @@ def compare_runs(
     alpha: float = DEFAULT_ALPHA,
     seed: int = DEFAULT_SEED,
     resamples: int = DEFAULT_RESAMPLES,
+    floor: Sequence[str] = (),
 ) -> Comparison:
-    """Load two runs by reference and compare them (B against A)."""
+    """Load two runs by reference and compare them (B against A). `floor`: A's A/A partners
+    (other runs of A's lane on the same items): B's tokens are judged against A's own noise
+    floor (compare/floor.py), else against the default thresholds."""
     run_a = store.load_run(ref_a)
     run_b = store.load_run(ref_b)
     check_same_suite(run_a, run_b)
@@ -259,6 +263,7 @@ def compare_runs(
         run_b,
         items_b,
         load_traces(store.run_dir(run_b.run_id)),
+        floor=runs_floor(store, run_a.run_id, floor) if floor else None,
     )
     return cmp
 
