@@ -67,6 +67,7 @@ class RenderedContract(TypedDict, total=False):
     health: str
     model: str | None
     args: JSONObject  # the knobs (flag -> value) as the user wrote them, secrets redacted
+    deterministic: bool  # the engine's batch-invariant switches were set (--deterministic)
 
 
 class ServerFacts(TypedDict, total=False):

@@ -12,7 +12,7 @@ import argparse
 import functools
 import sys
 from dataclasses import fields
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from evalrun.scoring.options import ScoreOptions
@@ -125,6 +125,15 @@ def options_from_args(args: argparse.Namespace) -> ScoreOptions:
     )
 
 
+def _warn_leaks(contract: Any) -> None:
+    """Deterministic mode's known leaks for this contract, one line each on stderr."""
+    if contract.deterministic:
+        from evalrun.serving.deterministic import leaks
+
+        for line in leaks(contract.engine, contract.args):
+            print(f"evalrun score: warning: {line}", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     from evalrun.errors import BootError, EndpointError, EvalrunError, UsageError
     from evalrun.scoring.options import run_score
@@ -141,6 +150,8 @@ def run(args: argparse.Namespace) -> int:
     options = options_from_args(args)
     store = RunStore(options.results)
     boot_progress = None
+    if options.booted:
+        _warn_leaks(options.target_spec().load_contract())
     if options.booted and options.progress:
         boot_progress = stderr_progress(options.target_spec().load_contract().name)
     try:

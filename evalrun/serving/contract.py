@@ -125,6 +125,11 @@ class Contract(BaseModel):
         default_factory=LocalLaunch,
         description="Where the engine boots: local (default), ssh or slurm (serving/remote/).",
     )
+    deterministic: bool = Field(
+        default=False,
+        description="Turn on the engine's batch-invariant switches (serving/deterministic.py): "
+        "a healthy lane then equals itself.",
+    )
 
     @field_validator("env", mode="before")
     @classmethod
@@ -137,6 +142,14 @@ class Contract(BaseModel):
                 raise ValueError(f"env {key}: quote the value as a string (got {val!r})")
             out[str(key)] = str(val)
         return out
+
+    @model_validator(mode="after")
+    def _deterministic(self) -> Contract:
+        if self.deterministic:
+            from evalrun.serving.deterministic import apply
+
+            apply(self.engine, self.args, self.env, self.request)
+        return self
 
     @model_validator(mode="after")
     def _no_reserved_args(self) -> Contract:

@@ -708,6 +708,7 @@ def record_for_run(contract: Contract, server: Server) -> tuple[RenderedContract
         "health": contract.health_path,
         "model": contract.model,
         "args": redact_args(contract.args),
+        "deterministic": contract.deterministic,
     }
     server_doc: ServerFacts = {
         "base_url": server.base_url,
