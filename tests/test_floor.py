@@ -132,6 +132,14 @@ def test_compare_takes_an_aa_partner_and_says_which_floor(
     assert runs_fidelity(store, a, partner).verdict == "equivalent"
     assert main(["compare", a, moved, "--floor", a, "--results", results]) == 2
     assert "is run A itself" in capsys.readouterr().err
+    page = tmp_path / "pair.html"
+    assert (
+        main(["report", a, moved, "--floor", partner, "--results", results, "-o", str(page)]) == 0
+    )
+    text = page.read_text()
+    assert "numerically different" in text and f"floor: measured ({a} vs {partner}" in text
+    assert main(["report", a, moved, "--results", results, "-o", str(page)]) == 0
+    assert "floor: defaults" in page.read_text()
 
 
 def test_signoff_blocks_divergent_and_warns_numerically_different(

@@ -31,6 +31,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument(
         "--results", default="results", metavar="DIR", help="run store (default: results)"
     )
+    p.add_argument(
+        "--floor",
+        metavar="RUN",
+        action="append",
+        default=[],
+        help="a pair: an A/A partner of RUN (another run of its lane on the same items); the "
+        "tokens are graded against RUN's own noise floor (as compare --floor)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,7 +47,11 @@ def run(args: argparse.Namespace) -> int:
     from evalrun.store import RunStore
     from evalrun.viewing.html import write_report
 
-    path = write_report(RunStore(args.results), args.run, args.run_b, args.output)
+    if args.floor and not args.run_b:
+        from evalrun.errors import UsageError
+
+        raise UsageError("--floor grades a pair: name RUN_B too")
+    path = write_report(RunStore(args.results), args.run, args.run_b, args.output, floor=args.floor)
     print(f"wrote {path}", file=sys.stderr)
     print(path)
     return 0

@@ -17,6 +17,7 @@ from __future__ import annotations
 import html
 import re
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
@@ -502,8 +503,11 @@ def stored_signoff(run_dir: Path | str, baseline: str) -> StoredSignoff | None:
     return found
 
 
-def write_report(store: Any, ref: str, ref_b: str | None, output: str | None) -> str:
-    """Render run `ref` (or the pair `ref` -> `ref_b`) and write it; returns the path."""
+def write_report(
+    store: Any, ref: str, ref_b: str | None, output: str | None, floor: Sequence[str] = ()
+) -> str:
+    """Render run `ref` (or the pair `ref` -> `ref_b`, its tokens graded against `ref`'s A/A
+    partners in `floor` when given) and write it; returns the path."""
     from pathlib import Path
 
     from evalrun.compare.pairing import compare_runs
@@ -516,7 +520,7 @@ def write_report(store: Any, ref: str, ref_b: str | None, output: str | None) ->
         page = render_report(view, history=list_runs(store.root))
         default = store.run_dir(view.record.run_id) / "report.html"
     else:
-        comparison = compare_runs(store, ref, ref_b)
+        comparison = compare_runs(store, ref, ref_b, floor=floor)
         base, view = load_view(store, ref), load_view(store, ref_b)
         folder = store.run_dir(view.record.run_id)
         page = render_report(
