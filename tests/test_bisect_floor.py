@@ -101,3 +101,16 @@ def test_a_harmless_batching_knob_is_within_the_good_sides_noise(tmp_path, probe
     record = json.loads((tmp_path / "results" / rec.bisect_id / "bisect.json").read_text())
     assert record["floor"]["source"] == "serial vs burst on the good side"
     assert record["trials"][1]["fidelity"]["floor"]["p_hard"] < 0.01  # the bad side: all hard
+
+
+def test_floor_boots_two_pools_a_second_boot_of_the_good_side(tmp_path, probe_suite):
+    good = _contract(tmp_path / "good.yaml", args={"max-num-seqs": 8, "kv-cache-dtype": "auto"})
+    bad = _contract(tmp_path / "bad.yaml", args={"max-num-seqs": 64, "kv-cache-dtype": "fp8"})
+    engine = WobblyEngine(lambda c: c.args.get("kv-cache-dtype") == "fp8")
+    req = _req(tmp_path, probe_suite, good=good, bad=bad, floor_boots=2)
+    rec = run_bisect(req, launcher=engine, log=lambda s: None)
+    assert rec.culprits == [{"knob": "kv-cache-dtype", "value": "fp8"}], rec.verdict
+    assert rec.floor is not None and rec.floor.pairs == 3
+    assert rec.floor.source == "serial vs burst and across 2 boots of the good side"
+    assert rec.floor.items == 3 * 24
+    assert rec.boots == len(engine.boots) == len([t for t in rec.trials if not t.cached]) + 1

@@ -527,6 +527,9 @@ class BisectRequest(BaseModel):
     suite: str = "core"
     results: str = "results"
     fail_on: str = "garble,divergent,different,regressed,broken"
+    floor_boots: int = Field(
+        default=1, ge=1, le=2, description="Boots of the good side its noise floor is measured on."
+    )
     garble_rate: float = Field(default=0.25, gt=0, le=1)
     min_score: int | None = None
     tries: int = Field(default=1, ge=1)
@@ -616,6 +619,7 @@ def run_bisect(
         workdir=workdir,
         full=req.full,
         burst=req.burst,
+        floor_boots=req.floor_boots,
         use_cache=req.use_cache,
         log=log,
         boot_progress=boot_progress,

@@ -249,15 +249,30 @@ def probe_suites(suite: Suite, *, full: bool, burst: int = BURST) -> list[tuple[
     ]
 
 
-def measure_floor(traces: dict[str, TokenTrace]) -> Floor | None:
-    """The good side's noise floor from its own probe: each probe item as asked in the burst
-    against the same item asked again one at a time (`id~serial`); None without serial traces."""
+def serial_pair(traces: dict[str, TokenTrace]) -> Fidelity | None:
+    """One boot's A/A pair: each probe item as asked in the burst against the same item asked
+    again one at a time (`id~serial`); None without serial traces."""
     suffix = f"~{SERIAL}"
     serial = {i[: -len(suffix)]: t for i, t in traces.items() if i.endswith(suffix)}
     ids = [i for i in traces if i in serial]
-    if not ids:
+    return judge_fidelity(traces, serial, ids) if ids else None
+
+
+def measure_floor(
+    traces: dict[str, TokenTrace], second: dict[str, TokenTrace] | None = None
+) -> Floor | None:
+    """The good side's noise floor from its own probe (serial against the burst); with a
+    second boot's probe (--floor-boots 2), also that boot's serial pair and the two boots'
+    bursts against each other, pooled."""
+    first = serial_pair(traces)
+    if first is None:
         return None
-    return floor_of([judge_fidelity(traces, serial, ids)], "serial vs burst on the good side")
+    if second is None:
+        return floor_of([first], "serial vs burst on the good side")
+    ids = [i for i in first.item_drift if i in second]
+    pairs = [first, judge_fidelity(traces, second, ids)]
+    pairs += [f for f in [serial_pair(second)] if f is not None]
+    return floor_of(pairs, "serial vs burst and across 2 boots of the good side")
 
 
 def _copy(item: Item, tag: str) -> Item:
@@ -321,8 +336,10 @@ class TrialRunner:
         log: Log | None = None,
         boot_progress: Callable[[str], Any] | None = None,
         target: TargetSpec | None = None,
+        floor_boots: int = 1,
     ) -> None:
         self.target = target or TargetSpec()
+        self.floor_boots = floor_boots  # boots of the good side its noise floor is measured on
         # The good side's probe tokens, once its trial ran: every later trial is judged against
         # them (compare/fidelity.py); None without token capture (--no-logprobs).
         self.reference: dict[str, TokenTrace] | None = None
@@ -430,6 +447,8 @@ class TrialRunner:
             self.reference = self._traces(m.run_ids)
             self.reference_runs = list(m.run_ids)
             self.floor = measure_floor(self.reference)
+            if self.floor is not None and self.floor_boots > 1:
+                self._floor_boot(contract, chash, variant)
             if self.floor is not None:
                 self.log(f"trial {n}: good side's {self.floor.line()}")
         row = TrialResult(
@@ -474,6 +493,26 @@ class TrialRunner:
             + (f" [{row.boot_error}]" if row.boot_error else "")
         )
         return row
+
+    def _floor_boot(self, contract: Contract, chash: str, variant: str) -> None:
+        """--floor-boots 2: boot the good side once more (cached apart from its first boot) and
+        pool its probe into the floor, so the floor holds what a boot changes too."""
+        key = f"{chash}-floor2"
+        cached = self._cached(key)
+        if cached is None:
+            n = self._number()
+            self.log(f"trial {n}: booting {variant} again for the floor [{chash[:10]}]")
+            cached = self._boot_and_probe(contract, chash, n)
+            cached = cached.model_copy(update={"contract_hash": key})
+            with self._lock:
+                self.boots += 1
+            self._save(cached)
+        kind, _, m = self.judge.judge(cached)
+        if m is None or kind != "ok":
+            self.log(f"the good side's second boot was {kind}: its floor is from one boot")
+            return
+        assert self.reference is not None
+        self.floor = measure_floor(self.reference, self._traces(m.run_ids))
 
     def _fidelity(self, run_ids: list[str]) -> Fidelity:
         """A trial's probe tokens judged against the good side's; when either side has none,

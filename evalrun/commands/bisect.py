@@ -103,6 +103,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="copies of the probe items sent at once (default 8; 0 = no burst)",
     )
     how.add_argument(
+        "--floor-boots",
+        type=int,
+        choices=[1, 2],
+        default=1,
+        metavar="N",
+        help="boots of the good side its noise floor is measured on (default 1: its probe "
+        "serial against the burst; 2: also a second boot, so what a boot changes is noise too)",
+    )
+    how.add_argument(
         "--results", default="results", metavar="DIR", help="run store (default results)"
     )
     how.add_argument("--no-cache", action="store_true", help="boot every trial even if cached")
@@ -159,6 +168,7 @@ def run(args: argparse.Namespace) -> int:
         vote=args.vote,
         full=args.full,
         burst=args.burst,
+        floor_boots=args.floor_boots,
         use_cache=not args.no_cache,
         verify=not args.trust_endpoints,
         lanes=args.lanes,
