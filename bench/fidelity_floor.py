@@ -189,7 +189,7 @@ def render(floors: list[dict[str, object]], summary: list[dict[str, object]]) ->
                     f"{f['hard']}/{f['items']}",
                     f["drift"],
                     f"{f['drift_min']}-{f['drift_max']}",
-                    ", ".join(f"{k} {v}" for k, v in f["constants"]),  # type: ignore[attr-defined]
+                    ", ".join(f"{k} {v}" for k, v in f["constants"].items()),  # type: ignore[attr-defined]
                 ]
                 for f in floors
             ],

@@ -168,3 +168,32 @@ def test_signoff_blocks_divergent_and_warns_numerically_different(
     assert (c.subject, c.outcome, verdict) == ("divergent", "fail", "fail")
     (c, _) = check(moved, fidelity_blocks=["divergent", "numerically different"])
     assert c.outcome == "fail"
+
+
+def test_the_calibration_bench_reads_stored_runs_offline(fake_server, make_suite, tmp_path, capsys):
+    """bench/fidelity_floor.py on ordinary stored runs (ids and folders): per-setting floors,
+    and every (A, A', B) triple judged with the constants and with A's floor."""
+    from bench import fidelity_floor
+
+    suite = make_suite([simple_item(i) for i in range(ITEMS)])
+
+    def score(jitter, seed, **kw):
+        fn = lambda i: tokens(i, jitter, seed, **kw)  # noqa: E731
+        return lane(fake_server, make_suite, tmp_path, fn, n=ITEMS, suite=suite)[0].run_id
+
+    aa = [score(0.01, s, flips={s}) for s in (1, 2, 3)]
+    moved, broken = score(0.05, 7), score(0.01, 8, hard=set(range(6)))
+    results = tmp_path / "results"
+    argv = ["--results", str(results), "--aa", "base=" + ",".join(aa)]
+    argv += ["--fault", f"moved={moved}", "--fault", f"broken={results / broken}", "--json"]
+    assert fidelity_floor.main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    (floor,) = out["floors"]
+    assert (floor["runs"], floor["pairs"], floor["hard"]) == (3, 3, 0)
+    by = {(s["role"], s["cand"]): s for s in out["summary"]}
+    assert by[("aa", "base")]["n"] == 6 and by[("aa", "base")]["floor_outside"] == 0
+    assert by[("fault", "moved")]["constants_divergent"] == 0
+    assert by[("fault", "moved")]["floor_outside"] == 6
+    assert by[("fault", "broken")]["floor_divergent"] == 6
+    assert fidelity_floor.main(argv[:-1]) == 0
+    assert "outside noise (floor)" in capsys.readouterr().out
