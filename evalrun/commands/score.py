@@ -151,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
     store = RunStore(options.results)
     boot_progress = None
     if options.booted:
-        _warn_leaks(options.target_spec().load_contract())
+        _warn_leaks(options.target_spec().check().load_contract())
     if options.booted and options.progress:
         boot_progress = stderr_progress(options.target_spec().load_contract().name)
     try:
