@@ -445,7 +445,18 @@ def records_fidelity(
     f = judge(
         traces_a, traces_b, order, thresholds, answered=len(_answered(items_a) | _answered(items_b))
     )
-    return against_floor(f, floor)
+    f = against_floor(f, floor)
+    if _deterministic(run_a) and _deterministic(run_b) and f.verdict != "identical":
+        f.reason += (
+            "; both runs were deterministic (--deterministic), so identical was expected: "
+            "the engine's batch-invariant switches leaked, or the lanes differ"
+        )
+    return f
+
+
+def _deterministic(run: RunRecord) -> bool:
+    """Whether the run booted its contract in deterministic mode (run.json's contract)."""
+    return bool(run.contract and run.contract.get("deterministic"))
 
 
 def runs_fidelity(
