@@ -126,6 +126,8 @@ def triples(
             cands += [("healthy", n, b) for n, bs in healthy.items() for b in bs]
             cands += [("fault", n, b) for n, bs in faults.items() for b in bs]
             for role, name, b in cands:
+                if b.name in (a.name, partner.name):  # a run against itself says nothing
+                    continue
                 fixed = pair(a, b)
                 graded = pair(a, b, floor)
                 if fixed.verdict == "not comparable":
