@@ -38,6 +38,7 @@ from evalrun.serving.contract import (
     Contract,
     contract_hash,
     effective_env,
+    engine_api_key,
     redact_args,
     redact_argv,
     redact_env,
@@ -423,7 +424,10 @@ def _wait_ready(
                         "chat_refused",
                         f"{contract.name} is healthy but refuses a "
                         f"one-token chat completion ({last_refusal})",
-                        "check served_model_name and the request extras in the contract",
+                        "the engine wants an API key: put the one it expects in the contract's "
+                        "args.api-key (or env VLLM_API_KEY)"
+                        if code_chat in (401, 403)
+                        else "check served_model_name and the request extras in the contract",
                         watch,
                     )
         else:
@@ -486,6 +490,9 @@ def boot_server(
             _LIVE[id(proc)] = stop
         try:
             with sync_client(root) as client:
+                key = engine_api_key(contract)
+                if key is not None:  # the engine requires it: probe as the scoring client asks
+                    client.headers["Authorization"] = f"Bearer {key[0]}"
                 boot_s, model = _wait_ready(
                     contract,
                     proc,
