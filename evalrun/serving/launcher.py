@@ -45,6 +45,7 @@ from evalrun.serving.contract import (
     render_argv,
     secret_values,
 )
+from evalrun.serving.reaper import watch_parent
 from evalrun.serving.remote.engine import Boot, RemoteEngine
 from evalrun.serving.signals import shielded, sigterm_raises
 
@@ -681,6 +682,7 @@ def _spawn(
             stdin=subprocess.DEVNULL,
             env=env,
             start_new_session=True,
+            preexec_fn=watch_parent(),  # a SIGKILLed evalrun leaves no orphan (reaper.py)
         )
     except FileNotFoundError as exc:
         where = find_elsewhere(argv[0], contract=contract, env=env, argv=argv)
