@@ -96,7 +96,7 @@ def _duration(seconds: float) -> str:
 def headline(record: RunRecord) -> str:
     """`<run_id>: core-v1: 168/184 (91/100)`."""
     s = record.summary
-    label = f"{record.suite.name}-v{record.suite.version}"
+    label = terminal_text(f"{record.suite.name}-v{record.suite.version}")  # a user's name
     if s is None:
         return f"{record.run_id}: {label}: no summary ({record.status})"
     return f"{record.run_id}: {label}: {s.passed}/{s.total} ({s.score}/100)"
