@@ -41,6 +41,8 @@ def test_the_cap_drops_to_what_the_server_holds_and_climbs_back():
         a = Activity()
         assert a.limit is None and not a.refused()  # nothing held: a refusal is a failure
         async with a.slot(), a.slot(), a.slot():
+            assert not a.refused()  # nothing answered yet: a server resetting everything
+            a.answered()
             assert a.refused() and a.limit == 3
         for _ in range(3):
             await a.served()
@@ -62,3 +64,25 @@ def test_refusals_from_a_server_silent_for_long_are_failures(monkeypatch):
             assert not a.refused() and a.limit is None
 
     asyncio.run(go())
+
+
+def test_a_server_resetting_every_connection_is_one_line(make_suite, tmp_path):
+    """Requests given up while they wait for a slot were never begun: no coroutine is left
+    un-awaited (Python's warning reached stderr), and the run ends with one error line."""
+    import subprocess
+    import sys
+
+    from rawserver import RESET, RawServer
+
+    with RawServer(lambda path: [RESET]) as server:
+        proc = subprocess.run(
+            [sys.executable, "-m", "evalrun", "score", "--endpoint", server.base_url]
+            + ["--suite", str(make_suite(n=20)), "--results", str(tmp_path / "r")]
+            + ["--no-progress", "--timeout", "3"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    lines = [ln for ln in proc.stderr.splitlines() if "no answer from the server" not in ln]
+    assert proc.returncode == 3 and len(lines) == 1, proc.stderr
+    assert "never awaited" not in proc.stderr and "the endpoint stopped answering" in lines[0]

@@ -97,12 +97,13 @@ class Activity:
 
     def refused(self) -> bool:
         """A connection was refused or reset. True when the server is at its connection limit:
-        it holds others of ours now and answers (or has answered none yet, still starting);
-        the cap drops to what it holds, and the request should wait for a slot and go again.
-        False: it holds none, or has answered nothing for OVERLOAD_WINDOW_S (a server that
-        died with a request of ours hanging): a failed try like any other."""
+        it holds others of ours now and has answered within OVERLOAD_WINDOW_S; the cap drops to
+        what it holds, and the request should wait for a slot and go again. False: it holds
+        none, has answered nothing yet (a server that resets every connection), or nothing for
+        that long (one that died with a request of ours hanging): a failed try like any other,
+        retried after its backoff."""
         ago = self.since_answer()
-        if self.holding == 0 or (ago is not None and ago > OVERLOAD_WINDOW_S):
+        if self.holding == 0 or ago is None or ago > OVERLOAD_WINDOW_S:
             return False
         self.limit = max(1, min(self.limit or self.holding, self.holding))
         self._run = 0

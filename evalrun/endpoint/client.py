@@ -423,7 +423,7 @@ async def chat_attempt(
         try:
             try:
                 response, model = await _within(
-                    _admitted(activity, _once(client, params, logprobs)), ends, clock
+                    _admitted(activity, lambda: _once(client, params, logprobs)), ends, clock
                 )
             except TimeoutError as exc:
                 failure = RequestFailed(
@@ -474,12 +474,13 @@ async def chat_attempt(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-async def _admitted(activity: Activity | None, request: Awaitable[T]) -> T:
-    """`request`, sent once the client's connection policy admits it (activity.py)."""
+async def _admitted(activity: Activity | None, request: Callable[[], Awaitable[T]]) -> T:
+    """`request()`, sent once the client's connection policy admits it (activity.py); made
+    only then, so a request given up while it waits for a slot was never begun."""
     if activity is None:
-        return await request
+        return await request()
     async with activity.slot():
-        return await request
+        return await request()
 
 
 async def _within(
