@@ -198,7 +198,8 @@ class Watch:
         with locked(self.folder), sigterm_raises():
             state = self._state()
             metrics = WatchMetrics(state, textfile=self.o.metrics_file)
-            server = metrics.serve(self.o.metrics_port) if self.o.metrics_port else None
+            if self.o.metrics_port:
+                metrics.serve(self.o.metrics_port)
             result = WatchResult(name=self.o.name, folder=self.folder)
             try:
                 self._emit(
@@ -223,8 +224,7 @@ class Watch:
                 save_state(self.folder, state)
                 self._emit(state, result, event("stop", state, interrupted=result.interrupted))
                 metrics.publish()
-                if server is not None:
-                    server.shutdown()
+                metrics.close()
             return result
 
     @contextmanager

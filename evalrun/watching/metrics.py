@@ -18,6 +18,7 @@ from prometheus_client import (
     write_to_textfile,
 )
 
+from evalrun.errors import UsageError
 from evalrun.watching.state import TickPoint, WatchState
 
 PREFIX = "evalrun_watch"
@@ -60,10 +61,26 @@ class WatchMetrics:
         self.alarm.set(1 if state.alarmed else 0)
         self.up.set(0 if state.down else 1)
 
-    def serve(self, port: int) -> Any:
-        """Serve /metrics on 127.0.0.1:`port` from a daemon thread; the server object."""
-        server, _ = start_http_server(port, addr="127.0.0.1", registry=self.registry)
-        return server
+    def serve(self, port: int) -> None:
+        """Serve /metrics on 127.0.0.1:`port` from a daemon thread until `close`."""
+        try:
+            self._server, self._thread = start_http_server(
+                port, addr="127.0.0.1", registry=self.registry
+            )
+        except OSError as exc:
+            raise UsageError(
+                f"--metrics-port {port}: cannot listen on 127.0.0.1:{port} ({exc.strerror}); "
+                "pick a free port"
+            ) from exc
+
+    def close(self) -> None:
+        """Stop serving /metrics (its port is free again)."""
+        server = getattr(self, "_server", None)
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+            self._thread.join(timeout=5)
+            self._server = None
 
     def tick(self, state: WatchState, point: TickPoint, at: float, *, alarm: bool) -> None:
         """Record one tick (and an alarm it raised), then publish."""
