@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
-import urllib.error
-import urllib.request
 import pytest
 from fakeserver import FakeServer, reply, simple_item, write_suite
 from prometheus_client.parser import text_string_to_metric_families
@@ -99,7 +99,7 @@ def test_healthy_ticks_raise_no_alarm(anchored):
 def test_a_fault_mid_watch_alarms_within_two_ticks_with_the_signoff(anchored, tmp_path):
     _faulty_after(anchored["fake"], 3)
     out = tmp_path / "event.json"
-    sink = f"import sys; open(sys.argv[1], 'wb').write(sys.stdin.buffer.read())"
+    sink = "import sys; open(sys.argv[1], 'wb').write(sys.stdin.buffer.read())"
     result = run_watch(
         _options(
             anchored,
