@@ -29,6 +29,8 @@ class WatchMetrics:
 
     def __init__(self, state: WatchState, *, textfile: Path | None = None) -> None:
         self.registry = CollectorRegistry()
+        self._server: Any = None
+        self._thread: Any = None
         self.textfile = textfile
         self.name = state.name
         r, label = self.registry, ["watch"]
@@ -75,7 +77,7 @@ class WatchMetrics:
 
     def close(self) -> None:
         """Stop serving /metrics (its port is free again)."""
-        server = getattr(self, "_server", None)
+        server = self._server
         if server is not None:
             server.shutdown()
             server.server_close()
