@@ -4,7 +4,7 @@ and how many ticks a restart with another KV-cache type takes to alarm.
     flock /tmp/evalrun-engine.lock python -m bench.watch_reference [--healthy 200] [--fault 6]
 
 Boots the reference (bisect/contracts/reference.yaml) on a free port, scores an anchor of
-`--anchor-limit` items drawn across the core suite (greedy, with logprobs: the defaults), then
+`--anchor-limit` items drawn across the core suite but its long-context category (greedy, with logprobs: the defaults), then
 watches it back to back (`--every 0`) for `--healthy` ticks. Then the server is stopped (the
 watch sees it down), booted again on the same port with `--fault-set` (default
 `cache-type-k=q4_0`), and watched for `--fault` more ticks. Prints one JSON object: ticks, alarms
@@ -46,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     from evalrun.serving.contract import load_contract, reference_contract_path
     from evalrun.serving.launcher import boot_server, free_port
     from evalrun.store import RunStore
+    from evalrun.suite.load import load_suite
     from evalrun.watching import WatchHooks, WatchOptions, run_watch
 
     results = Path(args.results or tempfile.mkdtemp(prefix="watch-ref-"))

@@ -266,3 +266,36 @@ def test_bad_usage_is_one_line_and_exit_2(anchored, capsys, argv, message):
     code = main(["watch", "--results", str(anchored["results"]), *argv])
     assert code == 2
     assert message in capsys.readouterr().err
+
+
+def _trace(item_id: str, steps: list[tuple[str, float, float]]) -> Any:
+    """A trace of (token, its logprob, the runner-up's logprob) steps; the runner-up is 'zz'."""
+    from evalrun.endpoint.logprobs import TokenTrace
+
+    tokens = [[t, lp, [[t, lp], ["zz", alt]]] for t, lp, alt in steps]
+    return TokenTrace(id=item_id, top_k=2, total=len(tokens), cap=128, tokens=tokens)
+
+
+def test_a_near_tie_flip_is_not_off_a_hard_one_is_and_drift_counts_per_tick():
+    from evalrun.watching.judge import THRESHOLDS, judge_tick
+
+    anchor = {
+        "a": _trace("a", [("x", -0.6, -0.8), ("y", -0.1, -3.0)]),
+        "b": _trace("b", [("p", -0.05, -4.0), ("q", -0.05, -4.0)]),
+    }
+    flipped = {  # a's near tie flips; b unchanged
+        "a": _trace("a", [("zz", -0.6, -0.7)]),
+        "b": _trace("b", [("p", -0.05, -4.0), ("q", -0.05, -4.0)]),
+    }
+    flipped["a"].tokens[0][2] = [["zz", -0.6], ["x", -0.7]]
+    j = judge_tick(anchor, [], flipped, ["a", "b"])
+    assert (j.off, j.near_tie, j.compared) == (0, 1, 2)
+    hard = {**flipped, "b": _trace("b", [("zz", -0.05, -9.0)])}
+    j = judge_tick(anchor, [], hard, ["a", "b"])
+    assert j.off_ids == ["b"]
+    drifted = {  # the same tokens, each logprob moved past the healthy drift limit
+        i: _trace(i, [(t[0], t[1] - 2 * THRESHOLDS.drift_max, t[2][1][1]) for t in tr.tokens])
+        for i, tr in anchor.items()
+    }
+    j = judge_tick(anchor, [], drifted, ["a", "b"])
+    assert j.off == 2 and j.drift > THRESHOLDS.drift_max

@@ -124,6 +124,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="on an alarm, do not score the anchor's items again and sign off",
     )
     w.add_argument(
+        "--policy",
+        metavar="FILE",
+        help="the escalation's sign-off policy (default: signoff's, selections allowed)",
+    )
+    w.add_argument(
         "--keep-runs",
         type=int,
         default=20,
@@ -199,6 +204,7 @@ def run(args: argparse.Namespace) -> int:
         garble=args.garble,
         escalate=args.escalate,
         on_alarm=args.on_alarm,
+        policy=args.policy,
         metrics_file=Path(args.metrics_file) if args.metrics_file else None,
         metrics_port=args.metrics_port,
         timeout=args.timeout,

@@ -4,8 +4,8 @@ probe.py chooses the few items a tick sends from the anchor (near ties early on,
 canaries); judge.py judges a tick against the anchor with the fidelity statistics (the one place
 the noise floor plugs in); sequential.py is the running test over ticks (a CUSUM, pure);
 state.py is the watch on disk (state, events, tick runs, compaction); metrics.py its Prometheus
-metrics; loop.py the watch itself (ticks, down and up, the alarm's escalation and sign-off,
-`--on-alarm`); timeline.py the watch as one HTML page (`evalrun report`).
+metrics; alarm.py what an alarm sets off (the escalation and its sign-off, `--on-alarm`);
+loop.py the watch itself (ticks, down and up, alarms); timeline.py the watch as one HTML page (`evalrun report`).
 """
 
 from __future__ import annotations

@@ -2,9 +2,13 @@
 
 `judge_tick` is the one place the watch decides how far a tick is from its anchor: today with the
 fidelity thresholds of evalrun.compare.fidelity (`THRESHOLDS`); a per-lane noise floor measured
-from an A/A pair replaces that one name. An item is *off* when it left the anchor hard or in
-other tokens, or the mean |Δ logprob| over the tokens it shares with the anchor passed the
-healthy drift limit; near ties that flip are not off (healthy lanes flip them too).
+from an A/A pair replaces that one name. An item is *off* when it left the anchor hard (one side
+chose what the other thought unlikely) or in other tokens. Near ties that flip are not off, and
+neither is one item's drift: on the reference the same healthy server, asked the probe as a
+burst instead of inside the anchor's batch, flips 3 near ties of 7 items and drifts up to 0.05
+nats a token on one short item on every tick. The drift counts over the whole tick, as fidelity
+counts it over a run: a tick whose mean |Δ logprob| passes the healthy limit has every compared
+item off (so two such ticks alarm, one does not).
 """
 
 from __future__ import annotations
@@ -38,10 +42,6 @@ class TickJudgement(BaseModel):
     latency_s: float | None = Field(default=None, description="Mean latency of the answers.")
 
 
-def _mean_drift(values: list[float]) -> float:
-    return sum(values) / len(values) if values else 0.0
-
-
 def judge_tick(
     anchor: dict[str, TokenTrace],
     tick_items: Sequence[ItemRecord],
@@ -56,11 +56,13 @@ def judge_tick(
     for item_id in ids:
         if item_id not in anchor or item_id not in tick:
             continue
-        kind, _, _, drift = compare_trace(anchor[item_id], tick[item_id], thresholds.delta)
+        kind, _, _, _ = compare_trace(anchor[item_id], tick[item_id], thresholds.delta)
         near += kind == "near_tie"
-        if kind in ("hard", "retokenized") or _mean_drift(drift) > thresholds.drift_max:
+        if kind in ("hard", "retokenized"):
             off.append(item_id)
     fidelity: Fidelity = judge(anchor, tick, list(ids), thresholds, answered=len(answered))
+    if fidelity.drift > thresholds.drift_max:
+        off = [i for i in ids if i in anchor and i in tick]
     latencies = [r.latency_s for r in answered if r.latency_s is not None]
     return TickJudgement(
         compared=fidelity.items,

@@ -16,25 +16,24 @@ state saved; the next `evalrun watch` of the same name resumes it.
 
 from __future__ import annotations
 
-import shlex
-import shutil
-import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalrun.errors import EndpointError, EvalrunError, Interrupted, UsageError
-from evalrun.jsondata import JSONObject, json_bytes
+from evalrun.errors import EndpointError, Interrupted, UsageError
+from evalrun.jsondata import JSONObject
 from evalrun.scoring import ScoreOptions, run_score
 from evalrun.serving.signals import sigterm_raises
 from evalrun.serving.target import TargetSpec, boot_target
+from evalrun.signoff import load_policy
 from evalrun.store import RunRecord, RunStore
 from evalrun.store.tokens import load_traces
 from evalrun.suite.load import load_suite
 from evalrun.text_safety import one_line
+from evalrun.watching.alarm import escalate, on_alarm_argv, run_on_alarm
 from evalrun.watching.judge import judge_tick
 from evalrun.watching.metrics import WatchMetrics
 from evalrun.watching.probe import choose_probe
@@ -51,8 +50,6 @@ from evalrun.watching.state import (
     save_state,
     watch_dir,
 )
-
-ON_ALARM_TIMEOUT_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -76,6 +73,7 @@ class WatchOptions:
     garble: int = 2
     escalate: bool = True
     on_alarm: str | None = None  # a command line (split like a shell, run without one)
+    policy: str | None = None  # the escalation's sign-off policy (default: signoff's own)
     metrics_file: Path | None = None
     metrics_port: int | None = None
     timeout: float | None = None  # an item's budget in a tick
@@ -117,18 +115,6 @@ class WatchResult:
         return 0
 
 
-def _on_alarm_argv(command: str | None) -> list[str] | None:
-    if not command:
-        return None
-    try:
-        argv = shlex.split(command)
-    except ValueError as exc:
-        raise UsageError(f"--on-alarm {command!r}: {exc}; quote it as a shell would") from exc
-    if not argv or shutil.which(argv[0]) is None:
-        raise UsageError(f"--on-alarm: command {argv[0] if argv else command!r} not found")
-    return argv
-
-
 def _check_anchor(anchor: RunRecord) -> None:
     capture = anchor.fidelity.get("top_logprobs") if anchor.fidelity else None
     if anchor.tokens_unavailable or not capture:
@@ -156,7 +142,8 @@ class Watch:
         self.anchor_items = self.store.load_items(self.anchor.run_id)
         self.anchor_traces = load_traces(self.store.run_dir(self.anchor.run_id))
         self.suite = self.anchor.suite.path or self.anchor.suite.name
-        self.on_alarm = _on_alarm_argv(options.on_alarm)
+        self.on_alarm = on_alarm_argv(options.on_alarm)
+        self.policy = load_policy(options.policy)
         self.folder = watch_dir(options.results, options.name)
         self.target = options.endpoint or str(options.contract or "reference")
         self._url, self._model = "", options.model
@@ -267,21 +254,11 @@ class Watch:
         state.tick += 1
         started = self.hooks.clock()
         ids = state.probe.ids
-        sampling = self.anchor.sampling
-        options = ScoreOptions(
-            endpoint=self._url,
-            model=self._model or self.anchor.model_requested,
-            api_key_env=self.o.api_key_env,
-            suite=self.suite,
-            items=tuple(ids),
-            concurrency=len(ids),  # a burst: the whole probe at once
+        options = self._score_options(
+            items=ids,
             label=f"tick-{self.o.name}",
             results=self.folder / TICKS_DIR,
-            temperature=0.0,
-            top_logprobs=sampling.get("top_logprobs"),
-            logprob_tokens=sampling.get("logprob_tokens"),
-            max_tokens_scale=sampling.get("max_tokens_scale"),
-            timeout=self.o.timeout,
+            concurrency=len(ids),  # a burst: the whole probe at once
         )
         point = TickPoint(tick=state.tick, at=now(), status="down", statistic=state.statistic)
         try:
@@ -320,6 +297,33 @@ class Watch:
         point.statistic = state.statistic
         self._off_ids = judged.off_ids
         return point
+
+    def _score_options(
+        self,
+        *,
+        items: Sequence[str] | None,
+        label: str,
+        results: Path,
+        concurrency: int | None = None,
+    ) -> ScoreOptions:
+        """A score of `items` on the watched endpoint, asked as the anchor was: greedy, with its
+        logprob settings."""
+        sampling = self.anchor.sampling
+        return ScoreOptions(
+            endpoint=self._url,
+            model=self._model or self.anchor.model_requested,
+            api_key_env=self.o.api_key_env,
+            suite=self.suite,
+            items=tuple(items) if items else None,
+            concurrency=concurrency,
+            label=label,
+            results=results,
+            temperature=0.0,
+            top_logprobs=sampling.get("top_logprobs"),
+            logprob_tokens=sampling.get("logprob_tokens"),
+            max_tokens_scale=sampling.get("max_tokens_scale"),
+            timeout=self.o.timeout,
+        )
 
     def _record(self, state: WatchState, point: TickPoint, result: WatchResult) -> bool:
         """Log the tick and what it changed (down, up, alarm, recovered); True on a new alarm."""
@@ -364,61 +368,29 @@ class Watch:
             recent=recent,
         )
         if self.o.escalate:
-            data["escalation"] = self._escalate(state)
+            data["escalation"] = self._escalate()
         self._emit(state, result, data)
         self._run_on_alarm(data, state, result)
 
-    def _escalate(self, state: WatchState) -> JSONObject:
+    def _escalate(self) -> JSONObject:
         """The anchor's items scored again into the main store, signed off against the anchor."""
-        from evalrun.signoff import signoff
-
-        ids = self.anchor.selection.get("ids")
-        sampling = self.anchor.sampling
-        options = ScoreOptions(
-            endpoint=self._url,
-            model=self._model or self.anchor.model_requested,
-            api_key_env=self.o.api_key_env,
-            suite=self.suite,
-            items=tuple(ids) if ids else None,
-            label=f"watch-{self.o.name}-escalation",
-            results=self.o.results,
-            temperature=0.0,
-            top_logprobs=sampling.get("top_logprobs"),
-            logprob_tokens=sampling.get("logprob_tokens"),
-            max_tokens_scale=sampling.get("max_tokens_scale"),
-            timeout=self.o.timeout,
-        )
         self.hooks.say(f"watch {self.o.name}: escalating: the anchor's items against the server")
-        try:
-            record, _ = run_score(options)
-            verdict = signoff(self.store, record.run_id, self.anchor.run_id)
-        except (KeyboardInterrupt, Interrupted):
-            raise
-        except EvalrunError as exc:
-            return {"error": str(exc), "run_id": getattr(exc, "run_id", None)}
-        return {
-            "run_id": record.run_id,
-            "signoff": verdict.verdict,
-            "reasons": verdict.reasons,
-            "headline": verdict.headline,
-            "report": verdict.report,
-        }
+        return escalate(
+            self.store,
+            self.anchor,
+            self._score_options(
+                items=self.anchor.selection.get("ids"),
+                label=f"watch-{self.o.name}-escalation",
+                results=self.o.results,
+            ),
+            self.policy,
+            self.o.policy,
+        )
 
     def _run_on_alarm(self, data: JSONObject, state: WatchState, result: WatchResult) -> None:
-        """Run --on-alarm with the event as JSON on stdin (argv, never a shell)."""
         if self.on_alarm is None:
             return
-        try:
-            done = subprocess.run(
-                self.on_alarm,
-                input=json_bytes(data) + b"\n",
-                capture_output=True,
-                timeout=ON_ALARM_TIMEOUT_S,
-                check=False,
-            )
-            failed = f"exit {done.returncode}" if done.returncode else None
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            failed = f"{exc.__class__.__name__}: {exc}"
+        failed = run_on_alarm(self.on_alarm, data)
         if failed:
             self._emit(state, result, event("on_alarm_failed", state, reason=failed))
 
