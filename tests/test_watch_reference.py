@@ -1,0 +1,29 @@
+"""`evalrun watch` on the real reference (llama.cpp + SmolLM2-135M): healthy ticks back to back
+raise no alarm; the server stopped (a `down` event, no quality alarm) and booted again with
+`cache-type-k=q4_0` alarms within the stated two ticks, the escalation's sign-off in the event.
+
+The 200-tick figure of docs/watch.md is bench/watch_reference.py's (about 20 minutes here); this
+test runs the same script with 20 healthy ticks."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+
+def test_reference_watch_quiet_when_healthy_and_alarms_on_a_q4_0_k_cache(tmp_path, capsys):
+    from bench.watch_reference import main
+
+    code = main(
+        ["--healthy", "20", "--fault", "4", "--anchor-limit", "24", "--results", str(tmp_path)]
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0, out
+    assert out["healthy_ticks"] == 20 and out["healthy_alarms"] == 0
+    assert out["down_events"] == 1 and out["up_events"] == 1
+    assert out["ticks_to_alarm"] is not None and out["ticks_to_alarm"] <= 2
+    assert out["escalation"]["signoff"] in ("pass", "fail")
+    assert out["escalation"]["run_id"]
