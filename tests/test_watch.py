@@ -299,3 +299,33 @@ def test_a_near_tie_flip_is_not_off_a_hard_one_is_and_drift_counts_per_tick():
     }
     j = judge_tick(anchor, [], drifted, ["a", "b"])
     assert j.off == 2 and j.drift > THRESHOLDS.drift_max
+
+
+@pytest.mark.slow
+def test_sigterm_ends_the_watch_cleanly_and_a_restart_resumes(anchored):
+    import os
+    import signal
+    import subprocess
+    import time
+
+    argv = [
+        sys.executable, "-m", "evalrun", "watch", "--endpoint", anchored["fake"].base_url,
+        "--anchor", anchored["anchor"], "--results", str(anchored["results"]), "--every", "0.2",
+    ]  # fmt: skip
+    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env={**os.environ})
+    folder = watch_dir(anchored["results"], "watch")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        state = load_state(folder) if (folder / "watch.json").exists() else None
+        if state is not None and state.tick >= 2:
+            break
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    events = read_events(folder)
+    assert events[-1]["event"] == "stop" and events[-1]["interrupted"] is True
+    ticks = load_state(folder).tick  # type: ignore[union-attr]
+    again = run_watch(_options(anchored, ticks=1), _quiet())
+    assert again.events[0]["resumed"] is True
+    assert load_state(folder).tick == ticks + 1  # type: ignore[union-attr]
