@@ -179,7 +179,7 @@ def render_timeline(state: WatchState, events: list[JSONObject]) -> str:
     status = "ALARM" if state.alarmed else ("down" if state.down else "quiet")
     facts = (
         f"<p>anchor <b>{_e(state.anchor)}</b> · target {_e(state.target)} · "
-        f"{state.tick} ticks ({len(judged)} shown judged) · {state.alarms} alarms · now "
+        f"{state.tick} ticks ({len(judged)} of those shown judged) · {state.alarms} alarms · now "
         f'<span class="{"alarm" if state.alarmed else ""}">{status}</span> · statistic '
         f"{state.statistic:.2f} of {state.cusum.h:.2f}</p>"
         f"<p class=muted>probe: {_e(', '.join(state.probe.ids))}</p>"
