@@ -7,7 +7,9 @@ Boots the reference (bisect/contracts/reference.yaml) on a free port, scores an 
 `--anchor-limit` items drawn across the core suite but its long-context category (greedy, with logprobs: the defaults), then
 watches it back to back (`--every 0`) for `--healthy` ticks. Then the server is stopped (the
 watch sees it down), booted again on the same port with `--fault-set` (default
-`cache-type-k=q4_0`), and watched for `--fault` more ticks. Prints one JSON object: ticks, alarms
+`cache-type-k=q4_0`), and watched for `--fault` more ticks. `--contract` watches another
+contract's server the same way (the vLLM lane: `--contract bisect/contracts/vllm-cpu.yaml
+--fault-set kv-cache-dtype=fp8`). Prints one JSON object: ticks, alarms
 in the healthy phase (false alarms) and the largest statistic there, the tick of the alarm after
 the restart, the down/up events, the escalation's sign-off, and per tick: requests, prompt and
 completion tokens, seconds (median and 90th percentile). Exit 0 when the healthy phase raised no
@@ -38,6 +40,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--healthy", type=int, default=200)
     p.add_argument("--fault", type=int, default=6)
     p.add_argument("--fault-set", default="cache-type-k=q4_0")
+    p.add_argument(
+        "--contract",
+        default=None,
+        help="watch this contract's server instead of the reference's (e.g. "
+        "bisect/contracts/vllm-cpu.yaml with --fault-set kv-cache-dtype=fp8)",
+    )
     p.add_argument("--anchor-limit", type=int, default=40)
     p.add_argument("--results", default=None, help="run store (default: a temporary folder)")
     args = p.parse_args(argv)
@@ -51,8 +59,9 @@ def main(argv: list[str] | None = None) -> int:
 
     results = Path(args.results or tempfile.mkdtemp(prefix="watch-ref-"))
     port = free_port()
-    healthy = load_contract(reference_contract_path(), sets=[f"port={port}"])
-    faulty = load_contract(reference_contract_path(), sets=[f"port={port}", args.fault_set])
+    contract = args.contract or reference_contract_path()
+    healthy = load_contract(contract, sets=[f"port={port}"])
+    faulty = load_contract(contract, sets=[f"port={port}", args.fault_set])
     stack = contextlib.ExitStack()
     server = stack.enter_context(boot_server(healthy, results / "server-healthy.log"))
     # long-context items cost a minute of prefill each on 2 cores and a probe never uses them
