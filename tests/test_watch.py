@@ -329,3 +329,15 @@ def test_sigterm_ends_the_watch_cleanly_and_a_restart_resumes(anchored):
     again = run_watch(_options(anchored, ticks=1), _quiet())
     assert again.events[0]["resumed"] is True
     assert load_state(folder).tick == ticks + 1  # type: ignore[union-attr]
+
+
+def test_an_unwritable_metrics_file_is_a_one_line_error(anchored, tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    code = main([
+        "watch", "--endpoint", anchored["fake"].base_url, "--anchor", anchored["anchor"],
+        "--results", str(anchored["results"]), "--ticks", "1",
+        "--metrics-file", str(blocker / "watch.prom"),
+    ])  # fmt: skip
+    assert code == 2
+    assert "--metrics-file" in capsys.readouterr().err

@@ -18,7 +18,7 @@ from prometheus_client import (
     write_to_textfile,
 )
 
-from evalrun.errors import UsageError
+from evalrun.errors import ConfigError, UsageError
 from evalrun.watching.state import TickPoint, WatchState
 
 PREFIX = "evalrun_watch"
@@ -106,5 +106,11 @@ class WatchMetrics:
 
     def publish(self) -> None:
         if self.textfile is not None:
-            self.textfile.parent.mkdir(parents=True, exist_ok=True)
-            write_to_textfile(str(self.textfile), self.registry)
+            try:
+                self.textfile.parent.mkdir(parents=True, exist_ok=True)
+                write_to_textfile(str(self.textfile), self.registry)
+            except OSError as exc:
+                raise ConfigError(
+                    f"--metrics-file {self.textfile}: cannot write it ({exc.strerror}); "
+                    "pick a writable folder"
+                ) from exc
