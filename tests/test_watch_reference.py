@@ -2,9 +2,9 @@
 raise no alarm; the server stopped (a `down` event, no quality alarm) and booted again with
 `cache-type-k=q4_0` alarms within the stated two ticks, the escalation's sign-off in the event.
 
-The 200-tick figure of docs/watch.md is bench/watch_reference.py's (about 20 minutes here); this
-test runs the same script with 10 healthy ticks (2 to 3 minutes). The vllm tier does the same on the vLLM lane,
-with an fp8 KV cache as the fault."""
+The 200-tick figure of docs/watch.md is bench/watch_reference.py's (about 17 minutes here);
+this test runs the same script with 10 healthy ticks (2 to 3 minutes). The vllm tier does the
+same on the vLLM lane, with an fp8 KV cache as the fault."""
 
 from __future__ import annotations
 
