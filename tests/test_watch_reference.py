@@ -1,5 +1,5 @@
-"""`evalrun watch` on real engines, the reference (llama.cpp + SmolLM2-135M) first: healthy ticks back to back
-raise no alarm; the server stopped (a `down` event, no quality alarm) and booted again with
+"""`evalrun watch` on real engines, the reference (llama.cpp + SmolLM2-135M) first: healthy ticks
+back to back raise no alarm; the server stopped (a `down` event, no quality alarm) and booted again with
 `cache-type-k=q4_0` alarms within the stated two ticks, the escalation's sign-off in the event.
 
 The 200-tick figure of docs/watch.md is bench/watch_reference.py's (about 17 minutes here);
