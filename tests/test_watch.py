@@ -214,6 +214,14 @@ def test_disk_stays_bounded(anchored):
     assert state.blocks[0].first == 1 and state.blocks[0].ticks == BLOCK
     ticks = [e for e in read_events(result.folder) if e["event"] == "tick"]
     assert all(e["tick"] >= state.points[0].tick for e in ticks)
+    # the timeline still shows the compacted ticks, as blocks
+    from evalrun.watching.state import save_state
+    from evalrun.watching.timeline import write_timeline
+
+    save_state(result.folder, state)
+    page = write_timeline(result.folder).read_text()
+    assert "Earlier ticks, compacted" in page
+    assert f"<td class=num>1–{BLOCK}</td>" in page
 
 
 def test_cli_watch_and_its_timeline(anchored, tmp_path, capsys):
