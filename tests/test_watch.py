@@ -349,3 +349,13 @@ def test_an_unwritable_metrics_file_is_a_one_line_error(anchored, tmp_path, caps
     ])  # fmt: skip
     assert code == 2
     assert "--metrics-file" in capsys.readouterr().err
+
+
+def test_a_noisier_lane_needs_a_larger_change():
+    from evalrun.watching import Cusum
+
+    default = Cusum.for_healthy_rate(0.02)
+    assert default == DEFAULT_CUSUM
+    noisy = Cusum.for_healthy_rate(0.1)
+    assert ticks_to_alarm(noisy, PROBE, 1) is None  # one item in eight is its normal
+    assert ticks_to_alarm(noisy, PROBE, PROBE) == 2

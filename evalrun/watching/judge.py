@@ -2,13 +2,15 @@
 
 `judge_tick` is the one place the watch decides how far a tick is from its anchor: today with the
 fidelity thresholds of evalrun.compare.fidelity (`THRESHOLDS`); a per-lane noise floor measured
-from an A/A pair replaces that one name. An item is *off* when it left the anchor hard (one side
-chose what the other thought unlikely) or in other tokens. Near ties that flip are not off, and
-neither is one item's drift: on the reference the same healthy server, asked the probe as a
-burst instead of inside the anchor's batch, flips 3 near ties of 7 items and drifts up to 0.05
-nats a token on one short item on every tick. The drift counts over the whole tick, as fidelity
-counts it over a run: a tick whose mean |Δ logprob| passes the healthy limit has every compared
-item off (so two such ticks alarm, one does not).
+from an A/A pair replaces that one name (the running test takes its healthy rate from it too).
+
+An item is *off* when it left the anchor hard (one side chose what the other thought unlikely)
+or in other tokens. Near ties that flip are not off, and neither is one item's drift: on the
+reference the same healthy server, asked the probe as a burst instead of inside the anchor's
+batch, flips 2-3 near ties of 8 items and drifts up to 0.05 nats a token on one short item on
+every tick. The drift counts over the whole tick, as fidelity counts it over a run: a tick whose
+mean |Δ logprob| passes the healthy limit has every compared item off (so two such ticks alarm,
+one does not).
 """
 
 from __future__ import annotations

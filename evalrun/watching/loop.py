@@ -34,9 +34,10 @@ from evalrun.store.tokens import load_traces
 from evalrun.suite.load import load_suite
 from evalrun.text_safety import one_line
 from evalrun.watching.alarm import escalate, on_alarm_argv, run_on_alarm
-from evalrun.watching.judge import judge_tick
+from evalrun.watching.judge import THRESHOLDS, judge_tick
 from evalrun.watching.metrics import WatchMetrics
 from evalrun.watching.probe import choose_probe
+from evalrun.watching.sequential import Cusum
 from evalrun.watching.state import (
     TICKS_DIR,
     TickPoint,
@@ -165,7 +166,11 @@ class Watch:
                 "tokens, short): tag an anchor scored on the core suite"
             )
         return WatchState(
-            name=self.o.name, anchor=self.anchor.run_id, target=self.target, probe=probe
+            name=self.o.name,
+            anchor=self.anchor.run_id,
+            target=self.target,
+            probe=probe,
+            cusum=Cusum.for_healthy_rate(THRESHOLDS.healthy_hard_rate),
         )
 
     def _state(self) -> WatchState:

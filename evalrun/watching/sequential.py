@@ -36,6 +36,13 @@ class Cusum(BaseModel):
     p1: float = Field(default=0.25, description="Share of probe items off after a real change.")
     h: float = Field(default=6.0, description="The statistic at which the watch alarms.")
 
+    @classmethod
+    def for_healthy_rate(cls, rate: float) -> Cusum:
+        """The test for a lane whose healthy items are off at `rate` (its noise floor): p1 stays
+        at least four times p0, so a noisy lane needs a larger change to alarm."""
+        p0 = min(max(rate, 1e-4), 0.2)
+        return cls(p0=p0, p1=max(cls.model_fields["p1"].default, 4 * p0))
+
     @property
     def cap(self) -> float:
         """The most one tick adds: half the threshold, so no single tick alarms."""
