@@ -342,6 +342,7 @@ def extract_answer_number(
     """
     kw = {"decimal_comma": decimal_comma, "fractions": fractions}
     text = with_digits(text)
+    text = _before_check(text, kw)
 
     def given(span: str) -> list[tuple[float, int, int]]:
         return [
@@ -412,6 +413,25 @@ def extract_answer_number(
         pick = pool[0] if first else pool[-1]
         return _finish(plain, nums, pick, "first" if first else "final")
     return NumberReading(None, "none")
+
+
+# "x = 8. Check: 3·8 + 7 = 31 ✓": the answer, then its check, whose numbers are not the answer
+_CHECK = re.compile(
+    r"(?:^|(?<=\n)|(?<=[.!?)])[ \t]+)[\W_]*(?:check(?:ing)?|verif(?:y|ication|ying)|sanity check|"
+    r"proof|kontrolle|probe|vérification|проверка)\b[\W_]*?[:：]",
+    re.IGNORECASE,
+)
+
+
+def _before_check(text: str, kw: dict[str, bool]) -> str:
+    """The text before a check of the answer it has already given ("Check:", "Verification:"),
+    when the check concludes nothing of its own; else the whole text."""
+    m = _CHECK.search(text)
+    if m is None or not number_matches(plain_text(text[: m.start()]), **kw):
+        return text
+    if _CONCLUSION_LATER.search(re.sub(r"\btotal\b", " ", text[m.end() :], flags=re.I)):
+        return text
+    return text[: m.start()]
 
 
 _EXPLAINS = re.compile(

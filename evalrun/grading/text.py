@@ -398,6 +398,8 @@ def _language(response: Response, p: LanguageParams) -> Grade:
         return verdict(False, f"words mixing Latin and Cyrillic look-alikes: {mixed[:3]}")
     scripts = _SCRIPT_OF_LANG.get(p.language, {"latin"})
     share = sum(counts.get(s, 0) for s in scripts) / letters
+    if share < p.min_ratio and "latin" not in scripts:
+        share = max(share, _share_without_gloss(text, scripts))
     if share < p.min_ratio:
         return verdict(False, f"{share:.0%} of letters in {'/'.join(sorted(scripts))} script")
     if p.language == "ja" and not counts.get("kana"):
@@ -411,6 +413,25 @@ def _language(response: Response, p: LanguageParams) -> Grade:
                 top = max(hits, key=lambda k: hits[k])
                 return verdict(False, f"reads as {top}, not {p.language} (function words {hits})")
     return verdict(True, f"{share:.0%} {'/'.join(sorted(scripts))} letters")
+
+
+# Words quoted from another language beside an answer in its own script: "Париж (Paris)",
+# "**Понедельник** (англ. *Monday*)". At most this many, and never more than the answer's own.
+GLOSS_WORDS = 2
+
+
+def _share_without_gloss(text: str, scripts: set[str]) -> float:
+    """The share of letters in `scripts` once a gloss is set aside: the few words of other
+    scripts (GLOSS_WORDS at most) that an answer with at least as many words of its own
+    quotes."""
+    words = words_of(text)
+    own = [w for w in words if set(script_counts(w)) <= scripts]
+    other = [w for w in words if not set(script_counts(w)) & scripts]
+    if not own or not other or len(other) > GLOSS_WORDS or len(other) > len(own):
+        return 0.0
+    kept = sum(script_counts(w).get(s, 0) for w in own for s in scripts)
+    letters = sum(sum(script_counts(w).values()) for w in words if w not in other)
+    return kept / letters if letters else 0.0
 
 
 # ---------------------------------------------------------------- format checks

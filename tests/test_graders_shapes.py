@@ -1,0 +1,61 @@
+"""Answer shapes the core-v5 graders misjudged on hidden sets written by people who never saw
+them (each row was judged the other way before the rule it tests)."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalrun.endpoint.response import example_to_response
+from evalrun.grading.registry import grade
+from evalrun.suite.load import load_suite
+
+ITEMS = {i.id: i for i in load_suite("core").items}
+
+SHAPES = [
+    # the asked unit second, in brackets: the bracketed value is the answer
+    ("unit-paren", "math-010", "That is 0.0126 m² (126 cm²).", True),
+    ("unit-paren", "math-012", "About **0.53 hours** (**32 minutes**).", True),
+    ("unit-paren", "math-021", "20 m/s (72 km/h)", True),
+    ("unit-paren", "factual-012", "0 °C (32 °F).", True),
+    ("unit-paren", "math-022", "180 minutes (10,800 seconds)", True),
+    ("unit-paren", "math-010", "**0.126 m²** (**1,260 cm²**).", False),  # wrong in both units
+    ("unit-paren", "math-012", "1,920 seconds (30 minutes).", False),
+    # the answer, then its check: the check's numbers are not the answer
+    ("answer-then-check", "math-020", "x = 8. Check: 3·8 + 7 = 24 + 7 = 31 ✓", True),
+    ("answer-then-check", "math-019", "**It is 21.**\n\n*Verification:* 21 × 4 = 84 ✓", True),
+    ("answer-then-check", "math-020", "x = 7. Check: 3·7 + 7 = 28", False),
+    ("answer-then-check", "math-020", "x = 9. Check: 3·9 + 7 = 34 ✗, so x = 8.", True),
+    # a Cyrillic answer quoting one English word
+    ("cyrillic-quote", "ml-001", "**Париж** (по-английски *Paris*).", True),
+    ("cyrillic-quote", "ml-003", "Понедельник (англ. Monday).", True),
+    ("cyrillic-quote", "ml-001", "Это Париж (Paris).", True),
+    ("cyrillic-quote", "ml-001", "Paris is the capital (Париж).", False),
+    # the right key terms in a wrong statement
+    (
+        "right-terms-wrong-claim",
+        "factual-009",
+        "The **Pacific** is not the largest; the **Atlantic** is.",
+        False,
+    ),
+    (
+        "right-terms-wrong-claim",
+        "factual-015",
+        "**Diamond** is not the hardest; **quartz** is harder.",
+        False,
+    ),
+    (
+        "right-terms-wrong-claim",
+        "factual-009",
+        "The Atlantic is not the largest; the **Pacific** is.",
+        True,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "item_id,answer,ok",
+    [row[1:] for row in SHAPES],
+    ids=[f"{row[0]}-{n}" for n, row in enumerate(SHAPES)],
+)
+def test_each_shape_is_judged_as_a_careful_grader_would(item_id, answer, ok):
+    assert grade(ITEMS[item_id], example_to_response(answer)).passed is ok
