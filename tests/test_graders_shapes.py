@@ -30,6 +30,14 @@ SHAPES = [
     ("cyrillic-quote", "ml-003", "Понедельник (англ. Monday).", True),
     ("cyrillic-quote", "ml-001", "Это Париж (Paris).", True),
     ("cyrillic-quote", "ml-001", "Paris is the capital (Париж).", False),
+    # a year mentioned before the asked one: the clause that answers the question
+    ("year-before", "factual-010", "Put up in 1961; it fell in 1989.", True),
+    ("year-before", "factual-010", "Built: **1961**\nFell: **1989**", True),
+    ("year-before", "factual-010", "Built in 1961, it fell in 1990.", False),
+    # a list of the working, then the answer alone on the last line
+    ("working-list", "logic-009", "1. Ravi is first\n2. Jo is next\n\nJo", True),
+    ("working-list", "math-019", "1. 12 + 18 + 25 + 29 = 84\n2. 84 / 4\n\n21", True),
+    ("working-list", "math-019", "1. 12 + 18 + 25 + 29 = 84\n2. 84 / 4 = 21\n\n22", False),
     # the right key terms in a wrong statement
     (
         "right-terms-wrong-claim",

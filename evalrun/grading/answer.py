@@ -340,7 +340,12 @@ def _choice(response: Response, p: ChoiceParams) -> Grade:
     # an option the reply denies ("**Diamond** is not the hardest; **quartz** is") is not the
     # pick of a bold or opening span that names it alone
     denied = {h[0] for h in everywhere if is_denied(whole, h[2])} if deny else set()
-    for how, span in answer_spans(answer_text(response)):
+    spans = answer_spans(answer_text(response))
+    # bold on two options ("Built: **1961**, fell: **1989**") marks no one answer
+    bold = {h[0] for how, span in spans if how == "bold" for h in _choices_in(span, p)[0]}
+    for how, span in spans:
+        if how == "bold" and len(bold) > 1:
+            continue
         named, norm = _choices_in(span, p)
         for a, b in itertools.pairwise(named):
             if a[0] != b[0] and is_hedge(norm, a[2], b[1]) and not is_negated(norm, a[1]):

@@ -11,6 +11,7 @@ import unicodedata
 from typing import Any, NamedTuple
 
 from evalrun.grading.span import (
+    after_working_list,
     boxed,
     concluded,
     is_denied,
@@ -381,6 +382,10 @@ def extract_answer_number(
         if got:
             return got
     plain = _signed(plain_text(text))
+    last = after_working_list(text)
+    got = read(_signed(plain_text(last)), "last line") if last else None
+    if got:
+        return got
     for span in marked(plain):
         # "The answer is −8, since 23 − 15 = 8": the reason given after the answer is not it
         head = _BECAUSE.split(span, maxsplit=1)[0]
