@@ -38,6 +38,12 @@ SHAPES = [
     ("working-list", "logic-009", "1. Ravi is first\n2. Jo is next\n\nJo", True),
     ("working-list", "math-019", "1. 12 + 18 + 25 + 29 = 84\n2. 84 / 4\n\n21", True),
     ("working-list", "math-019", "1. 12 + 18 + 25 + 29 = 84\n2. 84 / 4 = 21\n\n22", False),
+    # a value, then a rounding nobody asked for, which the reply ends on
+    ("precise-then-rounded", "math-018", "$34.00 → rounded: **$30**", False),
+    ("precise-then-rounded", "math-018", "$34.00 → rounded: **$34**", True),
+    # a number read out of a printed list of candidates
+    ("list-readout", "code-003", "Possible outputs:\n- 3 1\n- 3.5 1\n- 3 0", False),
+    ("list-readout", "code-007", 'Possible results: "undefined", "object", "number"', False),
     # the right key terms in a wrong statement
     (
         "right-terms-wrong-claim",

@@ -490,7 +490,9 @@ def _leading_number(plain: str, kw: dict[str, bool]) -> tuple[str, str] | None:
     if len(restated) > 1 and len(number_matches(restated[0], **kw)) == 1:
         claim, aside = restated[0], True
     label, colon, after = claim.partition(": ")  # "155 min: 20 min to 10:00, then ..."
-    if colon and re.match(r"[\s\"'“$€£#]*[-\d.]", label) and after.strip():
+    # "$34.00 → rounded: $30": the label leads on to the value after it, which is the claim
+    leads_on = re.search(r"(?:→|->|≈|~|\brounded\b|\bapprox\w*|\babout)\W*$", label, re.I)
+    if colon and re.match(r"[\s\"'“$€£#]*[-\d.]", label) and after.strip() and not leads_on:
         claim, aside = label, True
     concludes = _CONCLUDES_IN.search(head)
     if concludes and not _CONCLUSION_LATER.search(rest):
