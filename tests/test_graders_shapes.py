@@ -63,6 +63,13 @@ SHAPES = [
         "The Atlantic is not the largest; the **Pacific** is.",
         True,
     ),
+    (
+        "right-terms-wrong-claim",
+        "ml-011",
+        "« Pomme » ne veut pas dire apple ; c'est « poire ».",
+        False,
+    ),
+    ("right-terms-wrong-claim", "ml-011", "Pomme — ce n'est pas poire.", True),
 ]
 
 

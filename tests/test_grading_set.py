@@ -215,6 +215,6 @@ def test_second_blind_held_out_half_no_worse_than_measured():
 def test_fourth_blind_held_out_half_no_worse_than_measured():
     """blind4.jsonl (the shapes core-v5 still misjudged, tests/data/grading/README.md): its
     held-out half at or under the figures after the rules for those shapes, false rejects 3/132
-    (2.3%) and false accepts 7/127 (5.5%); before them 27/132 (20.5%) and 9/127 (7.1%)."""
+    (2.3%) and false accepts 5/127 (3.9%); before them 27/132 (20.5%) and 9/127 (7.1%)."""
     fr, fa = misjudged(judged([r for r in load_rows(BLIND4) if held_out(r)]))
-    assert fr <= 3 and fa <= 7, (fr, fa)
+    assert fr <= 3 and fa <= 5, (fr, fa)

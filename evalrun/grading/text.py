@@ -24,7 +24,7 @@ from evalrun.grading.extract import (
     without_emoji,
     words_of,
 )
-from evalrun.grading.pattern import IGNORECASE, compile_pattern, find, match_starts
+from evalrun.grading.pattern import IGNORECASE, compile_pattern, find, match_spans
 from evalrun.grading.registry import (
     Answers,
     Grade,
@@ -192,8 +192,27 @@ def _answer_line(text: str) -> str | None:
 
 
 def _regex_hit(pattern: str, text: str, flags: int) -> bool:
-    starts = match_starts(pattern, text, flags)
-    return any(not is_negated(text, start) for start in starts)
+    spans = match_spans(pattern, text, flags)
+    return any(not is_negated(text, a) and not _denied_for_another(text, b) for a, b in spans)
+
+
+# "« Pomme » ne veut pas dire apple ; c'est « poire »", "Diamond is not the hardest — quartz
+# is": the match is the subject of a denial that goes on to name something else
+_DENIED_AFTER = re.compile(
+    r"[\s»\"”’'*_`]*(?:(?:is|was)\s+not\b|(?:isn|wasn)['’]t\b|(?:ne|n['’])\s*\w+(?:\s+\w+)?\s+pas\b|"
+    r"(?:ist|war)\s+nicht\b)",
+    re.IGNORECASE,
+)
+_SOMETHING_ELSE = re.compile(r"[;—–]|\b(?:but|mais|sondern|it['’]s|c['’]est|es ist)\b", re.I)
+
+
+def _denied_for_another(text: str, end: int) -> bool:
+    """Whether what ends at `end` is denied in favour of something the sentence names after."""
+    m = _DENIED_AFTER.match(text, end)
+    if m is None:
+        return False
+    rest = re.split(r"(?<=[.!?])\s|\n", text[m.end() :], maxsplit=1)[0]
+    return bool(_SOMETHING_ELSE.search(rest))
 
 
 @grader("regex", RegexParams, reads_claim=True)
