@@ -95,15 +95,18 @@ def _numeric(response: Response, p: NumericParams) -> Grade:
         return Grade(
             passed=False, detail=f"{read.problem}; expected {fmt_number(wanted[0])}", span=span
         )
-    other = _asked_unit_instead(answer_text(response), read.value, p)
+    value, thousands = read.value, read.thousands
+    other = _asked_unit_instead(answer_text(response), value, p)
     if other is not None:
-        read = read._replace(value=other[0], unit=other[1], thousands=None)
-        seen = f"read {fmt_number(other[0])} (in the asked unit, {other[1]!r}); expected {fmt_number(wanted[0])}"
+        value, thousands = other[0], None
+        read = read._replace(unit=other[1])
+        seen = f"read {fmt_number(value)} (in the asked unit, {other[1]!r}); "
+        seen += f"expected {fmt_number(wanted[0])}"
     if unit_forms(read.unit) & units_key(p.reject_units):
         return Grade(
             passed=False, detail=f"{seen}, but in {read.unit!r}, the wrong unit", span=span
         )
-    readings = [read.value] + ([read.thousands] if read.thousands is not None else [])
+    readings = [value] + ([thousands] if thousands is not None else [])
     close = (
         math.isclose(got, w, abs_tol=p.tolerance, rel_tol=p.rel_tolerance)
         for got in readings
