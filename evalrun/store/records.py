@@ -62,6 +62,7 @@ class Summary(BaseModel):
     garble_rate: float = Field(default=0.0, description="garbled / answered items.")
     garble_loops: int | None = Field(
         default=None,
+        exclude_if=lambda v: v is None,  # (a run written before it reads back byte for byte)
         description="Of the garbled items, the model's own repetition loops (the rest is token "
         "soup, floods, mojibake: engine damage); None in runs written before it was counted.",
     )
