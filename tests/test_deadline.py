@@ -45,7 +45,10 @@ def test_a_retry_after_past_the_deadline_fails_the_item_at_once(
     started = time.monotonic()
     code = score(fake_server, make_suite(n=2), tmp_path / "r", "--timeout", "10")
     elapsed = time.monotonic() - started
-    assert elapsed < 5, elapsed  # was 120 s a retry, past any --timeout, and nothing said
+    # was 120 s a retry, past any --timeout, and nothing said; failing at the 10 s deadline
+    # instead of at once would take 10 s (the bound leaves room for a loaded machine running
+    # the suite on two workers: 6.2 s seen beside a vLLM boot at load 8)
+    assert elapsed < 8, elapsed
     _, rows = assert_agrees(tmp_path / "r")
     message = rows["basic-000"]["error"]["message"]
     assert "retry after 3600 s" in message and "--timeout" in message

@@ -125,6 +125,12 @@ class Contract(BaseModel):
         default_factory=LocalLaunch,
         description="Where the engine boots: local (default), ssh or slurm (serving/remote/).",
     )
+    by_design: dict[str, str] = Field(
+        default_factory=dict,
+        description="What this lane does not do, by the diagnosis it shows for it (no_tool_call: "
+        "'tool calls (...)'): a run's summary says it once instead of that diagnosis's hint, "
+        "which would tell the user to change a setup that is meant so.",
+    )
 
     @field_validator("env", mode="before")
     @classmethod

@@ -718,6 +718,8 @@ def record_for_run(contract: Contract, server: Server) -> tuple[RenderedContract
         "model": contract.model,
         "args": redact_args(contract.args),
     }
+    if contract.by_design:
+        contract_doc["by_design"] = dict(contract.by_design)
     server_doc: ServerFacts = {
         "base_url": server.base_url,
         "model": server.model,
