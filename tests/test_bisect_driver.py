@@ -306,9 +306,13 @@ def test_probe_sends_burst_and_repeat(tmp_path, suite_dir):
     )
     fake = engine.servers[0]
     prompts = [r["messages"][0]["content"] for r in fake.requests if "messages" in r]
-    assert len(prompts) == 3 + 8 + 2  # probe items, burst copies, the repeated prompt
+    # probe items, burst copies, the repeated prompt, the probe items again one at a time
+    assert len(prompts) == 3 + 8 + 2 + 3
     assert "question 9: reply ok" not in prompts  # only items tagged probe
-    assert prompts[-1] == prompts[-2]  # the repeat, sent one after the other
+    assert prompts[11] == prompts[12]  # the repeat, sent one after the other
+    # the serial pass, the floor's partner: each probe item once more (the burst's arrival
+    # order is the server's, so compare against the set of probe prompts it got)
+    assert sorted(prompts[-3:]) == sorted(set(prompts[:11]))
     assert fake.max_in_flight > 1
 
 

@@ -17,7 +17,7 @@ LAYERS: list[set[str]] = [
     {"cli"},
     {"commands"},
     {"api"},
-    {"bisection", "viewing"},
+    {"bisection", "viewing", "watching"},
     {"signoff"},
     {"scoring", "slope", "compare"},
     {"store"},

@@ -43,6 +43,7 @@ from evalrun.bisection.variants import (
     knob_values,
     show_value,
 )
+from evalrun.compare.floor import Floor
 from evalrun.endpoint.options import SamplingRecord
 from evalrun.errors import ConfigError, UsageError
 from evalrun.jsondata import AsWritten, as_written
@@ -119,6 +120,12 @@ class BisectRecord(BaseModel):
     first_bad_commit: AsWritten[CommitRecord] | None = None
     candidates: list[str] = Field(default_factory=list, description="When ambiguous: all suspects.")
     boots: int = 0
+    floor: Floor | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # (a record written before it reads back byte for byte)
+        description="The good side's noise floor, measured in this run (its probe serial "
+        "against the burst) and every trial graded against it; None: the fidelity defaults.",
+    )
     lanes: int = Field(default=1, description="Trials run at once (the pool's lanes).")
     rounds: int = Field(default=0, description="Batches of trials run (one per trial, one lane).")
     exit_code: int = EXIT_NOT_FOUND
@@ -152,13 +159,19 @@ def contrast(bad: TrialResult | None, good: TrialResult | None) -> str:
         return text + (
             f" -> {good.garble_rate or 0:.0%}" if good and good.garble_rate is not None else ""
         )
-    if bad.outcome == "divergent":
+    if bad.outcome in ("divergent", "different"):
         f = bad.fidelity
-        hard, items = (f.hard, f.items) if f else ("?", "?")
-        return (
-            f"divergent from the good side: {hard} hard of {items} "
-            f"items, p {f.p_value if f else 1:.2g}"
-        ) + (f" -> {good.outcome}" if good else "")
+        if f is not None and f.floor is not None:
+            head = f"{f.verdict} from the good side: {f.reason}"
+            if "floor units" not in f.reason:
+                head += f", drift {f.floor.units:g} floor units"
+        else:
+            hard, items = (f.hard, f.items) if f else ("?", "?")
+            head = (
+                f"divergent from the good side: {hard} hard of {items} "
+                f"items, p {f.p_value if f else 1:.2g}"
+            )
+        return head + (f" -> {good.outcome}" if good else "")
     if bad.outcome == "regressed":
         return f"score {bad.score}" + (
             f" -> {good.score}" if good and good.score is not None else ""
@@ -555,6 +568,7 @@ def run_bisect(
     finally:
         record.trials = sorted(runner.results, key=lambda r: r.n)
         record.boots = runner.boots
+        record.floor = runner.floor
         record.rounds = pool.rounds
         record.ended_at = now_iso()
         if not record.verdict:

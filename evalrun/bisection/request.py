@@ -10,9 +10,17 @@ from pydantic import BaseModel, ConfigDict, Field
 from evalrun.errors import UsageError
 
 Mode = Literal["knob", "contracts", "git"]
-Kind = Literal["ok", "garble", "divergent", "regressed", "broken", "boot_fail"]
-KINDS: tuple[str, ...] = ("ok", "garble", "divergent", "regressed", "broken", "boot_fail")
-DEFAULT_FAIL_ON = frozenset({"garble", "divergent", "regressed", "broken"})
+Kind = Literal["ok", "garble", "divergent", "different", "regressed", "broken", "boot_fail"]
+KINDS: tuple[str, ...] = (
+    "ok",
+    "garble",
+    "divergent",
+    "different",
+    "regressed",
+    "broken",
+    "boot_fail",
+)
+DEFAULT_FAIL_ON = frozenset({"garble", "divergent", "different", "regressed", "broken"})
 
 FAIL_ON_NAMES = {
     "garble": "garble",
@@ -21,6 +29,7 @@ FAIL_ON_NAMES = {
     "boot": "boot_fail",
     "boot_fail": "boot_fail",
     "divergent": "divergent",
+    "different": "different",
 }
 
 
@@ -30,12 +39,13 @@ def parse_fail_on(text: str) -> frozenset[str]:
     for word in (w.strip() for w in text.split(",") if w.strip()):
         if word not in FAIL_ON_NAMES:
             raise UsageError(
-                f"--fail-on {word!r}: use a comma list of garble, divergent, regressed, broken, boot"
+                f"--fail-on {word!r}: use a comma list of garble, divergent, different, regressed, "
+                "broken, boot"
             )
         out.add(FAIL_ON_NAMES[word])
     if not out:
         raise UsageError(
-            "--fail-on needs at least one of garble, divergent, regressed, broken, boot"
+            "--fail-on needs at least one of garble, divergent, different, regressed, broken, boot"
         )
     return frozenset(out)
 
@@ -61,6 +71,9 @@ class BisectRequest(BaseModel):
     suite: str = "core"
     results: str = "results"
     fail_on: str = ",".join(k for k in KINDS if k in DEFAULT_FAIL_ON)
+    floor_boots: int = Field(
+        default=1, ge=1, le=2, description="Boots of the good side its noise floor is measured on."
+    )
     garble_rate: float = Field(default=0.25, gt=0, le=1)
     min_score: int | None = None
     tries: int = Field(default=1, ge=1)

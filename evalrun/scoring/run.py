@@ -161,7 +161,7 @@ class Run:
         """Check the graders, open the client, list the models, write run.json's start; ask."""
         state = self.state
         asked = [i for i in self.plan.items if self._to_ask(i)]
-        judge = Judge(apart=len(asked) * state.repeats >= APART_FROM)  # first: forks, threads
+        judge = Judge(apart=len(asked) * state.repeats >= APART_FROM, items=self.plan.items)
         try:
             client = await self._client(judge)
         except BaseException:
@@ -188,7 +188,8 @@ class Run:
         # openai. With openai imported already (an earlier run in this process) there is
         # nothing to wait on meanwhile: this process asks its own registry (once a process).
         fresh = load_sdk(freeze=judge.apart)
-        check_graders(self.plan.items, await judge.kinds(here=not fresh))
+        items = self.plan.items
+        check_graders(items, await judge.kinds(here=not fresh), await judge.params_problem())
         target = self.target
         http = replace(target.http, concurrency=self.plan.limits.concurrency)  # what is in flight
         return make_client(
