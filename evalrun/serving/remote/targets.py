@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import IO
 
+from evalrun.serving.remote.container import ContainerEngine
 from evalrun.serving.remote.engine import Boot, RemoteEngine
 from evalrun.serving.remote.slurm import SlurmEngine
 from evalrun.serving.remote.ssh import SshEngine
@@ -15,10 +16,12 @@ Progress = Callable[[float, str], None]
 def start_remote(
     boot: Boot, log: IO[bytes], *, local_port: int, on_progress: Progress | None = None
 ) -> RemoteEngine:
-    """Start the contract's engine where its launch block says (ssh or slurm)."""
+    """Start the contract's engine where its launch block says (ssh, slurm or a container)."""
     kind = boot.contract.launch.kind
     if kind == "ssh":
         return SshEngine(boot, log, local_port)
     if kind == "slurm":
         return SlurmEngine(boot, log, on_progress)
+    if kind == "container":
+        return ContainerEngine(boot, log)
     raise ValueError(f"launch kind {kind!r} boots locally, not through start_remote")
