@@ -92,6 +92,14 @@ RUN_FAILURES: tuple[tuple[str, str, str], ...] = (
 )
 
 
+# The image lacks the command: runc's own words, and those of the --init process (podman's
+# catatonit, docker's tini) that execs it.
+NO_COMMAND = (
+    r"executable file .* not found|not found in \$PATH|invoke a command that was not found"
+    r"|catatonit.*failed to exec|tini.*exec .* failed|exec format error"
+)
+
+
 # The runtime ----------------------------------------------------------------------------------------
 
 
@@ -258,6 +266,7 @@ def run_argv(runtime: str, boot: Boot, name: str, image_env_path: str | None) ->
     else:
         argv += ["-p", f"{contract.host}:{boot.port}:{boot.port}"]
         engine = _replace_flag(engine, "--host", "0.0.0.0")
+    argv += ["--stop-timeout", str(int(launch.stop_timeout))]  # also for the watchdog's rm -f
     if launch.init:
         argv.append("--init")
     argv += gpu_flags(runtime, launch.gpus)
@@ -399,10 +408,7 @@ class ContainerEngine:
                 if re.search(pattern, line, re.IGNORECASE):
                     return kind, f"{rt} run: {line}", hint.replace("RT", rt)
             return "container_failed", f"{rt} run: {line}", "run the command in the log by hand"
-        if code in (126, 127) and any(
-            re.search(r"executable file .* not found|not found in \$PATH|permission denied", ln)
-            for ln in lines
-        ):
+        if code in (1, 126, 127) and any(re.search(NO_COMMAND, ln) for ln in lines):
             return (
                 "executable_not_found",
                 f"the image {self.launch.image} cannot run {self.boot.argv[0]!r}",
