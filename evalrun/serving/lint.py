@@ -8,7 +8,9 @@ or one that ignores it (answers land in the reasoning channel, content is null);
 local model path; missing path_prepend dirs; a busy port; sglang without a tool-call parser
 (requests with tools come back as plain text, HTTP 200). For a contract that boots elsewhere
 (launch: ssh | slurm), the launch block instead of this machine's PATH, files and ports: the
-ssh or Slurm clients, the key file, and whether evalrun can reach the engine where it listens.
+ssh or Slurm clients, the key file, and whether evalrun can reach the engine where it listens;
+for a container (launch: container), the runtime (found and working), the image (present here),
+the mounts' sources, GPUs asked for on a host without them, and the port.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from evalrun.serving.contract import (
     resolve_executable,
 )
 from evalrun.serving.reference import LAUNCHER_MODULE, LAUNCHER_NEEDS
-from evalrun.serving.remote.spec import LocalLaunch, SshLaunch
+from evalrun.serving.remote.spec import ContainerLaunch, LocalLaunch, SshLaunch
 
 # Executables an engine needs at run time beyond its own command (FlashInfer JIT builds call ninja).
 RUNTIME_TOOLS = {"vllm": ["ninja"], "sglang": ["ninja"]}
@@ -328,6 +330,13 @@ def _launch_findings(c: Contract) -> list[Finding]:
     launch = c.launch
     if isinstance(launch, LocalLaunch):
         return out
+    if isinstance(launch, ContainerLaunch):
+        from evalrun.serving.remote.container import launch_problems
+
+        return [
+            Finding(kind=kind, level="error" if level == "error" else "warning", message=m, fix=f)
+            for kind, level, m, f in launch_problems(launch)
+        ]
     tools = (
         ["ssh"] if isinstance(launch, SshLaunch) else ["sbatch", "squeue", "scancel", "scontrol"]
     )
@@ -403,6 +412,8 @@ def lint_contract(
         report.findings = _schema_findings(exc)
         return report
     here = [] if contract.remote else [*_environment_findings(contract), *_port_findings(contract)]
+    if isinstance(contract.launch, ContainerLaunch):  # the image's files, this machine's port
+        here = _port_findings(contract)
     report.findings = [
         *_partner_findings(contract),
         *_sglang_tool_findings(contract),

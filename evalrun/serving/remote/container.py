@@ -35,10 +35,14 @@ from pathlib import Path
 from typing import IO
 
 from evalrun.errors import BootError
+from evalrun.serving.contract import resolve_model
 from evalrun.serving.remote.engine import Boot, run_quiet
 from evalrun.serving.remote.spec import ContainerLaunch
 
-LABEL = "evalrun.owner"  # host:pid:start-time of the evalrun that started the container
+__all__ = ["ContainerEngine", "ContainerLaunch", "find_runtime", "launch_problems", "run_argv"]
+
+LABEL = "evalrun.owner"
+DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"  # host:pid:start-time of the evalrun that started the container
 INFO_TIMEOUT_S = 30.0
 CLIENT_TIMEOUT_S = 60.0
 _names = iter(range(1, 1 << 30))
@@ -183,6 +187,64 @@ def host_has_gpus() -> bool:
     return Path("/dev/nvidia0").exists() or shutil.which("nvidia-smi") is not None
 
 
+def cdi_specs() -> list[Path]:
+    """The CDI specs podman reads GPUs from (/etc/cdi, /var/run/cdi)."""
+    return [p for d in ("/etc/cdi", "/var/run/cdi") for p in sorted(Path(d).glob("*.*ml"))]
+
+
+def launch_problems(launch: ContainerLaunch) -> list[tuple[str, str, str, str]]:
+    """What `evalrun lint` says about a container block: (kind, level, message, fix) for a
+    runtime that is missing or does not work, an image that is not here, a mount whose source
+    does not exist, and GPUs asked for on a host without them."""
+    out: list[tuple[str, str, str, str]] = []
+    try:
+        runtime: str | None = find_runtime(launch)
+    except BootError as exc:
+        runtime = None
+        out.append((f"launch_{exc.kind}", "error", exc.message, exc.hint or ""))
+    if runtime is not None and image_facts(runtime, launch.image) is None:
+        rt = Path(runtime).name
+        out.append(
+            (
+                "launch_image_missing",
+                "error",
+                f"image {launch.image} is not in {rt}'s local storage (evalrun never pulls)",
+                f"`{rt} pull {launch.image}`, `{rt} load -i FILE` or `{rt} import` it first",
+            )
+        )
+    for volume in launch.volumes:
+        source = os.path.expanduser(volume.split(":", 1)[0])
+        if source.startswith(("/", ".")) and not Path(source).exists():
+            out.append(
+                (
+                    "launch_volume_missing",
+                    "error",
+                    f"launch.volumes: {source} does not exist here",
+                    "create it, or fix the mount's source path",
+                )
+            )
+    if launch.gpus is not None and not host_has_gpus():
+        out.append(
+            (
+                "launch_no_gpus",
+                "error",
+                f"launch.gpus: {launch.gpus}, but this host has no NVIDIA GPU "
+                "(no /dev/nvidia0, no nvidia-smi)",
+                "drop launch.gpus for a CPU engine, or lint on the GPU host",
+            )
+        )
+    elif launch.gpus is not None and runtime and "podman" in runtime and not cdi_specs():
+        out.append(
+            (
+                "launch_no_cdi",
+                "warning",
+                "podman passes GPUs through CDI, and /etc/cdi holds no spec",
+                "nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml",
+            )
+        )
+    return out
+
+
 # Owners, labels and the sweep -----------------------------------------------------------------------
 
 
@@ -247,8 +309,10 @@ def _replace_flag(argv: list[str], flag: str, value: str) -> list[str]:
 
 
 def _volume(spec: str) -> str:
-    host, _, rest = spec.partition(":")
-    return f"{os.path.expanduser(host)}:{rest}"
+    """HOST:CONTAINER[:OPTS] with `~` expanded here on both sides: a mount at the same path
+    (a lane's venv, a model folder) reads the same in the contract and in the container."""
+    parts = spec.split(":")
+    return ":".join([os.path.expanduser(p) for p in parts[:2]] + parts[2:])
 
 
 def run_argv(runtime: str, boot: Boot, name: str, image_env_path: str | None) -> list[str]:
@@ -273,15 +337,15 @@ def run_argv(runtime: str, boot: Boot, name: str, image_env_path: str | None) ->
     if launch.shm_size:
         argv += ["--shm-size", launch.shm_size]
     mounts = [_volume(v) for v in launch.volumes]
-    if (contract.model or "").startswith("@") and "--model" in engine:
-        model = Path(engine[engine.index("--model") + 1])  # a file shipped with evalrun
-        mounts.append(f"{model.parent}:{model.parent}:ro")
+    if (contract.model or "").startswith("@"):  # a file shipped with evalrun: its folder, read-only
+        shipped = Path(resolve_model(contract) or "").parent
+        mounts.append(f"{shipped}:{shipped}:ro")
     for mount in mounts:
         argv += ["-v", mount]
     for key in contract.env:
         argv += ["-e", key]  # the value travels in the client's environment
     if contract.path_prepend:
-        path = [*contract.path_prepend, image_env_path or "/usr/local/bin:/usr/bin:/bin"]
+        path = [*contract.expanded_path_prepend(), image_env_path or DEFAULT_PATH]
         argv += ["-e", "PATH=" + ":".join(path)]
     argv += launch.options
     return [*argv, "--entrypoint", engine[0], launch.image, *engine[1:]]

@@ -1,0 +1,157 @@
+"""The container launch block without a container runtime: the block's schema, the `run` command
+evalrun builds, which runtime it picks (stand-in docker and podman executables on PATH: shell
+scripts that answer `info` the way each does), the owner labels the sweep reads, and lint."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from evalrun.errors import BootError, ConfigError
+from evalrun.serving.contract import contract_from_data, contract_hash, render_argv
+from evalrun.serving.lint import lint_contract
+from evalrun.serving.remote import container
+from evalrun.serving.remote.container import (
+    ContainerLaunch,
+    find_runtime,
+    gpu_flags,
+    owner_alive,
+    owner_label,
+    run_argv,
+)
+from evalrun.serving.remote.engine import Boot
+
+DAEMONLESS = "Cannot connect to the Docker daemon at unix:///var/run/docker.sock."
+
+
+def contract(**launch: object) -> object:
+    return contract_from_data({
+        "name": "vllm-gpu", "engine": "vllm", "command": ["vllm", "serve"], "model": "org/m",
+        "port": 8000, "env": {"HF_TOKEN": "hf_secret_1234", "VLLM_X": "1"},
+        "launch": {"kind": "container", "image": "vllm/vllm-openai:v0.11.0", **launch},
+    })  # fmt: skip
+
+
+def boot_of(c: object, tmp_path: Path) -> Boot:
+    argv = render_argv(c, port=8000)  # type: ignore[arg-type]
+    return Boot(contract=c, argv=argv, port=8000, log_path=tmp_path / "run-1" / "server.log")  # type: ignore[arg-type]
+
+
+def test_the_block_parses_and_rejects_what_no_runtime_takes():
+    c = contract(gpus="device=0,1", volumes=["~/hf:/root/.cache/huggingface:ro"], shm_size="16g")
+    assert isinstance(c.launch, ContainerLaunch) and c.remote
+    assert c.launch.network == "bridge" and c.launch.init
+    for bad, word in (({"gpus": "two"}, "gpus"), ({"volumes": ["/only-one"]}, "volumes"),
+                      ({"network": "overlay"}, "network"), ({"imag": "x"}, "did you mean")):  # fmt: skip
+        with pytest.raises(ConfigError, match=word):
+            contract(**bad)
+    # the block is part of the trial cache key: another image is another trial
+    assert contract_hash(contract()) != contract_hash(contract(image="vllm/vllm-openai:v0.12.0"))
+
+
+def test_run_command_publishes_the_port_and_passes_env_by_name(tmp_path):
+    c = contract(volumes=["~/hf:~/hf:ro"], shm_size="16g", options=["--ipc=host"])
+    argv = run_argv("/usr/bin/podman", boot_of(c, tmp_path), "evalrun-x-1", None)
+    line = " ".join(argv)
+    assert argv[:4] == ["/usr/bin/podman", "run", "--name", "evalrun-x-1"]
+    assert f"--label evalrun.owner={owner_label()}" in line and "--label evalrun.run=run-1" in line
+    assert "-p 127.0.0.1:8000:8000" in line and "--network" not in line
+    home = os.path.expanduser("~")
+    assert f"-v {home}/hf:{home}/hf:ro" in line and "--shm-size 16g" in line
+    assert "-e HF_TOKEN -e VLLM_X" in line and "hf_secret" not in line  # values never on argv
+    assert "--ipc=host --entrypoint vllm vllm/vllm-openai:v0.11.0 serve org/m" in line
+    assert argv[argv.index("--host") + 1] == "0.0.0.0"  # reachable through the published port
+    host = run_argv("podman", boot_of(contract(network="host"), tmp_path), "n", None)
+    assert "--network host" in " ".join(host) and host[host.index("--host") + 1] == "127.0.0.1"
+
+
+def test_path_prepend_goes_in_front_of_the_image_path(tmp_path):
+    c = contract_from_data({
+        "name": "lane", "engine": "vllm", "command": ["vllm", "serve"], "model": "m",
+        "path_prepend": ["~/venv/bin"], "launch": {"kind": "container", "image": "base:1"},
+    })  # fmt: skip
+    argv = run_argv("podman", boot_of(c, tmp_path), "n", "/usr/bin:/bin")
+    assert f"PATH={os.path.expanduser('~')}/venv/bin:/usr/bin:/bin" in argv
+
+
+def test_gpu_flags_for_docker_and_podman():
+    assert gpu_flags("/usr/bin/docker", "all") == ["--gpus", "all"]
+    assert gpu_flags("docker", "device=0,1") == ["--gpus", '"device=0,1"']
+    assert gpu_flags("podman", "all") == ["--device", "nvidia.com/gpu=all"]
+    assert gpu_flags("podman", "device=0,1") == [
+        "--device", "nvidia.com/gpu=0", "--device", "nvidia.com/gpu=1"]  # fmt: skip
+    assert gpu_flags("podman", None) == []
+
+
+def test_owner_labels_name_a_live_or_dead_evalrun():
+    assert owner_alive(owner_label())
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True)  # fmt: skip
+    dead = owner_label(int(done.stdout))  # the process is gone: no start time
+    assert not owner_alive(dead)
+    me = owner_label().split(":")
+    assert not owner_alive(":".join([me[0], me[1], "1"]))  # a reused pid: another start time
+    assert owner_alive(f"another-host:{me[1]}:1")  # not this host's to judge
+
+
+def fake_runtimes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **scripts: str) -> None:
+    """Executables named docker/podman on a PATH of their own: `info` prints or fails."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for name, body in scripts.items():
+        exe = bindir / name
+        exe.write_text(f"#!/bin/sh\n{body}\n")
+        exe.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bindir))
+    container._works.cache_clear()
+
+
+def test_podman_is_picked_when_docker_has_no_daemon(tmp_path, monkeypatch):
+    fake_runtimes(tmp_path, monkeypatch, docker=f"echo '{DAEMONLESS}' >&2; exit 1",
+                  podman="echo '{}'")  # fmt: skip
+    assert find_runtime(ContainerLaunch(kind="container", image="x")).endswith("/podman")
+
+
+def test_docker_with_a_daemon_comes_first(tmp_path, monkeypatch):
+    fake_runtimes(tmp_path, monkeypatch, docker="echo '{}'", podman="echo '{}'")
+    assert find_runtime(ContainerLaunch(kind="container", image="x")).endswith("/docker")
+
+
+def test_no_working_runtime_says_what_was_tried(tmp_path, monkeypatch):
+    fake_runtimes(tmp_path, monkeypatch, docker=f"echo '{DAEMONLESS}' >&2; exit 1")
+    with pytest.raises(BootError) as err:
+        find_runtime(ContainerLaunch(kind="container", image="x"))
+    assert err.value.kind == "runtime_broken"
+    assert (
+        "docker: Cannot connect" in err.value.message and "podman: not found" in err.value.message
+    )
+    assert "start the docker daemon" in (err.value.hint or "")
+    (tmp_path / "none").mkdir()
+    fake_runtimes(tmp_path / "none", monkeypatch)
+    with pytest.raises(BootError) as err:
+        find_runtime(ContainerLaunch(kind="container", image="x"))
+    assert err.value.kind == "runtime_missing" and "apt-get install podman" in (
+        err.value.hint or ""
+    )
+
+
+def test_lint_names_a_missing_runtime_volume_and_gpus(tmp_path, monkeypatch):
+    fake_runtimes(tmp_path, monkeypatch)  # nothing on PATH
+    path = tmp_path / "c.yaml"
+    data = {"name": "x", "engine": "vllm", "command": ["vllm", "serve"], "model": "m", "port": 0,
+            "launch": {"kind": "container", "image": "vllm/vllm-openai:v0.11.0", "gpus": "all",
+                       "volumes": ["/no/such/dir:/models"]}}  # fmt: skip
+    path.write_text(yaml.safe_dump(data))
+    kinds = {f.kind for f in lint_contract(path).findings}
+    assert "launch_runtime_missing" in kinds and "launch_volume_missing" in kinds
+    if not container.host_has_gpus():
+        assert "launch_no_gpus" in kinds
+    # the image's own files are not this machine's: no executable_missing for `vllm`
+    assert not any(
+        "vllm" in f.message and "PATH" in f.message for f in lint_contract(path).findings
+    )
