@@ -41,8 +41,8 @@ from evalrun.serving.remote.spec import ContainerLaunch
 
 __all__ = ["ContainerEngine", "ContainerLaunch", "find_runtime", "launch_problems", "run_argv"]
 
-LABEL = "evalrun.owner"
-DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"  # host:pid:start-time of the evalrun that started the container
+LABEL = "evalrun.owner"  # host:pid:start-time of the evalrun that started the container
+DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 INFO_TIMEOUT_S = 30.0
 CLIENT_TIMEOUT_S = 60.0
 _names = iter(range(1, 1 << 30))
