@@ -287,3 +287,25 @@ def test_interrupted_bisect_over_two_container_lanes_leaves_nothing(image, tmp_p
     if how == "sigint":
         assert proc.returncode == 130, err
     assert wait_no_containers() == []
+
+
+# A lane kept as a compose file -------------------------------------------------------------------
+
+
+def test_a_compose_service_boots_like_a_container_block(image, tmp_path, monkeypatch):
+    monkeypatch.setenv("LANE_TOKEN", SECRET)
+    (tmp_path / "compose.yaml").write_text(yaml.safe_dump({"services": {"engine": {
+        "image": image, "volumes": ["/usr:/usr:ro"], "environment": {"HF_TOKEN": "${LANE_TOKEN}"},
+        "ports": ["8000:8000"], "restart": "always", "labels": {"team": "serving"}}}}))  # fmt: skip
+    data = contract_data(image, args={"print-env": "HF_TOKEN"})
+    data.pop("env")
+    data["launch"] = {"kind": "compose", "file": str(tmp_path / "compose.yaml"),
+                      "service": "engine", "runtime": "podman"}  # fmt: skip
+    with boot_server(contract_from_data(data), tmp_path / "server.log") as server:
+        assert chat(server.base_url, server.model) == "OK"
+        assert server.image is not None and server.image["image"] == image
+        [row] = containers()
+        assert label(row.split()[1], "team") == "serving"
+    log = (tmp_path / "server.log").read_text()
+    assert "ENV HF_TOKEN=***" in log  # the service's environment reached the engine, and its
+    assert SECRET not in log and "-e HF_TOKEN " in log  # secret-looking values are scrubbed

@@ -155,3 +155,75 @@ def test_lint_names_a_missing_runtime_volume_and_gpus(tmp_path, monkeypatch):
     assert not any(
         "vllm" in f.message and "PATH" in f.message for f in lint_contract(path).findings
     )
+
+
+# Compose: a service read as a container block -----------------------------------------------------
+
+COMPOSE = """
+services:
+  vllm:
+    image: docker.io/vllm/vllm-openai:${VLLM_TAG:-v0.11.0}
+    command: ["--model", "ignored: the contract's command runs"]
+    ports: ["8000:8000"]
+    volumes:
+      - ./models:/models:ro
+      - type: bind
+        source: /srv/hf
+        target: /root/.cache/huggingface
+        read_only: true
+    environment:
+      HF_TOKEN: ${TEST_COMPOSE_TOKEN}
+      VLLM_LOGGING_LEVEL: INFO
+    shm_size: 16gb
+    ipc: host
+    mem_limit: 64g
+    ulimits: {memlock: -1}
+    deploy:
+      resources:
+        reservations:
+          devices: [{driver: nvidia, device_ids: ["0", "1"], capabilities: [gpu]}]
+  proxy:
+    image: nginx
+"""
+
+
+def compose_block(tmp_path: Path, text: str, service: str = "vllm"):
+    from evalrun.serving.remote.compose import read_service
+    from evalrun.serving.remote.spec import ComposeLaunch
+
+    (tmp_path / "compose.yaml").write_text(text)
+    return read_service(ComposeLaunch(kind="compose", file=str(tmp_path / "compose.yaml"),
+                                      service=service, runtime="podman"))  # fmt: skip
+
+
+def test_a_compose_service_reads_as_a_container_block(tmp_path, monkeypatch):
+    monkeypatch.setenv("TEST_COMPOSE_TOKEN", "hf_from_env_5678")
+    block, env = compose_block(tmp_path, COMPOSE)
+    assert block.image == "docker.io/vllm/vllm-openai:v0.11.0"  # ${VAR:-default}
+    assert block.volumes == [f"{tmp_path}/models:/models:ro", "/srv/hf:/root/.cache/huggingface:ro"]
+    assert block.gpus == "device=0,1" and block.shm_size == "16gb" and block.runtime == "podman"
+    assert block.options == ["--ipc=host", "--memory=64g", "--ulimit=memlock=-1:-1"]
+    assert env == {"HF_TOKEN": "hf_from_env_5678", "VLLM_LOGGING_LEVEL": "INFO"}
+    c = contract_from_data({"name": "c", "engine": "vllm", "command": ["vllm", "serve"],
+                            "model": "m", "port": 8000,
+                            "launch": {"kind": "compose", "file": "x.yaml", "service": "vllm"}})  # fmt: skip
+    argv = run_argv("podman", boot_of(c, tmp_path), "n", None, block, env)
+    assert "-e HF_TOKEN -e VLLM_LOGGING_LEVEL" in " ".join(argv)
+    assert "hf_from_env" not in " ".join(argv)  # by name only
+    assert argv[argv.index("--entrypoint") + 1 :][:3] == ["vllm", block.image, "serve"]
+
+
+@pytest.mark.parametrize(
+    ("text", "service", "words"),
+    [
+        ("services:\n  vllm:\n    image: x\n    depends_on: [db]\n", "vllm", "depends_on"),
+        ("services:\n  vllm:\n    build: .\n", "vllm", "build"),
+        ("services:\n  vllm:\n    command: serve\n", "vllm", "names no image"),
+        ("services:\n  proxy:\n    image: nginx\n", "vllm", "services: proxy"),
+        ("services: [", "vllm", "not YAML"),
+    ],
+)
+def test_what_a_compose_service_cannot_say_is_named(tmp_path, text, service, words):
+    with pytest.raises(BootError) as err:
+        compose_block(tmp_path, text, service)
+    assert words in err.value.message and err.value.hint

@@ -45,6 +45,7 @@ from evalrun.serving.contract import (
     secret_values,
 )
 from evalrun.serving.remote.engine import Boot, RemoteEngine
+from evalrun.serving.remote.spec import PORT_HERE
 from evalrun.serving.signals import shielded, sigterm_raises
 
 # (seconds since start, phase): starting | loading (health not 200 yet) | warming (waiting for the
@@ -458,7 +459,7 @@ def boot_server(
     its port is still held after teardown. SIGTERM raises KeyboardInterrupt inside the block.
     """
     env = effective_env(contract)
-    if not contract.remote or contract.launch.kind == "container":  # a port of this machine
+    if not contract.remote or contract.launch.kind in PORT_HERE:  # a port of this machine
         port = contract.effective_port or free_port(contract.host)
         check_port(contract.host, port)
     else:

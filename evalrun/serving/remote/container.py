@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import IO
 
 from evalrun.errors import BootError
-from evalrun.serving.contract import resolve_model
+from evalrun.serving.contract import REDACTED, SECRET_NAME, resolve_model
 from evalrun.serving.remote.engine import Boot, run_quiet
 from evalrun.serving.remote.spec import ContainerLaunch
 
@@ -315,11 +315,20 @@ def _volume(spec: str) -> str:
     return ":".join([os.path.expanduser(p) for p in parts[:2]] + parts[2:])
 
 
-def run_argv(runtime: str, boot: Boot, name: str, image_env_path: str | None) -> list[str]:
+def run_argv(
+    runtime: str,
+    boot: Boot,
+    name: str,
+    image_env_path: str | None,
+    launch: ContainerLaunch | None = None,
+    more_env: dict[str, str] | None = None,
+) -> list[str]:
     """`RUNTIME run ...` for the boot: labels, network, GPUs, mounts, env names, the image, then
-    the contract's argv (its first word as the entrypoint)."""
+    the contract's argv (its first word as the entrypoint). `launch` is the contract's block, or
+    the one a compose service reads as (compose.py), with the service's environment in
+    `more_env` (passed by name, as the contract's)."""
     contract = boot.contract
-    launch = contract.launch
+    launch = launch or contract.launch  # type: ignore[assignment]
     assert isinstance(launch, ContainerLaunch)
     argv = [runtime, "run", "--name", name, "--label", f"{LABEL}={owner_label()}"]
     argv += ["--label", f"evalrun.run={boot.log_path.parent.name}"]
@@ -342,7 +351,7 @@ def run_argv(runtime: str, boot: Boot, name: str, image_env_path: str | None) ->
         mounts.append(f"{shipped}:{shipped}:ro")
     for mount in mounts:
         argv += ["-v", mount]
-    for key in contract.env:
+    for key in {**(more_env or {}), **contract.env}:
         argv += ["-e", key]  # the value travels in the client's environment
     if contract.path_prepend:
         path = [*contract.expanded_path_prepend(), image_env_path or DEFAULT_PATH]
@@ -363,10 +372,23 @@ def _redacted(argv: list[str]) -> str:
 class ContainerEngine:
     """A container running the contract; the engine is alive while the attached client runs."""
 
-    def __init__(self, boot: Boot, log: IO[bytes]) -> None:
-        launch = boot.contract.launch
+    def __init__(
+        self,
+        boot: Boot,
+        log: IO[bytes],
+        launch: ContainerLaunch | None = None,
+        more_env: dict[str, str] | None = None,
+    ) -> None:
+        launch = launch or boot.contract.launch  # type: ignore[assignment]
         assert isinstance(launch, ContainerLaunch)
         self.launch, self.boot = launch, boot
+        env = {**(more_env or {}), **boot.contract.env}
+        # a compose service's secret-looking values: scrubbed from the log as the contract's are
+        self._secrets = sorted(
+            (v for k, v in (more_env or {}).items() if SECRET_NAME.search(k) and len(v) >= 4),
+            key=len,
+            reverse=True,
+        )
         self.runtime = find_runtime(launch)
         swept = sweep(self.runtime)
         if swept:
@@ -387,7 +409,7 @@ class ContainerEngine:
         )
         self.port = boot.port
         self.root = f"http://{self.host}:{self.port}"
-        argv = run_argv(self.runtime, boot, self.name, self._image_path())
+        argv = run_argv(self.runtime, boot, self.name, self._image_path(), launch, more_env)
         log.write(f"# evalrun container {self.name}: {_redacted(argv)}\n".encode())
         log.flush()
         self._start = log.tell()
@@ -398,7 +420,7 @@ class ContainerEngine:
             stdout=log,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
-            env={**os.environ, **boot.contract.env},
+            env={**os.environ, **env},
             start_new_session=True,  # Ctrl-C reaches evalrun, which stops the container in order
         )
         self.watchdog = subprocess.Popen(
@@ -512,9 +534,23 @@ class ContainerEngine:
             self.watchdog.stdin.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.watchdog.wait(timeout=5)
+        self._scrub()
         if left.returncode == 0:
             return f"container {self.name} is still there after teardown; `{rt} rm -f {self.name}`"
         return None
+
+    def _scrub(self) -> None:
+        if not self._secrets:
+            return
+        with contextlib.suppress(OSError), self.boot.log_path.open("rb+") as fh:
+            fh.seek(self._start)
+            data = clean = fh.read()
+            for value in self._secrets:
+                clean = clean.replace(value.encode(), REDACTED.encode())
+            if clean != data:
+                fh.seek(self._start)
+                fh.write(clean)
+                fh.truncate()
 
 
 def _log_text(path: Path, start: int) -> str:

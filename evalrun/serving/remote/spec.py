@@ -8,6 +8,7 @@
     launch: {kind: container, runtime: podman, image: vllm/vllm-openai:v0.11.0, gpus: all,
              volumes: ["~/.cache/huggingface:/root/.cache/huggingface"], shm_size: 16g,
              options: [--ipc=host], network: bridge}
+    launch: {kind: compose, file: ~/lanes/compose.yaml, service: vllm}
 
 `host` may be a list: a pool of hosts, lane i of `bisect --lanes K` boots on host i (modulo).
 A Slurm pool is K jobs of the same block. The block is part of the rendered contract hash.
@@ -190,12 +191,38 @@ class ContainerLaunch(BaseModel):
         return self
 
 
+class ComposeLaunch(BaseModel):
+    """The engine runs in a container made from one service of a compose file (serving/remote/
+    compose.py reads it: image, volumes, environment, GPUs, shm_size, ipc, network_mode, ...)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["compose"]
+    file: str = Field(min_length=1, description="The compose file (`~` expanded).")
+    service: str = Field(min_length=1, description="The service whose container runs the engine.")
+    runtime: str | None = Field(
+        default=None, description="docker | podman (or a path); unset: as for kind container."
+    )
+    stop_timeout: float = Field(
+        default=10.0, ge=0, description="Seconds between the stop signal and SIGKILL."
+    )
+
+    def for_lane(self, lane: int) -> ComposeLaunch:
+        """The block lane `lane` of a pool boots with: the same (one more container)."""
+        return self
+
+
+# Launch kinds whose engine listens on this machine's port, though not as evalrun's child.
+PORT_HERE = frozenset({"container", "compose"})
+
 LAUNCH_KINDS: dict[str, type[BaseModel]] = {
     "local": LocalLaunch,
     "ssh": SshLaunch,
     "slurm": SlurmLaunch,
     "container": ContainerLaunch,
+    "compose": ComposeLaunch,
 }
 Launch = Annotated[
-    LocalLaunch | SshLaunch | SlurmLaunch | ContainerLaunch, Field(discriminator="kind")
+    LocalLaunch | SshLaunch | SlurmLaunch | ContainerLaunch | ComposeLaunch,
+    Field(discriminator="kind"),
 ]
