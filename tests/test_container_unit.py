@@ -15,16 +15,10 @@ import yaml
 from evalrun.errors import BootError, ConfigError
 from evalrun.serving.contract import contract_from_data, contract_hash, render_argv
 from evalrun.serving.lint import lint_contract
-from evalrun.serving.remote import container
-from evalrun.serving.remote.container import (
-    ContainerLaunch,
-    find_runtime,
-    gpu_flags,
-    owner_alive,
-    owner_label,
-    run_argv,
-)
+from evalrun.serving.remote import runtime as container
+from evalrun.serving.remote.container import ContainerLaunch, run_argv
 from evalrun.serving.remote.engine import Boot
+from evalrun.serving.remote.runtime import find_runtime, gpu_flags, owner_alive, owner_label
 
 DAEMONLESS = "Cannot connect to the Docker daemon at unix:///var/run/docker.sock."
 

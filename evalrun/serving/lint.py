@@ -334,7 +334,7 @@ def _container_findings(launch: ContainerLaunch | ComposeLaunch) -> list[Finding
     """A container block (or the compose service it reads as): runtime, image, mounts, GPUs."""
     from evalrun.errors import BootError
     from evalrun.serving.remote.compose import read_service
-    from evalrun.serving.remote.container import launch_problems
+    from evalrun.serving.remote.runtime import launch_problems
 
     if isinstance(launch, ComposeLaunch):
         try:
