@@ -2,9 +2,9 @@
 (`launch: {kind: compose, file: compose.yaml, service: vllm}`).
 
 No compose tool runs. Many hosts have neither the `docker compose` plugin nor `podman compose`
-(this one has neither), and Debian's podman-compose (1.0.3) puts every container of a project in
-one pod, whose published ports are fixed when the pod is made: a pool of lanes could not publish a
-port each. evalrun reads the service itself and boots it as a `container` block (container.py):
+(this one has neither), and Debian's podman-compose (1.0.3) makes `run SERVICE` also start the
+service's own container detached (a second engine), leaves a project network behind and takes
+env values on its command line. evalrun reads the service itself and boots it as a `container` block (container.py):
 the contract's command and args still say what runs (they are what bisect varies), the service
 says with what (image, mounts, environment, GPUs, memory), and everything else of the container
 block holds (labels, the watchdog, the sweep, the classified failures).
