@@ -221,3 +221,49 @@ def test_what_a_compose_service_cannot_say_is_named(tmp_path, text, service, wor
     with pytest.raises(BootError) as err:
         compose_block(tmp_path, text, service)
     assert words in err.value.message and err.value.hint
+
+
+# The runtime's own failures, classified: a stand-in runtime that fails `run` as each real one does
+
+FAKE_RUNTIME = """#!/bin/sh
+case "$1" in
+  info|--version) echo 'podman version 4.3.1' ;;
+  image) echo 'sha256:abc ["localhost/x@sha256:def"]' ;;
+  ps|stop|rm) ;;
+  inspect) echo '{"OOMKilled": %(oom)s, "ExitCode": %(code)s}' ;;
+  container) exit 1 ;;
+  run) echo '%(said)s' >&2; exit %(code)s ;;
+esac
+"""
+
+
+@pytest.mark.parametrize(
+    ("said", "code", "oom", "kind"),
+    [
+        ("Error: rootlessport listen tcp 127.0.0.1:8000: bind: address already in use", 125,
+         "false", "port_in_use"),
+        ("Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all", 125,
+         "false", "gpus_unavailable"),
+        ("Error: crun: setrlimit `RLIMIT_NOFILE`: Operation not permitted: OCI permission denied",
+         125, "false", "runtime_broken"),
+        ("Error: unknown flag: --no-such-option", 125, "false", "container_failed"),
+        ("Error: runc: exec: vllm: executable file `vllm` not found in $PATH", 127, "false",
+         "executable_not_found"),
+        ("INFO loading weights", 137, "true", "oom_killed"),
+    ],
+)  # fmt: skip
+def test_the_runtime_s_own_failures_are_classified(tmp_path, said, code, oom, kind):
+    from evalrun.serving.launcher import boot_server
+
+    runtime = tmp_path / "podman"
+    runtime.write_text(FAKE_RUNTIME % {"said": said, "code": code, "oom": oom})
+    runtime.chmod(0o755)
+    c = contract_from_data({
+        "name": "c", "engine": "vllm", "command": ["vllm", "serve"], "model": "m", "port": 0,
+        "launch": {"kind": "container", "image": "x", "runtime": str(runtime)},
+    })  # fmt: skip
+    with pytest.raises(BootError) as err:
+        with boot_server(c, tmp_path / "server.log"):
+            pass
+    assert err.value.kind == kind, err.value.message
+    assert err.value.hint and f"code {code}" in err.value.message
