@@ -81,6 +81,7 @@ class ServerFacts(TypedDict, total=False):
     boot_seconds: float | None
     log_path: str
     port: int | None
+    image: dict[str, str]  # launch: container: the image's reference, id, digest and runtime
 
 
 _CRED_RE = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.-]*://)[^/@]*@", re.IGNORECASE)

@@ -123,7 +123,8 @@ class Contract(BaseModel):
     boot_timeout: float = Field(default=600.0, gt=0, description="Seconds allowed to become ready.")
     launch: Launch = Field(
         default_factory=LocalLaunch,
-        description="Where the engine boots: local (default), ssh or slurm (serving/remote/).",
+        description="Where the engine boots: local (default), ssh, slurm or container "
+        "(serving/remote/).",
     )
     deterministic: bool = Field(
         default=False,
@@ -180,7 +181,7 @@ class Contract(BaseModel):
 
     @property
     def remote(self) -> bool:
-        """Whether the engine boots on another machine (ssh or Slurm), not as a child here."""
+        """Whether the engine boots elsewhere (ssh, Slurm, a container), not as a child here."""
         return self.launch.kind != "local"
 
     @property
