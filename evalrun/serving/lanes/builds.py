@@ -71,6 +71,9 @@ class BuildRecord(BaseModel):
     created_at: str
     path: str = Field(default="", description="The build's folder.")
     size_bytes: int | None = Field(default=None, description="On disk (list_builds only).")
+    shared_bytes: int | None = Field(
+        default=None, description="Of that, files hard-linked elsewhere too (uv's cache, builds)."
+    )
 
     @property
     def engine_version(self) -> str | None:
@@ -110,7 +113,9 @@ def read_record(folder: Path) -> BuildRecord | None:
 
 def _write_record(folder: Path, record: BuildRecord) -> None:
     tmp = _record_path(folder).with_suffix(".tmp")
-    tmp.write_text(record.model_dump_json(indent=2, exclude={"size_bytes"}), encoding="utf-8")
+    tmp.write_text(
+        record.model_dump_json(indent=2, exclude={"size_bytes", "shared_bytes"}), encoding="utf-8"
+    )
     os.replace(tmp, _record_path(folder))
 
 
@@ -200,10 +205,12 @@ def _venv_python(folder: Path) -> Path:
     return folder / "venv" / "bin" / "python"
 
 
-def disk_usage(folder: Path) -> int:
-    """Bytes a folder holds on disk, each hard-linked file once (uv links from its cache)."""
+def disk_usage(folder: Path) -> tuple[int, int]:
+    """(bytes a folder holds on disk, of which in files hard-linked elsewhere too): each
+    hard-linked file counted once; uv links a build's files from its cache, so removing a build
+    frees about its size minus the shared part."""
     seen: set[tuple[int, int]] = set()
-    total = 0
+    total = shared = 0
     for root, _dirs, files in os.walk(folder):
         for name in files:
             try:
@@ -214,7 +221,9 @@ def disk_usage(folder: Path) -> int:
                 continue
             seen.add((st.st_dev, st.st_ino))
             total += st.st_blocks * 512
-    return total
+            if st.st_nlink > 1:
+                shared += st.st_blocks * 512
+    return total, shared
 
 
 def list_builds(root: Path | None = None, *, sizes: bool = True) -> list[BuildRecord]:
@@ -234,7 +243,7 @@ def list_builds(root: Path | None = None, *, sizes: bool = True) -> list[BuildRe
             path=str(folder),
         )
         if sizes:
-            record.size_bytes = disk_usage(folder)
+            record.size_bytes, record.shared_bytes = disk_usage(folder)
         out.append(record)
     return sorted(out, key=lambda r: r.created_at)
 
