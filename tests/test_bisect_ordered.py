@@ -266,3 +266,65 @@ def test_a_scored_run_records_its_engine_build(tmp_path, monkeypatch):
     assert build["installer"] in ("uv", "pip") and build["install_seconds"] >= 0
     with boot_target(spec, tmp_path / "server2.log") as target:  # reused, not installed again
         assert target.contract["engine_build"]["install_seconds"] == build["install_seconds"]
+
+
+# Engine builds on disk ---------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_a_build_that_does_not_install_is_remembered_and_pruned(tmp_path, monkeypatch, capsys):
+    from evalrun.cli import main
+    from evalrun.errors import LaneError
+    from evalrun.serving.lanes.builds import ensure_build, list_builds
+
+    offline_index(monkeypatch, tmp_path, [1])
+    with pytest.raises(LaneError, match="fake-engine"):
+        ensure_build(EngineBuild(pip="fake-engine==2"))  # no such wheel
+    with pytest.raises(LaneError, match="lane prune --failed"):  # remembered: fails at once
+        ensure_build(EngineBuild(pip="fake-engine==2"))
+    record, installed = ensure_build(EngineBuild(pip="fake-engine==1"))
+    assert installed and record.status == "ok" and record.versions["fake-engine"] == "1"
+    assert ensure_build(EngineBuild(pip="fake-engine==1")) == (record, False)
+    assert main(["lane", "builds", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["builds"]
+    assert sorted((b["pip"], b["status"]) for b in listed) == [
+        ("fake-engine==1", "ok"),
+        ("fake-engine==2", "failed"),
+    ]
+    assert all(b["size_bytes"] > 0 for b in listed)
+    assert main(["lane", "prune", "--failed"]) == 0
+    assert "fake-engine==2" in capsys.readouterr().out
+    assert [r.pip for r in list_builds()] == ["fake-engine==1"]
+    assert main(["lane", "prune"]) == 2  # says which
+    assert main(["lane", "prune", "fake-engine==1"]) == 0
+    assert list_builds() == []
+
+
+def test_uv_gets_pips_find_links_and_constraints(tmp_path):
+    from evalrun.serving.lanes.common import LaneContext, uv_pip_config
+
+    constraint = tmp_path / "c.txt"
+    constraint.write_text("torch<=2.14.1\n")
+    env = {"PIP_FIND_LINKS": "/opt/wheels /more", "PIP_CONSTRAINT": str(constraint)}
+    assert uv_pip_config(env) == [
+        "--find-links", "/opt/wheels", "--find-links", "/more", "--constraint", str(constraint)
+    ]  # fmt: skip
+    ctx = LaneContext(tmp_path, uv="/bin/uv")
+    argv = ctx.pip_argv("uninstall", "torchvision")
+    assert argv[:3] == ["/bin/uv", "pip", "uninstall"] and argv[-1] == "torchvision"
+    assert "--python" in argv and "-y" not in argv  # uv's uninstall asks nothing
+    plain = LaneContext(tmp_path).pip_argv("uninstall", "torchvision")
+    assert plain[1:] == ["-m", "pip", "uninstall", "-y", "-q", "torchvision"]
+
+
+def test_the_vllm_fix_names_the_release_installed(tmp_path):
+    from evalrun.serving.lanes.common import LaneContext
+    from evalrun.serving.lanes.vllm_cpu import write_vllm_dist_info
+
+    site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    ctx = LaneContext(tmp_path)
+    write_vllm_dist_info(ctx, "0.32.0")
+    write_vllm_dist_info(ctx, "0.29.0+cpu")  # another release in the same venv replaces it
+    assert [p.name for p in site.glob("vllm-*.dist-info")] == ["vllm-0.29.0+cpu.dist-info"]
+    assert "Version: 0.29.0+cpu" in (site / "vllm-0.29.0+cpu.dist-info" / "METADATA").read_text()

@@ -187,7 +187,9 @@ def ensure_build(
             _write_record(folder, failed)
             if ctx.venv.exists():
                 shutil.rmtree(ctx.venv, ignore_errors=True)  # nothing to boot; keep the log
-            raise
+            raise LaneError(
+                f"engine build {build.pip} did not install: {exc.message}", hint=exc.hint
+            ) from exc
         dists = [project_name(build.pip), *ALSO_RECORDED]
         versions = lane_facts(ctx, dists).get("versions") or {}
         record = base.model_copy(
