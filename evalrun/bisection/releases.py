@@ -45,6 +45,11 @@ RESOLVED = re.compile(
     r"|max_num_batched_tokens|architecture|attention|kv cache",
     re.IGNORECASE,
 )
+# `key=value` items of vLLM's `with config:` line (values may hold braces, brackets, quotes).
+CONFIG_ITEM = re.compile(r"(\w+)=((?:\{[^}]*\}|\[[^\]]*\]|'[^']*'|[^,])*)")
+# Matching lines that change from boot to boot: evalrun's own header, load stats, rendezvous.
+NOISE = re.compile(r"^# evalrun|throughput|tcp://|broadcast block|took \d|Route:")
+VOLATILE = frozenset({"port", "host"})  # differ between any two boots (port 0: a free one)
 LOG_PREFIX = re.compile(
     r"^(\(\w+ pid=\d+\)\s*)?(INFO|WARNING|DEBUG|ERROR)\s+[\d-]+ [\d:.]+ \[[^]]*\]\s*"
 )
@@ -391,7 +396,7 @@ def _build_versions(contract: Contract) -> dict[str, str | None]:
     return dict(record.versions) if record else {}
 
 
-def resolved_lines(log_path: str | None, most: int = 40) -> list[str]:
+def resolved_lines(log_path: str | None, most: int = 150) -> list[str]:
     """What the engine says it resolved at boot: its log's matching lines, timestamps and pids
     dropped; vLLM's `non-default args: {...}` split into one `arg: value` line each."""
     if not log_path or not Path(log_path).exists():
@@ -400,7 +405,7 @@ def resolved_lines(log_path: str | None, most: int = 40) -> list[str]:
     text = Path(log_path).read_text(encoding="utf-8", errors="replace")
     for raw in text.splitlines():
         line = LOG_PREFIX.sub("", raw.strip())
-        if not RESOLVED.search(line) or len(line) > 2000:
+        if not RESOLVED.search(line) or NOISE.search(line):
             continue
         head, _, tail = line.partition("non-default args:")
         if tail:
@@ -409,8 +414,16 @@ def resolved_lines(log_path: str | None, most: int = 40) -> list[str]:
             except (ValueError, SyntaxError):
                 args = None
             if isinstance(args, dict):
-                out += [f"arg {k}: {v!r}"[:200] for k, v in sorted(args.items())]
+                out += [
+                    f"arg {k}: {v!r}"[:200] for k, v in sorted(args.items()) if k not in VOLATILE
+                ]
                 continue
+        head, _, config = line.partition("with config:")
+        if config:  # vLLM's engine config: one `config key: value` line each
+            for key, value in CONFIG_ITEM.findall(config):
+                if key not in VOLATILE:
+                    out.append(f"config {key}: {value.strip()}"[:200])
+            continue
         line = re.sub(r"\b\d+(\.\d+)? ?(s|seconds|GiB|MiB)\b", "N", line)  # timings and sizes
         if line not in out:
             out.append(line[:200])
