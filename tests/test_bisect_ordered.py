@@ -12,10 +12,11 @@ import pytest
 from fakeserver import simple_item, write_suite
 from support.fake_builds import offline_index, release_contract
 
+from evalrun.bisection.changelog import resolved_lines
 from evalrun.bisection.dd import Outcome
 from evalrun.bisection.driver import BisectRequest, run_bisect
 from evalrun.bisection.ordered import LEAD, Votes, bisect_ordered, sequential
-from evalrun.bisection.releases import expand_versions, ordered_values, resolved_lines
+from evalrun.bisection.releases import expand_versions, ordered_values
 from evalrun.errors import UsageError
 from evalrun.serving.contract import EngineBuild, contract_hash, load_contract
 
@@ -328,3 +329,20 @@ def test_the_vllm_fix_names_the_release_installed(tmp_path):
     write_vllm_dist_info(ctx, "0.29.0+cpu")  # another release in the same venv replaces it
     assert [p.name for p in site.glob("vllm-*.dist-info")] == ["vllm-0.29.0+cpu.dist-info"]
     assert "Version: 0.29.0+cpu" in (site / "vllm-0.29.0+cpu.dist-info" / "METADATA").read_text()
+
+
+def test_close_calls_are_garble_counts_a_lane_at_the_threshold_could_give():
+    from evalrun.bisection.releases import binomial_tail, close_call
+    from evalrun.bisection.trial import Judge, TrialResult
+
+    def row(rate: float, verdict: str) -> TrialResult:
+        return TrialResult(n=1, variant="v", contract_hash="h", outcome="ok", verdict=verdict,
+                           garble_rate=rate, cached=False)  # fmt: skip
+
+    judge = Judge(garble_rate=0.25)
+    assert binomial_tail(2, 6, 0.25, upper=True) == pytest.approx(0.4661, abs=1e-4)
+    assert close_call(row(2 / 6, "fail"), judge, 6)  # 2 of 6 happens at 25% often
+    assert not close_call(row(1.0, "fail"), judge, 6)  # 6 of 6 does not
+    assert close_call(row(1 / 6, "pass"), judge, 6)
+    assert not close_call(row(0.0, "pass"), judge, 6)  # no garble at all: clear
+    assert not close_call(row(2 / 26, "pass"), judge, 26)  # 2 of 26 is well under 25%
