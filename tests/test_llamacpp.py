@@ -342,3 +342,34 @@ def test_set_overrides_reach_the_server_and_logprobs_work(tmp_path: Path) -> Non
         assert all(t["logprob"] <= 0 for t in tokens)
         used = [s for s in httpx.get(f"{root}/slots", timeout=10).json() if "params" in s]
         assert used and {s["params"]["speculative.types"] for s in used} == {"ngram-mod"}
+
+
+def test_every_simple_llama_server_flag_reaches_common_params() -> None:
+    """Flags beyond the hand-mapped ones go through llama.cpp's own table onto the same fields
+    llama-server's handlers set: GPU offload, cache reuse, sampling defaults, negated booleans."""
+    from evalrun.serving.llamacpp import build_params
+
+    argv = ["-m", "m.gguf", "-ngl", "99", "-sm", "none", "-ts", "3,1", "--timeout", "30"]
+    argv += ["--cache-reuse", "256", "--no-cache-prompt", "-nkvo", "--temp=0.5", "--top-k", "7"]
+    argv += ["--main-gpu", "1", "--swa-full", "-sps", "0.5"]
+    p = build_params(parse_args(argv))
+    assert (p.n_gpu_layers, p.main_gpu, p.n_cache_reuse) == (99, 1, 256)
+    assert p.split_mode.name == "LLAMA_SPLIT_MODE_NONE"
+    assert list(p.tensor_split)[:3] == [3.0, 1.0, 0.0]
+    assert (p.timeout_read, p.timeout_write) == (30, 30)
+    assert p.cache_prompt is False and p.no_kv_offload is True and p.swa_full is True
+    assert abs(p.sampling.temp - 0.5) < 1e-6 and p.sampling.top_k == 7
+    assert abs(p.slot_prompt_similarity - 0.5) < 1e-6
+    assert build_params(parse_args(["-m", "m", "-ngl", "all"])).n_gpu_layers == -2
+    assert build_params(parse_args(["-m", "m", "--kv-offload"])).no_kv_offload is False
+
+
+def test_table_flags_check_their_values() -> None:
+    with pytest.raises(LaunchError, match=r"--cache-reuse takes a int, not 'lots'"):
+        parse_args(["-m", "m", "--cache-reuse", "lots"])
+    with pytest.raises(LaunchError, match="--top-k needs a value"):
+        parse_args(["-m", "m", "--top-k"])
+    with pytest.raises(LaunchError, match="--swa-full takes no value"):
+        parse_args(["-m", "m", "--swa-full=1"])
+    with pytest.raises(LaunchError, match="not a number, auto or all"):
+        parse_args(["-m", "m", "-ngl", "many"])

@@ -2,9 +2,12 @@
 
 The embedded reference runs llama.cpp's native C++ server (`llama-server`) through the prebuilt
 `xllamacpp` wheel, so nothing compiles at install time. This module takes **llama-server's own
-flag names** (the subset below, short and long spellings alike) and maps them onto
-`xllamacpp.CommonParams`: a contract that drives it drives a real `llama-server` binary by
-changing only its `command`. It serves until SIGTERM or SIGINT and exits 0.
+flag names**, short and long spellings alike, and maps them onto `xllamacpp.CommonParams`: the
+flags below by hand, and every other flag whose llama-server handler stores one value in one
+field by llama.cpp's own table (llamacpp_flags.py, generated from its common/arg.cpp). So a
+contract that drives it drives a real `llama-server` binary by changing only its `command`, and
+a GPU build of xllamacpp takes `--n-gpu-layers`, `--split-mode`, `--cache-reuse` and the rest.
+It serves until SIGTERM or SIGINT and exits 0.
 
 Every start-up failure is one line on stderr and exit code 2, before llama.cpp is handed anything
 it could crash on: an unknown flag (named), a missing file or one that is not a GGUF (its header is
@@ -26,6 +29,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn
 
+from evalrun.serving.llamacpp_flags import FLAGS
 from evalrun.serving.reference import LAUNCHER_MODULE, engine_version
 
 PROG = LAUNCHER_MODULE
@@ -38,6 +42,9 @@ CACHE_TYPES = ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "
 STOP_GRACE_S = 3.0
 FLASH_ATTN = ("on", "off", "auto")
 REASONING_FORMATS = ("none", "deepseek", "deepseek-legacy", "auto")
+SPLIT_MODES = ("none", "layer", "row", "tensor")
+# llama-server's -ngl words: "auto" fits what the devices hold, "all" offloads every layer.
+GPU_LAYER_WORDS = {"auto": -1, "all": -2}
 # llama-server's --spec-type names that need no more than these flags (draft-simple: -md). The
 # n-gram types draft from the tokens already in a slot's context and the target model verifies
 # every drafted token, yet greedy answers can change: verifying decodes several tokens in one
@@ -114,6 +121,17 @@ def build_parser() -> argparse.ArgumentParser:
     add("--spec-ngram-mod-n-match", type=int, help="n-gram length ngram-mod hashes")
     add("--spec-ngram-mod-n-min", type=int, help="shortest draft ngram-mod sends")
     add("--spec-ngram-mod-n-max", type=int, help="longest draft ngram-mod sends")
+    add(
+        "-ngl",
+        "--gpu-layers",
+        "--n-gpu-layers",
+        dest="gpu_layers",
+        type=_gpu_layers,
+        help="layers kept on the GPU: a number, auto or all",
+    )
+    add("-sm", "--split-mode", choices=SPLIT_MODES, help="how layers spread over GPUs")
+    add("-ts", "--tensor-split", type=_floats, help="share of the model per GPU, e.g. 3,1")
+    add("-to", "--timeout", type=int, help="server read/write timeout in seconds")
     add("--api-key", help="clients must send this bearer token")
     add("-s", "--seed", type=int)
     add("-n", "--n-predict", type=int, help="default max tokens of a completion")
@@ -126,15 +144,73 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    """The options of a command line; LaunchError naming the first flag this launcher lacks."""
-    options, unknown = build_parser().parse_known_args(argv)
-    if unknown:
-        flag = next((u for u in unknown if u.startswith("-")), unknown[0])
-        raise LaunchError(
-            f"unknown flag {flag} (this launcher maps a subset of llama-server's flags: "
-            f"python -m {PROG} --help lists them; a real llama-server binary takes the rest)"
-        )
+    """The options of a command line; the flags mapped by llama.cpp's table ride along as
+    `options.fields` ((field path, value) pairs); LaunchError naming the first flag that is
+    neither mapped here nor in the table, or a value its flag cannot take."""
+    parser = build_parser()
+    known = set(parser._option_string_actions)
+    table = _table()
+    ours: list[str] = []
+    theirs: list[str] = []
+    rest = list(argv)
+    # Table flags are taken out first: argparse would read -nkvo as -n with the value "kvo".
+    while rest:
+        token = rest.pop(0)
+        flag = token.partition("=")[0]
+        if flag in known or flag not in table:
+            ours.append(token)
+            continue
+        theirs.append(token)
+        if "=" not in token and table[flag][1] in ("int", "float", "str") and rest:
+            theirs.append(rest.pop(0))
+    options, unknown = parser.parse_known_args(ours)
+    options.fields = table_fields(unknown + theirs)
     return options
+
+
+def _table() -> dict[str, tuple[str, str, bool]]:
+    """Each flag name of llama.cpp's table -> (field path, kind, negated)."""
+    return {
+        name: (field, kind, name in negated)
+        for names, negated, field, kind in FLAGS
+        for name in (*names, *negated)
+    }
+
+
+def table_fields(tokens: list[str]) -> list[tuple[str, object]]:
+    """The (field path, value) pairs that `tokens` (flags this parser does not know, with their
+    values) set through llama.cpp's own flag table."""
+    table = _table()
+    fields: list[tuple[str, object]] = []
+    rest = list(tokens)
+    while rest:
+        token = rest.pop(0)
+        flag, eq, inline = token.partition("=")
+        if flag not in table:
+            raise LaunchError(
+                f"unknown flag {flag} (not a llama-server flag this launcher can set: python -m "
+                f"{PROG} --help lists the mapped ones; a real llama-server binary takes the rest)"
+            )
+        field, kind, negated = table[flag]
+        if kind in ("bool", "not", "true", "false"):
+            if eq:
+                raise LaunchError(f"{flag} takes no value (got {inline!r})")
+            value: object = {
+                "true": True,
+                "false": False,
+                "bool": not negated,
+                "not": negated,
+            }[kind]
+        else:
+            if not eq and not rest:
+                raise LaunchError(f"{flag} needs a value")
+            raw = inline if eq else rest.pop(0)
+            try:
+                value = {"int": int, "float": float, "str": str}[kind](raw)
+            except ValueError:
+                raise LaunchError(f"{flag} takes a {kind}, not {raw!r}") from None
+        fields.append((field, value))
+    return fields
 
 
 def check_gguf(path: Path) -> None:
@@ -247,6 +323,21 @@ def build_params(options: argparse.Namespace) -> Any:
         params.reasoning_format = getattr(
             xlc.common_reasoning_format, f"COMMON_REASONING_FORMAT_{name}"
         )
+    _set(params, "n_gpu_layers", options.gpu_layers)
+    if options.split_mode:
+        params.split_mode = getattr(
+            xlc.llama_split_mode, f"LLAMA_SPLIT_MODE_{_enum(options.split_mode)}"
+        )
+    if options.tensor_split:
+        shares = list(params.tensor_split)
+        if len(options.tensor_split) > len(shares):
+            raise LaunchError(f"--tensor-split names more than {len(shares)} devices")
+        shares[: len(options.tensor_split)] = options.tensor_split
+        params.tensor_split = shares
+    if options.timeout is not None:
+        params.timeout_read = params.timeout_write = options.timeout
+    for path, value in options.fields:
+        _set_path(params, path, value)
     if options.api_key:
         params.api_keys = [options.api_key]
     if options.seed is not None:
@@ -289,6 +380,41 @@ def _spec_types(value: str) -> list[str]:
 def _enum(name: str) -> str:
     """A llama-server value's name as xllamacpp's enum members spell it: ngram-mod -> NGRAM_MOD."""
     return name.upper().replace("-", "_")
+
+
+def _gpu_layers(value: str) -> int:
+    """-ngl's value: a layer count, auto or all."""
+    if value in GPU_LAYER_WORDS:
+        return GPU_LAYER_WORDS[value]
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number, auto or all") from None
+
+
+def _floats(value: str) -> list[float]:
+    """A comma-separated list of numbers (-ts 3,1)."""
+    try:
+        return [float(part) for part in value.replace("/", ",").split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a list of numbers like 3,1") from None
+
+
+def _set_path(params: Any, path: str, value: object) -> None:
+    """Set a dotted field of CommonParams (sampling.top_k); LaunchError where this xllamacpp
+    build does not expose it."""
+    *parents, name = path.split(".")
+    target = params
+    try:
+        for parent in parents:
+            target = getattr(target, parent)
+        getattr(target, name)
+        setattr(target, name, value)
+    except (AttributeError, TypeError) as exc:
+        raise LaunchError(
+            f"llama.cpp's field {path} cannot be set through this xllamacpp build ({exc}); "
+            "a llama-server binary takes the flag"
+        ) from None
 
 
 def _set(target: Any, name: str, value: Any) -> None:
