@@ -17,7 +17,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 from typing_extensions import TypedDict
 
 from evalrun.bisection.dd import Outcome, dd
@@ -136,6 +142,14 @@ class BisectRecord(BaseModel):
     exit_code: int = EXIT_NOT_FOUND
     started_at: str
     ended_at: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _no_empty_ordered(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """Records of the other modes keep their shape (and read back byte for byte)."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("ordered") is None:
+            data.pop("ordered", None)
+        return data
 
 
 def new_bisect_dir(root: Path, when: datetime | None = None) -> Path:
