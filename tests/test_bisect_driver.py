@@ -306,9 +306,11 @@ def test_probe_sends_burst_and_repeat(tmp_path, suite_dir):
     )
     fake = engine.servers[0]
     prompts = [r["messages"][0]["content"] for r in fake.requests if "messages" in r]
-    assert len(prompts) == 3 + 8 + 2  # probe items, burst copies, the repeated prompt
+    # probe items, burst copies, the repeated prompt, the probe items again one at a time
+    assert len(prompts) == 3 + 8 + 2 + 3
     assert "question 9: reply ok" not in prompts  # only items tagged probe
-    assert prompts[-1] == prompts[-2]  # the repeat, sent one after the other
+    assert prompts[11] == prompts[12]  # the repeat, sent one after the other
+    assert sorted(prompts[-3:]) == sorted(prompts[:3])  # the serial pass: the floor's partner
     assert fake.max_in_flight > 1
 
 

@@ -53,6 +53,7 @@ from evalrun.bisection.variants import (
     knob_values,
     show_value,
 )
+from evalrun.compare.floor import Floor
 from evalrun.endpoint.options import SamplingRecord
 from evalrun.errors import ConfigError, UsageError
 from evalrun.jsondata import AsWritten, as_written
@@ -137,6 +138,11 @@ class BisectRecord(BaseModel):
     )
     candidates: list[str] = Field(default_factory=list, description="When ambiguous: all suspects.")
     boots: int = 0
+    floor: Floor | None = Field(
+        default=None,
+        description="The good side's noise floor, measured in this run (its probe serial "
+        "against the burst) and every trial graded against it; None: the fidelity defaults.",
+    )
     lanes: int = Field(default=1, description="Trials run at once (the pool's lanes).")
     rounds: int = Field(default=0, description="Batches of trials run (one per trial, one lane).")
     exit_code: int = EXIT_NOT_FOUND
@@ -178,13 +184,19 @@ def contrast(bad: TrialResult | None, good: TrialResult | None) -> str:
         return text + (
             f" -> {good.garble_rate or 0:.0%}" if good and good.garble_rate is not None else ""
         )
-    if bad.outcome == "divergent":
+    if bad.outcome in ("divergent", "different"):
         f = bad.fidelity
-        hard, items = (f.hard, f.items) if f else ("?", "?")
-        return (
-            f"divergent from the good side: {hard} hard of {items} "
-            f"items, p {f.p_value if f else 1:.2g}"
-        ) + (f" -> {good.outcome}" if good else "")
+        if f is not None and f.floor is not None:
+            head = f"{f.verdict} from the good side: {f.reason}"
+            if "floor units" not in f.reason:
+                head += f", drift {f.floor.units:g} floor units"
+        else:
+            hard, items = (f.hard, f.items) if f else ("?", "?")
+            head = (
+                f"divergent from the good side: {hard} hard of {items} "
+                f"items, p {f.p_value if f else 1:.2g}"
+            )
+        return head + (f" -> {good.outcome}" if good else "")
     if bad.outcome == "regressed":
         return f"score {bad.score}" + (
             f" -> {good.score}" if good and good.score is not None else ""
@@ -557,6 +569,7 @@ FAIL_ON_NAMES = {
     "boot": "boot_fail",
     "boot_fail": "boot_fail",
     "divergent": "divergent",
+    "different": "different",
 }
 
 
@@ -566,12 +579,13 @@ def parse_fail_on(text: str) -> frozenset[str]:
     for word in (w.strip() for w in text.split(",") if w.strip()):
         if word not in FAIL_ON_NAMES:
             raise UsageError(
-                f"--fail-on {word!r}: use a comma list of garble, divergent, regressed, broken, boot"
+                f"--fail-on {word!r}: use a comma list of garble, divergent, different, regressed, "
+                "broken, boot"
             )
         out.add(FAIL_ON_NAMES[word])
     if not out:
         raise UsageError(
-            "--fail-on needs at least one of garble, divergent, regressed, broken, boot"
+            "--fail-on needs at least one of garble, divergent, different, regressed, broken, boot"
         )
     return frozenset(out)
 
@@ -596,7 +610,10 @@ class BisectRequest(BaseModel):
     unsets: list[str] = Field(default_factory=list, description="--unset K on every variant.")
     suite: str = "core"
     results: str = "results"
-    fail_on: str = "garble,divergent,regressed,broken"
+    fail_on: str = "garble,divergent,different,regressed,broken"
+    floor_boots: int = Field(
+        default=1, ge=1, le=2, description="Boots of the good side its noise floor is measured on."
+    )
     garble_rate: float = Field(default=0.25, gt=0, le=1)
     min_score: int | None = None
     tries: int = Field(default=1, ge=1)
@@ -700,6 +717,7 @@ def run_bisect(
         workdir=workdir,
         full=req.full,
         burst=req.burst,
+        floor_boots=req.floor_boots,
         use_cache=req.use_cache,
         log=log,
         boot_progress=boot_progress,
@@ -776,6 +794,7 @@ def run_bisect(
     finally:
         record.trials = sorted(runner.results, key=lambda r: r.n)
         record.boots = runner.boots
+        record.floor = runner.floor
         record.rounds = pool.rounds
         record.ended_at = now_iso()
         if not record.verdict:

@@ -44,6 +44,10 @@ def bisect_text(record: BisectRecord, path: str) -> str:
         lines.append("candidates: " + "; ".join(record.candidates))
     lines += ordered_lines(record)
     lines.append(record.verdict)
+    if any(t.fidelity for t in record.trials):
+        lines.append(
+            f"good side's {record.floor.line()}" if record.floor else "tokens: floor: defaults"
+        )
     if record.lanes > 1:
         lines.append(f"{record.lanes} lanes: {record.boots} boots in {record.rounds} rounds")
     lines.append(f"record: {path}")
@@ -98,6 +102,7 @@ def bisect_json(record: BisectRecord, path: str) -> JSONObject:
         "ordered": record.ordered.model_dump(mode="json") if record.ordered else None,
         "candidates": record.candidates,
         "trials": [t.model_dump(mode="json") for t in record.trials],
+        "floor": record.floor.model_dump(mode="json") if record.floor else None,
         "boots": record.boots,
         "lanes": record.lanes,
         "rounds": record.rounds,
@@ -115,7 +120,9 @@ def _fidelity(f: TrialFidelity | None, effect: str | None) -> str:
         return "identical: no observable effect"
     if f.verdict == "not comparable":
         return "not comparable"
-    return f"{f.verdict} {f.hard}/{f.items} hard"
+    if f.floor is not None:  # graded against the good side's measured floor
+        return f"{f.verdict} {f.hard}/{f.items} hard, {f.floor.units:g} floor units"
+    return f"{f.verdict} {f.hard}/{f.items} hard (floor: defaults)"
 
 
 def _clip(text: str, n: int) -> str:

@@ -2,7 +2,10 @@
 
 The probe is the suite's items tagged `probe`, each sent once plus a concurrency burst of copies
 (engine bugs that show only under batching), then one prompt sent twice in a row (the
-prefix-cache-hit path). `--full` scores the whole suite instead. Trials are cached by the rendered
+prefix-cache-hit path), then the probe items once more one at a time (`~serial`): on the good
+side, serial against the burst is the lane's own noise floor (compare/floor.py), and every later
+trial's tokens are graded against it (`within noise`, `numerically different`: outcome
+`different`, `divergent`). `--full` scores the whole suite instead. Trials are cached by the rendered
 contract's hash (contract_hash) in `<results>/bisect-cache/`, keyed also by the probe's content, so
 running the same bisect again boots nothing. The raw measurements are cached, not the outcome, so a
 different --fail-on or threshold reuses them. The launcher (boot_server) and the scorer
@@ -24,8 +27,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from evalrun.bisection.dd import Outcome, Vote, with_tries
 from evalrun.bisection.variants import KnobValue
-from evalrun.compare.fidelity import Divergence, Fidelity, FidelityCounts, not_comparable
+from evalrun.compare.fidelity import (
+    Divergence,
+    Fidelity,
+    FidelityCounts,
+    against_floor,
+    not_comparable,
+)
 from evalrun.compare.fidelity import judge as judge_fidelity
+from evalrun.compare.floor import Floor, floor_of
 from evalrun.endpoint.logprobs import TokenTrace
 from evalrun.endpoint.options import RequestOptions
 from evalrun.errors import BootError, EndpointError, EvalrunError, UsageError
@@ -38,9 +48,18 @@ from evalrun.store.tokens import load_traces
 from evalrun.suite.load import Item, Suite
 from evalrun.verdicts import LaneGarble
 
-Kind = Literal["ok", "garble", "divergent", "regressed", "broken", "boot_fail"]
-KINDS: tuple[str, ...] = ("ok", "garble", "divergent", "regressed", "broken", "boot_fail")
-DEFAULT_FAIL_ON = frozenset({"garble", "divergent", "regressed", "broken"})
+Kind = Literal["ok", "garble", "divergent", "different", "regressed", "broken", "boot_fail"]
+KINDS: tuple[str, ...] = (
+    "ok",
+    "garble",
+    "divergent",
+    "different",
+    "regressed",
+    "broken",
+    "boot_fail",
+)
+DEFAULT_FAIL_ON = frozenset({"garble", "divergent", "different", "regressed", "broken"})
+SERIAL = "serial"  # the probe items asked again one at a time: the good side's noise floor
 BURST = 8
 # Boot failures worth retrying next time rather than caching: they say nothing about the variant.
 TRANSIENT_BOOT = frozenset({"port_in_use", "teardown"})
@@ -222,10 +241,38 @@ def probe_suites(suite: Suite, *, full: bool, burst: int = BURST) -> list[tuple[
         )
     copies = [_copy(probes[k % len(probes)], f"burst{k + 1}") for k in range(burst)]
     repeat = [_copy(probes[0], "repeat1"), _copy(probes[0], "repeat2")]
+    serial = [_copy(p, SERIAL) for p in probes]
     return [
         (_derived(suite, "probe", probes + copies), max(1, burst + len(probes))),
         (_derived(suite, "probe-repeat", repeat), 1),
+        (_derived(suite, "probe-serial", serial), 1),
     ]
+
+
+def serial_pair(traces: dict[str, TokenTrace]) -> Fidelity | None:
+    """One boot's A/A pair: each probe item as asked in the burst against the same item asked
+    again one at a time (`id~serial`); None without serial traces."""
+    suffix = f"~{SERIAL}"
+    serial = {i[: -len(suffix)]: t for i, t in traces.items() if i.endswith(suffix)}
+    ids = [i for i in traces if i in serial]
+    return judge_fidelity(traces, serial, ids) if ids else None
+
+
+def measure_floor(
+    traces: dict[str, TokenTrace], second: dict[str, TokenTrace] | None = None
+) -> Floor | None:
+    """The good side's noise floor from its own probe (serial against the burst); with a
+    second boot's probe (--floor-boots 2), also that boot's serial pair and the two boots'
+    bursts against each other, pooled."""
+    first = serial_pair(traces)
+    if first is None:
+        return None
+    if second is None:
+        return floor_of([first], "serial vs burst on the good side")
+    ids = [i for i in first.item_drift if i in second]
+    pairs = [first, judge_fidelity(traces, second, ids)]
+    pairs += [f for f in [serial_pair(second)] if f is not None]
+    return floor_of(pairs, "serial vs burst and across 2 boots of the good side")
 
 
 def _copy(item: Item, tag: str) -> Item:
@@ -289,12 +336,17 @@ class TrialRunner:
         log: Log | None = None,
         boot_progress: Callable[[str], Any] | None = None,
         target: TargetSpec | None = None,
+        floor_boots: int = 1,
     ) -> None:
         self.target = target or TargetSpec()
+        self.floor_boots = floor_boots  # boots of the good side its noise floor is measured on
         # The good side's probe tokens, once its trial ran: every later trial is judged against
         # them (compare/fidelity.py); None without token capture (--no-logprobs).
         self.reference: dict[str, TokenTrace] | None = None
         self.reference_runs: list[str] = []  # the good side's probe runs
+        # The good side's own noise (its probe items serial against the burst); None: the
+        # fidelity defaults judge (no tokens, --full, or a probe without the serial pass).
+        self.floor: Floor | None = None
         self.fidelity = self.target.options.top_logprobs is not None
         self.store = store
         self.launcher = launcher
@@ -387,12 +439,18 @@ class TrialRunner:
         fid = None
         if m is not None and self.reference is not None and not reference:
             fid = self._fidelity(m.run_ids)
-            if fid.verdict == "divergent" and kind == "ok":
-                kind = "divergent"
+            graded = {"divergent": "divergent", "numerically different": "different"}
+            if fid.verdict in graded and kind == "ok":
+                kind = graded[fid.verdict]  # type: ignore[assignment]
                 verdict = self.judge.verdict(kind, m)
         if reference and m is not None and self.fidelity and kind == "ok":
             self.reference = self._traces(m.run_ids)
             self.reference_runs = list(m.run_ids)
+            self.floor = measure_floor(self.reference)
+            if self.floor is not None and self.floor_boots > 1:
+                self._floor_boot(contract, chash, variant)
+            if self.floor is not None:
+                self.log(f"trial {n}: good side's {self.floor.line()}")
         row = TrialResult(
             n=n,
             variant=variant,
@@ -424,7 +482,8 @@ class TrialRunner:
             f"trial {n}: {variant} -> {kind} ({verdict.value})"
             + (f", garble {row.garble_rate:.0%}, score {row.score}" if m else "")
             + (
-                f", {fid.verdict} from the good side ({fid.hard} hard of {fid.items})"
+                f", {fid.verdict} from the good side ({fid.hard} hard of {fid.items}; "
+                f"{fid.floor_line()})"
                 if fid
                 else ""
             )
@@ -434,6 +493,26 @@ class TrialRunner:
             + (f" [{row.boot_error}]" if row.boot_error else "")
         )
         return row
+
+    def _floor_boot(self, contract: Contract, chash: str, variant: str) -> None:
+        """--floor-boots 2: boot the good side once more (cached apart from its first boot) and
+        pool its probe into the floor, so the floor holds what a boot changes too."""
+        key = f"{chash}-floor2"
+        cached = self._cached(key)
+        if cached is None:
+            n = self._number()
+            self.log(f"trial {n}: booting {variant} again for the floor [{chash[:10]}]")
+            cached = self._boot_and_probe(contract, chash, n)
+            cached = cached.model_copy(update={"contract_hash": key})
+            with self._lock:
+                self.boots += 1
+            self._save(cached)
+        kind, _, m = self.judge.judge(cached)
+        if m is None or kind != "ok":
+            self.log(f"the good side's second boot was {kind}: its floor is from one boot")
+            return
+        assert self.reference is not None
+        self.floor = measure_floor(self.reference, self._traces(m.run_ids))
 
     def _fidelity(self, run_ids: list[str]) -> Fidelity:
         """A trial's probe tokens judged against the good side's; when either side has none,
@@ -449,7 +528,11 @@ class TrialRunner:
                 return not_comparable(
                     f"{side} probe has no tokens ({why}): judged by garble and score only"
                 )
-        return judge_fidelity(self.reference, traces, list(self.reference))
+        if self.floor is None:
+            return judge_fidelity(self.reference, traces, list(self.reference))
+        # The same items the floor compared (the burst's originals), graded against it.
+        ids = [i for i in self.reference if i in self.floor.item_drift]
+        return against_floor(judge_fidelity(self.reference, traces, ids), self.floor)
 
     def _no_tokens(self, run_ids: list[str]) -> str:
         """What the runs' run.json say about their missing tokens."""

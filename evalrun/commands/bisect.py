@@ -74,11 +74,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     judge = p.add_argument_group("what counts as bad")
     judge.add_argument(
         "--fail-on",
-        default="garble,divergent,regressed,broken",
+        default="garble,divergent,different,regressed,broken",
         metavar="LIST",
         help="outcomes that count as bad: garble, divergent (the probe's tokens against the "
-        "good side's), regressed, broken, boot (default garble,divergent,regressed,broken; "
-        "boot failures are otherwise skipped)",
+        "good side's, beyond its own noise floor), different (numerically different: outside "
+        "the good side's noise, not divergent), regressed, broken, boot (default "
+        "garble,divergent,different,regressed,broken; boot failures are otherwise skipped)",
     )
     judge.add_argument(
         "--garble-rate",
@@ -118,6 +119,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         default=8,
         metavar="N",
         help="copies of the probe items sent at once (default 8; 0 = no burst)",
+    )
+    how.add_argument(
+        "--floor-boots",
+        type=int,
+        choices=[1, 2],
+        default=1,
+        metavar="N",
+        help="boots of the good side its noise floor is measured on (default 1: its probe "
+        "serial against the burst; 2: also a second boot, so what a boot changes is noise too)",
     )
     how.add_argument(
         "--results", default="results", metavar="DIR", help="run store (default results)"
@@ -183,6 +193,7 @@ def run(args: argparse.Namespace) -> int:
         vote=args.vote,
         full=args.full,
         burst=args.burst,
+        floor_boots=args.floor_boots,
         use_cache=not args.no_cache,
         verify=not args.trust_endpoints,
         lanes=args.lanes,

@@ -31,6 +31,15 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         type=Path,
         help="also write one self-contained HTML page of the flips",
     )
+    p.add_argument(
+        "--floor",
+        metavar="RUN",
+        action="append",
+        default=[],
+        help="an A/A partner of A: another run of A's lane on the same items (a second score, "
+        "another boot); B's tokens are then judged against A's own noise floor, not the "
+        "default thresholds (repeatable: partners are pooled)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
 
@@ -52,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
         alpha=args.alpha,
         seed=args.seed,
         resamples=args.resamples,
+        floor=args.floor,
     )
     warning = request_options_warning(store.load_run(cmp.a.run_id), store.load_run(cmp.b.run_id))
     if warning:

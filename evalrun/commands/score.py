@@ -12,7 +12,7 @@ import argparse
 import functools
 import sys
 from dataclasses import fields
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from evalrun.scoring.options import ScoreOptions
@@ -81,8 +81,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="S",
         help="seconds one item may take in all: every try, the body however slowly it comes, "
         "and every wait between tries (a Retry-After past it fails the item at once); "
-        "default 120, 600 with --reference (CPU). A server that sends nothing while requests "
-        "wait is told after min(60, S/2) s; after S s of such silence the run stops (exit 3; "
+        "default 120, 600 with --reference (CPU). While the server answers other requests "
+        "(this one queued behind them) its deadline moves with each answer, up to 5x S. A "
+        "server that sends nothing while requests wait is told after min(60, S/2) s; after "
+        "S s of such silence the run stops (exit 3; "
         "the items in flight are recorded as errors and --resume asks them again), so a run "
         "against a hung server ends about S s after the server's last byte",
     )
@@ -125,6 +127,15 @@ def options_from_args(args: argparse.Namespace) -> ScoreOptions:
     )
 
 
+def _warn_leaks(contract: Any) -> None:
+    """Deterministic mode's known leaks for this contract, one line each on stderr."""
+    if contract.deterministic:
+        from evalrun.serving.deterministic import leaks
+
+        for line in leaks(contract.engine, contract.args):
+            print(f"evalrun score: warning: {line}", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     from evalrun.errors import BootError, EndpointError, EvalrunError, UsageError
     from evalrun.scoring.options import run_score
@@ -141,6 +152,8 @@ def run(args: argparse.Namespace) -> int:
     options = options_from_args(args)
     store = RunStore(options.results)
     boot_progress = None
+    if options.booted:
+        _warn_leaks(options.target_spec().check().load_contract())
     if options.booted and options.progress:
         boot_progress = stderr_progress(options.target_spec().load_contract().name)
     try:

@@ -31,6 +31,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="SLOPE_RUN",
         help="candidate slope run for the policy's slope rule",
     )
+    p.add_argument(
+        "--floor",
+        metavar="RUN",
+        action="append",
+        default=[],
+        help="an A/A partner of the baseline (another run of its lane on the same items): the "
+        "candidate's tokens are graded against the baseline's own noise floor (repeatable)",
+    )
     p.add_argument("--results", default="results", metavar="DIR", help="results dir (results)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
     p.add_argument("--json", action="store_true", help="print the verdict object as JSON")
@@ -76,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
         policy_source=args.policy or "default",
         seed=args.seed,
         extra_checks=extra,
+        floor=args.floor,
     )
     if args.json:
         print(json_text(to_dict(result)))

@@ -58,6 +58,15 @@ def add_target_arguments(
         metavar="K",
         help="remove a contract key, e.g. args.speculative-config (repeatable)",
     )
+    target.add_argument(
+        "--deterministic",
+        dest="sets",
+        action="append_const",
+        const="deterministic=true",
+        help="turn on the engine's batch-invariant switches (vLLM VLLM_BATCH_INVARIANT=1, sglang "
+        "--enable-deterministic-inference, llama.cpp one slot and no prompt cache; "
+        "= --set deterministic=true): a healthy lane's runs then compare identical",
+    )
     conn = parser.add_argument_group("connection")
     conn.add_argument(
         "--api-key-env",

@@ -28,11 +28,21 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from evalrun.compare.floor import Floor, FloorGrade, floor_of
+from evalrun.compare.floor import grade as floor_grade
 from evalrun.endpoint.logprobs import TokenTrace, TopK, same_token, token_id, token_key
+from evalrun.errors import UsageError
 from evalrun.store import ItemRecord, RunRecord, RunStore
 from evalrun.store.tokens import load_traces
 
-Verdict = Literal["identical", "equivalent", "divergent", "not comparable"]
+Verdict = Literal[
+    "identical",
+    "equivalent",
+    "within noise",
+    "numerically different",
+    "divergent",
+    "not comparable",
+]
 Kind = Literal["identical", "near_tie", "hard", "retokenized"]
 EXAMPLES = 10  # first divergences kept in the record, hard ones first
 
@@ -97,6 +107,17 @@ class FidelityCounts(BaseModel):
     p_value: float = Field(
         default=1.0, description="One-sided exact binomial: this many hard at the healthy rate."
     )
+    floor: FloorGrade | None = Field(
+        default=None,
+        description="The verdict against the good lane's own A/A floor (compare/floor.py); "
+        "None: judged by the default thresholds.",
+    )
+
+    def floor_line(self) -> str:
+        """Which floor judged it: `floor: defaults`, or the measured one and the distance."""
+        if self.floor is None:
+            return "floor: defaults"
+        return f"{self.floor.units:g} floor units; {self.floor.floor.line()}"
 
 
 class Fidelity(FidelityCounts):
@@ -109,17 +130,27 @@ class Fidelity(FidelityCounts):
         exclude=True,
         description="Every item's first divergence, for show and report (not serialized).",
     )
+    item_drift: dict[str, tuple[float, int]] = Field(
+        default_factory=dict,
+        exclude=True,
+        description="Per compared item: (sum of |Δ logprob|, shared tokens), for the floor's "
+        "bootstrap (compare/floor.py; not serialized).",
+    )
 
     def line(self) -> str:
         """One line for compare, bisect and sign-off."""
         if self.verdict == "not comparable":
             return f"fidelity: not comparable ({self.reason})"
-        return (
+        head = (
             f"fidelity: {self.verdict} on {self.items} of {self.of} items: {self.identical} "
-            f"identical, {self.near_tie} near ties, {self.hard} hard (p {self.p_value:.2g} at a "
-            f"healthy rate of {self.thresholds.healthy_hard_rate:.0%}), drift "
-            f"{self.drift:.4f} over {self.tokens} tokens"
+            f"identical, {self.near_tie} near ties, {self.hard} hard"
         )
+        if self.floor is None:
+            head += (
+                f" (p {self.p_value:.2g} at a healthy rate of "
+                f"{self.thresholds.healthy_hard_rate:.0%})"
+            )
+        return f"{head}, drift {self.drift:.4f} over {self.tokens} tokens; {self.floor_line()}"
 
 
 def divergence_parts(d: Divergence) -> tuple[str, str]:
@@ -273,9 +304,21 @@ def binom_sf(k: int, n: int, p: float) -> float:
     """P(X >= k) for X ~ Binomial(n, p), exactly."""
     if k <= 0:
         return 1.0
-    if p <= 0:
+    if k > n or p <= 0:
         return 0.0
-    return min(1.0, sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1)))
+    if p >= 1:
+        return 1.0
+    # Each term in log space (lgamma for the binomial coefficient), summed by log-sum-exp: the
+    # terms themselves (comb(5000, 100) is ~10^211, 0.02^100 is 10^-170) overflow a float long
+    # before their product does.
+    lp, lq = math.log(p), math.log1p(-p)
+    base = math.lgamma(n + 1)
+    logs = [
+        base - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq
+        for i in range(k, n + 1)
+    ]
+    top = max(logs)
+    return min(1.0, math.exp(top) * math.fsum(math.exp(x - top) for x in logs))
 
 
 def judge(
@@ -292,6 +335,7 @@ def judge(
     counts: dict[str, int] = {"identical": 0, "near_tie": 0, "hard": 0, "retokenized": 0}
     drift: list[float] = []
     found: list[Divergence] = []
+    item_drift: dict[str, tuple[float, int]] = {}
     compared = 0
     for item_id in ids:
         if item_id not in a or item_id not in b:
@@ -300,6 +344,7 @@ def judge(
         kind, _, _, d = compare_trace(a[item_id], b[item_id], t.delta)
         counts[kind] += 1
         drift += d
+        item_drift[item_id] = (sum(d), len(d))
         if kind != "identical":
             first = first_divergence(item_id, a[item_id], b[item_id], t.delta)
             assert first is not None
@@ -315,6 +360,7 @@ def judge(
         thresholds=t,
         divergences=found[:EXAMPLES],
         by_item=by_item,
+        item_drift=item_drift,
         identical=counts["identical"],
         near_tie=counts["near_tie"],
         hard=counts["hard"],
@@ -347,6 +393,23 @@ def judge(
     return base
 
 
+def against_floor(f: Fidelity, floor: Floor | None) -> Fidelity:
+    """`f` graded against the good lane's A/A floor (compare/floor.py): its verdict becomes the
+    floor's grade. Without a floor, or not comparable, `f` stays as the defaults judged it."""
+    if floor is None or f.verdict == "not comparable":
+        return f
+    t = f.thresholds
+    g = floor_grade(
+        f,
+        floor,
+        alpha=t.alpha,
+        same=t.same,
+        drift_max=t.drift_max,
+        healthy_rate=t.healthy_hard_rate,
+    )
+    return f.model_copy(update={"floor": g, "verdict": g.grade, "reason": g.reason})
+
+
 def not_comparable(reason: str) -> Fidelity:
     return Fidelity(verdict="not comparable", reason=reason)
 
@@ -376,8 +439,10 @@ def records_fidelity(
     items_b: list[ItemRecord],
     traces_b: dict[str, TokenTrace],
     thresholds: Thresholds = DEFAULTS,
+    floor: Floor | None = None,
 ) -> Fidelity:
-    """Fidelity of two loaded runs: the checks that make them comparable, then `judge`."""
+    """Fidelity of two loaded runs: the checks that make them comparable, then `judge`, graded
+    against A's `floor` when there is one."""
     for side, run, traces in (("A", run_a, traces_a), ("B", run_b, traces_b)):
         why = run.tokens_unavailable
         if why or not traces:
@@ -392,13 +457,28 @@ def records_fidelity(
     f = judge(
         traces_a, traces_b, order, thresholds, answered=len(_answered(items_a) | _answered(items_b))
     )
+    f = against_floor(f, floor)
+    if _deterministic(run_a) and _deterministic(run_b) and f.verdict != "identical":
+        f.reason += (
+            "; both runs were deterministic (--deterministic), so identical was expected: "
+            "the engine's batch-invariant switches leaked, or the lanes differ"
+        )
     return f
 
 
+def _deterministic(run: RunRecord) -> bool:
+    """Whether the run booted its contract in deterministic mode (run.json's contract)."""
+    return bool(run.contract and run.contract.get("deterministic"))
+
+
 def runs_fidelity(
-    store: RunStore, ref_a: str, ref_b: str, thresholds: Thresholds = DEFAULTS
+    store: RunStore,
+    ref_a: str,
+    ref_b: str,
+    thresholds: Thresholds = DEFAULTS,
+    floor: Floor | None = None,
 ) -> Fidelity:
-    """Load two stored runs and judge B's tokens against A's."""
+    """Load two stored runs and judge B's tokens against A's (against A's floor, if given)."""
     run_a, run_b = store.load_run(ref_a), store.load_run(ref_b)
     return records_fidelity(
         run_a,
@@ -408,7 +488,31 @@ def runs_fidelity(
         store.load_items(run_b.run_id),
         load_traces(store.run_dir(run_b.run_id)),
         thresholds,
+        floor,
     )
+
+
+def runs_floor(
+    store: RunStore, ref_a: str, partners: Sequence[str], thresholds: Thresholds = DEFAULTS
+) -> Floor:
+    """A's floor from its A/A partners: stored runs of the same lane on the same items (a
+    second score of the same contract, another boot); every pair with A pooled."""
+    run_a = store.load_run(ref_a).run_id
+    pairs: list[Fidelity] = []
+    names: list[str] = []
+    for ref in partners:
+        partner = store.load_run(ref).run_id
+        if partner == run_a:
+            raise UsageError(f"--floor {ref} is run A itself; name another run of A's lane")
+        f = runs_fidelity(store, run_a, partner, thresholds)
+        if f.verdict == "not comparable":
+            raise UsageError(f"--floor {ref} cannot give A's floor: {f.reason}")
+        pairs.append(f)
+        names.append(partner)
+    floor = floor_of(pairs, f"{run_a} vs {', '.join(names)}")
+    if floor is None:
+        raise UsageError(f"--floor {', '.join(partners)}: no item compared with run A")
+    return floor
 
 
 def fit_thresholds(healthy: list[Fidelity], base: Thresholds = DEFAULTS) -> Thresholds:

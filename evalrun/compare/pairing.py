@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalrun.compare.family import Diff, Family, PairedTest, family, majority
-from evalrun.compare.fidelity import Fidelity, records_fidelity
+from evalrun.compare.fidelity import Fidelity, not_comparable, records_fidelity, runs_floor
 from evalrun.compare.stats import (
     DEFAULT_ALPHA,
     DEFAULT_RESAMPLES,
@@ -39,7 +40,7 @@ from evalrun.compare.stats import (
 from evalrun.errors import ConfigError, SuiteError
 from evalrun.jsondata import JSONObject
 from evalrun.store import ItemRecord, RunRecord, RunStore
-from evalrun.store.tokens import load_traces
+from evalrun.store.tokens import load_traces, stored_answers
 from evalrun.tables import fmt_points, percent
 from evalrun.verdicts import LaneGarble
 
@@ -243,8 +244,11 @@ def compare_runs(
     alpha: float = DEFAULT_ALPHA,
     seed: int = DEFAULT_SEED,
     resamples: int = DEFAULT_RESAMPLES,
+    floor: Sequence[str] = (),
 ) -> Comparison:
-    """Load two runs by reference and compare them (B against A)."""
+    """Load two runs by reference and compare them (B against A). `floor`: A's A/A partners
+    (other runs of A's lane on the same items): B's tokens are judged against A's own noise
+    floor (compare/floor.py), else against the default thresholds."""
     run_a = store.load_run(ref_a)
     run_b = store.load_run(ref_b)
     check_same_suite(run_a, run_b)
@@ -252,13 +256,20 @@ def compare_runs(
     cmp = compare_records(
         run_a, items_a, run_b, items_b, alpha=alpha, seed=seed, resamples=resamples
     )
+    traces_a = load_traces(store.run_dir(run_a.run_id), stored_answers(items_a))
+    traces_b = load_traces(store.run_dir(run_b.run_id), stored_answers(items_b))
+    for side, traces in (("A", traces_a), ("B", traces_b)):
+        if traces.not_own():  # judging them would judge the run they came from
+            cmp.fidelity = not_comparable(traces.foreign_reason(side))
+            return cmp
     cmp.fidelity = records_fidelity(
         run_a,
         items_a,
-        load_traces(store.run_dir(run_a.run_id)),
+        traces_a,
         run_b,
         items_b,
-        load_traces(store.run_dir(run_b.run_id)),
+        traces_b,
+        floor=runs_floor(store, run_a.run_id, floor) if floor else None,
     )
     return cmp
 

@@ -255,6 +255,8 @@ def fidelity_lines(cmp: Comparison, examples: int = 3) -> list[str]:
     if f is None:
         return []
     out = [f.line()]
+    if f.floor is not None or "deterministic" in f.reason:  # what decided the grade
+        out.append(f"  why: {f.reason}")
     for d in f.divergences[:examples] if f.verdict != "identical" else []:
         out.append("  " + divergence_line(d))
     return out

@@ -117,6 +117,11 @@ class Policy(BaseModel):
         "`report` shows the verdict (a new engine version may move tokens), `fail` blocks a "
         "divergent candidate, and one whose tokens cannot be judged (no logprobs).",
     )
+    fidelity_blocks: list[Literal["divergent", "numerically different"]] = Field(
+        default=["divergent"],
+        description="With a measured floor (--floor: the baseline's A/A partner), the grades "
+        "that fail the candidate; a grade outside the noise that is not listed warns.",
+    )
     slope: SlopeRule | None = Field(
         default=None,
         description="Decode-slope rule, checked on the slope runs named by --slope-baseline and "
@@ -146,6 +151,8 @@ fatal_diagnoses:           # any item showing one of these fails the candidate
   - model_not_found
 allow_incomplete: false    # a candidate with errored / unrun items, or not complete, fails
 fidelity: report           # the candidate's tokens against the baseline's; `fail`: divergent blocks
+fidelity_blocks:           # with --floor (the baseline's A/A partner): grades that block
+  - divergent              # `numerically different` (outside the noise, not a fault) warns
 # slope:                   # optional, on the slope runs named by --slope-baseline/--slope-candidate
 #   max_decode_drop: 0.10  # share of the baseline's decode t/s the candidate may lose per point
 #   depths: [0, 32k, 128K] # default: every depth the baseline measured

@@ -299,6 +299,13 @@ def _fidelity(cmp: Comparison, policy: Policy) -> list[Check]:
     f = cmp.fidelity
     if f is None:
         return []
+    if f.floor is not None:  # graded against the baseline's own measured floor
+        graded: Literal["pass", "fail", "warn"] = "pass"
+        if f.verdict in policy.fidelity_blocks:
+            graded = "fail"
+        elif f.verdict in ("numerically different", "divergent"):
+            graded = "warn"
+        return [Check(rule="fidelity", subject=f.verdict, outcome=graded, reason=f.line())]
     # A policy that asks for the tokens to be judged cannot pass a pair it could not judge.
     strict: Literal["fail", "warn"] = "fail" if policy.fidelity == "fail" else "warn"
     outcome: Literal["pass", "fail", "warn"] = (

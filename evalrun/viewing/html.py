@@ -17,6 +17,7 @@ from __future__ import annotations
 import html
 import re
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
@@ -25,7 +26,14 @@ from evalrun.compare.pairing import Comparison
 from evalrun.endpoint.options import SamplingRecord
 from evalrun.provenance import GitFacts
 from evalrun.scoring.report import headline
-from evalrun.store import RunRecord
+from evalrun.store import (
+    RunRecord,
+    Summary,
+    by_design_note,
+    garble_cell,
+    garble_split,
+    lane_diagnoses,
+)
 from evalrun.suite.prompt import collapse, message_text
 from evalrun.suite.select import describe_record
 from evalrun.tables import fmt_points, score100
@@ -108,9 +116,16 @@ def render_report(
     )
 
 
+def _garble_badge(s: Summary) -> str:
+    """`garbled 7 (3.9% of answers: 0 token soup, 7 loops)`."""
+    split = garble_split(s)
+    return f"garbled {s.garbled} ({fmt_points(100 * s.garble_rate)}% of answers{': ' + split if split else ''})"
+
+
 def _header(view: RunView, other: RunView | None) -> str:
     rec = view.record
     s = rec.summary
+    setup, _ = lane_diagnoses(rec)
     out = [f"<h1>{_t(headline(rec), 400)}</h1>"]
     if other is not None:
         out.append(f"<p>against baseline <b>{_t(headline(other.record), 400)}</b></p>")
@@ -149,13 +164,15 @@ def _header(view: RunView, other: RunView | None) -> str:
         out.append(f'<p class="meta">{_t(view.suite_note, 500)}</p>')
     badges = [
         f"errors {s.errors}" if s else "",
-        f"garbled {s.garbled} ({fmt_points(100 * s.garble_rate)}% of answers)" if s else "",
-        *[f"{d.kind}: {d.count}" for d in (s.diagnoses if s else [])],
+        _garble_badge(s) if s else "",
+        *[f"{d.kind}: {d.count}" for d in setup],
     ]
     out.append('<p class="badges">' + "".join(f"<span>{_t(b, 200)}</span>" for b in badges if b))
     out.append("</p>")
-    for d in s.diagnoses if s else []:
+    for d in setup:
         out.append(f'<p class="meta">{_t(d.kind, 100)}: {_t(d.hint, 500)}</p>')
+    if by_design_note(rec):
+        out.append(f'<p class="meta">{_t(by_design_note(rec), 1000)}</p>')
     return "\n".join(out)
 
 
@@ -204,7 +221,7 @@ def _categories(view: RunView) -> str:
         )
     if s:
         rows.append(
-            ["<b>all</b>", f"{s.passed}/{s.total}", str(s.score), str(s.errors), str(s.garbled)]
+            ["<b>all</b>", f"{s.passed}/{s.total}", str(s.score), str(s.errors), garble_cell(s)]
         )
     return "<h2>Categories</h2>" + _table(
         ["category", "passed", "score", "errors", "garbled"], rows
@@ -502,8 +519,11 @@ def stored_signoff(run_dir: Path | str, baseline: str) -> StoredSignoff | None:
     return found
 
 
-def write_report(store: Any, ref: str, ref_b: str | None, output: str | None) -> str:
-    """Render run `ref` (or the pair `ref` -> `ref_b`) and write it; returns the path."""
+def write_report(
+    store: Any, ref: str, ref_b: str | None, output: str | None, floor: Sequence[str] = ()
+) -> str:
+    """Render run `ref` (or the pair `ref` -> `ref_b`, its tokens graded against `ref`'s A/A
+    partners in `floor` when given) and write it; returns the path."""
     from pathlib import Path
 
     from evalrun.compare.pairing import compare_runs
@@ -516,7 +536,7 @@ def write_report(store: Any, ref: str, ref_b: str | None, output: str | None) ->
         page = render_report(view, history=list_runs(store.root))
         default = store.run_dir(view.record.run_id) / "report.html"
     else:
-        comparison = compare_runs(store, ref, ref_b)
+        comparison = compare_runs(store, ref, ref_b, floor=floor)
         base, view = load_view(store, ref), load_view(store, ref_b)
         folder = store.run_dir(view.record.run_id)
         page = render_report(

@@ -1,0 +1,243 @@
+"""A lane's own noise floor, measured from an A/A pair, and a candidate judged against it.
+
+A healthy lane does not equal itself: batching, thread scheduling and kernel choice move its
+logprobs and flip its near ties. An *A/A pair* is two runs of the good lane on the same items
+(two scores of one contract, serial against a burst, two boots); judged against each other token
+by token (compare/fidelity.py) they give the floor: how many items diverge (near ties and hard),
+how many hard, and the drift (mean |Δ logprob| over the shared tokens), item by item. A candidate
+B, judged against A the same way, is then graded against the floor:
+
+- `identical`: every compared token and logprob equal (bitwise; the floor is not needed);
+- `divergent`: B's hard divergences exceed the floor's rate (one-sided beta-binomial predictive
+  test, p < alpha: the floor's hard rate with a Jeffreys prior, its uncertainty included; while
+  the floor shows no more hard divergences than the default healthy rate allows, the default
+  binomial test flags too, so a short floor never loosens the test, only a noisy one does), or its
+  drift is outside the noise (below) and above both `drift_max` and `divergent_units` floor units;
+- `numerically different`: outside the noise but not divergent: B's diverging items exceed the
+  floor's rate (the same test on near ties + hard), or its drift is at least `floor_units` floor
+  units and a seeded paired bootstrap over items puts it above the floor's (p < alpha);
+- `within noise`: none of these.
+
+The distance is shown in *floor units*: B's drift over the floor's (the floor's drift taken as at
+least `same`, so a floor of identical runs does not divide by zero). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterable, Sequence
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Grade = Literal["identical", "within noise", "numerically different", "divergent"]
+Source = Literal["measured", "defaults"]
+FLOOR_UNITS = 3.0  # the least drift, in floor units, reported outside the noise
+DIVERGENT_UNITS = 4.0  # drift beyond this many floor units (and drift_max) is divergent
+RESAMPLES = 2000
+SEED = 0
+
+
+class Judged(Protocol):
+    """What a fidelity judgement (compare/fidelity.py's Fidelity) gives the floor."""
+
+    items: int
+    identical: int
+    near_tie: int
+    hard: int
+    retokenized: int
+    tokens: int
+    drift: float
+    item_drift: dict[str, tuple[float, int]]
+
+
+class Floor(BaseModel):
+    """A lane's noise floor: its A/A pairs' figures, pooled."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(description="Where it was measured, e.g. `run X vs Y`, `serial vs burst`.")
+    pairs: int = Field(description="A/A pairs pooled.")
+    items: int = Field(description="Items compared over all pairs.")
+    diverged: int = Field(description="Of those, items that diverged at all (near tie or hard).")
+    hard: int = Field(description="Of those, hard divergences (retokenized counted in).")
+    tokens: int = Field(description="Shared tokens the drift is over.")
+    drift: float = Field(description="Mean |Δ logprob| over the shared tokens.")
+    item_drift: dict[str, tuple[float, int]] = Field(
+        default_factory=dict, exclude=True, description="Per item: (sum |Δ|, tokens), pooled."
+    )
+
+    def line(self) -> str:
+        return (
+            f"floor: measured ({self.source}: {self.diverged} of {self.items} items diverged, "
+            f"{self.hard} hard, drift {self.drift:.4f})"
+        )
+
+
+class FloorGrade(BaseModel):
+    """A candidate graded against a floor: the grade, the distance and the tests behind it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    grade: Grade
+    reason: str
+    floor: Floor
+    units: float = Field(description="The candidate's drift in floor units.")
+    p_hard: float = Field(description="Beta-binomial predictive: this many hard at the floor's.")
+    p_diverged: float = Field(description="The same test on diverging items (near ties + hard).")
+    p_drift: float = Field(description="Paired bootstrap: the candidate's drift at or under.")
+
+
+def floor_of(pairs: Iterable[Judged], source: str) -> Floor | None:
+    """The floor pooled over A/A pairs (None: no pair compared an item)."""
+    pairs = list(pairs)
+    per: dict[str, tuple[float, int]] = {}
+    for f in pairs:
+        for item, (total, n) in f.item_drift.items():
+            s, m = per.get(item, (0.0, 0))
+            per[item] = (s + total, m + n)
+    items = sum(f.items for f in pairs)
+    if not items:
+        return None
+    tokens = sum(f.tokens for f in pairs)
+    drift = sum(f.drift * f.tokens for f in pairs) / tokens if tokens else 0.0
+    return Floor(
+        source=source,
+        pairs=len(pairs),
+        items=items,
+        diverged=sum(f.items - f.identical for f in pairs),
+        hard=sum(f.hard + f.retokenized for f in pairs),
+        tokens=tokens,
+        drift=round(drift, 5),
+        item_drift=per,
+    )
+
+
+def binom_sf(k: int, n: int, p: float) -> float:
+    """P(X >= k) for X ~ Binomial(n, p), in log space (no overflow at any n)."""
+    if k <= 0:
+        return 1.0
+    if p <= 0 or k > n:
+        return 0.0
+    if p >= 1:
+        return 1.0
+    lp, lq = math.log(p), math.log1p(-p)
+
+    def term(i: int) -> float:
+        return (
+            math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq
+        )
+
+    return min(1.0, sum(math.exp(term(i)) for i in range(k, n + 1)))
+
+
+def beta_binom_sf(k: int, n: int, hits: int, trials: int) -> float:
+    """P(X >= k), X the count in n new items at a rate seen as `hits` of `trials` (Jeffreys
+    prior Beta(1/2, 1/2) updated by them): the binomial test with the floor's own uncertainty."""
+    if k <= 0:
+        return 1.0
+    if k > n:
+        return 0.0
+    a, b = hits + 0.5, trials - hits + 0.5
+
+    def log_pmf(x: int) -> float:
+        return (
+            math.lgamma(n + 1)
+            - math.lgamma(x + 1)
+            - math.lgamma(n - x + 1)
+            + _log_beta(x + a, n - x + b)
+            - _log_beta(a, b)
+        )
+
+    return min(1.0, sum(math.exp(log_pmf(x)) for x in range(k, n + 1)))
+
+
+def _log_beta(a: float, b: float) -> float:
+    return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+
+
+def _mean(per: dict[str, tuple[float, int]], ids: Sequence[str]) -> float:
+    total = n = 0.0
+    for i in ids:
+        s, m = per.get(i, (0.0, 0))
+        total, n = total + s, n + m
+    return total / n if n else 0.0
+
+
+def drift_p(
+    cand: dict[str, tuple[float, int]],
+    floor: dict[str, tuple[float, int]],
+    same: float,
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> float:
+    """One-sided bootstrap p that the candidate's drift is no more than the floor's: items
+    resampled (seeded), paired where both compared the item, each side on its own otherwise."""
+    common = [i for i in cand if i in floor]
+    rng = random.Random(seed)
+    at_or_under = 0
+    cand_ids, floor_ids = list(cand), list(floor)
+    for _ in range(resamples):
+        if len(common) * 2 >= max(len(cand_ids), 1):
+            pick = rng.choices(common, k=len(common))
+            c, f = _mean(cand, pick), _mean(floor, pick)
+        else:
+            c = _mean(cand, rng.choices(cand_ids, k=len(cand_ids)))
+            f = _mean(floor, rng.choices(floor_ids, k=len(floor_ids))) if floor_ids else 0.0
+        at_or_under += c <= max(f, same)
+    return (at_or_under + 1) / (resamples + 1)
+
+
+def grade(
+    cand: Judged,
+    floor: Floor,
+    *,
+    alpha: float,
+    same: float,
+    drift_max: float,
+    healthy_rate: float,
+    floor_units: float = FLOOR_UNITS,
+    divergent_units: float = DIVERGENT_UNITS,
+) -> FloorGrade:
+    """The candidate (B judged against A) graded against A's floor."""
+    n = cand.items
+    hard = cand.hard + cand.retokenized
+    diverged = n - cand.identical
+    units = cand.drift / max(floor.drift, same)
+    p_hard = beta_binom_sf(hard, n, floor.hard, floor.items)
+    if binom_sf(floor.hard, floor.items, healthy_rate) >= alpha:
+        # The floor shows no more hard divergences than the default rate allows: it can tighten
+        # the test (a long, clean floor) but a short one must not loosen it.
+        p_hard = min(p_hard, binom_sf(hard, n, healthy_rate))
+    p_div = beta_binom_sf(diverged, n, floor.diverged, floor.items)
+    p_drift = drift_p(cand.item_drift, floor.item_drift, same)
+    drift_out = p_drift < alpha and units >= floor_units and cand.drift > same
+    far = drift_out and cand.drift > max(drift_max, divergent_units * floor.drift)
+    g: Grade
+    if diverged == 0 and cand.drift <= same:
+        g, why = "identical", "every compared token equal"
+    elif p_hard < alpha:
+        g = "divergent"
+        why = f"{hard} hard of {n} items against the floor's {floor.hard} of {floor.items}"
+    elif far:
+        g, why = "divergent", f"drift {cand.drift:.4f} is {units:.1f} floor units"
+    elif drift_out:
+        g, why = "numerically different", f"drift {cand.drift:.4f} is {units:.1f} floor units"
+    elif p_div < alpha:
+        g = "numerically different"
+        why = (
+            f"{diverged} of {n} items diverge against the floor's {floor.diverged} of {floor.items}"
+        )
+    else:
+        g, why = "within noise", f"drift {units:.1f} floor units, {hard} hard, {diverged} diverged"
+    return FloorGrade(
+        grade=g,
+        reason=why,
+        floor=floor,
+        units=round(units, 2),
+        p_hard=round(p_hard, 6),
+        p_diverged=round(p_div, 6),
+        p_drift=round(p_drift, 5),
+    )

@@ -1,0 +1,116 @@
+"""bisect judges every trial against the good side's own noise floor, measured in the run."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+
+import pytest
+from fakeserver import reply, simple_item, write_suite
+from test_bisect_driver import FakeEngine, _contract, _req
+
+from evalrun.bisection.driver import run_bisect
+
+pytestmark = pytest.mark.slow
+
+LENGTH = 20
+
+
+class WobblyEngine(FakeEngine):
+    """Every answer's logprobs wobble per request (as batching moves a GPU lane's numerics:
+    about 0.12 nats a token, and the first token's near tie flips on some requests), so two
+    asks of one prompt differ in near ties and drift. `fault(contract)` makes a lane answer
+    another first token outright (a fluent fault: hard divergences, no garble)."""
+
+    def __init__(self, fault):
+        super().__init__(lambda c: "ok")
+        self.fault = fault
+        self.draws = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, contract, log_path, *, on_progress=None):
+        broken = self.fault(contract)
+        parent = super().__call__(contract, log_path, on_progress=on_progress)
+
+        def rule(body):
+            with self.lock:
+                self.draws += 1
+                rng = random.Random(self.draws)
+            return reply("ok", tokens=self.tokens(rng, broken))
+
+        server = parent.__enter__()
+        self.servers[-1].rule = rule
+        return _Entered(parent, server)
+
+    @staticmethod
+    def tokens(rng: random.Random, broken: bool) -> list:
+        first = ("ok", -0.6, [("ok", -0.6), ("OK", -0.7)])
+        if rng.random() < 0.3:  # a near tie the other way
+            first = ("OK", -0.6, [("OK", -0.6), ("ok", -0.65)])
+        if broken:
+            first = ("no", -0.1, [("no", -0.1), ("ok", -5.0)])
+        out = [first]
+        for k in range(LENGTH):
+            lp = -0.3 - 0.02 * k + rng.uniform(-0.12, 0.12)
+            out.append((f" w{k}", lp, [(f" w{k}", lp), (f" v{k}", lp - 2.0)]))
+        return out
+
+
+class _Entered:
+    def __init__(self, parent, server):
+        self.parent, self.server = parent, server
+
+    def __enter__(self):
+        return self.server
+
+    def __exit__(self, *exc):
+        return self.parent.__exit__(*exc)
+
+
+@pytest.fixture
+def probe_suite(tmp_path):
+    items = [simple_item(i, tags=["probe"]) for i in range(24)]
+    return write_suite(tmp_path / "suite", items, name="wobbly")
+
+
+def test_a_harmless_batching_knob_is_within_the_good_sides_noise(tmp_path, probe_suite):
+    """A lane that wobbles under batching: the constants call every trial divergent (drift over
+    0.05 nats), so the harmless knob (max-num-seqs) is blamed too; against the good side's floor
+    (its probe serial vs the burst) only the fluent fault is."""
+    good = _contract(tmp_path / "good.yaml", args={"max-num-seqs": 8, "kv-cache-dtype": "auto"})
+    bad = _contract(tmp_path / "bad.yaml", args={"max-num-seqs": 64, "kv-cache-dtype": "fp8"})
+    engine = WobblyEngine(lambda c: c.args.get("kv-cache-dtype") == "fp8")
+    rec = run_bisect(
+        _req(tmp_path, probe_suite, good=good, bad=bad), launcher=engine, log=lambda s: None
+    )
+    assert rec.culprits == [{"knob": "kv-cache-dtype", "value": "fp8"}], rec.verdict
+    assert rec.floor is not None and rec.floor.source == "serial vs burst on the good side"
+    assert rec.floor.drift > 0.05 and rec.floor.hard == 0
+    harmless = [
+        t
+        for t in rec.trials
+        if {"knob": "max-num-seqs", "value": 64} in t.applied and len(t.applied) == 1
+    ]
+    assert harmless and all(t.outcome == "ok" for t in harmless)
+    assert all(t.fidelity and t.fidelity.verdict == "within noise" for t in harmless)
+    # the constants would have called the same harmless trial divergent
+    assert all(t.fidelity and t.fidelity.drift > 0.05 for t in harmless)
+    faulty = next(t for t in rec.trials if t.outcome == "divergent")
+    assert faulty.fidelity and faulty.fidelity.floor and "hard" in faulty.fidelity.reason
+    record = json.loads((tmp_path / "results" / rec.bisect_id / "bisect.json").read_text())
+    assert record["floor"]["source"] == "serial vs burst on the good side"
+    assert record["trials"][1]["fidelity"]["floor"]["p_hard"] < 0.01  # the bad side: all hard
+
+
+def test_floor_boots_two_pools_a_second_boot_of_the_good_side(tmp_path, probe_suite):
+    good = _contract(tmp_path / "good.yaml", args={"max-num-seqs": 8, "kv-cache-dtype": "auto"})
+    bad = _contract(tmp_path / "bad.yaml", args={"max-num-seqs": 64, "kv-cache-dtype": "fp8"})
+    engine = WobblyEngine(lambda c: c.args.get("kv-cache-dtype") == "fp8")
+    req = _req(tmp_path, probe_suite, good=good, bad=bad, floor_boots=2)
+    rec = run_bisect(req, launcher=engine, log=lambda s: None)
+    assert rec.culprits == [{"knob": "kv-cache-dtype", "value": "fp8"}], rec.verdict
+    assert rec.floor is not None and rec.floor.pairs == 3
+    assert rec.floor.source == "serial vs burst and across 2 boots of the good side"
+    assert rec.floor.items == 3 * 24
+    assert rec.boots == len(engine.boots) == len([t for t in rec.trials if not t.cached]) + 1
