@@ -67,6 +67,8 @@ class RenderedContract(TypedDict, total=False):
     health: str
     model: str | None
     args: JSONObject  # the knobs (flag -> value) as the user wrote them, secrets redacted
+    # The engine build it booted from: {pip, extra, key, installer, install_seconds, versions}
+    engine_build: JSONObject
     deterministic: bool  # the engine's batch-invariant switches were set (--deterministic)
     by_design: dict[str, str]  # diagnosis kind -> what the lane does not do (Contract.by_design)
 
