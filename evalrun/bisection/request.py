@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from evalrun.errors import UsageError
 
-Mode = Literal["knob", "contracts", "git"]
+Mode = Literal["knob", "contracts", "git", "ordered"]
 Kind = Literal["ok", "garble", "divergent", "different", "regressed", "broken", "boot_fail"]
 KINDS: tuple[str, ...] = (
     "ok",
@@ -83,9 +83,20 @@ class BisectRequest(BaseModel):
     use_cache: bool = True
     verify: bool = True
     lanes: int = Field(default=1, ge=1, description="Trials run at once: a pool of k lanes.")
+    ordered: bool = Field(default=False, description="The values are in order: halve, not try all.")
+    versions: str | None = Field(
+        default=None, description="Ordered mode over releases: NAME>=LOW,<=HIGH from the index."
+    )
 
     def mode(self) -> Mode:
         """Which mode the flags ask for; UsageError when they mix or miss."""
+        if self.ordered or self.versions:
+            if not self.contract or self.good or self.bad or self.repo:
+                raise UsageError(
+                    "ordered mode is --contract FILE --knob KNOB --values v1,...,vN --ordered "
+                    "(or --knob engine --versions 'NAME>=LOW,<=HIGH')"
+                )
+            return "ordered"
         if self.repo:
             if not (self.good and self.bad and self.contract):
                 raise UsageError("git mode needs --repo DIR --good REV --bad REV --contract PATH")
