@@ -140,7 +140,7 @@ class BisectRecord(BaseModel):
     boots: int = 0
     floor: Floor | None = Field(
         default=None,
-        exclude_if=lambda v: v is None,  # (a record written before it reads back byte for byte)
+        exclude_if=lambda v: v is None,  # a record written before floors reads back byte for byte
         description="The good side's noise floor, measured in this run (its probe serial "
         "against the burst) and every trial graded against it; None: the fidelity defaults.",
     )
