@@ -5,7 +5,9 @@ misbehaves one way: every raw byte shape of tests/rawserver.py, status mixes fro
 (500s at 10/50/100%, 429s, Retry-After past the deadline), the server killed mid-run, SIGINT /
 SIGTERM / SIGKILL to evalrun (then a resume), a disk full at three fill levels (a tmpfs this
 script mounts and unmounts; then a resume once room is back), two writers of one run, and bad
-flags. Every scenario must hold the same invariants:
+flags; then the third round (bench/hostile_round3.py): malformed, foreign and non-finite token
+traces, hostile numbers in bodies, fidelity on 5,000 items, engines that require a key, kill -9
+of score and bisect on a local lane, servers that cap connections, bad suites, a large export. Every scenario must hold the same invariants:
 
 - no traceback; the exit code the scenario expects (errors.py: 2 usage, 3 endpoint, 4 items in
   error, 130 interrupted), and at most one error line on stderr (the wait notices aside);
@@ -596,7 +598,19 @@ def main() -> int:
             except Exception as exc:  # a campaign bug must not hide the verdicts so far
                 verdicts.append(Verdict(group.__name__, "-", problems=[f"campaign error: {exc!r}"]))
             print(f"... {group.__name__}: {len(verdicts)} scenarios so far", file=sys.stderr)
+        from bench.hostile_round3 import round3_scenarios
+
+        verdicts += round3_scenarios(work, suite)
+        print(f"... round3_scenarios: {len(verdicts)} scenarios so far", file=sys.stderr)
         verdicts += hang_scenario(work, suite, args.quick)
+    print(table_of(verdicts))
+    failed = sum(bool(v.problems) for v in verdicts)
+    print(f"\n{len(verdicts) - failed} of {len(verdicts)} scenarios pass")
+    return 1 if failed else 0
+
+
+def table_of(verdicts: list[Verdict]) -> str:
+    """The verdicts as one GitHub table."""
     rows = [
         [
             v.name,
@@ -610,10 +624,7 @@ def main() -> int:
     ]
     from evalrun.tables import table
 
-    print(table(rows, ["scenario", "expected", "rc", "secs", "rss MB", "verdict"], fmt="github"))
-    failed = sum(bool(v.problems) for v in verdicts)
-    print(f"\n{len(verdicts) - failed} of {len(verdicts)} scenarios pass")
-    return 1 if failed else 0
+    return table(rows, ["scenario", "expected", "rc", "secs", "rss MB", "verdict"], fmt="github")
 
 
 if __name__ == "__main__":

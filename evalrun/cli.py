@@ -32,6 +32,7 @@ COMMANDS = [
     "lane",
     "report",
     "export",
+    "watch",
 ]
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import gc
 import json
+import math
 import re
 import threading
 from collections.abc import Iterator
@@ -62,13 +63,25 @@ def loads(data: bytes | str) -> Any:
     a byte-order mark. Invalid JSON raises json's JSONDecodeError (or UnicodeDecodeError for bytes
     that are not UTF-8), as json.loads does. One difference: an integer past 64 bits is read as
     a float, so this reads response bodies and token traces, where none is expected; records a
-    user's values ride in (a contract's seed) are read with json.
+    user's values ride in (a contract's seed) are read with json. A text nested deeper than
+    1,024 levels, or holding a number past a float's range, is invalid JSON here.
     """
     with collector_paused():
         try:
             return orjson.loads(data)
-        except orjson.JSONDecodeError:
-            return json.loads(data)
+        except orjson.JSONDecodeError as exc:
+            # What json would read past orjson's limits is refused here too: a text nested
+            # deeper than 1,024 levels (json recurses until RecursionError) and a number no
+            # float holds (a 400-digit integer: an OverflowError wherever it is used).
+            if str(exc).startswith(_REFUSED):
+                raise json.JSONDecodeError(str(exc).split(":")[0], "", 0) from None
+            try:
+                return json.loads(data)
+            except RecursionError:
+                raise json.JSONDecodeError("nested too deep", "", 0) from None
+
+
+_REFUSED = ("depth limit exceeded", "number is infinity")
 
 
 # Escaped in every JSON line evalrun writes: lone surrogates (not encodable as UTF-8), and the
@@ -80,9 +93,25 @@ _ESCAPED = re.compile("[\ud800-\udfff\x85\u2028\u2029]")
 
 def json_text(data: Any) -> str:
     """json.dumps(ensure_ascii=False) that stays encodable and one line to any line splitter:
-    lone surrogates and the splitlines() separators json.dumps leaves raw become escapes."""
-    text = json.dumps(data, ensure_ascii=False)
+    lone surrogates and the splitlines() separators json.dumps leaves raw become escapes. It
+    writes JSON only: a NaN or infinite number (which json.dumps spells NaN / Infinity, and no
+    strict parser reads) is written as null, as orjson writes it."""
+    try:
+        text = json.dumps(data, ensure_ascii=False, allow_nan=False)
+    except ValueError:  # a non-finite float somewhere: the rare case pays for the walk
+        text = json.dumps(finite(data), ensure_ascii=False, allow_nan=False)
     return _ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def finite(data: Any) -> Any:
+    """`data` with every NaN or infinite float (anywhere in its dicts, lists and tuples) None."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: finite(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [finite(v) for v in data]
+    return data
 
 
 # What orjson leaves raw that json_text escapes: NEL, LINE SEPARATOR, PARAGRAPH SEPARATOR (orjson

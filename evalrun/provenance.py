@@ -68,6 +68,7 @@ class RenderedContract(TypedDict, total=False):
     model: str | None
     args: JSONObject  # the knobs (flag -> value) as the user wrote them, secrets redacted
     deterministic: bool  # the engine's batch-invariant switches were set (--deterministic)
+    by_design: dict[str, str]  # diagnosis kind -> what the lane does not do (Contract.by_design)
 
 
 class ServerFacts(TypedDict, total=False):

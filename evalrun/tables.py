@@ -7,6 +7,8 @@ import textwrap
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from evalrun.text_safety import terminal_text
+
 
 def table(
     rows: list[list[Any]],
@@ -22,6 +24,10 @@ def table(
     (it passes the disable flags as the parse flags) and raises."""
     from tabulate import tabulate
 
+    # Every cell may hold untrusted text (a suite's name, a model's, an answer): control
+    # characters are shown as escapes, never sent to the terminal raw.
+    rows = [[terminal_text(c) if isinstance(c, str) else c for c in row] for row in rows]
+    headers = [terminal_text(h) for h in headers]
     widths = kw.pop("maxcolwidths", None)
     if widths is not None:
         rows = [_wrapped(row, widths) for row in rows]

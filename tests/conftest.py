@@ -24,6 +24,15 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """A lane tier runs on one worker: its tests share one real sshd and Slurm, or one lane's
+    venv and engine a session, which xdist workers (addopts' -n auto) would each start."""
+    asked = config.getoption("markexpr") or ""
+    if any(m in asked for m in LANE_MARKERS) and getattr(config.option, "numprocesses", None):
+        config.option.numprocesses = 0
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Leave a lane tier out unless the -m expression names its marker (`-m sglang`)."""
     asked = config.getoption("markexpr") or ""

@@ -32,6 +32,7 @@ BAD = make(
     name="other",
     model="org/m2",
     boot_timeout=1200,
+    by_design={"no_tool_call": "tool calls"},
     args={
         "load-format": "instanttensor",
         "max-num-seqs": 8,
@@ -50,7 +51,7 @@ def test_diff_names_every_knob_that_differs():
         ("enforce-eager", "true", "none"),
         ("env.VLLM_PLUGINS", "none", "b12x_loader"),
         ("request.chat_template_kwargs", '{"enable_thinking":false}', "none"),
-    ]  # name and boot_timeout are not knobs
+    ]  # name, boot_timeout and by_design are not knobs
     assert [d.index for d in diffs] == list(range(6))
 
 

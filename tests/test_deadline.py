@@ -45,7 +45,10 @@ def test_a_retry_after_past_the_deadline_fails_the_item_at_once(
     started = time.monotonic()
     code = score(fake_server, make_suite(n=2), tmp_path / "r", "--timeout", "10")
     elapsed = time.monotonic() - started
-    assert elapsed < 5, elapsed  # was 120 s a retry, past any --timeout, and nothing said
+    # was 120 s a retry, past any --timeout, and nothing said; failing at the 10 s deadline
+    # instead of at once would take 10 s (the bound leaves room for a loaded machine running
+    # the suite on two workers: 6.2 s seen beside a vLLM boot at load 8)
+    assert elapsed < 8, elapsed
     _, rows = assert_agrees(tmp_path / "r")
     message = rows["basic-000"]["error"]["message"]
     assert "retry after 3600 s" in message and "--timeout" in message
@@ -155,9 +158,10 @@ def test_items_in_flight_when_the_server_falls_silent_are_recorded_and_asked_aga
     fake_server, make_suite, tmp_path, capsys
 ):
     # Two at a time: item 1 answers at S/2 (the server's last byte), every other item hangs.
-    # Item 0 times out at S, item 2 (asked at S/2) at 1.5 S, when the silence reaches S; item 3,
-    # asked when item 0 gave up, is still in flight then: the run stops it and records it as an
-    # error (asked again by --resume); item 5 is never asked.
+    # Item 0 waited while item 1 was answered (as a request queued behind others does), so its
+    # deadline moves to S/2 + S; item 2 is asked at S/2. At 1.5 S the silence reaches S: the run
+    # stops both in flight and records them as errors (asked again by --resume; item 0's own
+    # deadline falls at that moment too); items 3 to 5 are never asked.
     half = SILENCE_S / 2
     arrivals = hanging(fake_server, answered="question 1:", after=half)
     suite = make_suite(n=6)
@@ -170,18 +174,9 @@ def test_items_in_flight_when_the_server_falls_silent_are_recorded_and_asked_aga
     record, rows = assert_agrees(tmp_path / "r")
     assert record["status"] == "incomplete"
     statuses = {i: r["status"] for i, r in rows.items()}
-    # Item 2's own deadline falls a few ms after the silence bound: its worker may just have
-    # asked item 4 when the run stops, which is then cut and recorded like item 3.
-    statuses.pop("basic-004", None)
-    assert statuses == {
-        "basic-000": "error",
-        "basic-001": "passed",
-        "basic-002": "error",
-        "basic-003": "error",
-    }
-    for cut in {"basic-003", "basic-004"} & set(rows):
-        assert "the run stopped" in rows[cut]["error"]["message"]
-        assert rows[cut]["error"]["kind"] == "timeout"
+    assert statuses == {"basic-000": "error", "basic-001": "passed", "basic-002": "error"}
+    assert "the run stopped" in rows["basic-002"]["error"]["message"]
+    assert {rows[i]["error"]["kind"] for i in ("basic-000", "basic-002")} == {"timeout"}
     fake_server.latency = 0
     assert score(fake_server, suite, tmp_path / "r", "--resume", "latest") == 0
     record, rows = assert_agrees(tmp_path / "r")

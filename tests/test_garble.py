@@ -360,6 +360,48 @@ def test_a_small_models_own_loops_are_reported_as_loops(text):
     assert verdict.garbled and verdict.kind == "loop" and verdict.loop, verdict
 
 
+# The reference's own loops on core-v5 that were called engine damage on a healthy lane: a
+# misspelt word looped (non-words, from the made-up word counted 15 times) and a word looped
+# inside markdown bold in a code answer (a glued flood).
+STRUCT_009 = (
+    "```python\nimport json\n\ndef order_json(order_id, items, unit_price):\n"
+    '    json_data = {\n        "order_id": order_id,\n        "items": items,\n'
+    '        "units_price": unit_price\n    }\n    json_data["items"] = json.dumps(items)\n'
+    '    json_data["total"] = sum(item["quantity"] * item["units_price'
+    + "**unit_price" * 4
+    + "**total" * 29
+    + "**tota"
+)
+
+
+@pytest.mark.parametrize(
+    "text,expect",
+    [
+        ("Страна, страна, " + ", ".join(["страная"] * 15), None),
+        (STRUCT_009, ["en", "json"]),
+        ("The answer is " + "**total" * 12, ["en"]),
+        ("-Cuban" * 5, None),
+    ],
+    ids=["misspelt-word", "bold-code", "bold-prose", "hyphen"],
+)
+def test_a_healthy_models_loops_through_a_slip_or_markup_are_loops(text, expect):
+    verdict = detect(text, expect)
+    assert verdict.garbled and verdict.kind == "loop", verdict
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Привет " + " ".join(["стрынка"] * 14),  # a made-up word no word of the text explains
+        "ab**cd" * 6,  # markup between fragments, not words
+        "zzq**" * 6,
+    ],
+)
+def test_made_up_words_looped_stay_engine_damage(text):
+    verdict = detect(text, None)
+    assert verdict.garbled and verdict.kind != "loop", verdict
+
+
 def test_tool_call_arguments_and_json_strings_are_judged_as_prose():
     from evalrun.endpoint.response import ToolCall
 

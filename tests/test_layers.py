@@ -16,7 +16,7 @@ LAYERS: list[set[str]] = [
     {"__main__"},
     {"cli"},
     {"commands", "api"},
-    {"bisection", "viewing"},
+    {"bisection", "viewing", "watching"},
     {"signoff"},
     {"scoring", "slope", "compare"},
     {"store"},

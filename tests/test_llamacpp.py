@@ -275,9 +275,17 @@ def test_a_signal_mid_request_stops_it_cleanly(signum: int, tmp_path: Path) -> N
         except httpx.HTTPError as exc:
             failed.append(type(exc).__name__)
 
+    log = tmp_path / "server.log"
+    tasks = log.read_text(errors="replace").count("processing task")
     thread = threading.Thread(target=long_request)
     thread.start()
-    time.sleep(1.5)  # decoding by now
+    # the server has taken the request (a fixed sleep missed it on a loaded machine running the
+    # suite on two workers), then is past its short prompt and decoding
+    waited = time.monotonic() + 30
+    while log.read_text(errors="replace").count("processing task") <= tasks:
+        assert time.monotonic() < waited, log.read_text(errors="replace")[-1000:]
+        time.sleep(0.1)
+    time.sleep(1.5)
     start = time.monotonic()
     proc.send_signal(signum)
     code = proc.wait(timeout=30)

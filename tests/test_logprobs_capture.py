@@ -119,11 +119,24 @@ def test_split_utf8_tokens_keep_their_bytes():
     assert token_key(trace.tokens[1]) == "é"  # text that is its bytes: no hex kept
 
 
+def test_absent_logprobs_are_no_trace():
+    assert parse_logprobs(None, top_k=5, cap=10, item_id="x") is None
+    assert parse_logprobs({"content": None}, top_k=5, cap=10, item_id="x") is None
+
+
 @pytest.mark.parametrize(
-    "bad", [None, {"content": "x"}, {"content": [{"token": 1}]}, {"content": [{"token": "a"}]}]
+    ("bad", "why"),
+    [
+        ({"content": "x"}, "logprobs.content is a str, not a list"),
+        ("yes", "logprobs is a str, not an object"),
+        ([{"token": "a", "logprob": -1}], "logprobs is a list, not an object"),
+        ({"content": [{"token": 1}]}, "no token text"),
+        ({"content": [{"token": "a"}]}, "not numbers"),
+    ],
 )
-def test_malformed_logprobs_are_dropped_not_errors(bad):
-    assert parse_logprobs(bad, top_k=5, cap=10, item_id="x") is None
+def test_malformed_logprobs_say_what_is_wrong(bad, why):
+    with pytest.raises(ValueError, match=why):
+        parse_logprobs(bad, top_k=5, cap=10, item_id="x")
 
 
 def test_size_of_a_full_suite_of_tokens(tmp_path):
@@ -160,10 +173,23 @@ def test_token_entries_are_read_as_numbers_and_bytes(step, stored):
     assert trace is not None and trace.tokens == [stored]
 
 
-@pytest.mark.parametrize("lp", [True, float("nan"), float("inf"), "-0.5", None])
-def test_a_logprob_that_is_not_one_drops_the_trace(lp):
+@pytest.mark.parametrize(
+    ("lp", "why"),
+    [
+        (True, "not numbers"),
+        (float("nan"), "NaN logprobs"),
+        (float("inf"), "infinite logprobs"),
+        (1e308, "positive logprobs"),
+        (0.5, "positive logprobs"),
+        (10**400, "positive logprobs"),  # an integer no float holds
+        ("-0.5", "not numbers"),
+        (None, "not numbers"),
+    ],
+)
+def test_a_logprob_that_is_not_one_drops_the_trace_saying_why(lp, why):
     raw = {"content": [{"token": "a", "logprob": lp}]}
-    assert parse_logprobs(raw, top_k=5, cap=10, item_id="x") is None
+    with pytest.raises(ValueError, match=why):
+        parse_logprobs(raw, top_k=5, cap=10, item_id="x")
 
 
 def test_a_body_with_a_lone_surrogate_is_read_and_its_tokens_kept(

@@ -168,3 +168,46 @@ def test_contract_without_a_model_asks_v1_models(tmp_path, make_suite, capsys):
         "extra": {"top_k": 3},
         "top_logprobs": 5,
     }
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("where", ["args", "env"], ids=["args.api-key", "env VLLM_API_KEY"])
+def test_a_contract_whose_engine_requires_a_key_boots_and_scores(
+    where, tmp_path, make_suite, capsys, monkeypatch
+):
+    """The engine answers 401 on /v1 without the contract's key: the readiness chat and the
+    scoring client both send it (the user's own OPENAI_API_KEY is for other endpoints)."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-the-users-own")
+    path = contract_file(tmp_path, **({"api-key": "sk-engine-7"} if where == "args" else {}))
+    if where == "env":
+        doc = yaml.safe_load(path.read_text())
+        path.write_text(yaml.safe_dump({**doc, "env": {"VLLM_API_KEY": "sk-engine-7"}}))
+    results = tmp_path / "results"
+    suite = make_suite([simple_item(i, answer="OK") for i in range(3)])
+    argv = ["score", "--contract", str(path), "--suite", str(suite), "--results", str(results)]
+    code = main([*argv, "--json", "--no-progress"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    data = json.loads(captured.out)
+    assert data["passed"] == 3
+    folder = Path(data["path"])
+    for name in ("run.json", "server.log", "items.jsonl"):
+        assert "sk-engine-7" not in (folder / name).read_text()
+
+
+@pytest.mark.slow
+def test_a_key_the_contract_does_not_name_is_a_one_line_boot_error(
+    tmp_path, make_suite, capsys, monkeypatch
+):
+    """The engine wants a key the contract does not carry (set outside it): the boot error says
+    where to put it."""
+    monkeypatch.setenv("VLLM_API_KEY", "sk-outside")
+    results = tmp_path / "results"
+    suite = make_suite([simple_item(0, answer="OK")])
+    path = contract_file(tmp_path)
+    code = main(
+        ["score", "--contract", str(path), "--suite", str(suite), "--results", str(results)]
+    )
+    err = capsys.readouterr().err
+    assert code != 0 and "Traceback" not in err
+    assert "HTTP 401" in err and "args.api-key" in err

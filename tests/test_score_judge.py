@@ -30,8 +30,8 @@ CLI = """
 import sys
 import evalrun.scoring.judge as judge
 made = judge.Judge.__init__
-def init(self, *, apart):
-    made(self, apart=apart)
+def init(self, **kw):
+    made(self, **kw)
     print("graded apart:", self.apart, file=sys.stderr, flush=True)
 judge.Judge.__init__ = init
 from evalrun.cli import main

@@ -160,7 +160,9 @@ def contrast(bad: TrialResult | None, good: TrialResult | None) -> str:
     if bad.outcome in ("divergent", "different"):
         f = bad.fidelity
         if f is not None and f.floor is not None:
-            head = f"{f.verdict} from the good side: {f.reason}, {f.floor.units:g} floor units"
+            head = f"{f.verdict} from the good side: {f.reason}"
+            if "floor units" not in f.reason:
+                head += f", drift {f.floor.units:g} floor units"
         else:
             hard, items = (f.hard, f.items) if f else ("?", "?")
             head = (

@@ -32,8 +32,9 @@ from evalrun.serving.contract import (
 KNOBS_PATH = CONTRACTS_DIR.parent / "knobs.yaml"
 NONE = "none"  # the value that removes a knob
 # Fields that do not change what the server computes: never bisected. A variant keeps the good
-# side's name and health path, and the larger boot_timeout of the two sides.
-NOT_KNOBS = ("name", "health", "boot_timeout")
+# side's name and health path, and the larger boot_timeout of the two sides. `by_design` only
+# says what a lane does not do.
+NOT_KNOBS = ("name", "health", "boot_timeout", "by_design")
 
 
 class KnobValue(TypedDict):

@@ -9,6 +9,7 @@ one testcase per item (failure = failed, type `garbled` when garbled; error = re
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,19 +34,30 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
+    import io
     import sys
 
     from evalrun.store import RunStore
     from evalrun.text_safety import terminal_text
     from evalrun.viewing.export import write_export
 
-    text = write_export(RunStore(args.results), args.run, args.format, args.output)
     if args.output and args.output != "-":
+        write_export(RunStore(args.results), args.run, args.format, args.output)
         print(f"wrote {args.output}", file=sys.stderr)
+    elif args.format == "csv" and sys.stdout.isatty():
+        buffer = io.StringIO()  # a terminal: shown with its control characters escaped
+        write_export(RunStore(args.results), args.run, args.format, None, buffer)
+        sys.stdout.write(terminal_text(buffer.getvalue().replace("\r\n", "\n")))
     else:
-        if args.format == "csv" and sys.stdout.isatty():
-            # csv keeps answers exact for files and pipes; a terminal must not run their ESC/BEL
-            # sequences (jsonl and junit escape them in the format itself).
-            text = terminal_text(text.replace("\r\n", "\n"))
-        sys.stdout.write(text.encode("utf-8", "backslashreplace").decode("utf-8"))
+        write_export(RunStore(args.results), args.run, args.format, None, _Encodable(sys.stdout))
     return 0
+
+
+class _Encodable:
+    """A text stream that writes what UTF-8 cannot encode (a lone surrogate) as an escape."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def write(self, text: str) -> int:
+        return int(self.inner.write(text.encode("utf-8", "backslashreplace").decode("utf-8")))

@@ -81,8 +81,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="S",
         help="seconds one item may take in all: every try, the body however slowly it comes, "
         "and every wait between tries (a Retry-After past it fails the item at once); "
-        "default 120, 600 with --reference (CPU). A server that sends nothing while requests "
-        "wait is told after min(60, S/2) s; after S s of such silence the run stops (exit 3; "
+        "default 120, 600 with --reference (CPU). While the server answers other requests "
+        "(this one queued behind them) its deadline moves with each answer, up to 5x S. A "
+        "server that sends nothing while requests wait is told after min(60, S/2) s; after "
+        "S s of such silence the run stops (exit 3; "
         "the items in flight are recorded as errors and --resume asks them again), so a run "
         "against a hung server ends about S s after the server's last byte",
     )

@@ -304,9 +304,21 @@ def binom_sf(k: int, n: int, p: float) -> float:
     """P(X >= k) for X ~ Binomial(n, p), exactly."""
     if k <= 0:
         return 1.0
-    if p <= 0:
+    if k > n or p <= 0:
         return 0.0
-    return min(1.0, sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1)))
+    if p >= 1:
+        return 1.0
+    # Each term in log space (lgamma for the binomial coefficient), summed by log-sum-exp: the
+    # terms themselves (comb(5000, 100) is ~10^211, 0.02^100 is 10^-170) overflow a float long
+    # before their product does.
+    lp, lq = math.log(p), math.log1p(-p)
+    base = math.lgamma(n + 1)
+    logs = [
+        base - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq
+        for i in range(k, n + 1)
+    ]
+    top = max(logs)
+    return min(1.0, math.exp(top) * math.fsum(math.exp(x - top) for x in logs))
 
 
 def judge(

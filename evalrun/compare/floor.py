@@ -41,7 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Grade = Literal["identical", "within noise", "numerically different", "divergent"]
 Source = Literal["measured", "defaults"]
-FLOOR_UNITS = 1.5  # the least drift, in floor units, reported outside the noise
+FLOOR_UNITS = 3.0  # the least drift, in floor units, reported outside the noise
 DIVERGENT_UNITS = 4.0  # drift beyond this many floor units (and drift_max) is divergent
 RESAMPLES = 2000
 SEED = 0

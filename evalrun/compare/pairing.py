@@ -26,7 +26,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalrun.compare.family import Diff, Family, PairedTest, family, majority
-from evalrun.compare.fidelity import Fidelity, records_fidelity, runs_floor
+from evalrun.compare.fidelity import Fidelity, not_comparable, records_fidelity, runs_floor
 from evalrun.compare.stats import (
     DEFAULT_ALPHA,
     DEFAULT_RESAMPLES,
@@ -40,7 +40,7 @@ from evalrun.compare.stats import (
 from evalrun.errors import ConfigError, SuiteError, UsageError
 from evalrun.jsondata import JSONObject
 from evalrun.store import ItemRecord, RunRecord, RunStore
-from evalrun.store.tokens import load_traces
+from evalrun.store.tokens import load_traces, stored_answers
 from evalrun.tables import fmt_points, percent
 from evalrun.verdicts import LaneGarble
 
@@ -260,13 +260,19 @@ def compare_runs(
     cmp = compare_records(
         run_a, items_a, run_b, items_b, alpha=alpha, seed=seed, resamples=resamples
     )
+    traces_a = load_traces(store.run_dir(run_a.run_id), stored_answers(items_a))
+    traces_b = load_traces(store.run_dir(run_b.run_id), stored_answers(items_b))
+    for side, traces in (("A", traces_a), ("B", traces_b)):
+        if traces.not_own():  # judging them would judge the run they came from
+            cmp.fidelity = not_comparable(traces.foreign_reason(side))
+            return cmp
     cmp.fidelity = records_fidelity(
         run_a,
         items_a,
-        load_traces(store.run_dir(run_a.run_id)),
+        traces_a,
         run_b,
         items_b,
-        load_traces(store.run_dir(run_b.run_id)),
+        traces_b,
         floor=runs_floor(store, run_a.run_id, floor) if floor else None,
         cand_floor=(
             runs_floor(store, run_b.run_id, candidate_floor, option="--candidate-floor", side="B")

@@ -22,6 +22,7 @@ import random
 import re
 import sys
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -210,7 +211,8 @@ def make_client(
     http = http or HttpOptions()
     check_headers(headers or {})
     key = api_key.value if isinstance(api_key, ApiKey) else api_key
-    return openai.AsyncOpenAI(
+    activity = activity or Activity()
+    client = openai.AsyncOpenAI(
         base_url=base_url,
         api_key=key or "EMPTY",
         max_retries=0,
@@ -218,6 +220,14 @@ def make_client(
         default_headers=dict(headers or {}),
         http_client=async_client(base_url, http, activity),
     )
+    _ACTIVITY[client] = activity
+    return client
+
+
+# Each client's Activity (its connection policy, the answers it has seen): chat_attempt asks
+# through it.
+_ACTIVITY: weakref.WeakKeyDictionary[Any, Activity] = weakref.WeakKeyDictionary()
+QUEUE_CEILING = 5  # an item waits at most this many --timeouts while others are answered
 
 
 def check_headers(headers: Mapping[str, str]) -> None:
@@ -276,7 +286,12 @@ async def _once(
     body = {k: v for k, v in params.items() if k not in _OPTION_KEYS}
     body.update(params.get("extra_body") or {})
     options: JSONObject = {}
-    if "timeout" in params:
+    budget = _budget(client, params)
+    if budget is not None:
+        # The transport's own bound (each read) only catches what chat_attempt's deadline
+        # misses: a request queued at the server behind others may wait past one --timeout.
+        options["timeout"] = budget * QUEUE_CEILING
+    elif "timeout" in params:
         options["timeout"] = params["timeout"]
     if params.get("extra_headers"):
         options["headers"] = params["extra_headers"]
@@ -387,28 +402,59 @@ async def chat_attempt(
     """
     rng = rng or random.Random(retry.seed)
     budget = _budget(client, params)
-    ends = None if budget is None else clock() + budget
-    for attempt in range(1, retry.attempts + 1):
-        left = None if ends is None else max(0.0, ends - clock())
+    activity = _ACTIVITY.get(client)
+    started = clock()
+
+    def ends() -> float | None:
+        """The item's deadline: `budget` after it started or, while the server answers other
+        requests (this one queued behind them), after the last answer, up to QUEUE_CEILING
+        budgets in all."""
+        if budget is None:
+            return None
+        end = started + budget
+        ago = activity.since_answer() if activity is not None else None
+        if ago is not None:
+            end = max(end, min(clock() - ago + budget, started + budget * QUEUE_CEILING))
+        return end
+
+    attempt = 0
+    while attempt < retry.attempts:
+        attempt += 1
         try:
             try:
-                async with asyncio.timeout(left):
-                    response, model = await _once(client, params, logprobs)
+                response, model = await _within(
+                    _admitted(activity, lambda: _once(client, params, logprobs)), ends, clock
+                )
             except TimeoutError as exc:
                 failure = RequestFailed(
                     f"timed out: no answer within {budget or 0:g} s (--timeout)", kind="timeout"
                 )
                 raise _Retryable(failure) from exc
+            if activity is not None:
+                await activity.served()
             on_try(None)
             return Attempt(response=response, model=model, attempts=attempt)
         except _Retryable as exc:
             failure = exc.failure
             failure.attempts = attempt
+            end = ends()
+            if (
+                failure.kind == "connect"
+                and activity is not None
+                and activity.refused()
+                and not should_stop()
+                and (end is None or clock() < end)
+            ):
+                # Refused or reset while others are served: a server at its connection limit,
+                # not a failed try. Go again once a slot (now capped) frees.
+                attempt -= 1
+                await sleep(0)
+                continue
             on_try(failure)
             if attempt == retry.attempts or should_stop():
                 raise failure from None
             wait = retry.delay(attempt, rng, exc.retry_after)
-            if ends is not None and clock() + wait >= ends:
+            if end is not None and clock() + wait >= end:
                 if exc.retry_after is not None and exc.retry_after >= wait:
                     failure.message += (
                         f"; the server asked to retry after {exc.retry_after:g} s, past this "
@@ -426,6 +472,37 @@ async def chat_attempt(
             on_try(exc)
             raise
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+async def _admitted(activity: Activity | None, request: Callable[[], Awaitable[T]]) -> T:
+    """`request()`, sent once the client's connection policy admits it (activity.py); made
+    only then, so a request given up while it waits for a slot was never begun."""
+    if activity is None:
+        return await request()
+    async with activity.slot():
+        return await request()
+
+
+async def _within(
+    request: Coroutine[Any, Any, T], ends: Callable[[], float | None], clock: Callable[[], float]
+) -> T:
+    """`request`'s result, or TimeoutError once `ends()` (which may move later while it runs)
+    has passed; the request is cancelled then."""
+    task = asyncio.ensure_future(request)
+    try:
+        while True:
+            end = ends()
+            left = None if end is None else end - clock()
+            if left is not None and left <= 0:
+                raise TimeoutError
+            done, _ = await asyncio.wait({task}, timeout=left)
+            if done:
+                return task.result()
+    finally:
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
 
 async def _sleep_unless(

@@ -78,7 +78,16 @@ def _limits(options: HttpOptions) -> httpx2.Limits:
     import httpx2
 
     n = max(1, options.concurrency)
-    return httpx2.Limits(max_connections=n, max_keepalive_connections=n, keepalive_expiry=30.0)
+    # An idle connection is closed within a second: a run's next request takes a
+    # connection back at once, and one left idle (the run's tail, fewer items than
+    # connections) would hold a slot of a server that caps its connections, while requests
+    # queued behind it wait (activity.py).
+    return httpx2.Limits(
+        max_connections=n, max_keepalive_connections=n, keepalive_expiry=KEEPALIVE_S
+    )
+
+
+KEEPALIVE_S = 0.25
 
 
 def async_client(

@@ -55,8 +55,11 @@ def capped_transport(inner: Any, max_bytes: int, activity: Activity | None = Non
 @lru_cache(maxsize=2)
 def _capped_class(httpx: ModuleType) -> Any:
     class CappedStream(httpx.AsyncByteStream):  # type: ignore[name-defined,misc]
-        def __init__(self, inner: Any, limit: int, encoding: str, activity: Activity) -> None:
+        def __init__(
+            self, inner: Any, limit: int, encoding: str, activity: Activity, ok: bool
+        ) -> None:
             self._inner = inner
+            self._ok = ok  # a 2xx: its whole body is an answer
             self._limit = limit
             self._inflate = zlib.decompressobj(_WBITS[encoding]) if encoding in _WBITS else None
             self._encoding = encoding
@@ -74,6 +77,8 @@ def _capped_class(httpx: ModuleType) -> Any:
                 if seen > self._limit:
                     raise ResponseTooLarge(self._limit, seen)
                 yield chunk
+            if self._activity is not None and self._ok:
+                self._activity.answered()  # the whole body of an answer
 
         def _inflated(self, raw: bytes, room: int) -> bytes:
             assert self._inflate is not None
@@ -120,7 +125,13 @@ def _capped_class(httpx: ModuleType) -> Any:
             return httpx.Response(
                 status_code=response.status_code,
                 headers=headers,
-                stream=CappedStream(response.stream, self.max_bytes, encoding, self.activity),
+                stream=CappedStream(
+                    response.stream,
+                    self.max_bytes,
+                    encoding,
+                    self.activity,
+                    200 <= response.status_code < 300,
+                ),
                 extensions=response.extensions,
                 request=request,
             )

@@ -173,6 +173,13 @@ class TopK:
         return list((self.by_id or self.by_key).values())
 
 
+# Why an answer's logprobs were unusable (Capture names the reason when no answer had usable ones).
+NAN = "NaN logprobs"
+INFINITE = "infinite logprobs"
+POSITIVE = "positive logprobs (a log-probability is at most 0)"
+NOT_A_NUMBER = "logprobs that are not numbers"
+
+
 def _entry(raw: Any) -> list[Any]:
     """[text, logprob] (+ hex bytes, + id) of one `{token, logprob, bytes, id}` object.
 
@@ -186,11 +193,16 @@ def _entry(raw: Any) -> list[Any]:
     value = raw.get("logprob")
     if value.__class__ is not float:
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ValueError("a logprob is not a number")
-        value = float(value)
-    if value != value or value == math.inf:  # NaN, or +inf: no log-probability
-        raise ValueError("a logprob is not a number")
+            raise ValueError(NOT_A_NUMBER)
+        try:
+            value = float(value)
+        except OverflowError:  # an integer of hundreds of digits
+            raise ValueError(POSITIVE) from None
+    if value != value:
+        raise ValueError(NAN)
     value = round(value, PLACES)
+    if value > 0.0:  # +inf included: a log-probability is at most 0
+        raise ValueError(INFINITE if value == math.inf else POSITIVE)
     out: list[Any] = [
         text if len(text) <= TEXT_CAP else text[:TEXT_CAP],
         value if value > -9999.0 else -9999.0,  # -inf is written as vLLM writes it
@@ -225,29 +237,39 @@ def _chosen_ids(raw: dict[str, Any], steps: int) -> list[int] | None:
 
 def parse_logprobs(raw: Any, *, top_k: int, cap: int, item_id: str) -> TokenTrace | None:
     """The trace of one answer from `choices[0].logprobs`; None when the body carries none.
-    Malformed logprobs (an untrusted body) are dropped, never an error of the item.
+    ValueError, saying what is wrong, for logprobs that are there but unusable (an object of the
+    wrong type, NaN, infinite or positive logprobs): the caller drops them, never the item.
 
     This runs on every answer of a run (up to `cap` x (1 + `top_k`) entries), so it is written
     for speed: no validation pass over the result (`model_construct`), type checks by class."""
-    content = raw.get("content") if isinstance(raw, dict) else None
-    if not isinstance(content, list):
+    if raw is None:
         return None
+    if not isinstance(raw, dict):
+        raise ValueError(f"choices[0].logprobs is {_kind(raw)}, not an object")
+    content = raw.get("content")
+    if content is None:
+        return None
+    if not isinstance(content, list):
+        raise ValueError(f"choices[0].logprobs.content is {_kind(content)}, not a list")
     entry = _entry
     ids = _chosen_ids(raw, len(content))
     tokens: list[list[Any]] = []
-    try:
-        for i, step in enumerate(content[:cap]):
-            head = entry(step)
-            tops = step.get("top_logprobs")
-            head.insert(2, [entry(t) for t in tops[:top_k]] if tops.__class__ is list else [])
-            if ids is not None and head[-1].__class__ is not int:
-                head.append(ids[i])
-            tokens.append(head)
-    except ValueError:
-        return None
+    for i, step in enumerate(content[:cap]):
+        head = entry(step)
+        tops = step.get("top_logprobs")
+        head.insert(2, [entry(t) for t in tops[:top_k]] if tops.__class__ is list else [])
+        if ids is not None and head[-1].__class__ is not int:
+            head.append(ids[i])
+        tokens.append(head)
     return TokenTrace.model_construct(
         id=item_id, top_k=top_k, total=len(content), cap=cap, tokens=tokens
     )
+
+
+def _kind(value: Any) -> str:
+    """`a list`, `a str`, ... (JSON's names would be clearer, Python's are what the reader knows)."""
+    name = type(value).__name__
+    return f"an {name}" if name[0] in "aeiou" else f"a {name}"
 
 
 IDS_FIELD = "return_token_ids"  # vLLM: the chosen tokens' ids in choices[0].token_ids
@@ -272,6 +294,7 @@ class Capture:
         self.ids = True  # ask for token ids too, until the endpoint refuses the field
         self.answered = 0  # answers seen while capture was on
         self.traced = 0  # ... that carried logprobs
+        self.unusable: dict[str, int] = {}  # why answers' logprobs were dropped, how often
         self._lock = threading.Lock()
 
     @property
@@ -300,13 +323,19 @@ class Capture:
         and held as objects until the items' next group commit they were what made the
         collector walk the whole heap during a run."""
         assert self.top_k is not None
+        why = None
         with collector_paused():
-            trace = parse_logprobs(raw, top_k=self.top_k, cap=self.cap, item_id=item_id)
+            try:
+                trace = parse_logprobs(raw, top_k=self.top_k, cap=self.cap, item_id=item_id)
+            except ValueError as exc:
+                trace, why = None, str(exc)
             line = None if trace is None else trace_line(trace)
             del trace
         with self._lock:
             self.answered += 1
             self.traced += line is not None
+            if why is not None:
+                self.unusable[why] = self.unusable.get(why, 0) + 1
         return line
 
     def unavailable(self, earlier: FidelityRecord | None = None) -> str | None:
@@ -315,6 +344,12 @@ class Capture:
             return "capture turned off (--no-logprobs)"
         if self.refused:
             return self.refused
+        if self.answered and not self.traced and self.unusable:
+            why = max(self.unusable, key=lambda k: self.unusable[k])
+            numerics = why in (NAN, INFINITE, POSITIVE)
+            return f"the endpoint's logprobs were unusable on every answer: {why}" + (
+                " (an engine numerics fault)" if numerics else ""
+            )
         if self.answered and not self.traced:
             return "the endpoint answered without logprobs (it ignores the logprobs field)"
         if not self.answered and earlier is not None:

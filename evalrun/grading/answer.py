@@ -95,17 +95,79 @@ def _numeric(response: Response, p: NumericParams) -> Grade:
         return Grade(
             passed=False, detail=f"{read.problem}; expected {fmt_number(wanted[0])}", span=span
         )
+    value, thousands = read.value, read.thousands
+    other = _asked_unit_instead(answer_text(response), value, p)
+    if other is not None:
+        value, thousands = other[0], None
+        read = read._replace(unit=other[1])
+        seen = f"read {fmt_number(value)} (in the asked unit, {other[1]!r}); "
+        seen += f"expected {fmt_number(wanted[0])}"
     if unit_forms(read.unit) & units_key(p.reject_units):
         return Grade(
             passed=False, detail=f"{seen}, but in {read.unit!r}, the wrong unit", span=span
         )
-    readings = [read.value] + ([read.thousands] if read.thousands is not None else [])
+    readings = [value] + ([thousands] if thousands is not None else [])
     close = (
         math.isclose(got, w, abs_tol=p.tolerance, rel_tol=p.rel_tolerance)
         for got in readings
         for w in wanted
     )
     return Grade(passed=any(close), detail=seen, span=span)
+
+
+# "0.0126 m² (126 cm²)", "1,920 seconds (32 minutes)", "2,900 cents ($29 each)": a value, then
+# the same value in another unit in brackets right after it.
+_IN_OTHER_UNIT = re.compile(
+    r"(?P<c1>[$€£]?)(?P<n1>[-−]?\d[\d,.]*)\s*(?P<u1>[^\s\d()](?:\^\d|[^\d()\n]){0,24}?)\s*"
+    r"\(\s*(?:[^\d()$€£\n]{0,24}?\s)?(?P<c2>[$€£]?)\s*(?P<n2>[-−]?\d[\d,.]*)\s*"
+    r"(?P<u2>(?:\^\d|[^\d()\n]){0,30})\)"
+)
+_UNIT_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _asked_unit_instead(
+    text: str, value: float | None, p: NumericParams
+) -> tuple[float, str] | None:
+    """The value in brackets when the number read is in a unit the question did not ask for and
+    the bracketed one is in the asked unit: `0.0126 m² (126 cm²)` to "area in square
+    centimetres" reads 126, `0 °C (32 °F)` to a °F item reads 32. A unit is asked when the item
+    lists it in `units` or the question writes it (`cm`, `km/h`, `minutes`, `$`); a unit in
+    `reject_units` is never asked."""
+    if value is None:
+        return None
+    question = current_question().casefold()
+    words = set(_UNIT_WORD.findall(question))
+
+    def asked(currency: str, unit: str) -> bool | None:
+        unit = unit.strip(" .,;:*_").removesuffix(" each").strip()
+        if currency:
+            return currency in question or "dollar" in question and currency == "$"
+        if not unit:
+            return None
+        forms = unit_forms(unit)
+        if forms & units_key(p.reject_units):
+            return False
+        if forms & units_key(p.units):
+            return True
+        if "/" in unit:  # km/h, m/s: the pair as written
+            return unit.casefold() in question
+        got = _UNIT_WORD.findall(re.sub(r"[²³]|\^\d", "", unit.casefold()))
+        return bool(got) and all(w in words for w in got)
+
+    plain = plain_text(text)
+    for m in _IN_OTHER_UNIT.finditer(plain):
+        first = numbers_in(m.group("n1"))
+        second = numbers_in(m.group("n2"))
+        if not first or not second or abs(first[0] - value) > 1e-9:
+            continue
+        if m.group("c1") == m.group("c2") and m.group("u1").strip() == m.group("u2").strip():
+            continue
+        if any(len(m.group(u).removesuffix(" each").split()) > 2 for u in ("u1", "u2")):
+            continue  # "4 jars remain unbroken (and 5 are broken)": another count, not a unit
+        if asked(m.group("c1"), m.group("u1")) is False and asked(m.group("c2"), m.group("u2")):
+            sign = -1 if m.group("n2").startswith(("-", "−")) and second[0] > 0 else 1
+            return sign * second[0], (m.group("c2") or m.group("u2")).strip()
+    return None
 
 
 class ChoiceParams(GraderParams):
@@ -249,10 +311,19 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
     if not question or verdicts or p.reads_letters():
         return None
     names = {w for v in p.lettered().values() for w in normalize(v).split()}
+    # "The Pacific is not the largest ocean": a denied option answers no question but a
+    # question asking which one is not
+    asks_not = re.search(r"\bnot\b|n['’]t\b", question, re.IGNORECASE)
     weighed = []
     for clause in _CLAUSE_SPLIT.split(plain_text(text)):
         named, norm = _choices_in(clause, p)
-        picked = {h[0] for h in named if not is_negated(norm, h[1]) and not _compared(norm, h[1])}
+        picked = {
+            h[0]
+            for h in named
+            if not is_negated(norm, h[1])
+            and not _compared(norm, h[1])
+            and (asks_not or not is_denied(norm, h[2]))
+        }
         if len(picked) == 1:
             weighed.append((question_focus(question, norm, names), picked.pop()))
     if len({letter for _, letter in weighed}) < 2:
@@ -269,7 +340,15 @@ def _choice(response: Response, p: ChoiceParams) -> Grade:
     # denied, the denial is the claim ("9 is not prime" answers "which is not prime?")
     everywhere, whole = _choices_in(answer_text(response), p)
     deny = any(not is_negated(whole, h[1]) and not is_denied(whole, h[2]) for h in everywhere)
-    for how, span in answer_spans(answer_text(response)):
+    # an option the reply denies ("**Diamond** is not the hardest; **quartz** is") is not the
+    # pick of a bold or opening span that names it alone
+    denied = {h[0] for h in everywhere if is_denied(whole, h[2])} if deny else set()
+    spans = answer_spans(answer_text(response))
+    # bold on two options ("Built: **1961**, fell: **1989**") marks no one answer
+    bold = {h[0] for how, span in spans if how == "bold" for h in _choices_in(span, p)[0]}
+    for how, span in spans:
+        if how == "bold" and len(bold) > 1:
+            continue
         named, norm = _choices_in(span, p)
         for a, b in itertools.pairwise(named):
             if a[0] != b[0] and is_hedge(norm, a[2], b[1]) and not is_negated(norm, a[1]):
@@ -293,6 +372,8 @@ def _choice(response: Response, p: ChoiceParams) -> Grade:
         if len(picked) == 1 and how in ("first", "whole"):
             later = _last_line_pick(answer_text(response), p)
             picked = [later] if later else picked
+        if len(picked) == 1 and how != "whole" and picked[0] in denied:
+            continue
         if len(picked) == 1:
             got = picked[0]
             return Grade(

@@ -11,6 +11,7 @@ import unicodedata
 from typing import Any, NamedTuple
 
 from evalrun.grading.span import (
+    after_working_list,
     boxed,
     concluded,
     is_denied,
@@ -342,6 +343,7 @@ def extract_answer_number(
     """
     kw = {"decimal_comma": decimal_comma, "fractions": fractions}
     text = with_digits(text)
+    text = _before_check(text, kw)
 
     def given(span: str) -> list[tuple[float, int, int]]:
         return [
@@ -380,6 +382,10 @@ def extract_answer_number(
         if got:
             return got
     plain = _signed(plain_text(text))
+    last = after_working_list(text)
+    got = read(_signed(plain_text(last)), "last line") if last else None
+    if got:
+        return got
     for span in marked(plain):
         # "The answer is −8, since 23 − 15 = 8": the reason given after the answer is not it
         head = _BECAUSE.split(span, maxsplit=1)[0]
@@ -412,6 +418,25 @@ def extract_answer_number(
         pick = pool[0] if first else pool[-1]
         return _finish(plain, nums, pick, "first" if first else "final")
     return NumberReading(None, "none")
+
+
+# "x = 8. Check: 3·8 + 7 = 31 ✓": the answer, then its check, whose numbers are not the answer
+_CHECK = re.compile(
+    r"(?:^|(?<=\n)|(?<=[.!?)])[ \t]+)[\W_]*(?:check(?:ing)?|verif(?:y|ication|ying)|sanity check|"
+    r"proof|kontrolle|probe|vérification|проверка)\b[\W_]*?[:：]",
+    re.IGNORECASE,
+)
+
+
+def _before_check(text: str, kw: dict[str, bool]) -> str:
+    """The text before a check of the answer it has already given ("Check:", "Verification:"),
+    when the check concludes nothing of its own; else the whole text."""
+    m = _CHECK.search(text)
+    if m is None or not number_matches(plain_text(text[: m.start()]), **kw):
+        return text
+    if _CONCLUSION_LATER.search(re.sub(r"\btotal\b", " ", text[m.end() :], flags=re.I)):
+        return text
+    return text[: m.start()]
 
 
 _EXPLAINS = re.compile(
@@ -465,7 +490,9 @@ def _leading_number(plain: str, kw: dict[str, bool]) -> tuple[str, str] | None:
     if len(restated) > 1 and len(number_matches(restated[0], **kw)) == 1:
         claim, aside = restated[0], True
     label, colon, after = claim.partition(": ")  # "155 min: 20 min to 10:00, then ..."
-    if colon and re.match(r"[\s\"'“$€£#]*[-\d.]", label) and after.strip():
+    # "$34.00 → rounded: $30": the label leads on to the value after it, which is the claim
+    leads_on = re.search(r"(?:→|->|≈|~|\brounded\b|\bapprox\w*|\babout)\W*$", label, re.I)
+    if colon and re.match(r"[\s\"'“$€£#]*[-\d.]", label) and after.strip() and not leads_on:
         claim, aside = label, True
     concludes = _CONCLUDES_IN.search(head)
     if concludes and not _CONCLUSION_LATER.search(rest):

@@ -46,6 +46,17 @@ def _timeout(pattern: str, text: str) -> GradeTimeout:
     )
 
 
+def match_spans(pattern: str, text: str, flags: int = 0) -> list[tuple[int, int]]:
+    """(start, end) of each non-overlapping match of `pattern` in `text`, in bounded time."""
+    try:
+        return [
+            m.span()
+            for m in compile_pattern(pattern, flags).finditer(text, timeout=MATCH_TIMEOUT_S)
+        ]
+    except TimeoutError as exc:
+        raise _timeout(pattern, text) from exc
+
+
 def match_starts(pattern: str, text: str, flags: int = 0) -> list[int]:
     """Where each non-overlapping match of `pattern` in `text` starts, in bounded time."""
     try:

@@ -149,6 +149,9 @@ def grade(item: Any, response: Response) -> Grade:
     if echoes_prompt(item, response):
         return Grade(passed=False, detail="the reply is the prompt echoed back", garble=garble)
     question = _question_of(item)
+    if _CANDIDATES.match(response.content or "") and item.grader.kind not in _LISTS_ASKED:
+        detail = "the reply lists possible answers and concludes none"
+        return Grade(passed=False, detail=detail, garble=garble)
     with asking(question):
         verdict_ = grade_spec(item.grader.kind, item.grader.params(), response)
         if verdict_.passed and item.grader.kind not in ("json", "tool_call"):
@@ -157,6 +160,19 @@ def grade(item: Any, response: Response) -> Grade:
                 detail = f"the prompt asks for the answer only; the reply adds {note[:40]!r}"
                 verdict_ = Grade(passed=False, detail=detail, span=note)
     return verdict_.model_copy(update={"garble": garble})
+
+
+# A reply that opens by offering candidates and lists them ("Possible outputs:\n- 3 1\n- 3 0",
+# 'Possible typeof results: "undefined", "object"') chooses none of them: the right one among
+# them is read out of a list, not answered. Graders of lists, documents and calls are left out.
+_CANDIDATES = re.compile(
+    r"\s*\W{0,3}(?:possible|potential|candidate)\s+[\w ]{0,30}?(?:answers?|outputs?|results?|"
+    r"values?|options?)\W{0,3}\s*:\s*(?:\n\s*(?:[-*•]|\d+[.)])\s*\S.*){2,}\s*$"
+    r"|\s*\W{0,3}(?:possible|potential|candidate)\s+[\w ]{0,30}?(?:answers?|outputs?|results?|"
+    r"values?|options?)\W{0,3}\s*:[^\n]*,[^\n]*,[^\n]*$",
+    re.IGNORECASE,
+)
+_LISTS_ASKED = frozenset({"format", "json", "tool_call", "sequence"})
 
 
 # A prompt asking for the answer alone: "Give only the translation.", "Answer with the French

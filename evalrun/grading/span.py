@@ -160,6 +160,23 @@ def bold_spans(text: str) -> list[str]:
 _EXPLAINED = re.compile(r",?\s+(?:since|because|as|given that)\s|\s[—–-]\s|:\s", re.IGNORECASE)
 
 
+_WORKING_LINE = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+\S")
+
+
+def after_working_list(text: str) -> str | None:
+    """The answer alone on the last line, after a list of the working ("1. Ravi first\n2. then
+    Jo\n\nJo"): a short last paragraph of one line that is no list line, after a paragraph
+    of two list lines or more; None when the text has no such shape."""
+    paras = [p for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
+    if len(paras) < 2:
+        return None
+    last = paras[-1].strip()
+    if "\n" in last or _WORKING_LINE.match(last) or len(last.split()) > 6:
+        return None
+    lines = [ln for ln in paras[-2].split("\n") if ln.strip()]
+    return last if sum(bool(_WORKING_LINE.match(ln)) for ln in lines) >= 2 else None
+
+
 def answer_spans(text: str) -> list[tuple[str, str]]:
     """(how, span) for each place the text states an answer, most explicit first.
 
@@ -168,6 +185,8 @@ def answer_spans(text: str) -> list[tuple[str, str]]:
     but one; the whole text closes the list.
     """
     out: list[tuple[str, str]] = [("boxed", b) for b in reversed(boxed(text))]
+    last = after_working_list(text)
+    out += [("marked", last)] if last else []
     out += [("marked", s) for s in marked(text)]
     out += [("bold", b) for b in bold_spans(text)]
     out += [("concluded", s) for s in concluded(text)]
@@ -481,6 +500,38 @@ _FUNCTION_WORDS = set(
 )
 
 
+# Irregular past forms, so that "the wall fell in 1989" repeats "when did the wall fall?"
+_BASE = {
+    "fell": "fall",
+    "fallen": "fall",
+    "won": "win",
+    "wrote": "write",
+    "written": "write",
+    "built": "build",
+    "began": "begin",
+    "begun": "begin",
+    "came": "come",
+    "sank": "sink",
+    "sunk": "sink",
+    "ran": "run",
+    "flew": "fly",
+    "rose": "rise",
+    "went": "go",
+    "gone": "go",
+    "made": "make",
+    "found": "find",
+    "led": "lead",
+    "took": "take",
+    "taken": "take",
+    "gave": "give",
+    "given": "give",
+    "became": "become",
+    "broke": "break",
+    "broken": "break",
+    "opened": "open",
+}
+
+
 def question_focus(question: str, clause: str, names: set[str]) -> tuple[int, float]:
     """How closely `clause` repeats what `question` asks: (word pairs of the question it
     repeats, the question's content words it repeats, earlier words weighing more). Words of
@@ -494,8 +545,10 @@ def question_focus(question: str, clause: str, names: set[str]) -> tuple[int, fl
     # fish?") are what the working repeats, not what the answer does
     sentences = re.split(r"(?<=[.!?？。])\s+|\n", question)
     asked = [s for s in sentences if s.rstrip().endswith(("?", "？"))]
-    words = [w for w in re.findall(r"\w+", (asked[-1] if asked else question).casefold())]
-    said = re.findall(r"\w+", clause.casefold())
+    words = [
+        _BASE.get(w, w) for w in re.findall(r"\w+", (asked[-1] if asked else question).casefold())
+    ]
+    said = [_BASE.get(w, w) for w in re.findall(r"\w+", clause.casefold())]
     pairs = {(a, b) for a, b in zip(words, words[1:]) if a not in names and b not in names}
     said_pairs = set(zip(said, said[1:]))
     content = [w for w in dict.fromkeys(words) if w not in _FUNCTION_WORDS and w not in names]

@@ -24,7 +24,7 @@ from evalrun.grading.extract import (
     without_emoji,
     words_of,
 )
-from evalrun.grading.pattern import IGNORECASE, compile_pattern, find, match_starts
+from evalrun.grading.pattern import IGNORECASE, compile_pattern, find, match_spans
 from evalrun.grading.registry import (
     Answers,
     Grade,
@@ -192,8 +192,27 @@ def _answer_line(text: str) -> str | None:
 
 
 def _regex_hit(pattern: str, text: str, flags: int) -> bool:
-    starts = match_starts(pattern, text, flags)
-    return any(not is_negated(text, start) for start in starts)
+    spans = match_spans(pattern, text, flags)
+    return any(not is_negated(text, a) and not _denied_for_another(text, b) for a, b in spans)
+
+
+# "« Pomme » ne veut pas dire apple ; c'est « poire »", "Diamond is not the hardest — quartz
+# is": the match is the subject of a denial that goes on to name something else
+_DENIED_AFTER = re.compile(
+    r"[\s»\"”’'*_`]*(?:(?:is|was)\s+not\b|(?:isn|wasn)['’]t\b|(?:ne|n['’])\s*\w+(?:\s+\w+)?\s+pas\b|"
+    r"(?:ist|war)\s+nicht\b)",
+    re.IGNORECASE,
+)
+_SOMETHING_ELSE = re.compile(r"[;—–]|\b(?:but|mais|sondern|it['’]s|c['’]est|es ist)\b", re.I)
+
+
+def _denied_for_another(text: str, end: int) -> bool:
+    """Whether what ends at `end` is denied in favour of something the sentence names after."""
+    m = _DENIED_AFTER.match(text, end)
+    if m is None:
+        return False
+    rest = re.split(r"(?<=[.!?])\s|\n", text[m.end() :], maxsplit=1)[0]
+    return bool(_SOMETHING_ELSE.search(rest))
 
 
 @grader("regex", RegexParams, reads_claim=True)
@@ -398,6 +417,8 @@ def _language(response: Response, p: LanguageParams) -> Grade:
         return verdict(False, f"words mixing Latin and Cyrillic look-alikes: {mixed[:3]}")
     scripts = _SCRIPT_OF_LANG.get(p.language, {"latin"})
     share = sum(counts.get(s, 0) for s in scripts) / letters
+    if share < p.min_ratio and "latin" not in scripts:
+        share = max(share, _share_without_gloss(text, scripts))
     if share < p.min_ratio:
         return verdict(False, f"{share:.0%} of letters in {'/'.join(sorted(scripts))} script")
     if p.language == "ja" and not counts.get("kana"):
@@ -411,6 +432,25 @@ def _language(response: Response, p: LanguageParams) -> Grade:
                 top = max(hits, key=lambda k: hits[k])
                 return verdict(False, f"reads as {top}, not {p.language} (function words {hits})")
     return verdict(True, f"{share:.0%} {'/'.join(sorted(scripts))} letters")
+
+
+# Words quoted from another language beside an answer in its own script: "Париж (Paris)",
+# "**Понедельник** (англ. *Monday*)". At most this many, and never more than the answer's own.
+GLOSS_WORDS = 2
+
+
+def _share_without_gloss(text: str, scripts: set[str]) -> float:
+    """The share of letters in `scripts` once a gloss is set aside: the few words of other
+    scripts (GLOSS_WORDS at most) that an answer with at least as many words of its own
+    quotes."""
+    words = words_of(text)
+    own = [w for w in words if set(script_counts(w)) <= scripts]
+    other = [w for w in words if not set(script_counts(w)) & scripts]
+    if not own or not other or len(other) > GLOSS_WORDS or len(other) > len(own):
+        return 0.0
+    kept = sum(script_counts(w).get(s, 0) for w in own for s in scripts)
+    letters = sum(sum(script_counts(w).values()) for w in words if w not in other)
+    return kept / letters if letters else 0.0
 
 
 # ---------------------------------------------------------------- format checks

@@ -98,15 +98,18 @@ def expects_tool_call(spec: GraderSpec) -> bool:
     return False
 
 
-def check_graders(items: list[Item], known: Collection[str]) -> None:
+def check_graders(items: list[Item], known: Collection[str], params: str | None = None) -> None:
     """SuiteError naming the grader kinds the items use that no grader registers (`known`: the
-    kinds registered, `Judge.kinds`)."""
+    kinds registered, `Judge.kinds`), or the first item whose grader parameters do not validate
+    (`params`: `Judge.params_problem`), before a run is created."""
     unknown = sorted({i.grader.kind for i in items} - set(known))
     if unknown:
         raise SuiteError(
             f"unknown grader kind(s) {', '.join(unknown)}; known: "
             f"{', '.join(sorted(known))}; fix the suite items"
         )
+    if params:
+        raise SuiteError(f"{params}; fix the suite (`evalrun suite check` lists every problem)")
 
 
 async def score_item(item: Item, ctx: AskContext) -> Scored:

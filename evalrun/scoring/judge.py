@@ -37,9 +37,11 @@ APART_FROM = 64  # answers to grade; below this the process costs more than it s
 class Judge:
     """Grades answers for one run: in a forked grading process when `apart`, else inline."""
 
-    def __init__(self, *, apart: bool) -> None:
+    def __init__(self, *, apart: bool, items: list[Any] | None = None) -> None:
         self._pool: ProcessPoolExecutor | None = None
         self._kinds: Future[frozenset[str]] | None = None
+        self._specs = [(i.id, i.grader.kind, i.grader.params()) for i in items or []]
+        self._problem: Future[str | None] | None = None
         if apart and threading.active_count() == 1:
             try:
                 self._pool = ProcessPoolExecutor(
@@ -49,6 +51,7 @@ class Judge:
                     initargs=(os.getpid(),),
                 )
                 self._kinds = self._pool.submit(_registered)  # forks now: imports the graders
+                self._problem = self._pool.submit(_params_problem, self._specs)
                 self._pool.submit(_warm)  # then loads the word lists meanwhile
             except (OSError, ValueError):  # no fork here, or no process to be had
                 self._pool, self._kinds = None, None
@@ -67,6 +70,17 @@ class Judge:
             except BrokenProcessPool:  # the grading process died (killed, out of memory)
                 self._pool = None
         return _registered()
+
+    async def params_problem(self) -> str | None:
+        """The first of the run's items whose grader parameters do not validate, in one line
+        (what `suite check` reports), or None: checked before a run is created, in the grading
+        process when apart (asked as it started: it has the graders imported), else here."""
+        if self._problem is not None and self._pool is not None:
+            try:
+                return await asyncio.wrap_future(self._problem)
+            except BrokenProcessPool:
+                self._pool = None
+        return _params_problem(self._specs)
 
     async def grade(self, item: Any, response: Response) -> Grade:
         """The item's verdict on this response (GradeTimeout as `grade` raises it)."""
@@ -89,6 +103,20 @@ def _grade(item: Any, response: Response) -> Grade:
     from evalrun.grading.registry import grade
 
     return grade(item, response)
+
+
+def _params_problem(specs: list[tuple[str, str, Any]]) -> str | None:
+    from evalrun.errors import SuiteError
+    from evalrun.grading.registry import GRADERS, validate_params
+
+    for item_id, kind, params in specs:
+        if kind not in GRADERS:
+            continue  # check_graders names unknown kinds
+        try:
+            validate_params(kind, params)
+        except SuiteError as exc:
+            return f"item {item_id}: {exc}"
+    return None
 
 
 def _registered() -> frozenset[str]:

@@ -8,7 +8,16 @@ import time
 from typing import IO
 
 from evalrun.jsondata import JSONObject
-from evalrun.store import ItemRecord, RunRecord, RunStore, shown_status
+from evalrun.store import (
+    ItemRecord,
+    RunRecord,
+    RunStore,
+    by_design_note,
+    garble_cell,
+    garble_split,
+    lane_diagnoses,
+    shown_status,
+)
 from evalrun.tables import fmt_points, score100, table
 from evalrun.text_safety import one_line, terminal_text
 
@@ -96,7 +105,7 @@ def _duration(seconds: float) -> str:
 def headline(record: RunRecord) -> str:
     """`<run_id>: core-v1: 168/184 (91/100)`."""
     s = record.summary
-    label = f"{record.suite.name}-v{record.suite.version}"
+    label = terminal_text(f"{record.suite.name}-v{record.suite.version}")  # a user's name
     if s is None:
         return f"{record.run_id}: {label}: no summary ({record.status})"
     return f"{record.run_id}: {label}: {s.passed}/{s.total} ({s.score}/100)"
@@ -117,17 +126,35 @@ def category_table(record: RunRecord) -> str:
         ]
         for name, t in sorted(s.categories.items())
     ]
-    rows.append(["all", f"{s.passed}/{s.total}", s.score, s.errors, s.garbled])
+    rows.append(["all", f"{s.passed}/{s.total}", s.score, s.errors, garble_cell(s)])
     return table(rows, headers=["category", "passed", "score", "errors", "garbled"])
 
 
 def diagnosis_lines(record: RunRecord) -> list[str]:
-    """One line per diagnosis: `! reasoning_only (12 items): <hint>`."""
+    """One line per diagnosis: `! reasoning_only (12 items): <hint>`; what the booted lane does
+    not do by its design (the reference: tools, prompts longer than a slot) is said once
+    instead, without a hint to change a setup the user did not write."""
+    setup, _ = lane_diagnoses(record)
+    lines = [f"! {d.kind} ({d.count} item{'s' if d.count != 1 else ''}): {d.hint}" for d in setup]
+    note = by_design_note(record)
+    return [*lines, note] if note else lines
+
+
+def garble_line(record: RunRecord) -> str:
+    """`garbled: 7 item(s), rate 3.9%: 0 token soup, 7 loops (...)`; '' when nothing is."""
     s = record.summary
-    return [
-        f"! {d.kind} ({d.count} item{'s' if d.count != 1 else ''}): {d.hint}"
-        for d in (s.diagnoses if s else [])
-    ]
+    if s is None or not s.garbled:
+        return ""
+    line = f"garbled: {s.garbled} item(s), rate {fmt_points(100 * s.garble_rate)}%"
+    split = garble_split(s)
+    if not split:
+        return line
+    line += f": {split}"
+    if s.garble_loops and s.garble_loops == s.garbled:
+        line += " (the model repeating itself, as small models do; no engine damage)"
+    elif s.garble_loops:
+        line += " (the loops are the model repeating itself; token soup is engine damage)"
+    return line
 
 
 def score_text(record: RunRecord) -> str:
@@ -144,8 +171,8 @@ def score_text(record: RunRecord) -> str:
             f"repeats {record.repeats}: {s.flaky} of {s.total} items both passed and failed across "
             "their runs (the lane's own noise; the score counts each item's first answer)"
         )
-    if s and s.garbled:
-        parts.append(f"garbled: {s.garbled} item(s), rate {fmt_points(100 * s.garble_rate)}%")
+    if garble_line(record):
+        parts.append(garble_line(record))
     if record.tokens_unavailable:
         parts.append(f"fidelity unavailable: {record.tokens_unavailable}")
     if record.status != "complete":
@@ -172,6 +199,7 @@ def score_json(record: RunRecord, store: RunStore) -> JSONObject:
         "errors": s.errors if s else 0,
         "garbled": s.garbled if s else 0,
         "garble_rate": s.garble_rate if s else 0.0,
+        "garble_loops": s.garble_loops if s else None,
         "diagnoses": [d.model_dump() for d in s.diagnoses] if s else [],
         "fidelity": record.fidelity,
         "categories": {
@@ -193,7 +221,7 @@ def runs_table(records: list[RunRecord]) -> str:
                 r.model_served or r.model_requested,
                 f"{s.passed}/{s.total} ({s.score})" if s else "-",
                 s.errors if s else "-",
-                s.garbled if s else "-",
+                garble_cell(s) if s else "-",
                 shown_status(r),
             ]
         )
@@ -219,6 +247,7 @@ def runs_json(records: list[RunRecord]) -> JSONObject:
                 "score": s.score if s else None,
                 "errors": s.errors if s else None,
                 "garbled": s.garbled if s else None,
+                "garble_loops": s.garble_loops if s else None,
                 "started_at": r.started_at,
             }
         )
@@ -265,7 +294,8 @@ def failed_items_text(
         if rec.diagnoses:
             lines.append(f"    diagnoses: {', '.join(rec.diagnoses)}")
         if rec.garble is not None and rec.garble.garbled:
-            lines.append(f"    garbled: {_clip(', '.join(rec.garble.reasons))}")
+            kind = "garbled (a loop)" if rec.garble.loop else "garbled"
+            lines.append(f"    {kind}: {_clip(', '.join(rec.garble.reasons))}")
     return "\n".join(lines) if lines else "no failed items"
 
 
@@ -282,6 +312,7 @@ def show_text(
     parts = [
         category_table(record),
         *diagnosis_lines(record),
+        *[line for line in [garble_line(record)] if line],
         "",
         failed_items_text(items, prompts, full=full, every=every),
         "",

@@ -92,13 +92,13 @@ async def _run(
 ) -> None:
     target = req.target
     to_grade = sum(i.id not in done or done[i.id].status == "error" for i in items)
-    judge = Judge(apart=to_grade * state.repeats >= APART_FROM)  # first: forks before threads
+    judge = Judge(apart=to_grade * state.repeats >= APART_FROM, items=items)  # forks first
     try:
         # A grading process imports the graders (and names their kinds) while this one imports
         # openai. With openai imported already (an earlier run in this process) there is
         # nothing to wait on meanwhile: this process asks its own registry (once a process).
         fresh = load_sdk(freeze=judge.apart)
-        check_graders(items, await judge.kinds(here=not fresh))
+        check_graders(items, await judge.kinds(here=not fresh), await judge.params_problem())
         http = replace(target.http, concurrency=req.concurrency)  # the pool: what is in flight
         client = make_client(
             base_url,

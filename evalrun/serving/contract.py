@@ -130,6 +130,12 @@ class Contract(BaseModel):
         description="Turn on the engine's batch-invariant switches (serving/deterministic.py): "
         "a healthy lane then equals itself.",
     )
+    by_design: dict[str, str] = Field(
+        default_factory=dict,
+        description="What this lane does not do, by the diagnosis it shows for it (no_tool_call: "
+        "'tool calls (...)'): a run's summary says it once instead of that diagnosis's hint, "
+        "which would tell the user to change a setup that is meant so.",
+    )
 
     @field_validator("env", mode="before")
     @classmethod
@@ -470,6 +476,26 @@ def redact_text(text: str, secrets: list[str]) -> str:
 
 def _is_secret(name: str, value: Any) -> bool:
     return bool(SECRET_NAME.search(name)) and value is not None and not isinstance(value, bool)
+
+
+# Where an engine takes the key its clients must send: vLLM, sglang and llama.cpp's server the
+# `--api-key` flag; vLLM VLLM_API_KEY and llama.cpp's server LLAMA_API_KEY from the environment.
+KEY_ARGS = ("api-key", "api_key")
+KEY_ENV = ("VLLM_API_KEY", "LLAMA_API_KEY", "SGLANG_API_KEY", "OPENAI_API_KEY")
+
+
+def engine_api_key(contract: Contract) -> tuple[str, str] | None:
+    """(key, where the contract sets it) when the booted engine will require a bearer token:
+    the readiness probe and the scoring client must send it (never stored: run.json shows ***)."""
+    for name in KEY_ARGS:
+        for spelled in (name, f"--{name}"):
+            value = contract.args.get(spelled)
+            if isinstance(value, str | int) and not isinstance(value, bool) and str(value):
+                return str(value), f"the contract's args.{name}"
+    for name in KEY_ENV:
+        if contract.env.get(name):
+            return contract.env[name], f"the contract's env {name}"
+    return None
 
 
 def redact_argv(argv: list[str]) -> list[str]:

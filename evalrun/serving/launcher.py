@@ -38,12 +38,14 @@ from evalrun.serving.contract import (
     Contract,
     contract_hash,
     effective_env,
+    engine_api_key,
     redact_args,
     redact_argv,
     redact_env,
     render_argv,
     secret_values,
 )
+from evalrun.serving.reaper import watch_parent
 from evalrun.serving.remote.engine import Boot, RemoteEngine
 from evalrun.serving.signals import shielded, sigterm_raises
 
@@ -423,7 +425,10 @@ def _wait_ready(
                         "chat_refused",
                         f"{contract.name} is healthy but refuses a "
                         f"one-token chat completion ({last_refusal})",
-                        "check served_model_name and the request extras in the contract",
+                        "the engine wants an API key: put the one it expects in the contract's "
+                        "args.api-key (or env VLLM_API_KEY)"
+                        if code_chat in (401, 403)
+                        else "check served_model_name and the request extras in the contract",
                         watch,
                     )
         else:
@@ -486,6 +491,9 @@ def boot_server(
             _LIVE[id(proc)] = stop
         try:
             with sync_client(root) as client:
+                key = engine_api_key(contract)
+                if key is not None:  # the engine requires it: probe as the scoring client asks
+                    client.headers["Authorization"] = f"Bearer {key[0]}"
                 boot_s, model = _wait_ready(
                     contract,
                     proc,
@@ -674,6 +682,7 @@ def _spawn(
             stdin=subprocess.DEVNULL,
             env=env,
             start_new_session=True,
+            preexec_fn=watch_parent(),  # a SIGKILLed evalrun leaves no orphan (reaper.py)
         )
     except FileNotFoundError as exc:
         where = find_elsewhere(argv[0], contract=contract, env=env, argv=argv)
@@ -710,6 +719,8 @@ def record_for_run(contract: Contract, server: Server) -> tuple[RenderedContract
         "args": redact_args(contract.args),
         "deterministic": contract.deterministic,
     }
+    if contract.by_design:
+        contract_doc["by_design"] = dict(contract.by_design)
     server_doc: ServerFacts = {
         "base_url": server.base_url,
         "model": server.model,

@@ -23,7 +23,7 @@ from evalrun.endpoint.http import HttpOptions
 from evalrun.endpoint.options import RequestOptions
 from evalrun.errors import UsageError
 from evalrun.provenance import RenderedContract, ServerFacts
-from evalrun.serving.contract import Contract
+from evalrun.serving.contract import Contract, engine_api_key
 
 # (seconds since start, phase): the launcher's boot progress callback
 BootProgress = Callable[[float, str], None]
@@ -126,10 +126,11 @@ def served_target(spec: TargetSpec, contract: Contract, server: Any) -> Target:
     from evalrun.serving.launcher import record_for_run
 
     contract_doc, server_doc = record_for_run(contract, server)
+    key = engine_api_key(contract)  # an engine booted with a key accepts that key only
     return Target(
         base_url=normalise_endpoint(server.base_url),
         model=server.model,
-        api_key=spec.api_key,
+        api_key=ApiKey(*key) if key else spec.api_key,
         options=spec.options.with_contract(contract.request),
         http=replace(spec.http, proxies=False),  # a server evalrun booted here: no proxy between
         contract=contract_doc,

@@ -41,7 +41,15 @@ from evalrun.store.runs import (
     filter_runs,
     shown_status,
 )
-from evalrun.store.summary import list_runs, summarize, with_summary
+from evalrun.store.summary import (
+    by_design_note,
+    garble_cell,
+    garble_split,
+    lane_diagnoses,
+    list_runs,
+    summarize,
+    with_summary,
+)
 
 __all__ = [
     "DEFAULT_RESULTS",
@@ -61,8 +69,12 @@ __all__ = [
     "Summary",
     "claim_folder",
     "dump_json_line",
+    "by_design_note",
     "filter_runs",
+    "garble_cell",
+    "garble_split",
     "json_text",
+    "lane_diagnoses",
     "list_runs",
     "new_run_id",
     "now_iso",

@@ -60,6 +60,12 @@ class Summary(BaseModel):
     errors: int = Field(description="Items whose request failed (never graded).")
     garbled: int = Field(default=0, description="Items the garble detector flagged.")
     garble_rate: float = Field(default=0.0, description="garbled / answered items.")
+    garble_loops: int | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # (a run written before it reads back byte for byte)
+        description="Of the garbled items, the model's own repetition loops (the rest is token "
+        "soup, floods, mojibake: engine damage); None in runs written before it was counted.",
+    )
     diagnoses: list[Diagnosis] = Field(default_factory=list, description="Summed diagnoses.")
     categories: dict[str, CategoryTally] = Field(default_factory=dict, description="Per category.")
     flaky: int = Field(
@@ -124,6 +130,12 @@ class RunRecord(BaseModel):
     )
     pid: int | None = Field(default=None, description="Process writing the run, while running.")
     host: str | None = Field(default=None, description="Host of that process.")
+
+    @property
+    def by_design(self) -> dict[str, str]:
+        """Diagnosis kind -> what the booted lane does not do by its design (the contract's
+        `by_design`); {} for an endpoint or a lane that declares nothing."""
+        return dict((self.contract or {}).get("by_design") or {})
 
     @property
     def repeats(self) -> int:

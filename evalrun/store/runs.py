@@ -170,6 +170,47 @@ class RunStore:
             by_id[rec.id] = rec
         return list(by_id.values())
 
+    def final_offsets(self, run_id: str) -> dict[str, int]:
+        """Where the final record of each item starts in items.jsonl (byte offset), in file
+        order: what `item_at` reads one at a time, so a large run is never all in memory."""
+        path = self.run_dir(run_id) / "items.jsonl"
+        out: dict[str, int] = {}
+        if not path.exists():
+            return out
+        with path.open("rb") as fh:
+            lineno = 0
+            while True:
+                at = fh.tell()
+                line = fh.readline()
+                if not line:
+                    break
+                lineno += 1
+                if not line.endswith(b"\n") or not line.strip():
+                    continue  # the torn tail, or an empty line
+                try:
+                    row = json.loads(line)
+                except ValueError as exc:
+                    raise bad_line(path, lineno, "not JSON") from exc
+                item_id = row.get("id") if isinstance(row, dict) else None
+                if not isinstance(item_id, str):
+                    raise bad_line(path, lineno, "not an item record (id: missing)")
+                out[item_id] = at  # a later record replaces an earlier, in its place
+                del row
+        return out
+
+    def item_at(self, run_id: str, offset: int) -> ItemRecord:
+        """The item record whose line starts at `offset` of items.jsonl (`final_offsets`)."""
+        path = self.run_dir(run_id) / "items.jsonl"
+        with path.open("rb") as fh:
+            fh.seek(offset)
+            row = json.loads(fh.readline())
+        try:
+            return ItemRecord.model_validate(upgrade_item(row))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(x) for x in err["loc"]) or "(root)"
+            raise bad_line(path, 0, f"not an item record ({where}: {err['msg']})") from exc
+
     def readable(self, run_id: str) -> bool:
         """Whether run.json of `run_id` is a JSON object (`latest` never points at a torn or
         garbled one)."""

@@ -55,10 +55,54 @@ def summarize(
         errors=errors,
         garbled=garble.garbled,
         garble_rate=round(garble.flagged_rate, 4),
+        garble_loops=garble.loops,
         diagnoses=[Diagnosis(**d) for d in summarize_diagnoses(kinds)],
         categories=cats,
         flaky=flaky,
     )
+
+
+def garble_split(summary: Summary) -> str:
+    """`0 token soup, 7 loops`: the garbled items as engine damage and the model's own loops;
+    '' for a run written before loops were counted."""
+    if summary.garble_loops is None:
+        return ""
+    loops = summary.garble_loops
+    return f"{summary.garbled - loops} token soup, {loops} loop{'s' if loops != 1 else ''}"
+
+
+def garble_cell(summary: Summary) -> str:
+    """A table's garbled cell: `7 (7 loops)`, `0`, or the bare count for an older run."""
+    if not summary.garbled or summary.garble_loops is None:
+        return str(summary.garbled)
+    loops = summary.garble_loops
+    return f"{summary.garbled} ({loops} loop{'s' if loops != 1 else ''})"
+
+
+def lane_diagnoses(record: RunRecord) -> tuple[list[Diagnosis], list[Diagnosis]]:
+    """(diagnoses that point at the setup, diagnoses the booted lane shows by its own design):
+    a lane's `by_design` kinds are what it does not do (the reference has no tools in its chat
+    template), so their hints, which say what to reconfigure, do not apply."""
+    design = record.by_design
+    diagnoses = record.summary.diagnoses if record.summary else []
+    return (
+        [d for d in diagnoses if d.kind not in design],
+        [d for d in diagnoses if d.kind in design],
+    )
+
+
+def by_design_note(record: RunRecord) -> str:
+    """One line saying what the lane does not do and how many items that failed; '' when none
+    of its items showed it."""
+    design = record.by_design
+    _, shown = lane_diagnoses(record)
+    if not shown:
+        return ""
+    what = "; ".join(
+        f"{design[d.kind]} ({d.count} item{'s' if d.count != 1 else ''})" for d in shown
+    )
+    name = (record.contract or {}).get("name", "this")
+    return f"the {name} lane does not do, by design: {what}; those items fail as its design, not a setup fault"
 
 
 def list_runs(root: str | Path, *, last: int | None = None) -> list[RunRecord]:

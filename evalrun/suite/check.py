@@ -28,6 +28,7 @@ from evalrun.suite.load import (
     read_jsonl,
     resolve_suite_dir,
 )
+from evalrun.text_safety import terminal_text
 
 MIN_ACCEPT = 2
 MIN_REJECT = 1
@@ -291,7 +292,7 @@ def describe_suite(name_or_path: str = "core") -> SuiteOverview:
 
 def render_overview(view: SuiteOverview) -> str:
     """Human summary for `suite show`."""
-    head = (
+    head = terminal_text(
         f"{view.name}-v{view.version}  {view.items} items  sha256 {view.sha256[:12]}  ({view.path})"
     )
     lines = [head, "", "category        items"]

@@ -12,18 +12,23 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
 import re
+import sys
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from evalrun.errors import ConfigError, UsageError
 from evalrun.jsondata import JSONObject
-from evalrun.store import RunStore, json_text
-from evalrun.viewing.runview import Row, RunView, load_view
+from evalrun.store import RunRecord, RunStore, json_text
+from evalrun.store.summary import with_summary
+from evalrun.suite.select import Selection
+from evalrun.viewing.runview import Row, RunView, matching_suite
 
 FORMATS = ("jsonl", "csv", "junit")
 COLUMNS = [
@@ -91,17 +96,64 @@ def render_export(view: RunView, fmt: str) -> str:
     raise UsageError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
 
 
-def write_export(store: RunStore, ref: str, fmt: str, path: str | Path | None) -> str:
-    """Export run `ref` to `path` (`-` or None: return the text for stdout); returns the text."""
-    text = render_export(load_view(store, ref), fmt)
-    if path is not None and str(path) != "-":
-        try:
-            Path(path).write_text(text, encoding="utf-8", errors="backslashreplace", newline="")
-        except OSError as exc:
-            raise ConfigError(
-                f"cannot write {path} ({exc.strerror}); pick a writable path"
-            ) from exc
-    return text
+def write_export(
+    store: RunStore, ref: str, fmt: str, path: str | Path | None, out: Any = None
+) -> None:
+    """Export run `ref` to `path` (`-` or None: to `out`, stdout by default). jsonl and csv
+    stream: one item record is read, written and dropped at a time (a run of hundreds of MB
+    never sits in memory); junit is built whole (its counts lead the file)."""
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
+    record, rows = streamed_rows(store, ref)
+    to_file = path is not None and str(path) != "-"
+    try:
+        with (
+            Path(path).open("w", encoding="utf-8", errors="backslashreplace", newline="")  # type: ignore[arg-type]
+            if to_file
+            else contextlib.nullcontext(out or sys.stdout)
+        ) as fh:
+            if fmt == "junit":
+                fh.write(_junit(RunView(record, list(rows))))
+            elif fmt == "jsonl":
+                for row in rows:
+                    fh.write(json_text(row_fields(record.run_id, row)) + "\n")
+            else:
+                writer = csv.DictWriter(fh, fieldnames=COLUMNS, lineterminator="\r\n")
+                writer.writeheader()
+                for row in rows:
+                    fields = row_fields(record.run_id, row)
+                    writer.writerow({k: _csv_cell(k, v) for k, v in fields.items()})
+    except OSError as exc:
+        if not to_file:
+            raise
+        raise ConfigError(f"cannot write {path} ({exc.strerror}); pick a writable path") from exc
+
+
+def streamed_rows(store: RunStore, ref: str) -> tuple[RunRecord, Iterator[Row]]:
+    """The run `ref` names and its rows as `load_view` orders them (suite order, each item's
+    final record), each record read from items.jsonl only when its row is reached."""
+    record = with_summary(store, store.load_run(ref))
+    run_id = record.run_id
+    offsets = store.final_offsets(run_id)
+    suite, _ = matching_suite(record)
+
+    def rows() -> Iterator[Row]:
+        if suite is None:
+            for at in offsets.values():
+                rec = store.item_at(run_id, at)
+                yield Row(rec.id, rec.category, rec)
+            return
+        chosen = Selection.from_record(record.selection).pick(suite)
+        for item in chosen:
+            found = offsets.pop(item.id, -1)
+            yield Row(
+                item.id, item.category, None if found < 0 else store.item_at(run_id, found), item
+            )
+        for at in offsets.values():  # records of items the suite no longer selects
+            rec = store.item_at(run_id, at)
+            yield Row(rec.id, rec.category, rec)
+
+    return record, rows()
 
 
 def _csv_cell(key: str, value: Any) -> Any:

@@ -26,7 +26,14 @@ from evalrun.compare.pairing import Comparison
 from evalrun.endpoint.options import SamplingRecord
 from evalrun.provenance import GitFacts
 from evalrun.scoring.report import headline
-from evalrun.store import RunRecord
+from evalrun.store import (
+    RunRecord,
+    Summary,
+    by_design_note,
+    garble_cell,
+    garble_split,
+    lane_diagnoses,
+)
 from evalrun.suite.prompt import collapse, message_text
 from evalrun.suite.select import describe_record
 from evalrun.tables import fmt_points, score100
@@ -109,9 +116,16 @@ def render_report(
     )
 
 
+def _garble_badge(s: Summary) -> str:
+    """`garbled 7 (3.9% of answers: 0 token soup, 7 loops)`."""
+    split = garble_split(s)
+    return f"garbled {s.garbled} ({fmt_points(100 * s.garble_rate)}% of answers{': ' + split if split else ''})"
+
+
 def _header(view: RunView, other: RunView | None) -> str:
     rec = view.record
     s = rec.summary
+    setup, _ = lane_diagnoses(rec)
     out = [f"<h1>{_t(headline(rec), 400)}</h1>"]
     if other is not None:
         out.append(f"<p>against baseline <b>{_t(headline(other.record), 400)}</b></p>")
@@ -150,13 +164,15 @@ def _header(view: RunView, other: RunView | None) -> str:
         out.append(f'<p class="meta">{_t(view.suite_note, 500)}</p>')
     badges = [
         f"errors {s.errors}" if s else "",
-        f"garbled {s.garbled} ({fmt_points(100 * s.garble_rate)}% of answers)" if s else "",
-        *[f"{d.kind}: {d.count}" for d in (s.diagnoses if s else [])],
+        _garble_badge(s) if s else "",
+        *[f"{d.kind}: {d.count}" for d in setup],
     ]
     out.append('<p class="badges">' + "".join(f"<span>{_t(b, 200)}</span>" for b in badges if b))
     out.append("</p>")
-    for d in s.diagnoses if s else []:
+    for d in setup:
         out.append(f'<p class="meta">{_t(d.kind, 100)}: {_t(d.hint, 500)}</p>')
+    if by_design_note(rec):
+        out.append(f'<p class="meta">{_t(by_design_note(rec), 1000)}</p>')
     return "\n".join(out)
 
 
@@ -205,7 +221,7 @@ def _categories(view: RunView) -> str:
         )
     if s:
         rows.append(
-            ["<b>all</b>", f"{s.passed}/{s.total}", str(s.score), str(s.errors), str(s.garbled)]
+            ["<b>all</b>", f"{s.passed}/{s.total}", str(s.score), str(s.errors), garble_cell(s)]
         )
     return "<h2>Categories</h2>" + _table(
         ["category", "passed", "score", "errors", "garbled"], rows

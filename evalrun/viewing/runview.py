@@ -83,7 +83,7 @@ def load_view(store: RunStore, ref: str) -> RunView:
     """
     record = with_summary(store, store.load_run(ref))
     records = {r.id: r for r in store.load_items(record.run_id)}
-    suite, note = _matching_suite(record)
+    suite, note = matching_suite(record)
     if suite is None:
         rows = [Row(r.id, r.category, r) for r in records.values()]
         return RunView(record, rows, None, note)
@@ -94,7 +94,7 @@ def load_view(store: RunStore, ref: str) -> RunView:
     return RunView(record, rows, suite, note)
 
 
-def _matching_suite(record: RunRecord) -> tuple[Suite | None, str]:
+def matching_suite(record: RunRecord) -> tuple[Suite | None, str]:
     try:
         suite = load_suite(record.suite.path or record.suite.name)
     except SuiteError as exc:

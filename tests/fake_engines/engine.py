@@ -2,7 +2,10 @@
 
     python engine.py MODEL --host H --port P [--mode ok|crash|crashloop|hang] [--boot-delay S]
         [--die-after N] [--spawn-child] [--pidfile F] [--ignore-term] [--message TEXT]
-        [--no-version] [--refuse-chat] [--reply-delay S] [--print-env VAR]
+        [--no-version] [--refuse-chat] [--reply-delay S] [--print-env VAR] [--api-key KEY]
+
+With --api-key (or VLLM_API_KEY in its environment) every /v1 path answers 401 unless the
+request carries `Authorization: Bearer KEY`, as vLLM does; /health and /version stay open.
 
 Standard library only. Prints a few log lines like a real engine would.
 """
@@ -103,13 +106,25 @@ def main() -> int:
             time.sleep(0.2)
     started = time.monotonic()
     served = {"n": 0}
+    key = args.api_key or os.environ.get("VLLM_API_KEY")
     name = args.served_model_name or args.model
 
     class Handler(JSONHandler):
         def log_message(self, fmt: str, *a: object) -> None:
             print("ACCESS " + fmt % a, flush=True)
 
+        def _refused(self) -> bool:
+            """vLLM's check: a /v1 path without the bearer token is a 401."""
+            if not key or not self.path.startswith("/v1"):
+                return False
+            if self.headers.get("Authorization") == f"Bearer {key}":
+                return False
+            self._send(401, {"error": "Unauthorized"})
+            return True
+
         def do_GET(self) -> None:
+            if self._refused():
+                return
             ready = time.monotonic() - started >= args.boot_delay
             if self.path == "/health":
                 self._send(200 if ready and args.mode == "ok" else 503, {"status": "loading"})
@@ -123,6 +138,8 @@ def main() -> int:
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", 0))
             body = json.loads(self.rfile.read(length) or b"{}")
+            if self._refused():
+                return
             if time.monotonic() - started < args.boot_delay:
                 self._send(503, {"error": "loading"})
                 return

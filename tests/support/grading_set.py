@@ -21,7 +21,8 @@ ANSWERS = DATA / "answers.jsonl"
 BLIND = DATA / "blind.jsonl"
 BLIND2 = DATA / "blind2.jsonl"
 BLIND3 = DATA / "blind3.jsonl"  # tuning rows only: every row was read while tuning
-SETS = {"existing": ANSWERS, "blind": BLIND, "blind2": BLIND2, "blind3": BLIND3}
+BLIND4 = DATA / "blind4.jsonl"  # the shapes core-v5's graders still misjudged
+SETS = {"existing": ANSWERS, "blind": BLIND, "blind2": BLIND2, "blind3": BLIND3, "blind4": BLIND4}
 
 
 def load_rows(path: Path = ANSWERS) -> list[dict[str, Any]]:

@@ -43,6 +43,7 @@ and transliterations are clean.
 from __future__ import annotations
 
 import json
+import os
 import re
 
 from evalrun.endpoint.response import Response
@@ -50,8 +51,10 @@ from evalrun.grading.garble import code, structure
 from evalrun.grading.garble.grammar import grammar_signal
 from evalrun.grading.garble.lexicon import (
     LATIN_DEFAULT,
+    SCRIPT_LANGS,
     WORDFREQ_LANGS,
     guess_languages,
+    known,
     wordfreq_code,
 )
 from evalrun.grading.garble.repeats import (
@@ -202,7 +205,7 @@ def detect(text: str, expect: list[str] | None = None) -> GarbleVerdict:
             GarbleSignal(name=s.name, family=s.family, score=s.score, reason=s.reason)
             for s in shown
         ],
-        kind=_kind(shown, sum(1 for w in t.words if w.letters and not w.code)) if garbled else "",
+        kind=_kind(shown, t) if garbled else "",
     )
     strings = _json_strings(text) if "{" in text or "[" in text else ""
     if strings:
@@ -218,10 +221,13 @@ _ENGINE_ONLY = frozenset({"multi-script", "non-words", "mojibake"})
 _TIE_FIRST = ("loop", "flood")  # on equal scores, the loop explains the rest (no function words)
 
 
-def _kind(shown: list[Signal], words: int) -> str:
+def _kind(shown: list[Signal], t: Text) -> str:
     """The family of the strongest signal; a loop is only a loop when no sign of engine damage
     (soup, scripts, mojibake) comes close, and a window that was clean before it is a collapse.
-    An odd tail after fewer than four words is no collapse: the next family that fires speaks."""
+    An odd tail after fewer than four words is no collapse: the next family that fires speaks.
+    Made-up words that are one misspelling of a word the text also writes, looped (страна,
+    страная, страная, ...), are the loop's: the model repeating its own slip, not soup."""
+    words = sum(1 for w in t.words if w.letters and not w.code)
     kinds = sorted(
         ((s.family, s) for s in shown),
         key=lambda ks: (-ks[1].score, ks[0] not in _TIE_FIRST),
@@ -231,11 +237,40 @@ def _kind(shown: list[Signal], words: int) -> str:
     kind, top = kinds[0]
     if top.name == "diversity" and any(k == "loop" and s.score >= 0.5 for k, s in kinds[1:]):
         kind = "loop"  # few distinct tokens because whole lines repeat
-    if kind == "loop" and any(k in _ENGINE_ONLY and s.score >= 0.5 for k, s in kinds[1:]):
-        kind = next(k for k, s in kinds[1:] if k in _ENGINE_ONLY and s.score >= 0.5)
+    damage = [k for k, s in kinds[1:] if k in _ENGINE_ONLY and s.score >= 0.5]
+    if kind == "loop" and damage and not (set(damage) == {"non-words"} and _misspelt_loop(t)):
+        kind = damage[0]
     if kind != "loop" and "(clean before)" in top.reason:
         return "collapse"
     return kind
+
+
+def _misspelt_loop(t: Text) -> bool:
+    """The text's made-up words are at most two, each a misspelling of a listed word the text
+    also writes (sharing all but its last two letters, at least four): one slip looped."""
+    scripts = {w.key: w.scripts for w in t.words if w.letters >= 4 and not w.code}
+    if len(scripts) > LOOPED_SLIP_WORDS:
+        return False
+    odd = [k for k, s in scripts.items() if not known(k, _word_langs(s, t))]
+    listed = [k for k in scripts if k not in odd]
+    return 0 < len(odd) <= 2 and all(
+        any(len(os.path.commonprefix([o, g])) >= max(4, min(len(o), len(g)) - 2) for g in listed)
+        for o in odd
+    )
+
+
+# A loop of one misspelt word holds few distinct words (the slip, the word it misspells, a few
+# words before the loop set in); soup that loops holds many.
+LOOPED_SLIP_WORDS = 4
+
+
+def _word_langs(scripts: frozenset[str], t: Text) -> tuple[str, ...]:
+    """The word lists a word is looked up in: its script's languages, or the text's for Latin."""
+    if len(scripts) == 1:
+        (script,) = scripts
+        if script in SCRIPT_LANGS:
+            return SCRIPT_LANGS[script]
+    return t.langs or ("en",)
 
 
 def _lexicon_langs(

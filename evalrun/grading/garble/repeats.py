@@ -108,11 +108,10 @@ def flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[
             score = _glued_score(unit, span, span / n, structured, where)
             shown = unit if len(unit) <= 8 else unit[:8] + "…"
             reason = f"{shown!r} repeated {span // len(unit)} times at char {pos + m.start()}"
-            word = EDGE.sub("", unit)
-            hyphened = "-" in unit and len(word) >= 4 and word.isalpha()
-            if (hyphened and known(word.lower(), ("en",))) or _CJK_PHRASE.fullmatch(unit):
-                # -Cuban-Cuban-Cuban, 美丽美派经历的一种美丽美派经历的一种: words looped (Chinese
-                # and Japanese put no space between them)
+            if _marked_words(unit) or _CJK_PHRASE.fullmatch(unit):
+                # -Cuban-Cuban-Cuban, **total**total**total, 美丽美派经历的一种美丽美派经历的一种:
+                # words looped, glued by a hyphen or markdown (Chinese and Japanese put no space
+                # between words)
                 if score > word_loop[0]:
                     word_loop = (score, reason)
             elif score > best[0]:
@@ -148,6 +147,24 @@ def flood_signal(text: str, structured: bool) -> tuple[tuple[float, str], tuple[
 
 _HEX = re.compile(r"[0-9a-fA-F]{1,4}")
 _CJK_PHRASE = re.compile(f"[{KANA_HAN}]{{3,}}")
+
+
+# What glues a word to itself when a model loops in markdown: a hyphen, bold or italic marks,
+# backticks, strike-through.
+_MARKUP = re.compile(r"[-*_`~]+")
+
+
+def _marked_words(unit: str) -> bool:
+    """A glued unit made of words and markup (`-Cuban`, `**total`, `unit_price**`), or of one
+    word cut by its markup where the cycle was read from inside it (`otal**t`): words looped."""
+    parts = [p for p in _MARKUP.split(unit) if p]
+    if not parts or parts == [unit] or not all(p.isalpha() for p in parts):
+        return False
+    if len(parts) == 2 and known((parts[1] + parts[0]).lower(), ("en",)):
+        return True
+    return sum(map(len, parts)) >= 4 and all(
+        len(p) >= 3 and known(p.lower(), ("en",)) for p in parts
+    )
 
 
 def _rule_line(text: str, tm: re.Match[str]) -> bool:

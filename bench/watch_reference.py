@@ -1,0 +1,163 @@
+"""`evalrun watch` on the reference: the false-alarm rate over healthy ticks, the cost of a tick,
+and how many ticks a restart with another KV-cache type takes to alarm.
+
+    flock /tmp/evalrun-engine.lock python -m bench.watch_reference [--healthy 200] [--fault 6]
+
+Boots the reference (bisect/contracts/reference.yaml) on a free port, scores an anchor of
+`--anchor-limit` items drawn across the core suite but its long-context category (greedy, with logprobs: the defaults), then
+watches it back to back (`--every 0`) for `--healthy` ticks. Then the server is stopped (the
+watch sees it down), booted again on the same port with `--fault-set` (default
+`cache-type-k=q4_0`), and watched for `--fault` more ticks. `--contract` watches another
+contract's server the same way (the vLLM lane: `--contract bisect/contracts/vllm-cpu.yaml
+--fault-set kv-cache-dtype=fp8`). Prints one JSON object: ticks, alarms
+in the healthy phase (false alarms) and the largest statistic there, the tick of the alarm after
+the restart, the down/up events, the escalation's sign-off, and per tick: requests, prompt and
+completion tokens, seconds (median and 90th percentile). Exit 0 when the healthy phase raised no
+alarm and the fault phase did; 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _quantile(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))] if values else 0.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--healthy", type=int, default=200)
+    p.add_argument("--fault", type=int, default=6)
+    p.add_argument("--fault-set", default="cache-type-k=q4_0")
+    p.add_argument(
+        "--contract",
+        default=None,
+        help="watch this contract's server instead of the reference's (e.g. "
+        "bisect/contracts/vllm-cpu.yaml with --fault-set kv-cache-dtype=fp8)",
+    )
+    p.add_argument("--anchor-limit", type=int, default=40)
+    p.add_argument("--results", default=None, help="run store (default: a temporary folder)")
+    args = p.parse_args(argv)
+
+    import evalrun
+    from evalrun.serving.contract import load_contract, reference_contract_path
+    from evalrun.serving.launcher import boot_server, free_port
+    from evalrun.store import RunStore
+    from evalrun.suite.load import load_suite
+    from evalrun.watching import WatchHooks, WatchOptions, run_watch
+
+    results = Path(args.results or tempfile.mkdtemp(prefix="watch-ref-"))
+    port = free_port()
+    contract = args.contract or reference_contract_path()
+    healthy = load_contract(contract, sets=[f"port={port}"])
+    faulty = load_contract(contract, sets=[f"port={port}", args.fault_set])
+    stack = contextlib.ExitStack()
+    server = stack.enter_context(boot_server(healthy, results / "server-healthy.log"))
+    # long-context items cost a minute of prefill each on 2 cores and a probe never uses them
+    categories = sorted({i.category for i in load_suite("core").items} - {"long-context"})
+    anchor = evalrun.score(
+        server.base_url,
+        limit=args.anchor_limit,
+        categories=categories,
+        results=results,
+        label="anchor",
+    )
+    phase = {"restart_tick": None, "booted": False}
+
+    def on_event(data: dict[str, Any]) -> None:
+        if data["event"] == "tick" and data["tick"] == args.healthy:
+            stack.close()  # the server goes away: the next tick finds it down
+            phase["restart_tick"] = data["tick"]
+
+    def sleep(seconds: float) -> None:
+        if phase["restart_tick"] is not None and not phase["booted"]:
+            stack.enter_context(boot_server(faulty, results / "server-fault.log"))
+            phase["booted"] = True
+
+    lines: list[str] = []
+    try:
+        result = run_watch(
+            WatchOptions(
+                anchor=anchor.run_id,
+                endpoint=server.base_url,
+                name="bench",
+                results=results,
+                every_s=0.0,
+                retry_s=1.0,
+                ticks=args.healthy + args.fault,
+                keep_runs=args.healthy + args.fault,
+                keep_points=args.healthy + args.fault,
+            ),
+            WatchHooks(sleep=sleep, on_event=on_event, say=lines.append),
+        )
+    finally:
+        stack.close()
+    ticks = [e for e in result.events if e["event"] == "tick"]
+    before = [e for e in ticks if e["tick"] <= args.healthy]
+    after = [e for e in ticks if e["tick"] > args.healthy and e["status"] != "down"]
+    alarms = [e for e in result.events if e["event"] == "alarm"]
+    healthy_alarms = [a for a in alarms if a["tick"] <= args.healthy]
+    fault_alarms = [a for a in alarms if a["tick"] > args.healthy]
+    tick_store = RunStore(result.folder / "ticks")
+    prompt = completion = requests = 0
+    for e in before:
+        for item in tick_store.load_items(e["run_id"]):
+            requests += 1
+            usage = item.response.usage if item.response else None
+            if usage:
+                prompt += usage.prompt_tokens or 0
+                completion += usage.completion_tokens or 0
+    seconds = [e["seconds"] for e in before]
+    first_fault = after[0]["tick"] if after else None
+    out = {
+        "anchor": anchor.run_id,
+        "anchor_items": anchor.summary.total if anchor.summary else None,
+        "probe": ticks and result.events[0].get("probe"),
+        "healthy_ticks": len(before),
+        "healthy_alarms": len(healthy_alarms),
+        "healthy_max_statistic": max((e["statistic"] for e in before), default=0.0),
+        "healthy_ticks_with_off_items": sum(1 for e in before if e["off"]),
+        "healthy_off_items": sum(e["off"] for e in before),
+        "healthy_compared_items": sum(e["compared"] for e in before),
+        "healthy_near_ties": sum(e["near_tie"] for e in before),
+        "healthy_max_drift": max((e["drift"] for e in before), default=0.0),
+        "per_tick": {
+            "requests": requests / max(1, len(before)),
+            "prompt_tokens": prompt / max(1, len(before)),
+            "completion_tokens": completion / max(1, len(before)),
+            "seconds_median": round(statistics.median(seconds), 3) if seconds else None,
+            "seconds_p90": round(_quantile(seconds, 0.9), 3),
+        },
+        "fault": args.fault_set,
+        "down_events": sum(1 for e in result.events if e["event"] == "down"),
+        "up_events": sum(1 for e in result.events if e["event"] == "up"),
+        "fault_first_judged_tick": first_fault,
+        "fault_alarm_tick": fault_alarms[0]["tick"] if fault_alarms else None,
+        "ticks_to_alarm": (fault_alarms[0]["tick"] - first_fault + 1)
+        if fault_alarms and first_fault
+        else None,
+        "fault_ticks": [
+            {k: e[k] for k in ("tick", "off", "compared", "drift", "statistic", "status")}
+            for e in after
+        ],
+        "escalation": fault_alarms[0].get("escalation") if fault_alarms else None,
+        "results": str(results),
+    }
+    print(json.dumps(out, indent=1))
+    ok = not healthy_alarms and (args.fault == 0 or bool(fault_alarms))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
