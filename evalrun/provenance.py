@@ -67,6 +67,8 @@ class RenderedContract(TypedDict, total=False):
     health: str
     model: str | None
     args: JSONObject  # the knobs (flag -> value) as the user wrote them, secrets redacted
+    # The engine build it booted from: {pip, extra, key, installer, install_seconds, versions}
+    engine_build: JSONObject
     deterministic: bool  # the engine's batch-invariant switches were set (--deterministic)
     by_design: dict[str, str]  # diagnosis kind -> what the lane does not do (Contract.by_design)
 
@@ -81,6 +83,7 @@ class ServerFacts(TypedDict, total=False):
     boot_seconds: float | None
     log_path: str
     port: int | None
+    image: dict[str, str]  # launch: container: the image's reference, id, digest and runtime
 
 
 _CRED_RE = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.-]*://)[^/@]*@", re.IGNORECASE)

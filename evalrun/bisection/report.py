@@ -42,6 +42,7 @@ def bisect_text(record: BisectRecord, path: str) -> str:
     lines = [trial_table(record), ""]
     if record.ambiguous and record.candidates:
         lines.append("candidates: " + "; ".join(record.candidates))
+    lines += ordered_lines(record)
     lines.append(record.verdict)
     if any(t.fidelity for t in record.trials):
         lines.append(
@@ -53,6 +54,42 @@ def bisect_text(record: BisectRecord, path: str) -> str:
     return "\n".join(lines)
 
 
+def ordered_lines(record: BisectRecord) -> list[str]:
+    """Ordered mode: each step's evidence, the builds, and what changed at the line."""
+    o = record.ordered
+    if o is None:
+        return []
+    lines = ["steps (in value order):"]
+    for s in o.steps:
+        evidence = [s.outcome]
+        if s.garble_rate is not None:
+            evidence.append(f"garble {s.garble_rate:.0%}")
+        if s.score_delta is not None:
+            evidence.append(f"score {s.score_delta:+d}")
+        if s.items:
+            evidence.append(f"{s.hard}/{s.items} hard, p {s.p_value:.2g}")
+        if s.boot_error:
+            evidence.append(_clip(s.boot_error, 60))
+        probes = f", probes {'/'.join(s.probes)}" if s.close else ""
+        lines.append(
+            f"  {s.value}: {s.verdict} ({', '.join(evidence)}{probes}), "
+            f"confidence {s.confidence:.0%}"
+        )
+    for b in o.builds:
+        how = "installed" if b.installed_now else "reused"
+        what = b.error if b.status == "failed" else f"{b.install_seconds:.0f}s via {b.installer}"
+        lines.append(f"  build {b.value}: {b.status}, {how} ({_clip(what or '', 80)})")
+    if o.changelog is not None:
+        changes = o.changelog.lines()
+        lines.append(
+            f"changed between {o.last_good} and {o.first_bad}:"
+            + ("" if changes else " nothing evalrun sees")
+        )
+        lines += [f"  {_clip(c, 110)}" for c in changes[:20]]
+    lines.append("")
+    return lines
+
+
 def bisect_json(record: BisectRecord, path: str) -> JSONObject:
     """{mode, verdict, culprits, first_bad_commit, trials, boots} plus the record's location."""
     return {
@@ -62,6 +99,7 @@ def bisect_json(record: BisectRecord, path: str) -> JSONObject:
         "ambiguous": record.ambiguous,
         "culprits": record.culprits,
         "first_bad_commit": record.first_bad_commit,
+        "ordered": record.ordered.model_dump(mode="json") if record.ordered else None,
         "candidates": record.candidates,
         "trials": [t.model_dump(mode="json") for t in record.trials],
         "floor": record.floor.model_dump(mode="json") if record.floor else None,

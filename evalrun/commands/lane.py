@@ -3,6 +3,8 @@
     evalrun lane setup vllm-cpu           # venv, engine, model export: only the missing steps
     evalrun lane setup vllm-cpu --check   # what is there; changes nothing
     evalrun lane list                     # known lanes and whether each is ready
+    evalrun lane builds                   # engine builds (one venv per engine_build), sizes
+    evalrun lane prune --failed           # remove builds: --failed, KEY/requirement..., or --all
 
 Exit codes: 0 ready (setup finished, or --check found everything); 1 --check found steps
 missing; 2 unknown lane; 3 this machine cannot run the lane, or a step failed (the message
@@ -28,6 +30,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     setup.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     listing = verbs.add_parser("list", help="known lanes and whether each is ready")
     listing.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    builds = verbs.add_parser("builds", help="engine builds under ~/.cache/evalrun/builds, sized")
+    builds.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    prune = verbs.add_parser("prune", help="remove engine builds (their venvs)")
+    prune.add_argument("which", nargs="*", metavar="KEY|REQUIREMENT", help="builds to remove")
+    prune.add_argument("--failed", action="store_true", help="those that did not install")
+    prune.add_argument("--all", action="store_true", help="every build")
+    prune.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
     )
     from evalrun.serving.lanes.report import lane_text
 
+    if args.lane_command in ("builds", "prune"):
+        return _builds(args)
     if args.lane_command == "list":
         reports = [
             check_lane(lane, LaneContext(lanes_dir() / name)) for name, lane in LANES.items()
@@ -65,3 +76,27 @@ def run(args: argparse.Namespace) -> int:
     if report.ready:
         return 0
     return 3 if report.refusals else 1
+
+
+def _builds(args: argparse.Namespace) -> int:
+    """`lane builds` and `lane prune`: engine builds listed with their sizes, or removed."""
+    import json
+
+    from evalrun.errors import UsageError
+    from evalrun.serving.contract import builds_dir
+    from evalrun.serving.lanes.builds import list_builds, prune_builds
+    from evalrun.serving.lanes.report import builds_text
+
+    if args.lane_command == "builds":
+        records = list_builds()
+        verb = "builds"
+    else:
+        if not (args.which or args.failed or args.all):
+            raise UsageError("say which builds to prune: KEY or REQUIREMENT..., --failed or --all")
+        records = prune_builds(keys=args.which or None, failed=args.failed)
+        verb = "pruned"
+    if args.json:
+        print(json.dumps({"root": str(builds_dir()), verb: [r.model_dump() for r in records]}))
+    else:
+        print(builds_text(records, str(builds_dir()), pruned=verb == "pruned"))
+    return 0

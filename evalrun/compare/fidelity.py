@@ -109,6 +109,7 @@ class FidelityCounts(BaseModel):
     )
     floor: FloorGrade | None = Field(
         default=None,
+        exclude_if=lambda v: v is None,  # a record written before floors reads back byte for byte
         description="The verdict against the good lane's own A/A floor (compare/floor.py); "
         "None: judged by the default thresholds.",
     )

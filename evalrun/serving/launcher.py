@@ -47,6 +47,7 @@ from evalrun.serving.contract import (
 )
 from evalrun.serving.reaper import watch_parent
 from evalrun.serving.remote.engine import Boot, RemoteEngine
+from evalrun.serving.remote.spec import PORT_HERE
 from evalrun.serving.signals import shielded, sigterm_raises
 
 # (seconds since start, phase): starting | loading (health not 200 yet) | warming (waiting for the
@@ -88,6 +89,7 @@ class Server:
     version_source: str | None = None
     process: Polled | None = field(default=None, repr=False)
     launch: str = "local"
+    image: dict[str, str] | None = None  # a container's image: reference, id, digest, runtime
 
     def exited(self) -> bool:
         """Whether the server process has died (False when there is no process to watch)."""
@@ -462,7 +464,7 @@ def boot_server(
     its port is still held after teardown. SIGTERM raises KeyboardInterrupt inside the block.
     """
     env = effective_env(contract)
-    if not contract.remote:
+    if not contract.remote or contract.launch.kind in PORT_HERE:  # a port of this machine
         port = contract.effective_port or free_port(contract.host)
         check_port(contract.host, port)
     else:
@@ -523,6 +525,7 @@ def boot_server(
                 pid=int(getattr(proc, "pid", 0) or 0),
                 process=proc,
                 launch=contract.launch.kind,
+                image=getattr(proc, "facts", None),
             )
             try:
                 yield server
@@ -730,6 +733,8 @@ def record_for_run(contract: Contract, server: Server) -> tuple[RenderedContract
         "log_path": str(server.log_path),
         "port": server.port,
     }
+    if server.image:
+        server_doc["image"] = server.image
     return contract_doc, server_doc
 
 

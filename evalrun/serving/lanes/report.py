@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from evalrun.serving.lanes.builds import BuildRecord
 from evalrun.serving.lanes.common import LaneReport
 
 
@@ -22,3 +23,36 @@ def lane_text(report: LaneReport) -> str:
     elif not report.refusals:
         lines.append(f"not ready: run `evalrun lane setup {report.lane}`")
     return "\n".join(lines)
+
+
+def builds_text(records: list[BuildRecord], root: str, *, pruned: bool = False) -> str:
+    """One row per engine build: requirement, status, resolved versions, install time, size."""
+    from evalrun.tables import table
+
+    if not records:
+        return f"no engine builds {'removed' if pruned else 'in ' + root}"
+    rows = []
+    for r in records:
+        versions = ", ".join(f"{k} {v}" for k, v in r.versions.items() if v) or (r.error or "-")
+        rows.append(
+            [
+                r.key,
+                r.pip,
+                r.status,
+                _clip(versions, 60),
+                f"{r.install_seconds:.0f}s {r.installer}",
+                _gb(r.size_bytes) + (f" ({_gb(r.shared_bytes)} shared)" if r.shared_bytes else ""),
+            ]
+        )
+    total = sum(r.size_bytes or 0 for r in records)
+    head = f"{'removed' if pruned else 'in'} {root}: {len(records)} builds, {_gb(total)}"
+    headers = ["key", "requirement", "status", "resolved", "install", "on disk"]
+    return head + "\n" + table(rows, headers=headers)
+
+
+def _gb(n: int | None) -> str:
+    return "-" if n is None else f"{n / 1e9:.2f} GB"
+
+
+def _clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"

