@@ -21,7 +21,9 @@ other run B is judged against A twice: with the fixed constants (compare/fidelit
 and with A's floor (compare/floor.py). B is a third run of the same setting (an A/A repeat: a
 false alarm if flagged), a `--healthy` run, or a `--fault` run (power). The triples reuse runs
 (re-pairing a pool: k runs give k(k-1)(k-2) A/A repeats), so they are not independent trials:
-say so when quoting the rates.
+say so when quoting the rates. "both floors": B judged against the wider of A's floor and B's own
+(B against another run of its setting, as `--candidate-floor` gives it), where B's setting has a
+run to spare.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalrun.compare.fidelity import Fidelity, records_fidelity
+from evalrun.compare.fidelity import Fidelity, against_floor, records_fidelity
 from evalrun.compare.floor import Floor, floor_of
 from evalrun.endpoint.logprobs import TokenTrace
 from evalrun.store import ItemRecord, RunRecord, RunStore
@@ -116,6 +118,7 @@ def triples(
 ) -> list[dict[str, object]]:
     """Every (A, A' partner, B) judged with the constants and with A's floor."""
     rows: list[dict[str, object]] = []
+    pools = {**aa, **healthy, **faults}
     for setting, runs in aa.items():
         for a, partner in itertools.permutations(runs, 2):
             aa_pair = pair(a, partner)
@@ -132,6 +135,12 @@ def triples(
                 graded = pair(a, b, floor)
                 if fixed.verdict == "not comparable":
                     continue
+                # B's own A/A partner (another run of B's setting), as --candidate-floor
+                mates = [
+                    x for x in pools.get(name, []) if x.name not in (a.name, partner.name, b.name)
+                ]
+                own = floor_of([pair(b, mates[0])], f"{name}: {mates[0].name}") if mates else None
+                both = against_floor(fixed, floor, own) if own is not None else graded
                 rows.append(
                     {
                         "base": setting,
@@ -142,6 +151,7 @@ def triples(
                         "b": b.name,
                         "constants": fixed.verdict,
                         "floor": graded.verdict,
+                        "both": both.verdict,
                         "units": graded.floor.units if graded.floor else None,
                         "hard": fixed.hard,
                         "diverged": fixed.items - fixed.identical,
@@ -169,6 +179,8 @@ def rates(rows: list[dict[str, object]]) -> list[dict[str, object]]:
                 "constants_divergent": sum(r["constants"] == "divergent" for r in g),
                 "floor_divergent": sum(r["floor"] == "divergent" for r in g),
                 "floor_outside": sum(r["floor"] in OUTSIDE for r in g),
+                "both_divergent": sum(r["both"] == "divergent" for r in g),
+                "both_outside": sum(r["both"] in OUTSIDE for r in g),
                 "units_median": units[len(units) // 2] if units else None,
                 "units_range": [units[0], units[-1]] if units else None,
             }
@@ -210,6 +222,8 @@ def render(floors: list[dict[str, object]], summary: list[dict[str, object]]) ->
                     f"{s['constants_divergent']}/{s['n']}",
                     f"{s['floor_divergent']}/{s['n']}",
                     f"{s['floor_outside']}/{s['n']}",
+                    f"{s['both_divergent']}/{s['n']}",
+                    f"{s['both_outside']}/{s['n']}",
                     s["units_median"],
                     s["units_range"],
                 ]
@@ -223,6 +237,8 @@ def render(floors: list[dict[str, object]], summary: list[dict[str, object]]) ->
                 "divergent (constants)",
                 "divergent (floor)",
                 "outside noise (floor)",
+                "divergent (both floors)",
+                "outside (both floors)",
                 "floor units (median)",
                 "range",
             ],

@@ -114,3 +114,48 @@ def test_floor_boots_two_pools_a_second_boot_of_the_good_side(tmp_path, probe_su
     assert rec.floor.source == "serial vs burst and across 2 boots of the good side"
     assert rec.floor.items == 3 * 24
     assert rec.boots == len(engine.boots) == len([t for t in rec.trials if not t.cached]) + 1
+
+
+class SteadyUnlessBatched(WobblyEngine):
+    """A good side that is deterministic at one sequence (every ask of a prompt answers the
+    same tokens: its floor is 0) and wobbles like WobblyEngine once it batches (max-num-seqs
+    above 1): the harmless knob's own repeat differs from itself as much as from the good side."""
+
+    def __call__(self, contract, log_path, *, on_progress=None):
+        batched = contract.args.get("max-num-seqs", 1) > 1
+        broken = self.fault(contract)
+        parent = FakeEngine.__call__(self, contract, log_path, on_progress=on_progress)
+
+        def rule(body):
+            with self.lock:
+                self.draws += 1
+                rng = random.Random(self.draws if batched else 0)
+            return reply("ok", tokens=self.tokens(rng, broken))
+
+        server = parent.__enter__()
+        self.servers[-1].rule = rule
+        return _Entered(parent, server)
+
+
+def test_a_knob_that_only_wobbles_is_judged_by_its_own_spread_too(tmp_path, probe_suite):
+    """Against a deterministic good side (floor 0) every batching wobble is far outside the
+    good side's floor; the harmless knob's own serial-vs-burst spread is as wide as its
+    distance from the good side, so it is within noise, and the fluent fault is blamed."""
+    good = _contract(tmp_path / "good.yaml", args={"max-num-seqs": 1, "kv-cache-dtype": "auto"})
+    bad = _contract(tmp_path / "bad.yaml", args={"max-num-seqs": 64, "kv-cache-dtype": "fp8"})
+    engine = SteadyUnlessBatched(lambda c: c.args.get("kv-cache-dtype") == "fp8")
+    rec = run_bisect(
+        _req(tmp_path, probe_suite, good=good, bad=bad), launcher=engine, log=lambda s: None
+    )
+    assert rec.floor is not None and rec.floor.diverged == 0 and rec.floor.drift == 0
+    assert rec.culprits == [{"knob": "kv-cache-dtype", "value": "fp8"}], rec.verdict
+    harmless = [
+        t
+        for t in rec.trials
+        if {"knob": "max-num-seqs", "value": 64} in t.applied and len(t.applied) == 1
+    ]
+    assert harmless and all(t.outcome == "ok" for t in harmless)
+    assert all(t.fidelity and t.fidelity.verdict == "within noise" for t in harmless)
+    assert all(t.fidelity and t.fidelity.drift > 0.05 for t in harmless)  # far from floor 0
+    faulty = [t for t in rec.trials if t.applied == [{"knob": "kv-cache-dtype", "value": "fp8"}]]
+    assert faulty and all(t.outcome == "divergent" for t in faulty)

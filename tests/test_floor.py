@@ -197,3 +197,42 @@ def test_the_calibration_bench_reads_stored_runs_offline(fake_server, make_suite
     assert by[("fault", "broken")]["floor_divergent"] == 6
     assert fidelity_floor.main(argv[:-1]) == 0
     assert "outside noise (floor)" in capsys.readouterr().out
+
+
+def test_fisher_counts_the_floors_own_uncertainty():
+    from evalrun.compare.floor import fisher_sf
+
+    assert fisher_sf(0, 10, 3, 10) == 1.0 and fisher_sf(11, 10, 0, 10) == 0.0
+    # one A/A pair's 7 hard of 180 is a sample too: 13 of 180 is within it, 33 is not
+    assert fisher_sf(13, 180, 7, 180) > 0.05
+    assert fisher_sf(33, 180, 13, 180) < 0.01
+    # against a known rate (the one-sample test) the same 13 would read as beyond chance
+    assert binom_sf(13, 180, 7 / 180) < 0.05
+
+
+def test_the_candidates_own_spread_widens_the_noise_but_not_for_a_fault():
+    """A deterministic good side (floor 0): a batching variant that wobbles as much against
+    itself as against A is within noise once its own floor is given; a fault whose own repeat
+    wobbles as wildly (hard divergences on every third item) stays divergent."""
+    a = lane_traces(0.0, 1)
+    steady = floor_of([judge(a, lane_traces(0.0, 1), list(a))], "A vs A'")
+    assert steady is not None and steady.diverged == 0
+    batched = lane_traces(0.15, 2, flips={1, 4, 9})
+    own = floor_of([judge(batched, lane_traces(0.15, 3, flips={2, 5}), list(a))], "B vs B'")
+    alone = against_floor(judge(a, batched, list(a)), steady)
+    assert alone.verdict == "divergent"  # far outside a floor of 0
+    widened = against_floor(judge(a, batched, list(a)), steady, own)
+    assert widened.verdict == "within noise", widened.reason
+    assert widened.floor is not None and widened.floor.cand_floor == own
+    unstable = set(range(0, ITEMS, 3))
+    fault = lane_traces(0.1, 4, hard=unstable)
+    fault_own = floor_of([judge(fault, lane_traces(0.1, 5, hard=unstable - {0}), list(a))], "F")
+    assert fault_own is not None and fault_own.hard >= 1
+    caught = against_floor(judge(a, fault, list(a)), steady, fault_own)
+    assert caught.verdict == "divergent", caught.reason
+
+
+def test_candidate_floor_needs_the_baselines(tmp_path, capsys):
+    results = str(tmp_path / "results")
+    assert main(["compare", "x", "y", "--candidate-floor", "z", "--results", results]) == 2
+    assert "add --floor RUN too" in capsys.readouterr().err

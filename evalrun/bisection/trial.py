@@ -525,9 +525,13 @@ class TrialRunner:
                 )
         if self.floor is None:
             return judge_fidelity(self.reference, traces, list(self.reference))
-        # The same items the floor compared (the burst's originals), graded against it.
+        # The same items the floor compared (the burst's originals), graded against the wider
+        # of the good side's floor and this trial's own (its serial copies against its burst):
+        # a knob whose own repeat wobbles as much as it differs from the good side is noise.
         ids = [i for i in self.reference if i in self.floor.item_drift]
-        return against_floor(judge_fidelity(self.reference, traces, ids), self.floor)
+        own = serial_pair(traces)
+        mine = floor_of([own], "serial vs burst on this trial") if own is not None else None
+        return against_floor(judge_fidelity(self.reference, traces, ids), self.floor, mine)
 
     def _no_tokens(self, run_ids: list[str]) -> str:
         """What the runs' run.json say about their missing tokens."""

@@ -40,6 +40,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "another boot); B's tokens are then judged against A's own noise floor, not the "
         "default thresholds (repeatable: partners are pooled)",
     )
+    p.add_argument(
+        "--candidate-floor",
+        metavar="RUN",
+        action="append",
+        default=[],
+        help="an A/A partner of B (with --floor): the noise is widened to its own spread "
+        "where wider, so a change whose own repeat wobbles as much is not divergent (repeatable)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
 
@@ -62,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         resamples=args.resamples,
         floor=args.floor,
+        candidate_floor=args.candidate_floor,
     )
     warning = request_options_warning(store.load_run(cmp.a.run_id), store.load_run(cmp.b.run_id))
     if warning:

@@ -39,6 +39,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="an A/A partner of the baseline (another run of its lane on the same items): the "
         "candidate's tokens are graded against the baseline's own noise floor (repeatable)",
     )
+    p.add_argument(
+        "--candidate-floor",
+        metavar="RUN",
+        action="append",
+        default=[],
+        help="an A/A partner of the candidate (with --floor): the noise is widened to its own spread "
+        "where wider, so a change whose own repeat wobbles as much is not divergent (repeatable)",
+    )
     p.add_argument("--results", default="results", metavar="DIR", help="results dir (results)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
     p.add_argument("--json", action="store_true", help="print the verdict object as JSON")
@@ -85,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         extra_checks=extra,
         floor=args.floor,
+        candidate_floor=args.candidate_floor,
     )
     if args.json:
         print(json_text(to_dict(result)))

@@ -394,9 +394,10 @@ def judge(
     return base
 
 
-def against_floor(f: Fidelity, floor: Floor | None) -> Fidelity:
-    """`f` graded against the good lane's A/A floor (compare/floor.py): its verdict becomes the
-    floor's grade. Without a floor, or not comparable, `f` stays as the defaults judged it."""
+def against_floor(f: Fidelity, floor: Floor | None, cand_floor: Floor | None = None) -> Fidelity:
+    """`f` graded against the good lane's A/A floor (compare/floor.py), widened by the candidate's
+    own floor when there is one: its verdict becomes the floor's grade. Without a floor, or not
+    comparable, `f` stays as the defaults judged it."""
     if floor is None or f.verdict == "not comparable":
         return f
     t = f.thresholds
@@ -407,6 +408,7 @@ def against_floor(f: Fidelity, floor: Floor | None) -> Fidelity:
         same=t.same,
         drift_max=t.drift_max,
         healthy_rate=t.healthy_hard_rate,
+        cand_floor=cand_floor,
     )
     return f.model_copy(update={"floor": g, "verdict": g.grade, "reason": g.reason})
 
@@ -441,9 +443,10 @@ def records_fidelity(
     traces_b: dict[str, TokenTrace],
     thresholds: Thresholds = DEFAULTS,
     floor: Floor | None = None,
+    cand_floor: Floor | None = None,
 ) -> Fidelity:
     """Fidelity of two loaded runs: the checks that make them comparable, then `judge`, graded
-    against A's `floor` when there is one."""
+    against A's `floor` when there is one (widened by B's own `cand_floor`)."""
     for side, run, traces in (("A", run_a, traces_a), ("B", run_b, traces_b)):
         why = run.tokens_unavailable
         if why or not traces:
@@ -458,7 +461,7 @@ def records_fidelity(
     f = judge(
         traces_a, traces_b, order, thresholds, answered=len(_answered(items_a) | _answered(items_b))
     )
-    f = against_floor(f, floor)
+    f = against_floor(f, floor, cand_floor)
     if _deterministic(run_a) and _deterministic(run_b) and f.verdict != "identical":
         f.reason += (
             "; both runs were deterministic (--deterministic), so identical was expected: "
@@ -478,8 +481,10 @@ def runs_fidelity(
     ref_b: str,
     thresholds: Thresholds = DEFAULTS,
     floor: Floor | None = None,
+    cand_floor: Floor | None = None,
 ) -> Fidelity:
-    """Load two stored runs and judge B's tokens against A's (against A's floor, if given)."""
+    """Load two stored runs and judge B's tokens against A's (against A's floor, if given,
+    widened by B's own)."""
     run_a, run_b = store.load_run(ref_a), store.load_run(ref_b)
     return records_fidelity(
         run_a,
@@ -490,11 +495,17 @@ def runs_fidelity(
         load_traces(store.run_dir(run_b.run_id)),
         thresholds,
         floor,
+        cand_floor,
     )
 
 
 def runs_floor(
-    store: RunStore, ref_a: str, partners: Sequence[str], thresholds: Thresholds = DEFAULTS
+    store: RunStore,
+    ref_a: str,
+    partners: Sequence[str],
+    thresholds: Thresholds = DEFAULTS,
+    option: str = "--floor",
+    side: str = "A",
 ) -> Floor:
     """A's floor from its A/A partners: stored runs of the same lane on the same items (a
     second score of the same contract, another boot); every pair with A pooled."""
@@ -504,15 +515,17 @@ def runs_floor(
     for ref in partners:
         partner = store.load_run(ref).run_id
         if partner == run_a:
-            raise UsageError(f"--floor {ref} is run A itself; name another run of A's lane")
+            raise UsageError(
+                f"{option} {ref} is run {side} itself; name another run of {side}'s lane"
+            )
         f = runs_fidelity(store, run_a, partner, thresholds)
         if f.verdict == "not comparable":
-            raise UsageError(f"--floor {ref} cannot give A's floor: {f.reason}")
+            raise UsageError(f"{option} {ref} cannot give {side}'s floor: {f.reason}")
         pairs.append(f)
         names.append(partner)
     floor = floor_of(pairs, f"{run_a} vs {', '.join(names)}")
     if floor is None:
-        raise UsageError(f"--floor {', '.join(partners)}: no item compared with run A")
+        raise UsageError(f"{option} {', '.join(partners)}: no item compared with run {side}")
     return floor
 
 

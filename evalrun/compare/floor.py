@@ -8,18 +8,26 @@ how many hard, and the drift (mean |Δ logprob| over the shared tokens), item by
 B, judged against A the same way, is then graded against the floor:
 
 - `identical`: every compared token and logprob equal (bitwise; the floor is not needed);
-- `divergent`: B's hard divergences exceed the floor's rate (one-sided beta-binomial predictive
-  test, p < alpha: the floor's hard rate with a Jeffreys prior, its uncertainty included; while
-  the floor shows no more hard divergences than the default healthy rate allows, the default
-  binomial test flags too, so a short floor never loosens the test, only a noisy one does), or its
-  drift is outside the noise (below) and above both `drift_max` and `divergent_units` floor units;
+The noise B is judged against is the wider of two floors: A's own (its A/A pair) and, when there
+is one, B's own (B's A/A pair: its serial copies against its burst in a bisect probe, or
+`--candidate-floor` in compare/signoff). A variant whose own repeat wobbles as much as it differs
+from A is within that noise, even against a deterministic A (floor 0); a fault differs from A by
+clearly more than either side's own spread. Per figure the wider floor is taken (the higher hard
+rate, the higher diverging rate, the larger drift).
+
+- `divergent`: B's hard divergences exceed the floor's (one-sided Fisher exact test, B's count of
+  its items against the floor's count of its own, p < alpha: both counts are samples, so the
+  floor's own uncertainty is in the test; while the floor's hard rate is no higher than the
+  default healthy rate, the default binomial test flags too, so a short clean floor never loosens
+  the test, only a noisy one does), or its drift is outside the noise (below) and above both
+  `drift_max` and `divergent_units` floor units;
 - `numerically different`: outside the noise but not divergent: B's diverging items exceed the
-  floor's rate (the same test on near ties + hard), or its drift is at least `floor_units` floor
+  floor's (the same Fisher test on near ties + hard), or its drift is at least `floor_units` floor
   units and a seeded paired bootstrap over items puts it above the floor's (p < alpha);
 - `within noise`: none of these.
 
-The distance is shown in *floor units*: B's drift over the floor's (the floor's drift taken as at
-least `same`, so a floor of identical runs does not divide by zero). Pure: no I/O.
+The distance is shown in *floor units*: B's drift over the wider floor's (taken as at least
+`same`, so a floor of identical runs does not divide by zero). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -83,8 +91,11 @@ class FloorGrade(BaseModel):
     grade: Grade
     reason: str
     floor: Floor
+    cand_floor: Floor | None = Field(
+        default=None, description="The candidate's own A/A floor, when it was measured."
+    )
     units: float = Field(description="The candidate's drift in floor units.")
-    p_hard: float = Field(description="Beta-binomial predictive: this many hard at the floor's.")
+    p_hard: float = Field(description="Fisher exact: this many hard against the floor's count.")
     p_diverged: float = Field(description="The same test on diverging items (near ties + hard).")
     p_drift: float = Field(description="Paired bootstrap: the candidate's drift at or under.")
 
@@ -153,6 +164,25 @@ def beta_binom_sf(k: int, n: int, hits: int, trials: int) -> float:
     return min(1.0, sum(math.exp(log_pmf(x)) for x in range(k, n + 1)))
 
 
+def fisher_sf(k: int, n: int, h: int, m: int) -> float:
+    """One-sided Fisher exact test: P(X >= k) for X the first sample's share of the k + h hits
+    when n + m items are split n and m at random (hypergeometric): whether a count of k in n
+    exceeds a count of h in m beyond chance, both counts being samples."""
+    if k <= 0:
+        return 1.0
+    hits, total = k + h, n + m
+    if k > n or hits > total:
+        return 0.0
+
+    def log_c(a: int, b: int) -> float:
+        return math.lgamma(a + 1) - math.lgamma(b + 1) - math.lgamma(a - b + 1)
+
+    den = log_c(total, hits)
+    top = min(hits, n)
+    terms = (log_c(n, x) + log_c(m, hits - x) - den for x in range(k, top + 1) if hits - x <= m)
+    return min(1.0, sum(math.exp(t) for t in terms))
+
+
 def _log_beta(a: float, b: float) -> float:
     return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
 
@@ -200,42 +230,52 @@ def grade(
     healthy_rate: float,
     floor_units: float = FLOOR_UNITS,
     divergent_units: float = DIVERGENT_UNITS,
+    cand_floor: Floor | None = None,
 ) -> FloorGrade:
-    """The candidate (B judged against A) graded against A's floor."""
+    """The candidate (B judged against A) graded against the wider of A's floor and B's own."""
     n = cand.items
     hard = cand.hard + cand.retokenized
     diverged = n - cand.identical
-    units = cand.drift / max(floor.drift, same)
-    p_hard = beta_binom_sf(hard, n, floor.hard, floor.items)
-    if binom_sf(floor.hard, floor.items, healthy_rate) >= alpha:
-        # The floor shows no more hard divergences than the default rate allows: it can tighten
-        # the test (a long, clean floor) but a short one must not loosen it.
+    floors = [floor]
+    if cand_floor is not None and cand_floor.items:
+        # The candidate's own wobble excuses hard divergences only up to what a healthy lane
+        # may show (divergent_units x the default rate): a fault that makes the lane unstable
+        # (a q4_0 K cache) must not hide behind its own instability.
+        cap = max(math.floor(divergent_units * healthy_rate * cand_floor.items), floor.hard)
+        floors.append(cand_floor.model_copy(update={"hard": min(cand_floor.hard, cap)}))
+    hf = max(floors, key=lambda f: f.hard / f.items)
+    df = max(floors, key=lambda f: f.diverged / f.items)
+    wf = max(floors, key=lambda f: f.drift)
+    units = cand.drift / max(wf.drift, same)
+    p_hard = fisher_sf(hard, n, hf.hard, hf.items)
+    if hf.hard <= healthy_rate * hf.items:
+        # The floor is no noisier than the default healthy rate: it can tighten the test (a
+        # long, clean floor) but a short one must not loosen it.
         p_hard = min(p_hard, binom_sf(hard, n, healthy_rate))
-    p_div = beta_binom_sf(diverged, n, floor.diverged, floor.items)
-    p_drift = drift_p(cand.item_drift, floor.item_drift, same)
+    p_div = fisher_sf(diverged, n, df.diverged, df.items)
+    p_drift = drift_p(cand.item_drift, wf.item_drift, same)
     drift_out = p_drift < alpha and units >= floor_units and cand.drift > same
-    far = drift_out and cand.drift > max(drift_max, divergent_units * floor.drift)
+    far = drift_out and cand.drift > max(drift_max, divergent_units * wf.drift)
     g: Grade
     if diverged == 0 and cand.drift <= same:
         g, why = "identical", "every compared token equal"
     elif p_hard < alpha:
         g = "divergent"
-        why = f"{hard} hard of {n} items against the floor's {floor.hard} of {floor.items}"
+        why = f"{hard} hard of {n} items against the floor's {hf.hard} of {hf.items}"
     elif far:
         g, why = "divergent", f"drift {cand.drift:.4f} is {units:.1f} floor units"
     elif drift_out:
         g, why = "numerically different", f"drift {cand.drift:.4f} is {units:.1f} floor units"
     elif p_div < alpha:
         g = "numerically different"
-        why = (
-            f"{diverged} of {n} items diverge against the floor's {floor.diverged} of {floor.items}"
-        )
+        why = f"{diverged} of {n} items diverge against the floor's {df.diverged} of {df.items}"
     else:
         g, why = "within noise", f"drift {units:.1f} floor units, {hard} hard, {diverged} diverged"
     return FloorGrade(
         grade=g,
         reason=why,
         floor=floor,
+        cand_floor=cand_floor,
         units=round(units, 2),
         p_hard=round(p_hard, 6),
         p_diverged=round(p_div, 6),

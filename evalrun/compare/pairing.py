@@ -37,7 +37,7 @@ from evalrun.compare.stats import (
     paired_rate_test,
     wilson_interval,
 )
-from evalrun.errors import ConfigError, SuiteError
+from evalrun.errors import ConfigError, SuiteError, UsageError
 from evalrun.jsondata import JSONObject
 from evalrun.store import ItemRecord, RunRecord, RunStore
 from evalrun.store.tokens import load_traces, stored_answers
@@ -245,10 +245,14 @@ def compare_runs(
     seed: int = DEFAULT_SEED,
     resamples: int = DEFAULT_RESAMPLES,
     floor: Sequence[str] = (),
+    candidate_floor: Sequence[str] = (),
 ) -> Comparison:
     """Load two runs by reference and compare them (B against A). `floor`: A's A/A partners
     (other runs of A's lane on the same items): B's tokens are judged against A's own noise
-    floor (compare/floor.py), else against the default thresholds."""
+    floor (compare/floor.py), else against the default thresholds. `candidate_floor`: B's A/A
+    partners: the floor is widened to B's own spread where that is wider."""
+    if candidate_floor and not floor:
+        raise UsageError("--candidate-floor widens the baseline's floor: add --floor RUN too")
     run_a = store.load_run(ref_a)
     run_b = store.load_run(ref_b)
     check_same_suite(run_a, run_b)
@@ -270,6 +274,11 @@ def compare_runs(
         items_b,
         traces_b,
         floor=runs_floor(store, run_a.run_id, floor) if floor else None,
+        cand_floor=(
+            runs_floor(store, run_b.run_id, candidate_floor, option="--candidate-floor", side="B")
+            if floor and candidate_floor
+            else None
+        ),
     )
     return cmp
 

@@ -61,15 +61,25 @@ def signoff(
     write_report: bool = True,
     extra_checks: Sequence[Check] = (),
     floor: Sequence[str] = (),
+    candidate_floor: Sequence[str] = (),
 ) -> Signoff:
     """Judge `candidate` against `baseline` (run refs); write results/<candidate>/signoff.md.
 
     `extra_checks` are checks computed elsewhere from other evidence (e.g. a decode-slope rule
     over slope records); they count like the built-in rules. `floor`: the baseline's A/A
-    partners (compare_runs): the candidate's tokens graded against the baseline's own noise.
+    partners (compare_runs): the candidate's tokens graded against the baseline's own noise,
+    widened by the candidate's own (`candidate_floor`, its A/A partners) where wider.
     """
     policy = policy or Policy()
-    cmp = compare_runs(store, baseline, candidate, alpha=policy.alpha, seed=seed, floor=floor)
+    cmp = compare_runs(
+        store,
+        baseline,
+        candidate,
+        alpha=policy.alpha,
+        seed=seed,
+        floor=floor,
+        candidate_floor=candidate_floor,
+    )
     checks: list[Check] = []
     for rule in RULES:
         checks += rule(cmp, policy)
