@@ -77,15 +77,15 @@ class ScoreOptions:
     @classmethod
     def from_keywords(cls, **kw: Any) -> ScoreOptions:
         """Options from keywords: the fields, or the flags' own spellings (`category=`, `name=`,
-        `set=`, `unset=`, `header=`; `deterministic=True` is `set="deterministic=true"`, as the
-        flag is); TypeError naming an unknown one and the known ones."""
+        `set=`, `unset=`, `header=`, `deterministic=`); TypeError naming an unknown one and the known ones."""
+        deterministic = kw.pop("deterministic", None)
         for flag, name in _SPELLED.items():
             if flag in kw:
                 if name in kw:
                     raise TypeError(f"pass {name}= or {flag}=, not both")
                 kw[name] = kw.pop(flag)
-        if kw.pop("deterministic", None):
-            kw["sets"] = (*kw.get("sets", ()), "deterministic=true")
+        if deterministic:  # --deterministic is --set deterministic=true
+            kw["sets"] = (*(kw.get("sets") or ()), "deterministic=true")
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(kw) - known)
         if unknown:
