@@ -109,7 +109,7 @@ def test_retries_share_one_deadline(fake_server):
 
 
 SILENCE_S = 3.0  # --timeout in the silence tests: the run stops after this much silence
-SLACK_S = 1.5  # the rest, on a loaded machine: the watch's poll, ending requests, writing the run
+SLACK_S = 2.5  # the rest on a loaded machine (poll, ending requests, writing the run); under 2 x S
 
 
 def hanging(fake, answered: str | None = None, after: float = 0.0) -> list[float]:
