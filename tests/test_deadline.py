@@ -175,7 +175,10 @@ def test_items_in_flight_when_the_server_falls_silent_are_recorded_and_asked_aga
     assert record["status"] == "incomplete"
     statuses = {i: r["status"] for i, r in rows.items()}
     assert statuses == {"basic-000": "error", "basic-001": "passed", "basic-002": "error"}
-    assert "the run stopped" in rows["basic-002"]["error"]["message"]
+    # item 2's own deadline and the run's silence fall within moments of each other: either says
+    # why it was given up on
+    message = rows["basic-002"]["error"]["message"]
+    assert "the run stopped" in message or "no answer within" in message, message
     assert {rows[i]["error"]["kind"] for i in ("basic-000", "basic-002")} == {"timeout"}
     fake_server.latency = 0
     assert score(fake_server, suite, tmp_path / "r", "--resume", "latest") == 0
