@@ -53,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     import evalrun
     from evalrun.serving.contract import load_contract, reference_contract_path
     from evalrun.serving.launcher import boot_server, free_port
+    from evalrun.serving.target import TargetSpec
     from evalrun.store import RunStore
     from evalrun.suite.load import load_suite
     from evalrun.watching import WatchHooks, WatchOptions, run_watch
@@ -90,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         result = run_watch(
             WatchOptions(
                 anchor=anchor.run_id,
-                endpoint=server.base_url,
+                target=TargetSpec(endpoint=server.base_url),
                 name="bench",
                 results=results,
                 every_s=0.0,

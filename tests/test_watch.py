@@ -18,6 +18,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 import evalrun
 from evalrun.cli import main
+from evalrun.serving.target import TargetSpec
 from evalrun.watching import (
     DEFAULT_CUSUM,
     WatchHooks,
@@ -49,7 +50,7 @@ def anchored(tmp_path: Path, fake_server: FakeServer) -> dict[str, Any]:
 def _options(ctx: dict[str, Any], **kw: Any) -> WatchOptions:
     base: dict[str, Any] = dict(
         anchor=ctx["anchor"],
-        endpoint=ctx["fake"].base_url,
+        target=TargetSpec(endpoint=ctx["fake"].base_url),
         results=ctx["results"],
         every_s=0.0,
         retry_s=0.01,
@@ -359,3 +360,39 @@ def test_a_noisier_lane_needs_a_larger_change():
     noisy = Cusum.for_healthy_rate(0.1)
     assert ticks_to_alarm(noisy, PROBE, 1) is None  # one item in eight is its normal
     assert ticks_to_alarm(noisy, PROBE, PROBE) == 2
+
+
+def test_api_key_env_reaches_a_watched_endpoint(anchored, monkeypatch, capsys):
+    """--api-key-env is the endpoint's key: every tick's request carries it."""
+    fake = anchored["fake"]
+    fake.api_key = "sk-watch-3"
+    monkeypatch.setenv("WATCH_KEY", "sk-watch-3")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    code = main([
+        "watch", "--endpoint", fake.base_url, "--anchor", anchored["anchor"],
+        "--results", str(anchored["results"]), "--every", "0", "--ticks", "2",
+        "--api-key-env", "WATCH_KEY", "--name", "keyed",
+    ])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    assert fake.headers[-1].get("authorization") == "Bearer sk-watch-3"
+
+
+@pytest.mark.slow
+def test_a_watched_contract_gets_its_engines_key_not_the_users(tmp_path, make_suite, monkeypatch):
+    """A contract whose engine requires its own key: the ticks send that key (the engine answers
+    401 to anything else), not the user's OPENAI_API_KEY, which is for other endpoints."""
+    from test_score_contract import contract_file
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-the-users-own")
+    contract = contract_file(tmp_path, **{"api-key": "sk-engine-7"})
+    results = tmp_path / "results"
+    suite = make_suite([simple_item(i, answer="OK") for i in range(3)])
+    target = ["--contract", str(contract), "--results", str(results)]
+    assert main(["score", *target, "--suite", str(suite), "--no-progress"]) == 0
+    result_code = main(
+        ["watch", *target, "--anchor", "latest", "--every", "0", "--ticks", "2", "--no-escalate"]
+    )
+    state = load_state(watch_dir(results, "watch"))
+    assert state is not None
+    assert [p.status for p in state.points] == ["ok", "ok"], [p.verdict for p in state.points]
+    assert result_code == 0

@@ -38,40 +38,16 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    target = p.add_argument_group("what to watch")
-    target.add_argument("--endpoint", metavar="URL", help="base URL of the running server")
-    target.add_argument("--model", help="model name to send (default: the anchor's)")
-    target.add_argument(
-        "--contract", metavar="FILE", help="boot this contract once and watch its server"
-    )
-    target.add_argument("--reference", action="store_true", help="boot the reference and watch it")
-    target.add_argument(
-        "--set",
-        dest="sets",
-        action="append",
-        default=[],
-        metavar="K=V",
-        help="override a contract key (repeatable)",
-    )
-    target.add_argument(
-        "--unset",
-        dest="unsets",
-        action="append",
-        default=[],
-        metavar="K",
-        help="remove a contract key (repeatable)",
-    )
-    target.add_argument(
-        "--api-key-env",
-        metavar="VAR",
-        help="environment variable holding the API key (default: OPENAI_API_KEY)",
-    )
-    target.add_argument(
+    from evalrun.commands.target_args import add_target_arguments
+
+    p.add_argument(
         "--anchor",
         required=True,
         metavar="RUN",
-        help="the anchor run (id, tag, latest): greedy, scored with logprobs",
+        help="the anchor run (id, tag, latest): greedy, scored with logprobs; the ticks ask as "
+        "it was asked (greedy, its logprob settings)",
     )
+    add_target_arguments(p, sampling=False)
     w = p.add_argument_group("the watch")
     w.add_argument("--name", default="watch", help="the watch's name and folder (default: watch)")
     w.add_argument(
@@ -169,11 +145,11 @@ def run(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
+    from evalrun.commands.target_args import target_spec
+    from evalrun.endpoint.http import HttpOptions
     from evalrun.errors import UsageError
     from evalrun.watching import WatchHooks, WatchOptions, run_watch
 
-    if bool(args.endpoint) + bool(args.contract) + bool(args.reference) != 1:
-        raise UsageError("pass one of --endpoint URL, --contract FILE or --reference")
     if args.ticks is not None and args.ticks < 1:
         raise UsageError(f"--ticks must be at least 1, got {args.ticks}")
     if args.border < 0 or args.garble < 0 or args.border + args.garble == 0:
@@ -188,13 +164,7 @@ def run(args: argparse.Namespace) -> int:
     hooks = WatchHooks(say=say, on_event=emit if args.json else None)
     options = WatchOptions(
         anchor=args.anchor,
-        endpoint=args.endpoint,
-        model=args.model,
-        contract=args.contract,
-        reference=args.reference,
-        sets=tuple(args.sets),
-        unsets=tuple(args.unsets),
-        api_key_env=args.api_key_env,
+        target=target_spec(args, timeout=args.timeout, concurrency=HttpOptions.concurrency),
         name=args.name,
         results=Path(args.results),
         every_s=args.every,
@@ -207,7 +177,6 @@ def run(args: argparse.Namespace) -> int:
         policy=args.policy,
         metrics_file=Path(args.metrics_file) if args.metrics_file else None,
         metrics_port=args.metrics_port,
-        timeout=args.timeout,
         keep_runs=args.keep_runs,
         keep_points=args.keep_points,
     )

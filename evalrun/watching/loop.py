@@ -20,18 +20,20 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from evalrun.endpoint.options import build_options
 from evalrun.errors import EndpointError, Interrupted, UsageError
 from evalrun.jsondata import JSONObject
-from evalrun.scoring import ScoreOptions, score
+from evalrun.scoring.runner import ScoreRequest, score_suite
 from evalrun.serving.signals import sigterm_raises
-from evalrun.serving.target import TargetSpec, open_target
+from evalrun.serving.target import Target, TargetSpec, open_target
 from evalrun.signoff import load_policy
 from evalrun.store import RunRecord, RunStore
 from evalrun.store.tokens import load_traces
 from evalrun.suite.load import load_suite
+from evalrun.suite.select import Selection
 from evalrun.text_safety import one_line
 from evalrun.watching.alarm import escalate, on_alarm_argv, run_on_alarm
 from evalrun.watching.judge import THRESHOLDS, judge_tick
@@ -58,13 +60,9 @@ class WatchOptions:
     """Everything one watch takes, named as `evalrun watch`'s flags."""
 
     anchor: str
-    endpoint: str | None = None
-    model: str | None = None
-    contract: str | None = None
-    reference: bool = False
-    sets: tuple[str, ...] = ()
-    unsets: tuple[str, ...] = ()
-    api_key_env: str | None = None
+    # what to watch: an endpoint, or a contract booted once (commands/target_args.py builds it);
+    # its request options and key go with every tick (the sampling ones are the anchor's)
+    target: TargetSpec = field(default_factory=TargetSpec)
     name: str = "watch"
     results: Path = Path("results")
     every_s: float = 600.0
@@ -77,7 +75,6 @@ class WatchOptions:
     policy: str | None = None  # the escalation's sign-off policy (default: signoff's own)
     metrics_file: Path | None = None
     metrics_port: int | None = None
-    timeout: float | None = None  # an item's budget in a tick
     keep_runs: int = 20
     keep_points: int = 500
 
@@ -142,17 +139,17 @@ class Watch:
         _check_anchor(self.anchor)
         self.anchor_items = self.store.load_items(self.anchor.run_id)
         self.anchor_traces = load_traces(self.store.run_dir(self.anchor.run_id))
-        self.suite = self.anchor.suite.path or self.anchor.suite.name
+        self.suite = load_suite(self.anchor.suite.path or self.anchor.suite.name)
         self.on_alarm = on_alarm_argv(options.on_alarm)
         self.policy = load_policy(options.policy)
         self.folder = watch_dir(options.results, options.name)
-        self.target = options.endpoint or str(options.contract or "reference")
-        self._url, self._model = "", options.model
+        self.spec, self.contract = options.target.resolved()
+        self.target = self.spec.endpoint or str(self.spec.contract or "reference")
+        self._reached: Target | None = None  # the endpoint, asked as the anchor was
         self._off_ids: list[str] = []
 
     def _new_state(self) -> WatchState:
-        suite = load_suite(self.suite)
-        tags = {item.id: list(item.tags) for item in suite.items}
+        tags = {item.id: list(item.tags) for item in self.suite.items}
         probe = choose_probe(
             self.anchor_items,
             self.anchor_traces,
@@ -208,7 +205,7 @@ class Watch:
                 )
                 save_state(self.folder, state)
                 metrics.publish()
-                with self._endpoint() as (self._url, self._model):
+                with self._endpoint() as self._reached:
                     self._loop(state, metrics, result)
             except (KeyboardInterrupt, Interrupted):
                 result.interrupted = True
@@ -220,19 +217,19 @@ class Watch:
             return result
 
     @contextmanager
-    def _endpoint(self) -> Iterator[tuple[str, str | None]]:
-        """The endpoint the ticks go to: the given one, or a contract booted once."""
-        if self.o.endpoint:
-            yield self.o.endpoint, self.o.model
-            return
-        spec, contract = TargetSpec(
-            contract=self.o.contract,
-            reference=self.o.reference,
-            sets=self.o.sets,
-            unsets=self.o.unsets,
-        ).resolved()
-        with open_target(spec, contract, self.folder / "server.log") as target:
-            yield target.base_url, target.model
+    def _endpoint(self) -> Iterator[Target]:
+        """The endpoint the ticks go to (the given one, or the contract booted once, with the
+        key its engine requires), asked as the anchor was: greedy, with its logprob settings."""
+        with open_target(self.spec, self.contract, self.folder / "server.log") as target:
+            sampling = self.anchor.sampling
+            asked: dict[str, object] = {"temperature": 0.0}
+            for key in ("top_logprobs", "logprob_tokens", "max_tokens_scale"):
+                if sampling.get(key) is not None:
+                    asked[key] = sampling[key]
+            options = build_options(**{**target.options.model_dump(), **asked})
+            yield replace(
+                target, model=target.model or self.anchor.model_requested, options=options
+            )
 
     def _loop(self, state: WatchState, metrics: WatchMetrics, result: WatchResult) -> None:
         retry = self.o.retry_s
@@ -259,21 +256,16 @@ class Watch:
         state.tick += 1
         started = self.hooks.clock()
         ids = state.probe.ids
-        options = self._score_options(
-            items=ids,
-            label=f"tick-{self.o.name}",
-            results=self.folder / TICKS_DIR,
-            concurrency=len(ids),  # a burst: the whole probe at once
-        )
+        tick_store = RunStore(self.folder / TICKS_DIR)
+        request = self._request(ids, f"tick-{self.o.name}", concurrency=len(ids))  # a burst
         point = TickPoint(tick=state.tick, at=now(), status="down", statistic=state.statistic)
         try:
-            record, items = score(options)
+            record, items = score_suite(request, tick_store)
         except EndpointError as exc:
             point.verdict = str(exc).split(";")[0][:200]
             point.run_id = getattr(exc, "run_id", None)
             point.seconds = round(self.hooks.clock() - started, 3)
             return point
-        tick_store = RunStore(self.folder / TICKS_DIR)
         judged = judge_tick(
             self.anchor_traces, items, load_traces(tick_store.run_dir(record.run_id)), ids
         )
@@ -303,31 +295,17 @@ class Watch:
         self._off_ids = judged.off_ids
         return point
 
-    def _score_options(
-        self,
-        *,
-        items: Sequence[str] | None,
-        label: str,
-        results: Path,
-        concurrency: int | None = None,
-    ) -> ScoreOptions:
-        """A score of `items` on the watched endpoint, asked as the anchor was: greedy, with its
-        logprob settings."""
-        sampling = self.anchor.sampling
-        return ScoreOptions(
-            endpoint=self._url,
-            model=self._model or self.anchor.model_requested,
-            api_key_env=self.o.api_key_env,
+    def _request(
+        self, items: Sequence[str] | None, label: str, concurrency: int | None = None
+    ) -> ScoreRequest:
+        """A score of `items` (None: the anchor's whole suite) on the watched endpoint."""
+        assert self._reached is not None, "the endpoint is reached before any score"
+        return ScoreRequest(
+            target=self._reached,
             suite=self.suite,
-            items=tuple(items) if items else None,
-            concurrency=concurrency,
             label=label,
-            results=results,
-            temperature=0.0,
-            top_logprobs=sampling.get("top_logprobs"),
-            logprob_tokens=sampling.get("logprob_tokens"),
-            max_tokens_scale=sampling.get("max_tokens_scale"),
-            timeout=self.o.timeout,
+            concurrency=concurrency or self._reached.http.concurrency,
+            selection=Selection(items=tuple(items) if items else None),
         )
 
     def _record(self, state: WatchState, point: TickPoint, result: WatchResult) -> bool:
@@ -383,11 +361,7 @@ class Watch:
         return escalate(
             self.store,
             self.anchor,
-            self._score_options(
-                items=self.anchor.selection.get("ids"),
-                label=f"watch-{self.o.name}-escalation",
-                results=self.o.results,
-            ),
+            self._request(self.anchor.selection.get("ids"), f"watch-{self.o.name}-escalation"),
             self.policy,
             self.o.policy,
         )
