@@ -34,6 +34,7 @@ from evalrun.endpoint.logprobs import TokenTrace, TopK, same_token, token_id, to
 from evalrun.errors import UsageError
 from evalrun.store import ItemRecord, RunRecord, RunStore
 from evalrun.store.tokens import load_traces
+from evalrun.suite.load import Item, Suite, copy_item, derived_suite
 
 Verdict = Literal[
     "identical",
@@ -527,6 +528,44 @@ def runs_floor(
     if floor is None:
         raise UsageError(f"{option} {', '.join(partners)}: no item compared with run {side}")
     return floor
+
+
+SERIAL = "serial"  # a probe's items asked again one at a time: the lane's own A/A pair
+
+
+def serial_suite(suite: Suite, items: list[Item], suffix: str) -> Suite:
+    """`items` again as `<id>~serial`, to be asked one at a time after the same items were
+    asked at once: `serial_pair` judges the one against the other."""
+    return derived_suite(suite, suffix, [copy_item(i, SERIAL) for i in items])
+
+
+def serial_pair(traces: dict[str, TokenTrace]) -> Fidelity | None:
+    """One boot's A/A pair: each probe item as asked in the burst against the same item asked
+    again one at a time (`id~serial`); None without serial traces."""
+    suffix = f"~{SERIAL}"
+    serial = {i[: -len(suffix)]: t for i, t in traces.items() if i.endswith(suffix)}
+    ids = [i for i in traces if i in serial]
+    return judge(traces, serial, ids) if ids else None
+
+
+def measure_floor(
+    traces: dict[str, TokenTrace],
+    second: dict[str, TokenTrace] | None = None,
+    *,
+    side: str = "the good side",
+) -> Floor | None:
+    """A lane's noise floor from its own probe (serial against the burst); with a second
+    boot's probe (bisect --floor-boots 2), also that boot's serial pair and the two boots'
+    bursts against each other, pooled. `side` names the lane in the floor's source."""
+    first = serial_pair(traces)
+    if first is None:
+        return None
+    if second is None:
+        return floor_of([first], f"serial vs burst on {side}")
+    ids = [i for i in first.item_drift if i in second]
+    pairs = [first, judge(traces, second, ids)]
+    pairs += [f for f in [serial_pair(second)] if f is not None]
+    return floor_of(pairs, f"serial vs burst and across 2 boots of {side}")
 
 
 def fit_thresholds(healthy: list[Fidelity], base: Thresholds = DEFAULTS) -> Thresholds:
