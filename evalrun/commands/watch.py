@@ -2,8 +2,9 @@
 
 Each tick sends a small probe chosen from the anchor (the items whose anchor tokens sit nearest a
 tie early on, and exact-copy canaries; all at once, greedy, with logprobs), judges it against the
-anchor token by token, and keeps a running CUSUM over the ticks: one odd tick is no alarm, a
-steady shift is. An alarm scores the anchor's items again, signs that run off against the
+anchor token by token and against the lane's noise floor (--floor RUN, else measured on the
+first tick: the probe asked again one at a time), and keeps a running CUSUM over the ticks: one
+odd tick is no alarm, a steady shift is. An alarm scores the anchor's items again, signs that run off against the
 anchor, and goes to the terminal, <results>/watches/<name>/events.jsonl, the Prometheus metrics
 and --on-alarm. An endpoint that does not answer is `down` (no quality verdict) and is retried
 with backoff. The watch resumes from its state when started again with the same --name; Ctrl-C
@@ -46,6 +47,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="RUN",
         help="the anchor run (id, tag, latest): greedy, scored with logprobs; the ticks ask as "
         "it was asked (greedy, its logprob settings)",
+    )
+    p.add_argument(
+        "--floor",
+        metavar="RUN",
+        help="the anchor's A/A partner (another run of its lane on its items, as compare's "
+        "--floor): the noise floor ticks are judged against (default: measured by the watch "
+        "on its first tick, the probe asked at once and again one at a time)",
     )
     add_target_arguments(p, sampling=False)
     w = p.add_argument_group("the watch")
@@ -165,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
     options = WatchOptions(
         anchor=args.anchor,
         target=target_spec(args, timeout=args.timeout, concurrency=HttpOptions.concurrency),
+        floor=args.floor,
         name=args.name,
         results=Path(args.results),
         every_s=args.every,

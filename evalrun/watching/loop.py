@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from evalrun.compare.fidelity import measure_floor, runs_floor, serial_suite
 from evalrun.endpoint.options import build_options
 from evalrun.errors import EndpointError, Interrupted, UsageError
 from evalrun.jsondata import JSONObject
@@ -36,13 +37,14 @@ from evalrun.suite.load import load_suite
 from evalrun.suite.select import Selection
 from evalrun.text_safety import one_line
 from evalrun.watching.alarm import escalate, on_alarm_argv, run_on_alarm
-from evalrun.watching.judge import THRESHOLDS, judge_tick
+from evalrun.watching.judge import healthy_rate, judge_tick
 from evalrun.watching.metrics import WatchMetrics
 from evalrun.watching.probe import choose_probe
 from evalrun.watching.sequential import Cusum
 from evalrun.watching.state import (
     TICKS_DIR,
     TickPoint,
+    WatchFloor,
     WatchState,
     append_event,
     compact,
@@ -63,6 +65,7 @@ class WatchOptions:
     # what to watch: an endpoint, or a contract booted once (commands/target_args.py builds it);
     # its request options and key go with every tick (the sampling ones are the anchor's)
     target: TargetSpec = field(default_factory=TargetSpec)
+    floor: str | None = None  # the anchor's A/A partner run (--floor); None: measured at start
     name: str = "watch"
     results: Path = Path("results")
     every_s: float = 600.0
@@ -147,6 +150,7 @@ class Watch:
         self.target = self.spec.endpoint or str(self.spec.contract or "reference")
         self._reached: Target | None = None  # the endpoint, asked as the anchor was
         self._off_ids: list[str] = []
+        self._floor_event: JSONObject | None = None  # a floor just measured, told with its tick
 
     def _new_state(self) -> WatchState:
         tags = {item.id: list(item.tags) for item in self.suite.items}
@@ -162,24 +166,68 @@ class Watch:
                 f"anchor {self.anchor.run_id} has no item a probe can use (answered, with "
                 "tokens, short): tag an anchor scored on the core suite"
             )
-        return WatchState(
+        state = WatchState(
             name=self.o.name,
             anchor=self.anchor.run_id,
             target=self.target,
             probe=probe,
-            cusum=Cusum.for_healthy_rate(THRESHOLDS.healthy_hard_rate),
+            cusum=Cusum.for_healthy_rate(healthy_rate(None)),
         )
+        return state
 
     def _state(self) -> WatchState:
         state = load_state(self.folder)
         if state is None:
-            return self._new_state()
-        if state.anchor != self.anchor.run_id:
+            state = self._new_state()
+        elif state.anchor != self.anchor.run_id:
             raise UsageError(
                 f"watch {self.o.name!r} watches anchor {state.anchor}, not "
                 f"{self.anchor.run_id}; pass another --name to start a new watch"
             )
+        if self.o.floor is not None:
+            partner = self.store.resolve(self.o.floor)
+            if state.floor is None or state.floor.given != partner:
+                floor = runs_floor(self.store, self.anchor.run_id, [partner])
+                self._set_floor(state, WatchFloor.of(floor, given=partner))
         return state
+
+    def _set_floor(self, state: WatchState, floor: WatchFloor) -> None:
+        """Judge the ticks from now on against `floor`, the running test's healthy rate its."""
+        state.floor = floor
+        state.cusum = Cusum.for_healthy_rate(healthy_rate(floor.floor))
+        self._floor_event = event(
+            "floor",
+            state,
+            source=floor.source,
+            given=floor.given,
+            measured_from=floor.floor.source,
+            items=floor.floor.items,
+            diverged=floor.floor.diverged,
+            hard=floor.floor.hard,
+            drift=floor.floor.drift,
+            healthy_rate=round(state.cusum.p0, 4),
+            runs=floor.runs,
+        )
+
+    def _measure_floor(self, state: WatchState, burst_run: str) -> None:
+        """The floor from this tick's probe (a burst) and the same items asked again one at a
+        time, bisect's A/A pair of one boot (compare.fidelity.measure_floor). An endpoint that
+        fails it leaves the floor unmeasured: the next tick tries again."""
+        ids = set(state.probe.ids)
+        serial = serial_suite(self.suite, [i for i in self.suite.items if i.id in ids], "watch")
+        store = RunStore(self.folder / TICKS_DIR)
+        request = replace(self._request(None, f"floor-{self.o.name}", concurrency=1), suite=serial)
+        try:
+            record, _ = score_suite(request, store)
+        except EndpointError:
+            return
+        traces = {
+            **load_traces(store.run_dir(burst_run)),
+            **load_traces(store.run_dir(record.run_id)),
+        }
+        floor = measure_floor(traces, side=f"the watched lane at tick {state.tick}")
+        if floor is not None:
+            self._set_floor(state, WatchFloor.of(floor, runs=(burst_run, record.run_id)))
 
     def run(self) -> WatchResult:
         """Watch until `ticks` are done or the watch is stopped."""
@@ -201,8 +249,10 @@ class Watch:
                         target=self.target,
                         probe=state.probe.ids,
                         resumed=state.tick > 0,
+                        floor=state.floor.line() if state.floor else None,
                     ),
                 )
+                self._tell_floor(state, result)
                 save_state(self.folder, state)
                 metrics.publish()
                 with self._endpoint() as self._reached:
@@ -266,14 +316,21 @@ class Watch:
             point.run_id = getattr(exc, "run_id", None)
             point.seconds = round(self.hooks.clock() - started, 3)
             return point
-        judged = judge_tick(
-            self.anchor_traces, items, load_traces(tick_store.run_dir(record.run_id)), ids
-        )
         point.run_id = record.run_id
-        point.seconds = round(self.hooks.clock() - started, 3)
-        if judged.answered == 0:
+        if not any(r.response is not None for r in items):
             point.verdict = "no item answered"
+            point.seconds = round(self.hooks.clock() - started, 3)
             return point
+        if state.floor is None:
+            self._measure_floor(state, record.run_id)
+        judged = judge_tick(
+            self.anchor_traces,
+            items,
+            load_traces(tick_store.run_dir(record.run_id)),
+            ids,
+            state.floor.full() if state.floor else None,
+        )
+        point.seconds = round(self.hooks.clock() - started, 3)
         point.status = "ok"
         fields = judged.model_dump(exclude={"off_ids"})
         for key in (
@@ -282,6 +339,8 @@ class Watch:
             "near_tie",
             "drift",
             "verdict",
+            "grade",
+            "units",
             "passed",
             "answered",
             "garbled",
@@ -310,6 +369,7 @@ class Watch:
 
     def _record(self, state: WatchState, point: TickPoint, result: WatchResult) -> bool:
         """Log the tick and what it changed (down, up, alarm, recovered); True on a new alarm."""
+        self._tell_floor(state, result)
         if point.status == "down":
             if not state.down:
                 state.down, state.down_since = True, point.at
@@ -366,6 +426,12 @@ class Watch:
             self.o.policy,
         )
 
+    def _tell_floor(self, state: WatchState, result: WatchResult) -> None:
+        """The `floor` event of a floor just set (by --floor at start, or measured)."""
+        if self._floor_event is not None:
+            self._emit(state, result, self._floor_event)
+            self._floor_event = None
+
     def _run_on_alarm(self, data: JSONObject, state: WatchState, result: WatchResult) -> None:
         if self.on_alarm is None:
             return
@@ -389,8 +455,14 @@ def describe(data: JSONObject) -> str:
         if data["status"] == "down":
             return f"{head} down ({one_line(str(data.get('verdict', '')), 160)})"
         lat = data.get("latency_s")
+        units = data.get("units")
+        against = (
+            f"{units:g} floor units ({data.get('grade')})"
+            if units is not None
+            else "floor: defaults"
+        )
         return (
-            f"{head} {data['off']}/{data['compared']} off, drift {data['drift']:.4f}, "
+            f"{head} {data['off']}/{data['compared']} off, drift {data['drift']:.4f}, {against}, "
             f"{data['passed']}/{data['answered']} passed, {data['garbled']} garbled, "
             f"{lat if lat is not None else '-'} s, statistic {data['statistic']:.2f}"
             f"{' ALARM' if data['status'] == 'alarm' else ''}"
@@ -408,7 +480,17 @@ def describe(data: JSONObject) -> str:
         )
     if kind == "start":
         verb = "resumed" if data.get("resumed") else "started"
-        return f"{head} {verb} on {data['target']} against {data['anchor']} ({len(data['probe'])} probe items)"
+        floor = data.get("floor") or "floor: measured at the first tick"
+        return (
+            f"{head} {verb} on {data['target']} against {data['anchor']} "
+            f"({len(data['probe'])} probe items; {floor})"
+        )
+    if kind == "floor":
+        return (
+            f"{head} floor {data['source']} ({data['measured_from']}: {data['diverged']} of "
+            f"{data['items']} items diverged, {data['hard']} hard, drift {data['drift']:.4f}); "
+            f"healthy rate {data['healthy_rate']:.0%}"
+        )
     if kind == "down":
         return f"{head} endpoint down ({one_line(str(data.get('reason', '')), 160)}); retrying"
     if kind == "up":
