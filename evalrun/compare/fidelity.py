@@ -22,13 +22,12 @@ for `runs_fidelity`, which loads two stored runs.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalrun.compare.floor import Floor, FloorGrade, floor_of
+from evalrun.compare.floor import Floor, FloorGrade, binom_sf, floor_of
 from evalrun.compare.floor import grade as floor_grade
 from evalrun.endpoint.logprobs import TokenTrace, TopK, same_token, token_id, token_key
 from evalrun.errors import UsageError
@@ -300,27 +299,6 @@ def compare_trace(a: TokenTrace, b: TokenTrace, delta: float) -> tuple[Kind, int
         lx, ly = side.get(x), side.get(y)
         near = near and lx is not None and ly is not None and abs(lx - ly) < delta
     return ("near_tie" if near else "hard"), at, bt, drift
-
-
-def binom_sf(k: int, n: int, p: float) -> float:
-    """P(X >= k) for X ~ Binomial(n, p), exactly."""
-    if k <= 0:
-        return 1.0
-    if k > n or p <= 0:
-        return 0.0
-    if p >= 1:
-        return 1.0
-    # Each term in log space (lgamma for the binomial coefficient), summed by log-sum-exp: the
-    # terms themselves (comb(5000, 100) is ~10^211, 0.02^100 is 10^-170) overflow a float long
-    # before their product does.
-    lp, lq = math.log(p), math.log1p(-p)
-    base = math.lgamma(n + 1)
-    logs = [
-        base - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq
-        for i in range(k, n + 1)
-    ]
-    top = max(logs)
-    return min(1.0, math.exp(top) * math.fsum(math.exp(x - top) for x in logs))
 
 
 def judge(
