@@ -166,14 +166,13 @@ class Watch:
                 f"anchor {self.anchor.run_id} has no item a probe can use (answered, with "
                 "tokens, short): tag an anchor scored on the core suite"
             )
-        state = WatchState(
+        return WatchState(
             name=self.o.name,
             anchor=self.anchor.run_id,
             target=self.target,
             probe=probe,
             cusum=Cusum.for_healthy_rate(healthy_rate(None)),
         )
-        return state
 
     def _state(self) -> WatchState:
         state = load_state(self.folder)
