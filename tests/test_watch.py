@@ -484,5 +484,16 @@ def test_the_drift_that_counts_is_measured_in_floor_units():
     assert (noisy.off, noisy.units, noisy.grade) == (0, 1.0, "within noise")
     tight = judge_tick(anchor, [], tick, ["a", "b"], floor(0.001))
     assert tight.off == 2 and tight.grade == "divergent" and tight.units == 100.0
+    # a drift outside the noise but under the healthy limit: numerically different, one item
+    # off (the one that drifted most), so a steady numeric shift adds up over the ticks
+    small = {
+        i: _trace(i, [(t[0], t[1] - (0.04 if i == "a" else 0.03), t[2][1][1]) for t in tr.tokens])
+        for i, tr in anchor.items()
+    }
+    shifted = judge_tick(anchor, [], small, ["a", "b"], floor(0.01))
+    assert shifted.grade == "numerically different" and shifted.units == 3.5
+    assert shifted.off_ids == ["a"]
+    assert judge_tick(anchor, [], small, ["a", "b"]).off == 0  # the defaults see nothing
+    assert judge_tick(anchor, [], small, ["a", "b"], floor(0.03)).off == 0  # a noisier lane
     assert healthy_rate(None) == healthy_rate(floor(0.0)) == THRESHOLDS.healthy_hard_rate
     assert healthy_rate(floor(0.0, hard=1)) == 0.5

@@ -12,10 +12,13 @@ An item is *off* when it left the anchor hard (one side chose what the other tho
 or in other tokens. Near ties that flip are not off, and neither is one item's drift: on the
 reference the same healthy server, asked the probe as a burst instead of inside the anchor's
 batch, flips 2-3 near ties of 8 items and drifts up to 0.05 nats a token on one short item on
-every tick. The drift counts over the whole tick, as fidelity counts it over a run: a tick whose
-drift the floor calls divergent (outside the noise by the bootstrap, past `DIVERGENT_UNITS`
-floor units and past the healthy limit `drift_max`) has every compared item off, so two such
-ticks alarm and one does not. Without a floor the healthy limit alone decides.
+every tick. The drift counts over the whole tick, as fidelity counts it over a run, in floor
+units: a tick whose drift the floor calls divergent (outside the noise by the bootstrap, past
+`DIVERGENT_UNITS` floor units and past the healthy limit `drift_max`) has every compared item
+off, so two such ticks alarm and one does not; a drift outside the noise short of that (at least
+`FLOOR_UNITS`: numerically different) puts one item off, the one that drifted most, so a steady
+numeric shift adds up over ticks as one item of the probe off on each would. Without a floor the
+healthy limit alone decides.
 
 The running test's healthy rate is the floor's hard rate, never below fidelity's default
 (`healthy_rate`): a clean short floor does not make the test twitchier, a noisy lane's floor
@@ -36,7 +39,7 @@ from evalrun.compare.fidelity import (
     compare_trace,
     judge,
 )
-from evalrun.compare.floor import DIVERGENT_UNITS, Floor, FloorGrade
+from evalrun.compare.floor import DIVERGENT_UNITS, FLOOR_UNITS, Floor, FloorGrade
 from evalrun.endpoint.logprobs import TokenTrace
 from evalrun.store import ItemRecord
 
@@ -80,6 +83,14 @@ def drift_divergent(fidelity: Fidelity, g: FloorGrade | None, t: Thresholds = TH
     return g.p_drift < t.alpha and g.units > DIVERGENT_UNITS and fidelity.drift > t.drift_max
 
 
+def drift_outside(fidelity: Fidelity, g: FloorGrade | None, t: Thresholds = THRESHOLDS) -> bool:
+    """Whether the tick's drift is outside the floor's noise (compare/floor.py's rule for a
+    numerically different drift: the bootstrap, at least FLOOR_UNITS floor units)."""
+    if g is None:
+        return False
+    return g.p_drift < t.alpha and g.units >= FLOOR_UNITS and fidelity.drift > t.same
+
+
 def judge_tick(
     anchor: dict[str, TokenTrace],
     tick_items: Sequence[ItemRecord],
@@ -104,6 +115,10 @@ def judge_tick(
     graded = against_floor(fidelity, floor).floor if fidelity.items else None
     if drift_divergent(fidelity, graded, thresholds):
         off = [i for i in ids if i in anchor and i in tick]
+    elif drift_outside(fidelity, graded, thresholds):
+        drifted = {i: s / n for i, (s, n) in fidelity.item_drift.items() if n and i not in off}
+        if drifted:
+            off.append(max(drifted, key=lambda i: (drifted[i], i)))
     latencies = [r.latency_s for r in answered if r.latency_s is not None]
     return TickJudgement(
         compared=fidelity.items,
