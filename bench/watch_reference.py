@@ -9,7 +9,7 @@ watches it back to back (`--every 0`) for `--healthy` ticks. Then the server is 
 watch sees it down), booted again on the same port with `--fault-set` (default
 `cache-type-k=q4_0`), and watched for `--fault` more ticks. `--contract` watches another
 contract's server the same way (the vLLM lane: `--contract bisect/contracts/vllm-cpu.yaml
---fault-set kv-cache-dtype=fp8`). Prints one JSON object: ticks, alarms
+--fault-set 'hf-overrides={...rope_theta 20000...}'`). Prints one JSON object: ticks, alarms
 in the healthy phase (false alarms) and the largest statistic there, the tick of the alarm after
 the restart, the down/up events, the escalation's sign-off, and per tick: requests, prompt and
 completion tokens, seconds (median and 90th percentile). Exit 0 when the healthy phase raised no
@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         "--contract",
         default=None,
         help="watch this contract's server instead of the reference's (e.g. "
-        "bisect/contracts/vllm-cpu.yaml with --fault-set kv-cache-dtype=fp8)",
+        "bisect/contracts/vllm-cpu.yaml with an hf-overrides rope change as --fault-set)",
     )
     p.add_argument("--anchor-limit", type=int, default=40)
     p.add_argument("--results", default=None, help="run store (default: a temporary folder)")

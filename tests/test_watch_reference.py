@@ -4,13 +4,16 @@ back to back raise no alarm; the server stopped (a `down` event, no quality alar
 
 The 200-tick figure of docs/watch.md is bench/watch_reference.py's (about 17 minutes here);
 this test runs the same script with 10 healthy ticks (2 to 3 minutes). The vllm tier does the
-same on the vLLM lane, with an fp8 KV cache as the fault."""
+same on the vLLM lane, with a rope base of 20000 (the model's is 100000) as the fault: fluent
+answers, other tokens. (An fp8 KV cache does not boot on a CPU without AVX-512 or AMX.)"""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+
+ROPE = 'hf-overrides={"rope_parameters": {"rope_theta": 20000, "rope_type": "default"}}'
 
 
 @pytest.mark.integration
@@ -30,9 +33,7 @@ def test_reference_watch_quiet_when_healthy_and_alarms_on_a_q4_0_k_cache(tmp_pat
 
 
 @pytest.mark.vllm
-def test_vllm_watch_quiet_when_healthy_and_alarms_on_an_fp8_kv_cache(
-    tmp_path, capsys, vllm_contract
-):
+def test_vllm_watch_quiet_when_healthy_and_alarms_on_a_rope_change(tmp_path, capsys, vllm_contract):
     from bench.watch_reference import main
 
     code = main(
@@ -40,7 +41,7 @@ def test_vllm_watch_quiet_when_healthy_and_alarms_on_an_fp8_kv_cache(
             "--contract",
             str(vllm_contract),
             "--fault-set",
-            "kv-cache-dtype=fp8",
+            ROPE,
             "--healthy",
             "10",
             "--fault",
