@@ -25,7 +25,7 @@ def score(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
 def test_deterministic_runs_compare_identical_at_any_concurrency(
     vllm_contract: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    suite = str(sample_suite(tmp_path / "sample", stratified(2)))
+    suite = str(sample_suite(tmp_path / "sample", stratified(1)))
     results = str(tmp_path / "results")
     common = ["--contract", str(vllm_contract), "--set", "port=0", "--deterministic"]
     burst = score(capsys, *common, "--suite", suite, "--results", results, "--concurrency", "8")
