@@ -141,6 +141,26 @@ def test_bare_engine_versions_take_the_contracts_project(tmp_path):
         ordered_values(plain, "engine", ["1", "2"], None)
 
 
+def test_a_container_contracts_engine_values_are_tags_of_its_image():
+    from evalrun.serving.contract import contract_from_data
+
+    data = {"name": "c", "engine": "vllm", "command": ["vllm", "serve"], "model": "m",
+            "launch": {"kind": "container", "runtime": "podman",
+                       "image": "registry.example:5000/team/vllm:v0.30.0"}}  # fmt: skip
+    contract = contract_from_data(data)
+    knob, values = ordered_values(contract, "engine", ["v0.30.0", "v0.31.0", "other/img:2"], None)
+    assert knob == "launch.image"
+    assert values == [
+        "registry.example:5000/team/vllm:v0.30.0",
+        "registry.example:5000/team/vllm:v0.31.0",
+        "other/img:2",
+    ]
+    assert contract.with_knob(knob, values[1]).launch.image == values[1]
+    assert contract_hash(contract.with_knob(knob, values[1])) != contract_hash(contract)
+    pinned = contract_from_data({**data, "launch": {**data["launch"], "image": "vllm@sha256:ab"}})
+    assert ordered_values(pinned, "engine", ["1", "2"], None)[1] == ["vllm:1", "vllm:2"]
+
+
 def test_engine_build_is_a_knob_and_part_of_the_hash(tmp_path, monkeypatch):
     monkeypatch.setenv("EVALRUN_BUILDS_DIR", str(tmp_path / "b"))
     path = release_contract(tmp_path, bad_from=3, build="fake-engine==1")

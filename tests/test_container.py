@@ -22,7 +22,14 @@ import httpx2 as httpx
 import pytest
 import yaml
 from fakeserver import simple_item, write_suite
-from support.containers import build_image, configure, containers, wait_no_containers
+from support.containers import (
+    ENGINES,
+    build_image,
+    build_releases,
+    configure,
+    containers,
+    wait_no_containers,
+)
 from support.drive import start_drive
 
 from evalrun.errors import BootError
@@ -143,6 +150,30 @@ def test_bisect_over_containers_names_the_culprit_on_one_and_two_lanes(image, tm
     assert one.culprits == two.culprits == culprit
     assert {t.lane for t in two.trials} == {1, 2}  # each lane its own container and port
     assert two.rounds < one.rounds
+
+
+def test_engine_bisect_over_image_tags_names_the_first_bad_tag(image, tmp_path):
+    """A container contract's build is its image: `--knob engine --values` are its tags, booted
+    in order; tags 3 and 4 hold an engine that garbles every answer."""
+    from support.knob_contracts import write_contract
+
+    from evalrun.bisection.driver import BisectRequest, run_bisect
+
+    knobs = (ENGINES / "knobs.py").read_text()
+    garbling = knobs.replace('GARBLE if args.load_format == "instanttensor" else "ok"', "GARBLE")
+    assert garbling != knobs
+    bad = {"engine/knobs.py": garbling.encode()}
+    repo = build_releases(tmp_path, {"1": {}, "2": {}, "3": bad, "4": bad})
+    contract = write_contract(tmp_path, "tagged", {}, launch(f"{repo}:1"),
+                              command=["python3", "/engine/knobs.py"])  # fmt: skip
+    suite = write_suite(tmp_path / "suite", [simple_item(i, tags=["probe"]) for i in range(2)])
+    request = BisectRequest(suite=str(suite), results=str(tmp_path / "results"), burst=2,
+                            contract=contract, knob="engine", values=["1", "2", "3", "4"],
+                            ordered=True)  # fmt: skip
+    record = run_bisect(request, log=lambda _: None)
+    assert record.ordered is not None, record.verdict
+    assert (record.ordered.first_bad, record.ordered.last_good) == (f"{repo}:3", f"{repo}:2")
+    assert record.boots <= 4 and record.exit_code == 0, record.verdict
 
 
 # Boot failures, classified ------------------------------------------------------------------------

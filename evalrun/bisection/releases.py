@@ -4,7 +4,10 @@ registry's release list).
 
 `--knob engine` addresses the contract's `engine_build.pip`: each value is one engine build (a
 venv serving/lanes/builds.py installs once and reuses), so a release that does not install or
-does not boot is a skipped step, never a culprit. Every step is judged as contract mode judges:
+does not boot is a skipped step, never a culprit. A container contract without an engine_build
+has its build in its image: `--knob engine` then addresses `launch.image`, a bare value being a
+tag of the contract's image (`v0.31.0` -> `registry/vllm:v0.31.0`); a tag that is not there is
+a skipped step too (image_not_found). Every step is judged as contract mode judges:
 the good end runs first and alone, and its tokens and answers judge the rest (fidelity, garble,
 score). A step whose evidence is near a line is booted again (`env.EVALRUN_REPROBE=k` keeps each
 probe a trial of its own, cached like any other) until ordered.sequential decides. The report
@@ -41,6 +44,7 @@ from evalrun.serving.contract import Contract
 
 ENGINE_KNOB = "engine"  # the alias of the knob below
 BUILD_KNOB = "engine_build.pip"
+IMAGE_KNOB = "launch.image"
 REPROBE_ENV = "EVALRUN_REPROBE"
 CLOSE_P = 0.05  # a garble count this likely at the threshold itself is a close call
 ListVersions = Callable[[str], list[str]]
@@ -171,6 +175,12 @@ def ordered_values(
         raise UsageError("--ordered needs --values v1,v2,... (oldest first) or --versions RANGE")
     if knob not in (ENGINE_KNOB, BUILD_KNOB):
         return knob, values
+    if (
+        knob == ENGINE_KNOB
+        and contract.engine_build is None
+        and contract.launch.kind == "container"
+    ):
+        return IMAGE_KNOB, [image_ref(contract.launch.image or "", v) for v in values]
     project = None
     if contract.engine_build is not None:
         from evalrun.serving.lanes.builds import project_name
@@ -187,6 +197,17 @@ def ordered_values(
             value = f"{project}=={value}"
         out.append(value)
     return BUILD_KNOB, out
+
+
+def image_ref(image: str, value: str) -> str:
+    """A value of `--knob engine` on a container contract as an image reference: a bare tag is
+    a tag of the contract's own image (its tag or digest replaced); a reference stays as it is."""
+    if "/" in value or ":" in value or "@" in value:
+        return value
+    repo = image.split("@", 1)[0]
+    if ":" in repo.rsplit("/", 1)[-1]:
+        repo = repo.rsplit(":", 1)[0]
+    return f"{repo}:{value}"
 
 
 # The search ---------------------------------------------------------------------------------------

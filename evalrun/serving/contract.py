@@ -328,7 +328,7 @@ SECTIONS = ("args", "env", "request", "engine_build")
 def locate_knob(knob: str) -> tuple[str | None, str]:
     """(section or None for top level, key) of a knob name."""
     head, dot, rest = knob.partition(".")
-    if dot and head in SECTIONS:
+    if dot and (head in SECTIONS or head == "launch"):  # launch.image: a container's build
         return head, rest
     if knob in Contract.model_fields and knob not in SECTIONS[:3]:
         return None, knob  # engine_build as a whole is a field too (`--unset engine_build`)

@@ -78,6 +78,22 @@ def build_image(folder: Path, name: str = "evalrun-test-engine") -> str:
     return ref
 
 
+def build_releases(folder: Path, tags: dict[str, dict[str, bytes]]) -> str:
+    """Import one image per tag (TAG -> extra files of its root filesystem) under one repository
+    named by their content; the repository, each tag's image reference being REPO:TAG."""
+    tars = {tag: rootfs_tar(extra) for tag, extra in tags.items()}
+    digest = hashlib.sha256(b"".join(tars[t] for t in sorted(tars))).hexdigest()[:12]
+    repo = f"localhost/evalrun-test-release-{digest}"
+    for tag, data in tars.items():
+        ref = f"{repo}:{tag}"
+        if subprocess.run(["podman", "image", "exists", ref]).returncode != 0:
+            tar = folder / f"rootfs-{tag}.tar"
+            tar.write_bytes(data)
+            subprocess.run(["podman", "import", "-q", str(tar), ref], check=True,
+                           capture_output=True)  # fmt: skip
+    return repo
+
+
 def containers(marker: str = LABEL) -> list[str]:
     """`podman ps -a` rows (id, name, status) of the containers labelled by evalrun."""
     done = subprocess.run(
