@@ -70,6 +70,74 @@ SHAPES = [
         False,
     ),
     ("right-terms-wrong-claim", "ml-011", "Pomme — ce n'est pas poire.", True),
+    # the clause that answers the question, after ", while" or ", whereas"
+    (
+        "right-terms-wrong-claim",
+        "factual-018",
+        "Einstein developed special relativity, while Bohr developed general relativity.",
+        False,
+    ),
+    (
+        "right-terms-wrong-claim",
+        "factual-018",
+        "Bohr modelled the atom, whereas Einstein developed general relativity.",
+        True,
+    ),
+    # the clause naming the asked place, with the question's verb in another form
+    (
+        "right-terms-wrong-claim",
+        "factual-016",
+        "Portuguese is spoken in Portugal; Brazil speaks Spanish.",
+        False,
+    ),
+    (
+        "right-terms-wrong-claim",
+        "factual-016",
+        "Spain speaks Spanish; Brazil speaks Portuguese.",
+        True,
+    ),
+    # a wrong printed output ahead of a blank line is not joined to the right one after it
+    (
+        "right-terms-wrong-claim",
+        "code-009",
+        '`bool("")` is `True` and `bool("0")` is `False`:\n\n```\nTrue False\n```',
+        False,
+    ),
+    ("right-terms-wrong-claim", "code-009", "It prints:\n\n```\nFalse True\n```", True),
+    # a printed list of the options, none of them chosen
+    ("list-readout", "factual-001", "Canadian cities: Ottawa, Toronto, Montreal, Vancouver", False),
+    ("list-readout", "logic-003", "A) 36\nB) 30\nC) 42\nD) 48", False),
+    (
+        "list-readout",
+        "logic-002",
+        "Thursday, Friday, Saturday, Sunday, Monday, Tuesday, Wednesday, Thursday, Friday, "
+        "Saturday",
+        False,
+    ),
+    ("list-readout", "factual-001", "Ottawa (not Toronto, Montreal or Vancouver).", True),
+    ("list-readout", "logic-009", "Order: Ravi, Jo, Kim, Lu, Pat.\n\nSecond: **Jo**", True),
+    # a Russian answer glossed in English after "то есть" ("that is"): a gloss, not a retraction
+    ("cyrillic-quote", "ml-001", "Париж, то есть Paris.", True),
+    ("cyrillic-quote", "ml-001", "Лион, то есть Париж.", True),
+    ("cyrillic-quote", "ml-001", "Париж, то есть Лион.", False),
+    # a negative value containing the asked digits
+    ("negative-digit", "math-003", "9 × 8 = **−72**", False),
+    ("negative-digit", "math-023", "He keeps -83 pencils.", False),
+    ("negative-digit", "code-004", "-10", False),
+    ("negative-digit", "math-004", "15 − 23 = **8**", False),
+    ("negative-digit", "math-004", "15 − 23 = **−8**", True),
+    # a working cut off before it concludes
+    ("truncated", "math-024", "7 × 13 = 91, and 91 − 20 =", False),
+    ("truncated", "math-022", "3 hours × 60 minutes = 180 minutes, and 180 × 60 =", False),
+    ("truncated", "logic-009", "Order: Ravi, Jo, Kim, Lu, Pat. So second place goes to", False),
+    ("truncated", "math-019", "**Step 1:** 12 + 18 + 25 + 29 = 84\n\n**Step 2:** 84 ÷ 4 =", False),
+    # an answer in English where the prompt asks for German (or another language)
+    ("wrong-language", "ml-012", "**Translation:** The train is delayed today.", False),
+    ("wrong-language", "ml-013", "A week has seven days.", False),
+    ("wrong-language", "ml-014", "house, garden", False),
+    ("wrong-language", "ml-016", "The capital of Austria is Vienna.", False),
+    ("wrong-language", "ml-015", "Der Hund spielt im Park mit einem roten Ball.", False),
+    ("wrong-language", "ml-012", "Der Zug ist heute verspätet.", True),
 ]
 
 

@@ -295,7 +295,8 @@ def _compared(norm: str, start: int) -> bool:
     return bool(re.search(r"\b(?:than|als|que|чем)\s+(?:the\s+)?$", norm[:start]))
 
 
-_CLAUSE_SPLIT = re.compile(r"[.;!?\n。；]+\s*|,\s+|\s+(?:but|whereas|while)\s+", re.IGNORECASE)
+# ", while Bohr developed ..." opens a clause of its own: the comma goes with the conjunction
+_CLAUSE_SPLIT = re.compile(r"[.;!?\n。；]+\s*|,?\s+(?:but|whereas|while)\s+|,\s+", re.IGNORECASE)
 
 
 def _focus_pick(text: str, p: ChoiceParams) -> str | None:
@@ -325,7 +326,10 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
             and (asks_not or not is_denied(norm, h[2]))
         }
         if len(picked) == 1:
-            weighed.append((question_focus(question, norm, names), picked.pop()))
+            weight = question_focus(question, norm, names)
+            if _about_another(question, clause, names):
+                weight = (-1, -1.0)
+            weighed.append((weight, picked.pop()))
     if len({letter for _, letter in weighed}) < 2:
         return None
     best = max(w for w, _ in weighed)
@@ -333,9 +337,41 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
     return winners.pop() if len(winners) == 1 and best > (0, 0) else None
 
 
+def _lists_options(text: str, p: ChoiceParams) -> bool:
+    """Whether the reply is a printed list of three or more options and nothing else
+    ("Canadian cities: Ottawa, Toronto, Montreal, Vancouver", "A) 36\nB) 30\nC) 42\nD) 48"):
+    the right one is read out of a list, not chosen."""
+    body = re.sub(r"^[^\n:]{0,40}:\s*", "", plain_text(text).strip())
+    parts = [
+        re.sub(r"^(?:[A-Za-z][.)]|\([A-Za-z]\)|\d+[.)])\s+", "", x.strip(" \t-*•.!"))
+        for x in re.split(r"[,;\n]|\s(?:and|or)\s", body)
+    ]
+    parts = [x for x in parts if x]
+    options = {normalize(v): k for k, v in p.lettered().items()}
+    named = [options.get(normalize(x)) for x in parts]
+    return len(parts) >= 3 and None not in named and len(set(named)) >= 3
+
+
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
+
+
+def _about_another(question: str, clause: str, names: set[str]) -> bool:
+    """Whether a clause speaks of another place or person than the question names: "What is
+    the main language spoken in Brazil?" is not answered by "Portuguese is spoken in Portugal".
+    Names are capitalised words past a sentence's start, options' words aside."""
+    asked = {w.casefold() for w in _NAME.findall(question.strip())} - names
+    if not asked:
+        return False
+    said = {w.casefold() for w in re.findall(r"\b[A-Z][a-z]{2,}\b", clause)}
+    others = {w.casefold() for w in _NAME.findall(clause.strip())} - asked - names
+    return not (said & asked) and bool(others)
+
+
 @grader("choice", ChoiceParams, reads_claim=True)
 def _choice(response: Response, p: ChoiceParams) -> Grade:
     """The reply chooses the expected option, by letter or by name, and only that one."""
+    if _lists_options(answer_text(response), p):
+        return verdict(False, f"lists the options and chooses none; expected {p.answer}")
     # "Sydney isn't the capital; Canberra is." sets Sydney aside; when every option named is
     # denied, the denial is the claim ("9 is not prime" answers "which is not prime?")
     everywhere, whole = _choices_in(answer_text(response), p)

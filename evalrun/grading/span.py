@@ -383,6 +383,20 @@ _DISTRACTOR_LEAD = re.compile(
 _OPENING_GUESS = re.compile(r"^[^\w\n]*[\w'’$€£.,-]{1,24}\?[^\S\n]+(?=\S)")
 
 
+def _glossed(before: str, marker: str, after: str) -> bool:
+    """Whether "то есть" ("that is") glosses a Cyrillic answer in a few Latin-script words
+    ("Париж, то есть Paris."): a restatement in another script, not a correction."""
+    if marker.strip().casefold() != "то есть":
+        return False
+    words = re.findall(r"[^\W\d_]+", after)
+    cyrillic = re.compile(r"[\u0400-\u04ff]")
+    return (
+        bool(cyrillic.search(before))
+        and 0 < len(words) <= 3
+        and not any(cyrillic.search(w) for w in words)
+    )
+
+
 def final_claim(text: str) -> tuple[str, bool]:
     """The part of `text` after its last retraction, and whether the reply was cut.
 
@@ -400,6 +414,7 @@ def final_claim(text: str) -> tuple[str, bool]:
             m.end() > 0
             and re.search(r"\w", text[m.end() :])
             and re.search(r"\w", text[: m.start()])
+            and not _glossed(text[: m.start()], m.group(0), text[m.end() :])
         ):
             last = m
     if last is None:
@@ -529,6 +544,9 @@ _BASE = {
     "broke": "break",
     "broken": "break",
     "opened": "open",
+    "spoke": "speak",
+    "spoken": "speak",
+    "speaks": "speak",
 }
 
 

@@ -193,7 +193,18 @@ def _answer_line(text: str) -> str | None:
 
 def _regex_hit(pattern: str, text: str, flags: int) -> bool:
     spans = match_spans(pattern, text, flags)
-    return any(not is_negated(text, a) and not _denied_for_another(text, b) for a, b in spans)
+    # a match across a blank line joins two paragraphs' words ("... is `False`:\n\nTrue"),
+    # unless the pattern asks for line breaks itself
+    joins = "\\n" not in pattern and "(?s" not in pattern
+    return any(
+        not is_negated(text, a)
+        and not _denied_for_another(text, b)
+        and not (joins and _BLANK_LINE.search(text, a, b))
+        for a, b in spans
+    )
+
+
+_BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
 
 
 # "« Pomme » ne veut pas dire apple ; c'est « poire »", "Diamond is not the hardest — quartz
