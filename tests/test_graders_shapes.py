@@ -116,6 +116,7 @@ SHAPES = [
     ),
     ("list-readout", "factual-001", "Ottawa (not Toronto, Montreal or Vancouver).", True),
     ("list-readout", "logic-009", "Order: Ravi, Jo, Kim, Lu, Pat.\n\nSecond: **Jo**", True),
+    ("working-list", "logic-009", "Order:\n1. Ravi\n2. Jo\n3. Kim\n4. Lu\n5. Pat\n\nJo", True),
     # a Russian answer glossed in English after "то есть" ("that is"): a gloss, not a retraction
     ("cyrillic-quote", "ml-001", "Париж, то есть Paris.", True),
     ("cyrillic-quote", "ml-001", "Лион, то есть Париж.", True),
@@ -138,6 +139,14 @@ SHAPES = [
     ("wrong-language", "ml-016", "The capital of Austria is Vienna.", False),
     ("wrong-language", "ml-015", "Der Hund spielt im Park mit einem roten Ball.", False),
     ("wrong-language", "ml-012", "Der Zug ist heute verspätet.", True),
+    # a separated list of words longer than the words asked for
+    ("extra-word", "ml-014", "Haus, Garten, Hof", False),
+    ("extra-word", "ml-006", "зима, снег, холод, мороз", False),
+    ("extra-word", "ml-014", "**Haus**, **Garten** (house, garden)", True),
+    ("extra-word", "ml-006", "Зима, снег, холод", True),
+    # a reply that declines the task
+    ("refusal", "instr-003", "I'd rather not write about the sea.", False),
+    ("refusal", "instr-008", "Sorry, I can't help with that.", False),
 ]
 
 

@@ -342,6 +342,12 @@ def _lists_options(text: str, p: ChoiceParams) -> bool:
     ("Canadian cities: Ottawa, Toronto, Montreal, Vancouver", "A) 36\nB) 30\nC) 42\nD) 48"):
     the right one is read out of a list, not chosen."""
     body = re.sub(r"^[^\n:]{0,40}:\s*", "", plain_text(text).strip())
+    lines = body.split("\n")
+    label = re.compile(r"\s*(?:[-*•]|[A-Za-z][.)]|\([A-Za-z]\)|\d+[.)])\s")
+    if re.search(r"\n\s*\n", body) or (
+        len(lines) > 1 and bool(label.match(lines[0])) != bool(label.match(lines[-1]))
+    ):
+        return False  # a list of the working, then the answer alone: a conclusion
     parts = [
         re.sub(r"^(?:[A-Za-z][.)]|\([A-Za-z]\)|\d+[.)])\s+", "", x.strip(" \t-*•.!"))
         for x in re.split(r"[,;\n]|\s(?:and|or)\s", body)
@@ -352,19 +358,26 @@ def _lists_options(text: str, p: ChoiceParams) -> bool:
     return len(parts) >= 3 and None not in named and len(set(named)) >= 3
 
 
-_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([a-z]+)\s+([A-Z][a-z]{2,})\b")
 
 
 def _about_another(question: str, clause: str, names: set[str]) -> bool:
-    """Whether a clause speaks of another place or person than the question names: "What is
-    the main language spoken in Brazil?" is not answered by "Portuguese is spoken in Portugal".
-    Names are capitalised words past a sentence's start, options' words aside."""
-    asked = {w.casefold() for w in _NAME.findall(question.strip())} - names
+    """Whether a clause speaks of another place or person where the question names one: "What
+    is the main language spoken in Brazil?" is not answered by "Portuguese is spoken in
+    Portugal" ("in Portugal" where the question has "in Brazil"). A date ("on 9 November") or a
+    name after another word is no such clause."""
+    asked = {(w.casefold(), n.casefold()) for w, n in _NAME.findall(question.strip())}
+    asked = {(w, n) for w, n in asked if n not in names and w not in ("the", "a", "an")}
     if not asked:
         return False
     said = {w.casefold() for w in re.findall(r"\b[A-Z][a-z]{2,}\b", clause)}
-    others = {w.casefold() for w in _NAME.findall(clause.strip())} - asked - names
-    return not (said & asked) and bool(others)
+    if said & {n for _, n in asked}:
+        return False
+    before = {w for w, _ in asked}
+    return any(
+        w.casefold() in before and n.casefold() not in names
+        for w, n in re.findall(r"\b([a-z]+)\s+([A-Z][a-z]{2,})\b", clause)
+    )
 
 
 @grader("choice", ChoiceParams, reads_claim=True)
