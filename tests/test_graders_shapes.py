@@ -144,6 +144,11 @@ SHAPES = [
     ("extra-word", "ml-006", "зима, снег, холод, мороз", False),
     ("extra-word", "ml-014", "**Haus**, **Garten** (house, garden)", True),
     ("extra-word", "ml-006", "Зима, снег, холод", True),
+    # the asked value on the other temperature scale
+    ("wrong-unit", "instr-019", "Water freezes at 0 °F.\nHave a nice day!", False),
+    ("wrong-unit", "instr-019", "Zero degrees Fahrenheit.\nHave a nice day!", False),
+    ("wrong-unit", "instr-019", "0 °C (32 °F).\nHave a nice day!", True),
+    ("wrong-unit", "instr-019", "It freezes at 0 degrees Celsius.\n\nHave a nice day!", True),
     # a reply that declines the task
     ("refusal", "instr-003", "I'd rather not write about the sea.", False),
     ("refusal", "instr-008", "Sorry, I can't help with that.", False),

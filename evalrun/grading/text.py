@@ -196,12 +196,27 @@ def _regex_hit(pattern: str, text: str, flags: int) -> bool:
     # a match across a blank line joins two paragraphs' words ("... is `False`:\n\nTrue"),
     # unless the pattern asks for line breaks itself
     joins = "\\n" not in pattern and "(?s" not in pattern
+    other = _other_scale(current_question())
     return any(
         not is_negated(text, a)
         and not _denied_for_another(text, b)
         and not (joins and _BLANK_LINE.search(text, a, b))
+        and not (other and other.match(text, b))
         for a, b in spans
     )
+
+
+# A temperature asked on one scale ("in degrees Celsius") and given on another ("0 °F"): the
+# number is not the asked value
+_SCALES = {
+    "celsius": r"\s*(?:°\s*|degrees?\s+)?(?:F\b|fahrenheit|K\b|kelvin)",
+    "fahrenheit": r"\s*(?:°\s*|degrees?\s+)?(?:C\b|celsius|centigrade|K\b|kelvin)",
+}
+
+
+def _other_scale(question: str) -> re.Pattern[str] | None:
+    m = re.search(r"\b(?:in\s+)?(?:degrees\s+)?(celsius|fahrenheit)\b", question, re.IGNORECASE)
+    return re.compile(_SCALES[m.group(1).lower()], re.IGNORECASE) if m else None
 
 
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")

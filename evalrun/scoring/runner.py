@@ -32,7 +32,6 @@ from evalrun.serving.target import Launcher, open_target
 from evalrun.store import ItemRecord, RunRecord, RunStore
 
 if TYPE_CHECKING:
-
     from evalrun.scoring.options import ScoreOptions
 
 __all__ = ["ScoreHooks", "ScoreRequest", "ascore", "ascore_suite", "score", "score_suite"]
