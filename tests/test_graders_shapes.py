@@ -83,6 +83,17 @@ SHAPES = [
         "Bohr modelled the atom, whereas Einstein developed general relativity.",
         True,
     ),
+    # an answer, then an aside or a check naming other options: the aside is not the answer
+    ("answer-then-check", "logic-009", "Jo. (Ravi came first, Kim third.)", True),
+    ("answer-then-check", "logic-016", "North. (C is south of B, which is south of A.)", True),
+    ("answer-then-check", "factual-001", "Ottawa. (Toronto is the largest city.)", True),
+    (
+        "answer-then-check",
+        "logic-002",
+        "Saturday. Check: 7 days later is Wednesday again, plus 3 is Saturday ✓",
+        True,
+    ),
+    ("answer-then-check", "logic-009", "Kim. (Ravi came first, Jo second.)", False),
     # the clause naming the asked place, with the question's verb in another form
     (
         "right-terms-wrong-claim",

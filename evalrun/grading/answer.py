@@ -316,7 +316,7 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
     # question asking which one is not
     asks_not = re.search(r"\bnot\b|n['’]t\b", question, re.IGNORECASE)
     weighed = []
-    for clause in _CLAUSE_SPLIT.split(plain_text(text)):
+    for clause in _CLAUSE_SPLIT.split(_without_asides(plain_text(text))):
         named, norm = _choices_in(clause, p)
         picked = {
             h[0]
@@ -335,6 +335,17 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
     best = max(w for w, _ in weighed)
     winners = {letter for w, letter in weighed if w == best}
     return winners.pop() if len(winners) == 1 and best > (0, 0) else None
+
+
+# "Jo. (Ravi came first, Kim third.)", "Saturday. Check: 7 days later is Wednesday again":
+# an aside in brackets, and a check after its label, support the answer; they do not give it
+_CHECK = re.compile(r"(?<=\W)(?:check|checking|verification|verify|proof)\s*[:：—–]", re.IGNORECASE)
+
+
+def _without_asides(text: str) -> str:
+    bare = re.sub(r"\([^()]*\)", " ", text)
+    m = _CHECK.search(bare)
+    return bare[: m.start()] if m and re.search(r"\w", bare[: m.start()]) else bare
 
 
 def _lists_options(text: str, p: ChoiceParams) -> bool:
