@@ -94,6 +94,10 @@ SHAPES = [
         True,
     ),
     ("answer-then-check", "logic-009", "Kim. (Ravi came first, Jo second.)", False),
+    # labelled values: the one whose label the question asks for
+    ("labelled", "logic-022", "Red: 9, green: 6.", True),
+    ("labelled", "logic-022", "- Green: 6\n- Red: 9", True),
+    ("labelled", "logic-022", "Red: 6, green: 9.", False),
     # the clause naming the asked place, with the question's verb in another form
     (
         "right-terms-wrong-claim",

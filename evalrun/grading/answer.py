@@ -12,6 +12,7 @@ from pydantic import Field, field_validator
 
 from evalrun.endpoint.response import Response
 from evalrun.grading.extract import (
+    NumberReading,
     extract_answer_number,
     extract_json,
     fmt_number,
@@ -84,6 +85,9 @@ def _numeric(response: Response, p: NumericParams) -> Grade:
         units=tuple(p.units),
         givens=tuple(numbers_in(current_question())),
     )
+    labelled = _labelled_value(answer_text(response), current_question(), p)
+    if labelled is not None:
+        read = labelled
     wanted = [p.answer] if isinstance(p.answer, (int, float)) else p.answer
     if is_bare_expression(answer_text(response)):
         return verdict(False, f"the computation restated, not its value ({fmt_number(wanted[0])})")
@@ -113,6 +117,35 @@ def _numeric(response: Response, p: NumericParams) -> Grade:
         for w in wanted
     )
     return Grade(passed=any(close), detail=seen, span=span)
+
+
+# "Red: 9, green: 6." for "How many red balls are there?": values under labels, one of which
+# the question asks for
+_LABELLED = re.compile(
+    r"(?:^|[,;\n])[\s*•-]*\**([^\W\d_][^\W\d_ ]{0,20}(?: [^\W\d_]+){0,2})\**\s*[:=]\s*\**"
+    r"(-?\d[\d,]*(?:\.\d+)?)\b"
+)
+_HOW_MANY = re.compile(
+    r"\bhow (?:many|much)\s+((?:[^\W\d_]+\s+){0,3}?[^\W\d_]+)\s+(?:are|is|do|does|did|will|"
+    r"would|can|could|has|have|were|was)\b",
+    re.IGNORECASE,
+)
+
+
+def _labelled_value(text: str, question: str, p: NumericParams) -> NumberReading | None:
+    """The value under the label the question asks for, when the reply is two or more
+    "label: value" pairs and exactly one label is a word of "how many <...>"."""
+    plain = plain_text(text).strip()
+    pairs = list(_LABELLED.finditer(plain))
+    asked = _HOW_MANY.search(question)
+    if len(pairs) < 2 or asked is None or _LABELLED.sub("", plain).strip(" .,;\n") != "":
+        return None
+    words = {w.casefold().rstrip("s") for w in asked.group(1).split()}
+    hits = [m for m in pairs if {w.casefold().rstrip("s") for w in m.group(1).split()} & words]
+    if len(hits) != 1:
+        return None
+    read = extract_answer_number(hits[0].group(2), decimal_comma=p.decimal_comma)
+    return read._replace(how="labelled") if read.value is not None else None
 
 
 # "0.0126 m² (126 cm²)", "1,920 seconds (32 minutes)", "2,900 cents ($29 each)": a value, then
