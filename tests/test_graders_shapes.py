@@ -19,6 +19,10 @@ SHAPES = [
     ("unit-paren", "factual-012", "0 °C (32 °F).", True),
     ("unit-paren", "math-022", "180 minutes (10,800 seconds)", True),
     ("unit-paren", "math-010", "**0.126 m²** (**1,260 cm²**).", False),  # wrong in both units
+    # the asked unit first, then the same value restated in another unit
+    ("unit-restated", "math-009", "155 minutes, or about 2.6 hours.", True),
+    ("unit-restated", "math-012", "32 minutes, i.e. roughly 0.53 hours", True),
+    ("unit-restated", "math-009", "145 minutes, or about 2.4 hours.", False),
     ("unit-paren", "math-012", "1,920 seconds (30 minutes).", False),
     # the answer, then its check: the check's numbers are not the answer
     ("answer-then-check", "math-020", "x = 8. Check: 3·8 + 7 = 24 + 7 = 31 ✓", True),

@@ -156,6 +156,11 @@ _IN_OTHER_UNIT = re.compile(
     r"(?P<u2>(?:\^\d|[^\d()\n]){0,30})\)"
 )
 _UNIT_WORD = re.compile(r"[^\W\d_]+")
+_RESTATED = re.compile(
+    r"(?<![\d.,])(?P<n1>\d[\d,.]*)\s*(?P<u1>[^\W\d_]+),?\s+(?:or|i\.e\.|that is|that's|which is)"
+    r"\s+(?:(?:about|roughly|around|approximately|almost|nearly|just (?:over|under))\s+)?"
+    r"(?P<n2>\d[\d,.]*)\s*(?P<u2>[^\W\d_]+)\W*$"
+)
 
 
 def _asked_unit_instead(
@@ -188,6 +193,11 @@ def _asked_unit_instead(
         return bool(got) and all(w in words for w in got)
 
     plain = plain_text(text)
+    for m in _RESTATED.finditer(plain):  # "155 minutes, or about 2.6 hours": the first is asked
+        first, second = numbers_in(m.group("n1")), numbers_in(m.group("n2"))
+        if first and second and abs(second[0] - value) < 1e-9 and m.group("u1") != m.group("u2"):
+            if asked("", m.group("u2")) is False and asked("", m.group("u1")):
+                return first[0], m.group("u1")
     for m in _IN_OTHER_UNIT.finditer(plain):
         first = numbers_in(m.group("n1"))
         second = numbers_in(m.group("n2"))
