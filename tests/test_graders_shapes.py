@@ -146,6 +146,21 @@ SHAPES = [
     ("negative-digit", "code-004", "-10", False),
     ("negative-digit", "math-004", "15 − 23 = **8**", False),
     ("negative-digit", "math-004", "15 − 23 = **−8**", True),
+    ("negative-digit", "canary-009", "-10", False),
+    ("negative-digit", "canary-007", "−7 3 9 1 5", False),
+    ("negative-digit", "canary-003", "1, 2, 3, 4, 5, 6, 7, 8, 9, -10", False),
+    ("negative-digit", "canary-003", "1-2-3-4-5-6-7-8-9-10", False),  # hyphens, no commas
+    ("negative-digit", "long-004", "-4471", False),
+    ("negative-digit", "canary-009", "After 8 comes 10.", True),
+    # the asked code or number inside a longer one
+    ("longer-number", "long-001", "AMBER-HERON-420", False),
+    ("longer-number", "long-007", "TANGERINE-8800", False),
+    ("longer-number", "long-003", "5-8-1-9-3-7", False),
+    ("longer-number", "long-002", "PLUM 3180", False),
+    ("longer-number", "long-003", "The combination is 5-8-1-9-3.", True),
+    ("longer-number", "long-001", "AMBER-HERON-42 (north gate)", True),
+    ("longer-number", "long-005", "ultraviolet", False),
+    ("longer-number", "long-005", "**Violet**", True),
     # a working cut off before it concludes
     ("truncated", "math-024", "7 × 13 = 91, and 91 − 20 =", False),
     ("truncated", "math-022", "3 hours × 60 minutes = 180 minutes, and 180 × 60 =", False),

@@ -202,8 +202,36 @@ def _regex_hit(pattern: str, text: str, flags: int) -> bool:
         and not _denied_for_another(text, b)
         and not (joins and _BLANK_LINE.search(text, a, b))
         and not (other and other.match(text, b))
+        and not _inside_longer(text, a, b)
         for a, b in spans
     )
+
+
+def _inside_longer(text: str, a: int, b: int) -> bool:
+    """Whether the match text[a:b] is part of a longer number, code or word than it names:
+    "AMBER-HERON-420" for AMBER-HERON-42, "5-8-1-9-3-7" for 5-8-1-9-3, "-4471" (a negative
+    number) for 4471, "ultraviolet" for violet. A match that ends in a digit goes on in a
+    digit, or in its own separator and a digit; one that starts with a digit has a digit or a
+    minus sign glued before it; one that starts with a letter (Latin or Cyrillic) has a letter
+    before it."""
+    got = text[a:b]
+    if not got:
+        return False
+    if got[-1].isdigit():
+        seps = set(re.findall(r"(?<=\d)([-./:])(?=\d)", got))
+        after = text[b : b + 2]
+        if after[:1].isdigit() or (after[:1] in seps and after[1:2].isdigit()):
+            return True
+    if got[0].isdigit():
+        before = text[max(0, a - 2) : a]
+        if before[-1:].isdigit() or re.fullmatch(r"(?:^|[^\w.,])?[-−]", before or "x"):
+            return True
+    if _WORD_LETTER.match(got[0]) and a > 0 and _WORD_LETTER.match(text[a - 1]):
+        return True
+    return False
+
+
+_WORD_LETTER = re.compile(r"[A-Za-z\u00c0-\u024f\u0400-\u04ff]")
 
 
 # A temperature asked on one scale ("in degrees Celsius") and given on another ("0 °F"): the
@@ -686,6 +714,8 @@ def _sequence_tokens(
         t = with_digits(t)  # "One, two, three, ..." counts as well as "1, 2, 3, ..."
         # digits right after CJK text are a number of their own ("下一个数是10")
         pattern = r"(?<![.\d])(?<![^\W\u2e80-\u9fff\uac00-\ud7af])\d+(?![\w])"
+        # a minus glued to a number ("-10", "−7") makes it another number; "1-10" is a range
+        pattern = r"(?:(?<![\w.\-−])[-−](?=\d))?" + pattern
     elif p.tokens == "letters":
         pattern = r"(?<![\w'])[A-Za-z](?![\w'])"
     else:
