@@ -85,6 +85,8 @@ def _numeric(response: Response, p: NumericParams) -> Grade:
         units=tuple(p.units),
         givens=tuple(numbers_in(current_question())),
     )
+    if _number_list(answer_text(response)):
+        return verdict(False, "the reply lists numbers and concludes none")
     labelled = _labelled_value(answer_text(response), current_question(), p)
     if labelled is not None:
         read = labelled
@@ -409,7 +411,25 @@ def _lists_options(text: str, p: ChoiceParams) -> bool:
     parts = [x for x in parts if x]
     options = {normalize(v): k for k, v in p.lettered().items()}
     named = [options.get(normalize(x)) for x in parts]
-    return len(parts) >= 3 and None not in named and len(set(named)) >= 3
+    if len(parts) >= 3 and None not in named and len(set(named)) >= 3:
+        return True
+    # "Planets by size: Jupiter, Saturn, Uranus, Neptune": a list of short names, two or more
+    # of them options, under a heading or as bullets
+    listed = body != plain_text(text).strip() or all(label.match(ln) for ln in lines)
+    short = all(len(x.split()) <= 3 and not re.search(r"[=→]", x) for x in parts)
+    return listed and short and len(parts) >= 3 and len({n for n in named if n}) >= 2
+
+
+def _number_list(text: str) -> bool:
+    """Whether the reply is a list of three or more bare numbers under a heading ("Primes: 2,
+    3, 5, 7, 11"): the asked one is read out of a list, not answered."""
+    plain = plain_text(text).strip()
+    body = re.sub(r"^[^\n:\d]{1,40}:\s*", "", plain)
+    if body == plain:
+        return False
+    parts = [x.strip(" \t-*•.") for x in re.split(r"[,;\n]", body)]
+    bare = [x for x in parts if re.fullmatch(r"[-−]?\d[\d.]*(?:\s*[^\W\d_°]{1,8}|\s*°\s*[CF])?", x)]
+    return len(parts) >= 3 and len(bare) == len(parts)
 
 
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([a-z]+)\s+([A-Z][a-z]{2,})\b")
