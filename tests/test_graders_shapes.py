@@ -201,6 +201,12 @@ SHAPES = [
     ("wrong-unit", "instr-019", "Zero degrees Fahrenheit.\nHave a nice day!", False),
     ("wrong-unit", "instr-019", "0 °C (32 °F).\nHave a nice day!", True),
     ("wrong-unit", "instr-019", "It freezes at 0 degrees Celsius.\n\nHave a nice day!", True),
+    # a phrase looped three times or more in a row
+    ("loop", "instr-019", "0 °C.\nHave a nice day! Have a nice day! Have a nice day!", False),
+    ("loop", "instr-017", "Leaves fall leaves fall leaves fall leaves fall in autumn.", False),
+    ("loop", "instr-015", "The lantern lantern lantern lantern glowed. The lantern glowed.", False),
+    ("loop", "canary-003", "1, 2, 3, 4, 5, 6, 7, 8, 9, 10", True),
+    ("loop", "instr-015", "Lantern light. Lantern smoke. Lantern gone.", True),
     # a reply that declines the task
     ("refusal", "instr-003", "I'd rather not write about the sea.", False),
     ("refusal", "instr-008", "Sorry, I can't help with that.", False),

@@ -161,6 +161,9 @@ def grade(item: Any, response: Response) -> Grade:
                 verdict_ = Grade(passed=False, detail=detail, span=note)
             elif _REFUSAL.match(response.content or ""):
                 verdict_ = Grade(passed=False, detail="the reply declines the task")
+            elif (loop := _LOOPED.search(_spaced(response.content or ""))) is not None:
+                unit = " ".join(loop.group(1).split())
+                verdict_ = Grade(passed=False, detail=f"the reply loops {unit!r}", span=unit)
             else:
                 extra = _more_words_than_asked(question, response.content or "")
                 if extra is not None:
@@ -228,6 +231,20 @@ _REFUSAL = re.compile(
     r"|\s*i (?:can't|cannot|won't) (?:help|assist|comply) with (?:that|this)\b",
     re.IGNORECASE,
 )
+
+# A phrase of one to six words said three times or more in a row ("lantern lantern lantern",
+# "Have a nice day! Have a nice day! Have a nice day!"): a loop, not an answer. Only words
+# count, so a count ("1, 2, 3") is no loop; marks between the words are not compared.
+_LOOPED = re.compile(
+    r"(?<!\w)((?:[^\W\d_]+ ){1,6}?)\1{2,}",
+    re.IGNORECASE,
+)
+
+
+def _spaced(text: str) -> str:
+    """The reply's words, each followed by one space, marks and line breaks dropped."""
+    return re.sub(r"[\W_]+", " ", plain_text(text)).strip() + " "
+
 
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 # "these three English words ... as a comma-separated list", "the German words for "house" and
