@@ -34,6 +34,14 @@ SHAPES = [
     ("cyrillic-quote", "ml-003", "Понедельник (англ. Monday).", True),
     ("cyrillic-quote", "ml-001", "Это Париж (Paris).", True),
     ("cyrillic-quote", "ml-001", "Paris is the capital (Париж).", False),
+    ("cyrillic-quote", "ml-005", "В году 12 месяцев (twelve months).", True),
+    (
+        "cyrillic-quote",
+        "ml-006",
+        "winter — зима, snow — снег, cold — холод",
+        True,
+    ),  # the prompt's words
+    ("cyrillic-quote", "ml-005", "A year has 12 months (в году).", False),
     # a year mentioned before the asked one: the clause that answers the question
     ("year-before", "factual-010", "Put up in 1961; it fell in 1989.", True),
     ("year-before", "factual-010", "Built: **1961**\nFell: **1989**", True),

@@ -497,10 +497,14 @@ def _share_without_gloss(text: str, scripts: set[str]) -> float:
     """The share of letters in `scripts` once a gloss is set aside: the few words of other
     scripts (GLOSS_WORDS at most) that an answer with at least as many words of its own
     quotes."""
-    words = words_of(text)
+    words = [w for w in words_of(text) if script_counts(w)]  # "12" is no language's
     own = [w for w in words if set(script_counts(w)) <= scripts]
     other = [w for w in words if not set(script_counts(w)) & scripts]
-    if not own or not other or len(other) > GLOSS_WORDS or len(other) > len(own):
+    # the prompt's own words beside their translation ("winter — зима, snow — снег") are the
+    # words asked about, not an answer in their language
+    asked = {w.casefold() for w in words_of(current_question())}
+    glossed = [w for w in other if w.casefold() not in asked]
+    if not own or not other or len(glossed) > GLOSS_WORDS or len(glossed) > len(own):
         return 0.0
     kept = sum(script_counts(w).get(s, 0) for w in own for s in scripts)
     letters = sum(sum(script_counts(w).values()) for w in words if w not in other)
