@@ -106,6 +106,8 @@ SHAPES = [
         True,
     ),
     ("answer-then-check", "logic-009", "Kim. (Ravi came first, Jo second.)", False),
+    ("answer-then-check", "logic-016", "North — A is north of B, and C is south of B.", True),
+    ("answer-then-check", "logic-016", "**South** — C is south of B, and A is north of B.", False),
     # labelled values: the one whose label the question asks for
     ("labelled", "logic-022", "Red: 9, green: 6.", True),
     ("labelled", "logic-022", "- Green: 6\n- Red: 9", True),

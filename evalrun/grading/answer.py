@@ -361,7 +361,13 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
     # question asking which one is not
     asks_not = re.search(r"\bnot\b|n['’]t\b", question, re.IGNORECASE)
     weighed = []
-    for clause in _CLAUSE_SPLIT.split(_without_asides(plain_text(text))):
+    clauses = _CLAUSE_SPLIT.split(_without_asides(plain_text(text)))
+    # "North — A is north of B, and C is south of B": a bare option opening the reply, set
+    # apart by a dash, a stop or a colon, is its answer; the clauses after it explain
+    opening = re.match(r"\W*([^\W\d_][\w ]{0,30}?)\W*(?:\s[—–-]\s|[.:!]\s|$)", plain_text(text))
+    if opening and opening.group(1).casefold() in {v.casefold() for v in p.lettered().values()}:
+        return None
+    for clause in clauses:
         named, norm = _choices_in(clause, p)
         picked = {
             h[0]
