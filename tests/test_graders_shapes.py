@@ -217,6 +217,11 @@ SHAPES = [
     ("loop", "instr-015", "The lantern lantern lantern lantern glowed. The lantern glowed.", False),
     ("loop", "canary-003", "1, 2, 3, 4, 5, 6, 7, 8, 9, 10", True),
     ("loop", "instr-015", "Lantern light. Lantern smoke. Lantern gone.", True),
+    # a second candidate offered after a dash or a trailing-off ("21 — or 21.5")
+    ("hedge", "math-019", "21 — or 21.5 if the 25 is 27.", False),
+    ("hedge", "math-023", "83... or 73.", False),
+    ("hedge", "code-014", "7 — or 8?", False),
+    ("hedge", "math-022", "10,800 — or 3 × 3,600, the same thing.", True),
     # a reply that declines the task
     ("refusal", "instr-003", "I'd rather not write about the sea.", False),
     ("refusal", "instr-008", "Sorry, I can't help with that.", False),

@@ -477,6 +477,19 @@ def offered_alternatives(text: str) -> list[tuple[str, str, str, str]]:
             continue
         start = max((e.end() for e in _CLAUSE_END.finditer(before)), default=0)
         first = before[start:]
+        cut = m.start()
+        # "21 — or 21.5", "83... or 73": the candidate before a dash or a trailing-off, when
+        # the one after it is a value rather than a computation
+        tail = re.search(r"[\s—–.…]*$", before)
+        if (
+            not re.search(r"\w", first)
+            and tail
+            and re.fullmatch(r"\s*(?:[—–]|\.\.\.|…)\s*", tail.group())
+            and not re.search(r"[×*+/=−]|\s-\s", text[m.end() : m.end() + 30])
+        ):
+            cut = tail.start()
+            start = max((e.end() for e in _CLAUSE_END.finditer(before[:cut])), default=0)
+            first = before[start:cut]
         end_m = _CLAUSE_END.search(text, m.end())
         end = end_m.start() if end_m else len(text)
         second = text[m.end() : end]
@@ -496,13 +509,11 @@ def offered_alternatives(text: str) -> list[tuple[str, str, str, str]]:
             continue
         marker = _LIST_MARKER.match(text, start)  # "3. Add milk or sugar": the "3." is no candidate
         lead = start + either.end() if either else marker.end() if marker else start
-        if max(len(text[lead : m.start()].split()), len(second.split())) > MAX_CANDIDATE_WORDS:
+        if max(len(text[lead:cut].split()), len(second.split())) > MAX_CANDIDATE_WORDS:
             continue
-        only_first = text[:lead] + text[lead : m.start()].rstrip(" ,") + text[end:]
+        only_first = text[:lead] + text[lead:cut].rstrip(" ,") + text[end:]
         only_second = text[:lead] + second.strip() + text[end:]
-        out.append(
-            (text[lead : m.start()].strip(" ,"), second.strip(" ,"), only_first, only_second)
-        )
+        out.append((text[lead:cut].strip(" ,"), second.strip(" ,"), only_first, only_second))
     return out
 
 
