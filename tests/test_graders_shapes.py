@@ -82,6 +82,15 @@ SHAPES = [
         False,
     ),
     ("right-terms-wrong-claim", "ml-011", "Pomme — ce n'est pas poire.", True),
+    ("right-terms-wrong-claim", "factual-005", "Austen didn't write it — Dickens did.", False),
+    ("right-terms-wrong-claim", "factual-018", "Einstein didn't develop it — Newton did.", False),
+    ("right-terms-wrong-claim", "factual-005", "Dickens didn't write it — Austen did.", True),
+    (
+        "right-terms-wrong-claim",
+        "factual-018",
+        "Einstein didn't just develop special relativity; he developed general relativity too.",
+        True,
+    ),
     # the clause that answers the question, after ", while" or ", whereas"
     (
         "right-terms-wrong-claim",

@@ -266,7 +266,10 @@ def is_negated(text: str, start: int) -> bool:
 
 
 _DENIED_AFTER = re.compile(
-    r"\s*(?:(?:is|was)\s+not\b|(?:isn't|wasn't|isn’t)(?!\w))",
+    r"\s*(?:(?:is|was)\s+not\b|(?:isn't|wasn't|isn’t)(?!\w)"
+    # "Austen didn't write it — Dickens did": the subject of a denied deed ("didn't just" adds)
+    r"|(?:did|does)\s+not\b(?!\s+(?:just|only|merely))"
+    r"|(?:didn['’]t|doesn['’]t)(?!\w)(?!\s+(?:just|only|merely)))",
     re.IGNORECASE,
 )
 
