@@ -226,6 +226,8 @@ SHAPES = [
     ("loop", "instr-015", "The lantern lantern lantern lantern glowed. The lantern glowed.", False),
     ("loop", "canary-003", "1, 2, 3, 4, 5, 6, 7, 8, 9, 10", True),
     ("loop", "instr-015", "Lantern light. Lantern smoke. Lantern gone.", True),
+    ("loop", "logic-006", "No, no, no. Tom is a cat.", True),  # emphasis, not a loop
+    ("loop", "math-007", "(2.50 * muffins) / (muffins * muffins * muffins) aside, $15.", True),
     # a second candidate offered after a dash or a trailing-off ("21 — or 21.5")
     ("hedge", "math-019", "21 — or 21.5 if the 25 is 27.", False),
     ("hedge", "math-023", "83... or 73.", False),

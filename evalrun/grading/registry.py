@@ -162,7 +162,7 @@ def grade(item: Any, response: Response) -> Grade:
             elif _REFUSAL.match(response.content or ""):
                 verdict_ = Grade(passed=False, detail="the reply declines the task")
             elif (loop := _LOOPED.search(_spaced(response.content or ""))) is not None:
-                unit = " ".join(loop.group(1).split())
+                unit = " ".join((loop.group(1) or loop.group(2)).split())
                 verdict_ = Grade(passed=False, detail=f"the reply loops {unit!r}", span=unit)
             else:
                 extra = _more_words_than_asked(question, response.content or "")
@@ -236,14 +236,16 @@ _REFUSAL = re.compile(
 # "Have a nice day! Have a nice day! Have a nice day!"): a loop, not an answer. Only words
 # count, so a count ("1, 2, 3") is no loop; marks between the words are not compared.
 _LOOPED = re.compile(
-    r"(?<!\w)((?:[^\W\d_]+ ){1,6}?)\1{2,}",
+    r"(?<![^\s])((?:[^\W\d_]+ ){2,6}?)\1{2,}|(?<![^\s])([^\W\d_]+ )\2{3,}",
     re.IGNORECASE,
 )
 
 
 def _spaced(text: str) -> str:
-    """The reply's words, each followed by one space, marks and line breaks dropped."""
-    return re.sub(r"[\W_]+", " ", plain_text(text)).strip() + " "
+    """The reply's words, each followed by one space; stops, commas and line breaks dropped.
+    Other marks stay, so "(denominator * denominator)" is no loop; a word said three times
+    ("No, no, no.") is emphasis, four times a loop."""
+    return re.sub(r"[\s,.;:!?…—–\-]+", " ", plain_text(text)).strip() + " "
 
 
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
