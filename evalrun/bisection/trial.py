@@ -444,7 +444,7 @@ class TrialRunner:
             if self.stopping.is_set():  # torn down under it: says nothing about the variant
                 raise KeyboardInterrupt("stopped while trials were running")
             with self._lock:
-                self.boots += 1
+                self.boots += _started(cached)
             self._save(cached)
         kind, verdict, m = self.judge.judge(cached)
         fid = None
@@ -500,7 +500,7 @@ class TrialRunner:
             cached = self._boot_and_probe(contract, chash, n)
             cached = cached.model_copy(update={"contract_hash": key})
             with self._lock:
-                self.boots += 1
+                self.boots += _started(cached)
             self._save(cached)
         kind, _, m = self.judge.judge(cached)
         if m is None or kind != "ok":
@@ -651,6 +651,11 @@ class TrialRunner:
                 break
             items += len(suite.items)
         return measure(records, run_ids, items, stopped)
+
+
+def _started(cached: CachedTrial) -> int:
+    """1 when the trial started an engine, 0 when its build did not install (nothing booted)."""
+    return 0 if cached.boot_error is not None and cached.boot_error.get("kind") == "install" else 1
 
 
 def _row(
