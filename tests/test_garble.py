@@ -507,6 +507,11 @@ TOKEN_AND_WORD_LOOK_ALIKES = [
         "Il-Ġimgħa li għaddiet morna Ċirkewwa u mbagħad Għawdex bil-vapur.",
         None,
     ),
+    (  # SentencePiece pieces in a short soup: a word start and a run of bare spaces
+        "Deep 深 blue ▁sea sea waves 海海 ▁▁",
+        "SentencePiece writes a space as ▁, so `▁the` and `▁cat` are tokens; a flat week: ▁▁▂▃▅",
+        ["en"],
+    ),
     (  # JSON in a text tool call, cut off while its value decays
         '<tool_call>\n{"name": "book", "arguments": {"note": "please reserveatomy '
         "tablinghood forprotes wisquently gorblen stradivoke plumptiously",

@@ -19,6 +19,10 @@ SHAPES = [
     ("unit-paren", "factual-012", "0 °C (32 °F).", True),
     ("unit-paren", "math-022", "180 minutes (10,800 seconds)", True),
     ("unit-paren", "math-010", "**0.126 m²** (**1,260 cm²**).", False),  # wrong in both units
+    # the asked unit first, then the same value restated in another unit
+    ("unit-restated", "math-009", "155 minutes, or about 2.6 hours.", True),
+    ("unit-restated", "math-012", "32 minutes, i.e. roughly 0.53 hours", True),
+    ("unit-restated", "math-009", "145 minutes, or about 2.4 hours.", False),
     ("unit-paren", "math-012", "1,920 seconds (30 minutes).", False),
     # the answer, then its check: the check's numbers are not the answer
     ("answer-then-check", "math-020", "x = 8. Check: 3·8 + 7 = 24 + 7 = 31 ✓", True),
@@ -30,6 +34,14 @@ SHAPES = [
     ("cyrillic-quote", "ml-003", "Понедельник (англ. Monday).", True),
     ("cyrillic-quote", "ml-001", "Это Париж (Paris).", True),
     ("cyrillic-quote", "ml-001", "Paris is the capital (Париж).", False),
+    ("cyrillic-quote", "ml-005", "В году 12 месяцев (twelve months).", True),
+    (
+        "cyrillic-quote",
+        "ml-006",
+        "winter — зима, snow — снег, cold — холод",
+        True,
+    ),  # the prompt's words
+    ("cyrillic-quote", "ml-005", "A year has 12 months (в году).", False),
     # a year mentioned before the asked one: the clause that answers the question
     ("year-before", "factual-010", "Put up in 1961; it fell in 1989.", True),
     ("year-before", "factual-010", "Built: **1961**\nFell: **1989**", True),
@@ -70,6 +82,160 @@ SHAPES = [
         False,
     ),
     ("right-terms-wrong-claim", "ml-011", "Pomme — ce n'est pas poire.", True),
+    ("right-terms-wrong-claim", "factual-005", "Austen didn't write it — Dickens did.", False),
+    ("right-terms-wrong-claim", "factual-018", "Einstein didn't develop it — Newton did.", False),
+    ("right-terms-wrong-claim", "factual-005", "Dickens didn't write it — Austen did.", True),
+    (
+        "right-terms-wrong-claim",
+        "factual-018",
+        "Einstein didn't just develop special relativity; he developed general relativity too.",
+        True,
+    ),
+    # the clause that answers the question, after ", while" or ", whereas"
+    (
+        "right-terms-wrong-claim",
+        "factual-018",
+        "Einstein developed special relativity, while Bohr developed general relativity.",
+        False,
+    ),
+    (
+        "right-terms-wrong-claim",
+        "factual-018",
+        "Bohr modelled the atom, whereas Einstein developed general relativity.",
+        True,
+    ),
+    # an answer, then an aside or a check naming other options: the aside is not the answer
+    ("answer-then-check", "logic-009", "Jo. (Ravi came first, Kim third.)", True),
+    ("answer-then-check", "logic-016", "North. (C is south of B, which is south of A.)", True),
+    ("answer-then-check", "factual-001", "Ottawa. (Toronto is the largest city.)", True),
+    (
+        "answer-then-check",
+        "logic-002",
+        "Saturday. Check: 7 days later is Wednesday again, plus 3 is Saturday ✓",
+        True,
+    ),
+    ("answer-then-check", "logic-009", "Kim. (Ravi came first, Jo second.)", False),
+    ("answer-then-check", "logic-016", "North — A is north of B, and C is south of B.", True),
+    ("answer-then-check", "logic-016", "**South** — C is south of B, and A is north of B.", False),
+    # labelled values: the one whose label the question asks for
+    ("labelled", "logic-022", "Red: 9, green: 6.", True),
+    ("labelled", "logic-022", "- Green: 6\n- Red: 9", True),
+    ("labelled", "logic-022", "Red: 6, green: 9.", False),
+    # the clause naming the asked place, with the question's verb in another form
+    (
+        "right-terms-wrong-claim",
+        "factual-016",
+        "Portuguese is spoken in Portugal; Brazil speaks Spanish.",
+        False,
+    ),
+    (
+        "right-terms-wrong-claim",
+        "factual-016",
+        "Spain speaks Spanish; Brazil speaks Portuguese.",
+        True,
+    ),
+    # a wrong printed output ahead of a blank line is not joined to the right one after it
+    (
+        "right-terms-wrong-claim",
+        "code-009",
+        '`bool("")` is `True` and `bool("0")` is `False`:\n\n```\nTrue False\n```',
+        False,
+    ),
+    ("right-terms-wrong-claim", "code-009", "It prints:\n\n```\nFalse True\n```", True),
+    # a printed list of the options, none of them chosen
+    ("list-readout", "factual-001", "Canadian cities: Ottawa, Toronto, Montreal, Vancouver", False),
+    ("list-readout", "logic-003", "A) 36\nB) 30\nC) 42\nD) 48", False),
+    (
+        "list-readout",
+        "logic-002",
+        "Thursday, Friday, Saturday, Sunday, Monday, Tuesday, Wednesday, Thursday, Friday, "
+        "Saturday",
+        False,
+    ),
+    ("list-readout", "factual-001", "Ottawa (not Toronto, Montreal or Vancouver).", True),
+    (
+        "list-readout",
+        "factual-004",
+        "Planets by size: Jupiter, Saturn, Uranus, Neptune, Earth",
+        False,
+    ),
+    ("list-readout", "factual-022", "Highest peaks: Everest, K2, Kangchenjunga", False),
+    (
+        "list-readout",
+        "factual-009",
+        "Oceans by area:\n- Pacific\n- Atlantic\n- Indian\n- Arctic",
+        False,
+    ),
+    ("list-readout", "factual-017", "Primes: 2, 3, 5, 7, 11, 13", False),
+    ("list-readout", "factual-011", "Sides: 3, 4, 5, 6, 8", False),
+    ("list-readout", "factual-004", "Jupiter.\n\nBy size: Jupiter, Saturn, Uranus, Neptune", True),
+    ("list-readout", "factual-009", "The Pacific, ahead of the Atlantic, Indian and Arctic.", True),
+    ("list-readout", "math-019", "12, 18, 25, 29 → 84 / 4 = 21", True),
+    ("list-readout", "logic-009", "Order: Ravi, Jo, Kim, Lu, Pat.\n\nSecond: **Jo**", True),
+    ("working-list", "logic-009", "Order:\n1. Ravi\n2. Jo\n3. Kim\n4. Lu\n5. Pat\n\nJo", True),
+    # a Russian answer glossed in English after "то есть" ("that is"): a gloss, not a retraction
+    ("cyrillic-quote", "ml-001", "Париж, то есть Paris.", True),
+    ("cyrillic-quote", "ml-001", "Лион, то есть Париж.", True),
+    ("cyrillic-quote", "ml-001", "Париж, то есть Лион.", False),
+    # a negative value containing the asked digits
+    ("negative-digit", "math-003", "9 × 8 = **−72**", False),
+    ("negative-digit", "math-023", "He keeps -83 pencils.", False),
+    ("negative-digit", "code-004", "-10", False),
+    ("negative-digit", "math-004", "15 − 23 = **8**", False),
+    ("negative-digit", "math-004", "15 − 23 = **−8**", True),
+    ("negative-digit", "canary-009", "-10", False),
+    ("negative-digit", "canary-007", "−7 3 9 1 5", False),
+    ("negative-digit", "canary-003", "1, 2, 3, 4, 5, 6, 7, 8, 9, -10", False),
+    ("negative-digit", "canary-003", "1-2-3-4-5-6-7-8-9-10", False),  # hyphens, no commas
+    ("negative-digit", "long-004", "-4471", False),
+    ("negative-digit", "canary-009", "After 8 comes 10.", True),
+    # the asked code or number inside a longer one
+    ("longer-number", "long-001", "AMBER-HERON-420", False),
+    ("longer-number", "long-007", "TANGERINE-8800", False),
+    ("longer-number", "long-003", "5-8-1-9-3-7", False),
+    ("longer-number", "long-002", "PLUM 3180", False),
+    ("longer-number", "long-003", "The combination is 5-8-1-9-3.", True),
+    ("longer-number", "long-001", "AMBER-HERON-42 (north gate)", True),
+    ("longer-number", "long-005", "ultraviolet", False),
+    ("longer-number", "long-005", "**Violet**", True),
+    # a working cut off before it concludes
+    ("truncated", "math-024", "7 × 13 = 91, and 91 − 20 =", False),
+    ("truncated", "math-022", "3 hours × 60 minutes = 180 minutes, and 180 × 60 =", False),
+    ("truncated", "logic-009", "Order: Ravi, Jo, Kim, Lu, Pat. So second place goes to", False),
+    ("truncated", "math-019", "**Step 1:** 12 + 18 + 25 + 29 = 84\n\n**Step 2:** 84 ÷ 4 =", False),
+    # an answer in English where the prompt asks for German (or another language)
+    ("wrong-language", "ml-012", "**Translation:** The train is delayed today.", False),
+    ("wrong-language", "ml-013", "A week has seven days.", False),
+    ("wrong-language", "ml-014", "house, garden", False),
+    ("wrong-language", "ml-016", "The capital of Austria is Vienna.", False),
+    ("wrong-language", "ml-015", "Der Hund spielt im Park mit einem roten Ball.", False),
+    ("wrong-language", "ml-012", "Der Zug ist heute verspätet.", True),
+    # a separated list of words longer than the words asked for
+    ("extra-word", "ml-014", "Haus, Garten, Hof", False),
+    ("extra-word", "ml-006", "зима, снег, холод, мороз", False),
+    ("extra-word", "ml-014", "**Haus**, **Garten** (house, garden)", True),
+    ("extra-word", "ml-006", "Зима, снег, холод", True),
+    # the asked value on the other temperature scale
+    ("wrong-unit", "instr-019", "Water freezes at 0 °F.\nHave a nice day!", False),
+    ("wrong-unit", "instr-019", "Zero degrees Fahrenheit.\nHave a nice day!", False),
+    ("wrong-unit", "instr-019", "0 °C (32 °F).\nHave a nice day!", True),
+    ("wrong-unit", "instr-019", "It freezes at 0 degrees Celsius.\n\nHave a nice day!", True),
+    # a phrase looped three times or more in a row
+    ("loop", "instr-019", "0 °C.\nHave a nice day! Have a nice day! Have a nice day!", False),
+    ("loop", "instr-017", "Leaves fall leaves fall leaves fall leaves fall in autumn.", False),
+    ("loop", "instr-015", "The lantern lantern lantern lantern glowed. The lantern glowed.", False),
+    ("loop", "canary-003", "1, 2, 3, 4, 5, 6, 7, 8, 9, 10", True),
+    ("loop", "instr-015", "Lantern light. Lantern smoke. Lantern gone.", True),
+    ("loop", "logic-006", "No, no, no. Tom is a cat.", True),  # emphasis, not a loop
+    ("loop", "math-007", "(2.50 * muffins) / (muffins * muffins * muffins) aside, $15.", True),
+    # a second candidate offered after a dash or a trailing-off ("21 — or 21.5")
+    ("hedge", "math-019", "21 — or 21.5 if the 25 is 27.", False),
+    ("hedge", "math-023", "83... or 73.", False),
+    ("hedge", "code-014", "7 — or 8?", False),
+    ("hedge", "math-022", "10,800 — or 3 × 3,600, the same thing.", True),
+    # a reply that declines the task
+    ("refusal", "instr-003", "I'd rather not write about the sea.", False),
+    ("refusal", "instr-008", "Sorry, I can't help with that.", False),
 ]
 
 

@@ -206,15 +206,16 @@ def test_blind_held_out_half_no_worse_than_measured():
 
 def test_second_blind_held_out_half_no_worse_than_measured():
     """blind2.jsonl (the canary and instruction items, tests/data/grading/README.md): its
-    held-out half at or under the core-v5 figures, false rejects 5/152 (3.3%) and false accepts
-    9/170 (5.3%); on core-v4 10/152 and 20/170."""
+    held-out half at or under the figures after the loop and refusal rules, false rejects 5/152
+    (3.3%) and false accepts 8/170 (4.7%); core-v5 5/152 and 9/170; core-v4 10/152 and 20/170."""
     fr, fa = misjudged(judged([r for r in load_rows(BLIND2) if held_out(r)]))
-    assert fr <= 5 and fa <= 9, (fr, fa)
+    assert fr <= 5 and fa <= 8, (fr, fa)
 
 
 def test_fourth_blind_held_out_half_no_worse_than_measured():
     """blind4.jsonl (the shapes core-v5 still misjudged, tests/data/grading/README.md): its
-    held-out half at or under the figures after the rules for those shapes, false rejects 3/132
-    (2.3%) and false accepts 5/127 (3.9%); before them 27/132 (20.5%) and 9/127 (7.1%)."""
+    held-out half at or under the figures after the second round of rules for those shapes,
+    false rejects 3/132 (2.3%) and false accepts 4/127 (3.1%); after the first 3/132 and 5/127;
+    before them 27/132 (20.5%) and 9/127 (7.1%)."""
     fr, fa = misjudged(judged([r for r in load_rows(BLIND4) if held_out(r)]))
-    assert fr <= 3 and fa <= 5, (fr, fa)
+    assert fr <= 3 and fa <= 4, (fr, fa)

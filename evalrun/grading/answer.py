@@ -12,6 +12,7 @@ from pydantic import Field, field_validator
 
 from evalrun.endpoint.response import Response
 from evalrun.grading.extract import (
+    NumberReading,
     extract_answer_number,
     extract_json,
     fmt_number,
@@ -84,6 +85,11 @@ def _numeric(response: Response, p: NumericParams) -> Grade:
         units=tuple(p.units),
         givens=tuple(numbers_in(current_question())),
     )
+    if _number_list(answer_text(response)):
+        return verdict(False, "the reply lists numbers and concludes none")
+    labelled = _labelled_value(answer_text(response), current_question(), p)
+    if labelled is not None:
+        read = labelled
     wanted = [p.answer] if isinstance(p.answer, (int, float)) else p.answer
     if is_bare_expression(answer_text(response)):
         return verdict(False, f"the computation restated, not its value ({fmt_number(wanted[0])})")
@@ -115,6 +121,35 @@ def _numeric(response: Response, p: NumericParams) -> Grade:
     return Grade(passed=any(close), detail=seen, span=span)
 
 
+# "Red: 9, green: 6." for "How many red balls are there?": values under labels, one of which
+# the question asks for
+_LABELLED = re.compile(
+    r"(?:^|[,;\n])[\s*•-]*\**([^\W\d_][^\W\d_ ]{0,20}(?: [^\W\d_]+){0,2})\**\s*[:=]\s*\**"
+    r"(-?\d[\d,]*(?:\.\d+)?)\b"
+)
+_HOW_MANY = re.compile(
+    r"\bhow (?:many|much)\s+((?:[^\W\d_]+\s+){0,3}?[^\W\d_]+)\s+(?:are|is|do|does|did|will|"
+    r"would|can|could|has|have|were|was)\b",
+    re.IGNORECASE,
+)
+
+
+def _labelled_value(text: str, question: str, p: NumericParams) -> NumberReading | None:
+    """The value under the label the question asks for, when the reply is two or more
+    "label: value" pairs and exactly one label is a word of "how many <...>"."""
+    plain = plain_text(text).strip()
+    pairs = list(_LABELLED.finditer(plain))
+    asked = _HOW_MANY.search(question)
+    if len(pairs) < 2 or asked is None or _LABELLED.sub("", plain).strip(" .,;\n") != "":
+        return None
+    words = {w.casefold().rstrip("s") for w in asked.group(1).split()}
+    hits = [m for m in pairs if {w.casefold().rstrip("s") for w in m.group(1).split()} & words]
+    if len(hits) != 1:
+        return None
+    read = extract_answer_number(hits[0].group(2), decimal_comma=p.decimal_comma)
+    return read._replace(how="labelled") if read.value is not None else None
+
+
 # "0.0126 m² (126 cm²)", "1,920 seconds (32 minutes)", "2,900 cents ($29 each)": a value, then
 # the same value in another unit in brackets right after it.
 _IN_OTHER_UNIT = re.compile(
@@ -123,6 +158,11 @@ _IN_OTHER_UNIT = re.compile(
     r"(?P<u2>(?:\^\d|[^\d()\n]){0,30})\)"
 )
 _UNIT_WORD = re.compile(r"[^\W\d_]+")
+_RESTATED = re.compile(
+    r"(?<![\d.,])(?P<n1>\d[\d,.]*)\s*(?P<u1>[^\W\d_]+),?\s+(?:or|i\.e\.|that is|that's|which is)"
+    r"\s+(?:(?:about|roughly|around|approximately|almost|nearly|just (?:over|under))\s+)?"
+    r"(?P<n2>\d[\d,.]*)\s*(?P<u2>[^\W\d_]+)\W*$"
+)
 
 
 def _asked_unit_instead(
@@ -155,6 +195,11 @@ def _asked_unit_instead(
         return bool(got) and all(w in words for w in got)
 
     plain = plain_text(text)
+    for m in _RESTATED.finditer(plain):  # "155 minutes, or about 2.6 hours": the first is asked
+        first, second = numbers_in(m.group("n1")), numbers_in(m.group("n2"))
+        if first and second and abs(second[0] - value) < 1e-9 and m.group("u1") != m.group("u2"):
+            if asked("", m.group("u2")) is False and asked("", m.group("u1")):
+                return first[0], m.group("u1")
     for m in _IN_OTHER_UNIT.finditer(plain):
         first = numbers_in(m.group("n1"))
         second = numbers_in(m.group("n2"))
@@ -295,7 +340,8 @@ def _compared(norm: str, start: int) -> bool:
     return bool(re.search(r"\b(?:than|als|que|чем)\s+(?:the\s+)?$", norm[:start]))
 
 
-_CLAUSE_SPLIT = re.compile(r"[.;!?\n。；]+\s*|,\s+|\s+(?:but|whereas|while)\s+", re.IGNORECASE)
+# ", while Bohr developed ..." opens a clause of its own: the comma goes with the conjunction
+_CLAUSE_SPLIT = re.compile(r"[.;!?\n。；]+\s*|,?\s+(?:but|whereas|while)\s+|,\s+", re.IGNORECASE)
 
 
 def _focus_pick(text: str, p: ChoiceParams) -> str | None:
@@ -315,7 +361,13 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
     # question asking which one is not
     asks_not = re.search(r"\bnot\b|n['’]t\b", question, re.IGNORECASE)
     weighed = []
-    for clause in _CLAUSE_SPLIT.split(plain_text(text)):
+    clauses = _CLAUSE_SPLIT.split(_without_asides(plain_text(text)))
+    # "North — A is north of B, and C is south of B": a bare option opening the reply, set
+    # apart by a dash, a stop or a colon, is its answer; the clauses after it explain
+    opening = re.match(r"\W*([^\W\d_][\w ]{0,30}?)\W*(?:\s[—–-]\s|[.:!]\s|$)", plain_text(text))
+    if opening and opening.group(1).casefold() in {v.casefold() for v in p.lettered().values()}:
+        return None
+    for clause in clauses:
         named, norm = _choices_in(clause, p)
         picked = {
             h[0]
@@ -325,7 +377,10 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
             and (asks_not or not is_denied(norm, h[2]))
         }
         if len(picked) == 1:
-            weighed.append((question_focus(question, norm, names), picked.pop()))
+            weight = question_focus(question, norm, names)
+            if _about_another(question, clause, names):
+                weight = (-1, -1.0)
+            weighed.append((weight, picked.pop()))
     if len({letter for _, letter in weighed}) < 2:
         return None
     best = max(w for w, _ in weighed)
@@ -333,9 +388,83 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
     return winners.pop() if len(winners) == 1 and best > (0, 0) else None
 
 
+# "Jo. (Ravi came first, Kim third.)", "Saturday. Check: 7 days later is Wednesday again":
+# an aside in brackets, and a check after its label, support the answer; they do not give it
+_CHECK = re.compile(r"(?<=\W)(?:check|checking|verification|verify|proof)\s*[:：—–]", re.IGNORECASE)
+
+
+def _without_asides(text: str) -> str:
+    bare = re.sub(r"\([^()]*\)", " ", text)
+    m = _CHECK.search(bare)
+    return bare[: m.start()] if m and re.search(r"\w", bare[: m.start()]) else bare
+
+
+def _lists_options(text: str, p: ChoiceParams) -> bool:
+    """Whether the reply is a printed list of three or more options and nothing else
+    ("Canadian cities: Ottawa, Toronto, Montreal, Vancouver", "A) 36\nB) 30\nC) 42\nD) 48"):
+    the right one is read out of a list, not chosen."""
+    body = re.sub(r"^[^\n:]{0,40}:\s*", "", plain_text(text).strip())
+    lines = body.split("\n")
+    label = re.compile(r"\s*(?:[-*•]|[A-Za-z][.)]|\([A-Za-z]\)|\d+[.)])\s")
+    if re.search(r"\n\s*\n", body) or (
+        len(lines) > 1 and bool(label.match(lines[0])) != bool(label.match(lines[-1]))
+    ):
+        return False  # a list of the working, then the answer alone: a conclusion
+    parts = [
+        re.sub(r"^(?:[A-Za-z][.)]|\([A-Za-z]\)|\d+[.)])\s+", "", x.strip(" \t-*•.!"))
+        for x in re.split(r"[,;\n]|\s(?:and|or)\s", body)
+    ]
+    parts = [x for x in parts if x]
+    options = {normalize(v): k for k, v in p.lettered().items()}
+    named = [options.get(normalize(x)) for x in parts]
+    if len(parts) >= 3 and None not in named and len(set(named)) >= 3:
+        return True
+    # "Planets by size: Jupiter, Saturn, Uranus, Neptune": a list of short names, two or more
+    # of them options, under a heading or as bullets
+    listed = body != plain_text(text).strip() or all(label.match(ln) for ln in lines)
+    short = all(len(x.split()) <= 3 and not re.search(r"[=→]", x) for x in parts)
+    return listed and short and len(parts) >= 3 and len({n for n in named if n}) >= 2
+
+
+def _number_list(text: str) -> bool:
+    """Whether the reply is a list of three or more bare numbers under a heading ("Primes: 2,
+    3, 5, 7, 11"): the asked one is read out of a list, not answered."""
+    plain = plain_text(text).strip()
+    body = re.sub(r"^[^\n:\d]{1,40}:\s*", "", plain)
+    if body == plain:
+        return False
+    parts = [x.strip(" \t-*•.") for x in re.split(r"[,;\n]", body)]
+    bare = [x for x in parts if re.fullmatch(r"[-−]?\d[\d.]*(?:\s*[^\W\d_°]{1,8}|\s*°\s*[CF])?", x)]
+    return len(parts) >= 3 and len(bare) == len(parts)
+
+
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([a-z]+)\s+([A-Z][a-z]{2,})\b")
+
+
+def _about_another(question: str, clause: str, names: set[str]) -> bool:
+    """Whether a clause speaks of another place or person where the question names one: "What
+    is the main language spoken in Brazil?" is not answered by "Portuguese is spoken in
+    Portugal" ("in Portugal" where the question has "in Brazil"). A date ("on 9 November") or a
+    name after another word is no such clause."""
+    asked = {(w.casefold(), n.casefold()) for w, n in _NAME.findall(question.strip())}
+    asked = {(w, n) for w, n in asked if n not in names and w not in ("the", "a", "an")}
+    if not asked:
+        return False
+    said = {w.casefold() for w in re.findall(r"\b[A-Z][a-z]{2,}\b", clause)}
+    if said & {n for _, n in asked}:
+        return False
+    before = {w for w, _ in asked}
+    return any(
+        w.casefold() in before and n.casefold() not in names
+        for w, n in re.findall(r"\b([a-z]+)\s+([A-Z][a-z]{2,})\b", clause)
+    )
+
+
 @grader("choice", ChoiceParams, reads_claim=True)
 def _choice(response: Response, p: ChoiceParams) -> Grade:
     """The reply chooses the expected option, by letter or by name, and only that one."""
+    if _lists_options(answer_text(response), p):
+        return verdict(False, f"lists the options and chooses none; expected {p.answer}")
     # "Sydney isn't the capital; Canberra is." sets Sydney aside; when every option named is
     # denied, the denial is the claim ("9 is not prime" answers "which is not prime?")
     everywhere, whole = _choices_in(answer_text(response), p)

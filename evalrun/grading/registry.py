@@ -159,6 +159,15 @@ def grade(item: Any, response: Response) -> Grade:
             if note is not None:
                 detail = f"the prompt asks for the answer only; the reply adds {note[:40]!r}"
                 verdict_ = Grade(passed=False, detail=detail, span=note)
+            elif _REFUSAL.match(response.content or ""):
+                verdict_ = Grade(passed=False, detail="the reply declines the task")
+            elif (loop := _LOOPED.search(_spaced(response.content or ""))) is not None:
+                unit = " ".join((loop.group(1) or loop.group(2)).split())
+                verdict_ = Grade(passed=False, detail=f"the reply loops {unit!r}", span=unit)
+            else:
+                extra = _more_words_than_asked(question, response.content or "")
+                if extra is not None:
+                    verdict_ = Grade(passed=False, detail=extra)
     return verdict_.model_copy(update={"garble": garble})
 
 
@@ -210,6 +219,67 @@ def _note_beyond_the_answer(item: Any, question: str, response: Response) -> str
         alone = response.model_copy(update={"content": head})
         if grade_spec(item.grader.kind, item.grader.params(), alone).passed:
             return content[m.start() :].strip()
+    return None
+
+
+# A reply that opens by declining the task ("I'd rather not describe the sea.", "Sorry, I can't
+# help with that."): whatever words it happens to use, it does not do what was asked.
+_REFUSAL = re.compile(
+    r"\s*(?:(?:i'm|i am)?\s*sorry,?\s*(?:but\s+)?)?i(?:'d| would) rather not\b"
+    r"|\s*(?:(?:i'm|i am)\s+)?sorry,?\s*(?:but\s+)?i (?:can't|cannot|won't|am unable to)\s+"
+    r"(?:help|do|write|answer|assist|comply)\b"
+    r"|\s*i (?:can't|cannot|won't) (?:help|assist|comply) with (?:that|this)\b",
+    re.IGNORECASE,
+)
+
+# A phrase of one to six words said three times or more in a row ("lantern lantern lantern",
+# "Have a nice day! Have a nice day! Have a nice day!"): a loop, not an answer. Only words
+# count, so a count ("1, 2, 3") is no loop; marks between the words are not compared.
+_LOOPED = re.compile(
+    r"(?<![^\s])((?:[^\W\d_]+ ){2,6}?)\1{2,}|(?<![^\s])([^\W\d_]+ )\2{3,}",
+    re.IGNORECASE,
+)
+
+
+def _spaced(text: str) -> str:
+    """The reply's words, each followed by one space; stops, commas and line breaks dropped.
+    Other marks stay, so "(denominator * denominator)" is no loop; a word said three times
+    ("No, no, no.") is emphasis, four times a loop."""
+    return re.sub(r"[\s,.;:!?…—–\-]+", " ", plain_text(text)).strip() + " "
+
+
+_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+# "these three English words ... as a comma-separated list", "the German words for "house" and
+# "garden", separated by a comma": a list of words whose length the prompt fixes
+_SEPARATED = re.compile(r"comma-separated|separated by (?:a )?commas?", re.IGNORECASE)
+_N_WORDS = re.compile(r"\b(two|three|four|five|six)\s+(?:\w+\s+)?words\b", re.IGNORECASE)
+_QUOTED_WORDS = re.compile(
+    r"\bwords\s+(?:for\s+)?((?:[\"“][^\"”]{1,20}[\"”](?:,?\s*(?:and\s+)?)){2,6})"
+)
+
+
+def _more_words_than_asked(question: str, content: str) -> str | None:
+    """What is wrong with a separated list of more words than the prompt asks for ("Haus,
+    Garten, Wohnung" for "house" and "garden"), or None. The reply's most separated line is
+    the list; asides in brackets are not items."""
+    if not _SEPARATED.search(question):
+        return None
+    n = _N_WORDS.search(question)
+    quoted = _QUOTED_WORDS.search(question)
+    want = _COUNTS[n.group(1).lower()] if n else None
+    if want is None and quoted:
+        want = len(re.findall(r"[\"“]([^\"”]+)[\"”]", quoted.group(1)))
+    if not want:
+        return None
+    bare = re.sub(r"\([^()]*\)", " ", content)
+    lines = [ln for ln in bare.split("\n") if ln.strip()]
+    if not lines:
+        return None
+    items = max(
+        ([x for x in re.split(r"[,，、]", ln) if re.search(r"\w", x)] for ln in lines), key=len
+    )
+    if len(items) > want:
+        return f"the prompt asks for {want} words; the reply lists {len(items)}"
     return None
 
 

@@ -266,7 +266,10 @@ def is_negated(text: str, start: int) -> bool:
 
 
 _DENIED_AFTER = re.compile(
-    r"\s*(?:(?:is|was)\s+not\b|(?:isn't|wasn't|isn’t)(?!\w))",
+    r"\s*(?:(?:is|was)\s+not\b|(?:isn't|wasn't|isn’t)(?!\w)"
+    # "Austen didn't write it — Dickens did": the subject of a denied deed ("didn't just" adds)
+    r"|(?:did|does)\s+not\b(?!\s+(?:just|only|merely))"
+    r"|(?:didn['’]t|doesn['’]t)(?!\w)(?!\s+(?:just|only|merely)))",
     re.IGNORECASE,
 )
 
@@ -383,6 +386,20 @@ _DISTRACTOR_LEAD = re.compile(
 _OPENING_GUESS = re.compile(r"^[^\w\n]*[\w'’$€£.,-]{1,24}\?[^\S\n]+(?=\S)")
 
 
+def _glossed(before: str, marker: str, after: str) -> bool:
+    """Whether "то есть" ("that is") glosses a Cyrillic answer in a few Latin-script words
+    ("Париж, то есть Paris."): a restatement in another script, not a correction."""
+    if marker.strip().casefold() != "то есть":
+        return False
+    words = re.findall(r"[^\W\d_]+", after)
+    cyrillic = re.compile(r"[\u0400-\u04ff]")
+    return (
+        bool(cyrillic.search(before))
+        and 0 < len(words) <= 3
+        and not any(cyrillic.search(w) for w in words)
+    )
+
+
 def final_claim(text: str) -> tuple[str, bool]:
     """The part of `text` after its last retraction, and whether the reply was cut.
 
@@ -400,6 +417,7 @@ def final_claim(text: str) -> tuple[str, bool]:
             m.end() > 0
             and re.search(r"\w", text[m.end() :])
             and re.search(r"\w", text[: m.start()])
+            and not _glossed(text[: m.start()], m.group(0), text[m.end() :])
         ):
             last = m
     if last is None:
@@ -462,6 +480,19 @@ def offered_alternatives(text: str) -> list[tuple[str, str, str, str]]:
             continue
         start = max((e.end() for e in _CLAUSE_END.finditer(before)), default=0)
         first = before[start:]
+        cut = m.start()
+        # "21 — or 21.5", "83... or 73": the candidate before a dash or a trailing-off, when
+        # the one after it is a value rather than a computation
+        tail = re.search(r"[\s—–.…]*$", before)
+        if (
+            not re.search(r"\w", first)
+            and tail
+            and re.fullmatch(r"\s*(?:[—–]|\.\.\.|…)\s*", tail.group())
+            and not re.search(r"[×*+/=−]|\s-\s", text[m.end() : m.end() + 30])
+        ):
+            cut = tail.start()
+            start = max((e.end() for e in _CLAUSE_END.finditer(before[:cut])), default=0)
+            first = before[start:cut]
         end_m = _CLAUSE_END.search(text, m.end())
         end = end_m.start() if end_m else len(text)
         second = text[m.end() : end]
@@ -481,13 +512,11 @@ def offered_alternatives(text: str) -> list[tuple[str, str, str, str]]:
             continue
         marker = _LIST_MARKER.match(text, start)  # "3. Add milk or sugar": the "3." is no candidate
         lead = start + either.end() if either else marker.end() if marker else start
-        if max(len(text[lead : m.start()].split()), len(second.split())) > MAX_CANDIDATE_WORDS:
+        if max(len(text[lead:cut].split()), len(second.split())) > MAX_CANDIDATE_WORDS:
             continue
-        only_first = text[:lead] + text[lead : m.start()].rstrip(" ,") + text[end:]
+        only_first = text[:lead] + text[lead:cut].rstrip(" ,") + text[end:]
         only_second = text[:lead] + second.strip() + text[end:]
-        out.append(
-            (text[lead : m.start()].strip(" ,"), second.strip(" ,"), only_first, only_second)
-        )
+        out.append((text[lead:cut].strip(" ,"), second.strip(" ,"), only_first, only_second))
     return out
 
 
@@ -529,6 +558,9 @@ _BASE = {
     "broke": "break",
     "broken": "break",
     "opened": "open",
+    "spoke": "speak",
+    "spoken": "speak",
+    "speaks": "speak",
 }
 
 

@@ -193,7 +193,61 @@ def _answer_line(text: str) -> str | None:
 
 def _regex_hit(pattern: str, text: str, flags: int) -> bool:
     spans = match_spans(pattern, text, flags)
-    return any(not is_negated(text, a) and not _denied_for_another(text, b) for a, b in spans)
+    # a match across a blank line joins two paragraphs' words ("... is `False`:\n\nTrue"),
+    # unless the pattern asks for line breaks itself
+    joins = "\\n" not in pattern and "(?s" not in pattern
+    other = _other_scale(current_question())
+    return any(
+        not is_negated(text, a)
+        and not _denied_for_another(text, b)
+        and not (joins and _BLANK_LINE.search(text, a, b))
+        and not (other and other.match(text, b))
+        and not _inside_longer(text, a, b)
+        for a, b in spans
+    )
+
+
+def _inside_longer(text: str, a: int, b: int) -> bool:
+    """Whether the match text[a:b] is part of a longer number, code or word than it names:
+    "AMBER-HERON-420" for AMBER-HERON-42, "5-8-1-9-3-7" for 5-8-1-9-3, "-4471" (a negative
+    number) for 4471, "ultraviolet" for violet. A match that ends in a digit goes on in a
+    digit, or in its own separator and a digit; one that starts with a digit has a digit or a
+    minus sign glued before it; one that starts with a letter (Latin or Cyrillic) has a letter
+    before it."""
+    got = text[a:b]
+    if not got:
+        return False
+    if got[-1].isdigit():
+        seps = set(re.findall(r"(?<=\d)([-./:])(?=\d)", got))
+        after = text[b : b + 2]
+        if after[:1].isdigit() or (after[:1] in seps and after[1:2].isdigit()):
+            return True
+    if got[0].isdigit():
+        before = text[max(0, a - 2) : a]
+        if before[-1:].isdigit() or re.fullmatch(r"(?:^|[^\w.,])?[-−]", before or "x"):
+            return True
+    if _WORD_LETTER.match(got[0]) and a > 0 and _WORD_LETTER.match(text[a - 1]):
+        return True
+    return False
+
+
+_WORD_LETTER = re.compile(r"[A-Za-z\u00c0-\u024f\u0400-\u04ff]")
+
+
+# A temperature asked on one scale ("in degrees Celsius") and given on another ("0 °F"): the
+# number is not the asked value
+_SCALES = {
+    "celsius": r"\s*(?:°\s*|degrees?\s+)?(?:F\b|fahrenheit|K\b|kelvin)",
+    "fahrenheit": r"\s*(?:°\s*|degrees?\s+)?(?:C\b|celsius|centigrade|K\b|kelvin)",
+}
+
+
+def _other_scale(question: str) -> re.Pattern[str] | None:
+    m = re.search(r"\b(?:in\s+)?(?:degrees\s+)?(celsius|fahrenheit)\b", question, re.IGNORECASE)
+    return re.compile(_SCALES[m.group(1).lower()], re.IGNORECASE) if m else None
+
+
+_BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
 
 
 # "« Pomme » ne veut pas dire apple ; c'est « poire »", "Diamond is not the hardest — quartz
@@ -443,10 +497,14 @@ def _share_without_gloss(text: str, scripts: set[str]) -> float:
     """The share of letters in `scripts` once a gloss is set aside: the few words of other
     scripts (GLOSS_WORDS at most) that an answer with at least as many words of its own
     quotes."""
-    words = words_of(text)
+    words = [w for w in words_of(text) if script_counts(w)]  # "12" is no language's
     own = [w for w in words if set(script_counts(w)) <= scripts]
     other = [w for w in words if not set(script_counts(w)) & scripts]
-    if not own or not other or len(other) > GLOSS_WORDS or len(other) > len(own):
+    # the prompt's own words beside their translation ("winter — зима, snow — снег") are the
+    # words asked about, not an answer in their language
+    asked = {w.casefold() for w in words_of(current_question())}
+    glossed = [w for w in other if w.casefold() not in asked]
+    if not own or not other or len(glossed) > GLOSS_WORDS or len(glossed) > len(own):
         return 0.0
     kept = sum(script_counts(w).get(s, 0) for w in own for s in scripts)
     letters = sum(sum(script_counts(w).values()) for w in words if w not in other)
@@ -660,6 +718,8 @@ def _sequence_tokens(
         t = with_digits(t)  # "One, two, three, ..." counts as well as "1, 2, 3, ..."
         # digits right after CJK text are a number of their own ("下一个数是10")
         pattern = r"(?<![.\d])(?<![^\W\u2e80-\u9fff\uac00-\ud7af])\d+(?![\w])"
+        # a minus glued to a number ("-10", "−7") makes it another number; "1-10" is a range
+        pattern = r"(?:(?<![\w.\-−])[-−](?=\d))?" + pattern
     elif p.tokens == "letters":
         pattern = r"(?<![\w'])[A-Za-z](?![\w'])"
     else:

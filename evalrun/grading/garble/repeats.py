@@ -58,9 +58,12 @@ _BENIGN_UNIT = frozenset("-=_*~.|:+<>/\\ \t\n─━│┃═")
 
 # A detokenizer that did not decode: SentencePiece's ▁ and byte-level BPE's Ġ/Ċ glued inside
 # words (Maltese Ġ and Ċ start words, after a space or hyphen), byte-fallback pieces, and
-# JSON's \uXXXX escapes that lost their backslash (uc12duc528).
+# JSON's \uXXXX escapes that lost their backslash (uc12duc528). A run of bare ▁ spaces between
+# words or at the end ("deep ▁▁") is one piece too; beside the other block elements (▁▂▃▅) it is
+# a chart, and a piece quoted or in backticks ('▁Un', `▁the`) is being shown, not leaked.
 _DECODER = (
-    re.compile(r"(?<=[^\W\d_])\u2581|(?<![\'\"‘“])\u2581(?=[^\W\d_])"),  # ('▁Un': a listed piece)
+    re.compile(r"(?<=[^\W\d_])\u2581|(?<![\'\"‘“`])\u2581(?=[^\W\d_])"),
+    re.compile(r"(?<![\u2581-\u2588`])\u2581{2,}(?=\s|$)"),
     re.compile(r"(?<=[^\s\-'’])[\u0120\u010a]"),
     re.compile(r"<0x[0-9A-F]{2}>"),
     re.compile(r"\bu[0-9a-f]{4}(?:u[0-9a-f]{4})+\b"),
@@ -338,7 +341,7 @@ def chars_signal(text: str) -> list[Signal]:
             )
         )
     pieces = sum(len(r.findall(text)) for r in _DECODER)
-    if pieces >= 3:
+    if pieces >= 3 or (pieces == 2 and len(text) < 200):  # two in a short reply: no accident
         out.append(
             Signal(
                 "decoder",
