@@ -211,7 +211,10 @@ def test_command_missing_from_the_image(image, tmp_path):
     assert err.kind == "executable_not_found" and "/opt/no/vllm" in err.message
 
 
-def test_container_killed_for_memory(image, tmp_path):
+def test_container_killed_for_memory(image, tmp_path, monkeypatch):
+    # podman's conmon leaves an empty file `oom` in the working directory when the kernel kills
+    # the container for memory: the test runs in its own folder, not the checkout
+    monkeypatch.chdir(tmp_path)
     data = {**contract_data(image), "command": ["python3", "-c",
             "print('allocating'); x = bytearray(512 << 20)"]}  # fmt: skip
     data["launch"]["options"] = ["--memory=48m", "--memory-swap=48m"]
