@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalrun.errors import EvalrunError
+from evalrun.base.errors import EvalrunError
 from evalrun.scoring import runner
 from evalrun.scoring.options import ScoreOptions
 from evalrun.scoring.report import ProgressBar

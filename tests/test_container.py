@@ -24,7 +24,7 @@ import yaml
 from fakeserver import simple_item, write_suite
 from support.containers import build_image, configure, containers, wait_no_containers
 
-from evalrun.errors import BootError
+from evalrun.base.errors import BootError
 from evalrun.serving.contract import contract_from_data
 from evalrun.serving.launcher import boot_server
 

@@ -14,7 +14,7 @@ import httpx2 as httpx
 import pytest
 import yaml
 
-from evalrun.errors import BootError
+from evalrun.base.errors import BootError
 from evalrun.serving import launcher
 from evalrun.serving.contract import Contract
 from evalrun.serving.launcher import boot_server, free_port, port_in_use, record_for_run

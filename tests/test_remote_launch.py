@@ -20,7 +20,7 @@ import httpx2 as httpx
 import pytest
 import yaml
 
-from evalrun.errors import BootError
+from evalrun.base.errors import BootError
 from evalrun.serving.contract import contract_from_data
 from evalrun.serving.launcher import boot_server
 

@@ -11,6 +11,7 @@ from fractions import Fraction
 import pytest
 from support.synthruns import ids_of, items_for, write_run
 
+from evalrun.base.tables import fmt_points, score100
 from evalrun.cli import main
 from evalrun.compare.family import family
 from evalrun.compare.pairing import compare_runs
@@ -18,7 +19,6 @@ from evalrun.compare.stats import holm_adjust, mcnemar_exact, paired_rate_test
 from evalrun.signoff.gate import signoff
 from evalrun.store import RunStore
 from evalrun.suite.load import load_suite
-from evalrun.tables import fmt_points, score100
 
 CORE = dict(Counter(i.category for i in load_suite("core").items))  # the core suite's 184 items
 

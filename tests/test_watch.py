@@ -196,7 +196,7 @@ def test_a_watch_of_another_anchor_is_refused(anchored, fake_server):
         suite=str(anchored["results"].parent / "suite"),
         results=anchored["results"],
     )
-    with pytest.raises(evalrun.errors.UsageError, match="another --name"):
+    with pytest.raises(evalrun.base.errors.UsageError, match="another --name"):
         run_watch(_options(anchored, anchor=other.run_id, ticks=1), _quiet())
 
 

@@ -26,6 +26,8 @@ from pydantic import (
 )
 from typing_extensions import TypedDict
 
+from evalrun.base.errors import ConfigError, UsageError
+from evalrun.base.jsondata import AsWritten, as_written
 from evalrun.bisection.dd import DDResult, Outcome, dd
 from evalrun.bisection.gitbisect import (
     Commit,
@@ -56,8 +58,6 @@ from evalrun.bisection.variants import (
 )
 from evalrun.compare.floor import Floor
 from evalrun.endpoint.options import SamplingRecord
-from evalrun.errors import ConfigError, UsageError
-from evalrun.jsondata import AsWritten, as_written
 from evalrun.serving.contract import Contract, load_contract
 from evalrun.serving.target import Launcher, TargetSpec
 from evalrun.store import claim_folder, now_iso

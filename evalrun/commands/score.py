@@ -128,7 +128,7 @@ def options_from_args(args: argparse.Namespace) -> ScoreOptions:
 
 def run(args: argparse.Namespace) -> int:
     from evalrun.api import run as run_score
-    from evalrun.errors import BootError, EndpointError, EvalrunError, UsageError
+    from evalrun.base.errors import BootError, EndpointError, EvalrunError, UsageError
     from evalrun.scoring.report import ProgressBar, score_json, score_text
     from evalrun.scoring.request import ScoreHooks
     from evalrun.serving.launcher import stderr_progress

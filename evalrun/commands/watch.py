@@ -169,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from evalrun.errors import UsageError
+    from evalrun.base.errors import UsageError
     from evalrun.watching import WatchHooks, WatchOptions, run_watch
 
     if bool(args.endpoint) + bool(args.contract) + bool(args.reference) != 1:

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from evalrun.base.jsondata import JSONObject
 from evalrun.endpoint.response import Response
 from evalrun.grading.extract import (
     extract_answer_number,
@@ -39,7 +40,6 @@ from evalrun.grading.span import (
     plain_text,
     question_focus,
 )
-from evalrun.jsondata import JSONObject
 
 # ---------------------------------------------------------------- numeric / choice
 

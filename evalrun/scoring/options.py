@@ -13,10 +13,10 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from evalrun.base.errors import UsageError
 from evalrun.endpoint.client import ApiKey, resolve_api_key
 from evalrun.endpoint.http import HttpOptions
 from evalrun.endpoint.options import build_options, parse_extra_body, parse_headers
-from evalrun.errors import UsageError
 from evalrun.serving.target import TargetSpec
 from evalrun.suite.select import Selection
 

@@ -14,17 +14,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from evalrun.base.errors import SuiteError, UsageError
 from evalrun.endpoint.client import RetryPolicy
 from evalrun.endpoint.http import HttpOptions
 from evalrun.endpoint.options import RequestOptions, options_differ
-from evalrun.errors import SuiteError, UsageError
 from evalrun.scoring.request import ScoreRequest
 from evalrun.serving.contract import Contract
 from evalrun.serving.target import TargetSpec
 from evalrun.store import ItemRecord, RunRecord, RunStore, claim_folder, new_run_id, now_iso
 from evalrun.store.lock import RunLock
+from evalrun.store.records import SelectionRecord
 from evalrun.suite.load import Item, Suite, load_suite
-from evalrun.suite.select import Selection, SelectionRecord
+from evalrun.suite.select import Selection
 
 if TYPE_CHECKING:
     from evalrun.scoring.options import ScoreOptions

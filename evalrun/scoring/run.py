@@ -23,10 +23,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from evalrun.base.errors import EndpointError, EvalrunError, Interrupted, UsageError
 from evalrun.endpoint.client import RequestFailed, list_models, load_sdk, make_client, pick_model
 from evalrun.endpoint.logprobs import Capture
 from evalrun.endpoint.response import ItemError
-from evalrun.errors import EndpointError, EvalrunError, Interrupted, UsageError
 from evalrun.provenance import Provenance, collect
 from evalrun.scoring.asking import (
     Answered,

@@ -28,9 +28,9 @@ from typing import IO, Protocol
 
 import httpx2 as httpx
 
+from evalrun.base.errors import BootError, Interrupted
+from evalrun.base.jsondata import JSONObject
 from evalrun.endpoint.http import sync_client
-from evalrun.errors import BootError, Interrupted
-from evalrun.jsondata import JSONObject
 from evalrun.provenance import RenderedContract, ServerFacts
 from evalrun.serving.bootfail import LogWatch, classify, find_elsewhere
 from evalrun.serving.contract import (

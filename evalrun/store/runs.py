@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from evalrun.errors import ConfigError, RunNotFound
+from evalrun.base.errors import ConfigError, RunNotFound
 from evalrun.store.jsonl import bad_line, dump_json_line, numbered_rows, repair_tail
 from evalrun.store.records import ItemRecord, RunRecord, upgrade_item, upgrade_run
 

@@ -23,12 +23,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from evalrun.errors import ConfigError, UsageError
-from evalrun.jsondata import JSONObject
+from evalrun.base.errors import ConfigError, UsageError
+from evalrun.base.jsondata import JSONObject
 from evalrun.store import RunRecord, RunStore, json_text
-from evalrun.store.summary import with_summary
 from evalrun.suite.select import Selection
-from evalrun.viewing.runview import Row, RunView, matching_suite
+from evalrun.viewing.runview import Row, RunView, matching_suite, with_summary
 
 FORMATS = ("jsonl", "csv", "junit")
 COLUMNS = [

@@ -7,8 +7,8 @@ import shlex
 import shutil
 import subprocess
 
-from evalrun.errors import EvalrunError, Interrupted, UsageError
-from evalrun.jsondata import JSONObject, json_bytes
+from evalrun.base.errors import EvalrunError, Interrupted, UsageError
+from evalrun.base.jsondata import JSONObject, json_bytes
 from evalrun.scoring import ScoreOptions, score
 from evalrun.signoff import Policy, signoff
 from evalrun.store import RunRecord, RunStore

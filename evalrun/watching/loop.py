@@ -23,8 +23,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalrun.errors import EndpointError, Interrupted, UsageError
-from evalrun.jsondata import JSONObject
+from evalrun.base.errors import EndpointError, Interrupted, UsageError
+from evalrun.base.jsondata import JSONObject
+from evalrun.base.text_safety import one_line
 from evalrun.scoring import ScoreOptions, score
 from evalrun.serving.signals import sigterm_raises
 from evalrun.serving.target import TargetSpec, open_target
@@ -32,7 +33,6 @@ from evalrun.signoff import load_policy
 from evalrun.store import RunRecord, RunStore
 from evalrun.store.tokens import load_traces
 from evalrun.suite.load import load_suite
-from evalrun.text_safety import one_line
 from evalrun.watching.alarm import escalate, on_alarm_argv, run_on_alarm
 from evalrun.watching.judge import THRESHOLDS, judge_tick
 from evalrun.watching.metrics import WatchMetrics
