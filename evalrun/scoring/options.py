@@ -75,6 +75,19 @@ class ScoreOptions:
     junit: str | Path | None = None  # also write the run as JUnit XML here
 
     @classmethod
+    def given(cls, endpoint: str | None, kw: dict[str, Any]) -> ScoreOptions:
+        """What `evalrun.score(endpoint, **kw)` was given: `options=` a ready ScoreOptions, or
+        keywords (`from_keywords`); TypeError for both at once or for anything else."""
+        ready = kw.pop("options", None)
+        if ready is None:
+            return cls.from_keywords(endpoint=endpoint, **kw)
+        if kw or endpoint is not None:
+            raise TypeError("pass either options= or keyword arguments, not both")
+        if not isinstance(ready, ScoreOptions):
+            raise TypeError(f"options= takes a ScoreOptions, not {type(ready).__name__}")
+        return ready
+
+    @classmethod
     def from_keywords(cls, **kw: Any) -> ScoreOptions:
         """Options from keywords: the fields, or the flags' own spellings (`category=`, `name=`,
         `set=`, `unset=`, `header=`, `deterministic=`); TypeError naming an unknown one and the known ones."""

@@ -82,6 +82,7 @@ class ScorePlan:
     lock: RunLock | None = None  # a resume's, held from before its run was read
     retry: RetryPolicy = RetryPolicy()
     trial: bool = False  # a bisect trial's probe: `runs` and `latest` skip it
+    junit: Path | None = None  # the run also written here as JUnit XML when it ends
 
     def release(self) -> None:
         if self.lock is not None:
@@ -113,6 +114,7 @@ def plan(options: ScoreOptions, store: RunStore) -> ScorePlan:
                 run_id=run_id,
                 log_path=log_path,
                 lock=lock,
+                junit=Path(options.junit) if options.junit else None,
             ),
             store,
             resumed,

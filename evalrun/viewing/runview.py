@@ -11,59 +11,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalrun.base.errors import ConfigError, RunNotFound, SuiteError
-from evalrun.endpoint.response import Response
-from evalrun.store import ItemRecord, RunRecord, RunStore, summarize
+from evalrun.store import RunRecord, RunStore, summarize
+from evalrun.store.export import ItemRow
 from evalrun.suite.load import Item, Suite, load_suite
 from evalrun.suite.select import Selection
 
 
 @dataclass
-class Row:
-    """One item of the run: its suite item (when the suite loads) and its final record."""
+class Row(ItemRow):
+    """One item of the run: its final record and, when the suite loads, its suite item."""
 
-    id: str
-    category: str
-    record: ItemRecord | None
     item: Item | None = None
-
-    @property
-    def status(self) -> str:
-        """passed, failed, error, or `not run` (selected, but the run stopped before it)."""
-        return self.record.status if self.record else "not run"
-
-    @property
-    def response(self) -> Response:
-        """What the endpoint answered (an empty response when it did not)."""
-        return (self.record.response if self.record else None) or Response()
-
-    @property
-    def garbled(self) -> bool:
-        return self.record is not None and self.record.garbled
-
-    @property
-    def garble_reasons(self) -> list[str]:
-        garble = self.record.garble if self.record else None
-        return garble.reasons if garble is not None else []
-
-    @property
-    def diagnoses(self) -> list[str]:
-        return list(self.record.diagnoses) if self.record else []
-
-    @property
-    def detail(self) -> str:
-        """The grader's detail, or the error's kind and message."""
-        rec = self.record
-        if rec is None:
-            return ""
-        if rec.error:
-            return f"{rec.error.kind}: {rec.error.message}"
-        return rec.grade.detail if rec.grade else ""
-
-    @property
-    def tokens(self) -> tuple[int | None, int | None]:
-        """(prompt, completion) tokens the server reported."""
-        usage = self.response.usage
-        return (usage.prompt_tokens, usage.completion_tokens) if usage else (None, None)
 
 
 @dataclass
