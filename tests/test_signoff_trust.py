@@ -133,8 +133,7 @@ def test_compare_and_signoff_show_the_same_rounded_drop(store, capsys):
 
 def test_latest_and_runs_skip_bisect_trials(store, capsys):
     mine = write_run(store, "2026-01-01_000000_mine", items_for(CORE))
-    trial = write_run(store, "2026-01-02_000000_bisect-1624b25d-probe", items_for(CORE))
-    store.mark_trial(trial.run_id)
+    trial = write_run(store, "2026-01-02_000000_bisect-1624b25d-probe", items_for(CORE), trial=True)
     other = write_run(store, "2026-01-01_120000_vllm", items_for(CORE), started_at=None)
     root = str(store.root)
 

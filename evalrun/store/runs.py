@@ -290,17 +290,6 @@ class RunStore:
                 return candidate
         raise RunNotFound(f"no {what} {ref!r} in {self.root}; {hint} (ids, `latest`, tags)")
 
-    def mark_trial(self, run_id: str) -> None:
-        """Mark a stored run as a bisect trial (bisect calls this on each trial's runs); a run
-        that was never stored is left alone."""
-        path = self.run_dir(run_id) / "run.json"
-        if not path.exists():
-            return
-        record = self.load_run(run_id)
-        if not record.trial:
-            record.trial = True
-            self.write_run(record)
-
     def is_trial(self, run_id: str) -> bool:
         """Whether run.json marks the run as a bisect trial (unreadable: not a trial)."""
         try:

@@ -67,7 +67,7 @@ def escalate(
     except (KeyboardInterrupt, Interrupted):
         raise
     except EvalrunError as exc:
-        return {"error": str(exc), "run_id": getattr(exc, "run_id", None)}
+        return {"error": str(exc), "run_id": exc.run_id}
     return {
         "run_id": record.run_id,
         "signoff": verdict.verdict,

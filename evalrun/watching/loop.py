@@ -270,7 +270,7 @@ class Watch:
             record, items = score(options)
         except EndpointError as exc:
             point.verdict = str(exc).split(";")[0][:200]
-            point.run_id = getattr(exc, "run_id", None)
+            point.run_id = exc.run_id
             point.seconds = round(self.hooks.clock() - started, 3)
             return point
         tick_store = RunStore(self.folder / TICKS_DIR)
