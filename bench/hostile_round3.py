@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from bench.hostile_campaign import ROOT, Outcome, Verdict, check, evalrun, score_args
+from bench.hostile_common import ROOT, Outcome, Verdict, check, evalrun, score_args
 from tests.fakeserver import FakeServer, reply, simple_item, write_suite
 from tests.rawserver import CHAT, RawServer, http
 from tests.slotserver import SlotServer
@@ -382,7 +382,7 @@ def round3_scenarios(work: Path, suite: Path) -> list[Verdict]:
 if __name__ == "__main__":  # the third round alone
     import tempfile
 
-    from bench.hostile_campaign import table_of
+    from bench.hostile_common import table_of
 
     with tempfile.TemporaryDirectory(prefix="evalrun-round3-") as tmp:
         work = Path(tmp)

@@ -23,6 +23,7 @@ import pytest
 import yaml
 from fakeserver import simple_item, write_suite
 from support.containers import build_image, configure, containers, wait_no_containers
+from support.drive import start_drive
 
 from evalrun.base.errors import BootError
 from evalrun.serving.contract import contract_from_data
@@ -31,7 +32,6 @@ from evalrun.serving.launcher import boot_server
 pytestmark = pytest.mark.container
 
 HERE = Path(__file__).resolve().parent
-DRIVE = HERE / "fake_engines" / "drive.py"
 SECRET = "hf_sekrit_value_123"
 
 
@@ -204,21 +204,6 @@ def test_runtime_refusing_the_run_is_classified(image, tmp_path):
 
 
 # Nothing left running: Ctrl-C, SIGTERM, kill -9 -------------------------------------------------
-
-
-def start_drive(tmp_path: Path, data: dict) -> subprocess.Popen[str]:
-    path = tmp_path / "contract.yaml"
-    path.write_text(yaml.safe_dump(data))
-    proc = subprocess.Popen(
-        [sys.executable, str(DRIVE), str(path), str(tmp_path / "server.log")],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(HERE.parent)},
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    assert line.startswith("READY"), (line, (tmp_path / "server.log").read_text())
-    return proc
 
 
 @pytest.mark.parametrize("how", ["sigint", "sigterm", "kill9"])

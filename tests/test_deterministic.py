@@ -12,7 +12,6 @@ import yaml
 from evalrun.base.errors import ConfigError
 from evalrun.cli import main
 from evalrun.serving.contract import load_contract
-from evalrun.serving.deterministic import leaks
 
 
 def _contract(tmp_path, engine, **args):
@@ -24,8 +23,11 @@ def _contract(tmp_path, engine, **args):
 
 def test_each_engine_gets_its_own_switches(tmp_path):
     on = ["deterministic=true"]
-    vllm = load_contract(_contract(tmp_path, "vllm", **{"max-num-seqs": 64}), sets=on)
-    assert vllm.env["VLLM_BATCH_INVARIANT"] == "1" and vllm.deterministic
+    vllm = load_contract(
+        _contract(tmp_path, "vllm", **{"max-num-seqs": 64, "enable-prefix-caching": True}), sets=on
+    )
+    assert vllm.args == {"max-num-seqs": 1, "no-enable-prefix-caching": True}
+    assert vllm.deterministic and "VLLM_BATCH_INVARIANT" not in vllm.env
     sglang = load_contract(_contract(tmp_path, "sglang"), sets=on)
     assert sglang.args["enable-deterministic-inference"] is True
     llama = load_contract(_contract(tmp_path, "llama.cpp", np=16), sets=on)
@@ -34,13 +36,6 @@ def test_each_engine_gets_its_own_switches(tmp_path):
     assert plain.args == {"np": 16} and not plain.deterministic
     with pytest.raises(ConfigError, match="no known switches for engine 'other'"):
         load_contract(_contract(tmp_path, "other"), sets=on)
-
-
-def test_known_leaks_are_named():
-    assert "max-num-seqs=8" in leaks("vllm", {"max-num-seqs": 64})[0]
-    assert leaks("vllm", {"max-num-seqs": 8}) == []
-    assert any("tensor parallel" in w for w in leaks("vllm", {"max-num-seqs": 8, "tp": 4}))
-    assert leaks("llama.cpp", {}) == []
 
 
 def test_score_records_it_in_run_json(tmp_path, capsys, make_suite):

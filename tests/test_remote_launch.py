@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx2 as httpx
 import pytest
 import yaml
+from support.drive import start_drive
 
 from evalrun.base.errors import BootError
 from evalrun.serving.contract import contract_from_data
@@ -27,7 +28,6 @@ from evalrun.serving.launcher import boot_server
 pytestmark = pytest.mark.remote
 
 HERE = Path(__file__).resolve().parent
-DRIVE = HERE / "fake_engines" / "drive.py"
 
 
 def engine_copy(tmp_path: Path) -> Path:
@@ -180,22 +180,6 @@ def test_slurm_engine_crash_is_classified_from_the_job_output(slurm, tmp_path):
 
 
 # Nothing left running: Ctrl-C, SIGTERM, kill -9, a lost connection ---------------------------------
-
-
-def start_drive(tmp_path: Path, data: dict) -> subprocess.Popen[str]:
-    """drive.py boots the contract, prints READY and sleeps: a stand-in for a running evalrun."""
-    path = tmp_path / "contract.yaml"
-    path.write_text(yaml.safe_dump(data))
-    proc = subprocess.Popen(
-        [sys.executable, str(DRIVE), str(path), str(tmp_path / "server.log")],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(HERE.parent)},
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    assert line.startswith("READY"), (line, (tmp_path / "server.log").read_text())
-    return proc
 
 
 def finish(proc: subprocess.Popen[str]) -> None:

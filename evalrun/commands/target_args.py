@@ -63,8 +63,8 @@ def add_target_arguments(
         dest="sets",
         action="append_const",
         const="deterministic=true",
-        help="turn on the engine's batch-invariant switches (vLLM VLLM_BATCH_INVARIANT=1, sglang "
-        "--enable-deterministic-inference, llama.cpp one slot and no prompt cache; "
+        help="turn on the engine's deterministic switches (vLLM and llama.cpp: one request at a "
+        "time, no prompt cache; sglang --enable-deterministic-inference; "
         "= --set deterministic=true): a healthy lane's runs then compare identical",
     )
     conn = parser.add_argument_group("connection")

