@@ -101,12 +101,13 @@ def plan(options: ScoreOptions, store: RunStore) -> ScorePlan:
         spec = replace(spec, http=limits.http(spec.http))
         label, run_id, log_path = _naming(store, options.label, contract, resumed)
         sent = spec.options.with_contract(contract.request) if contract else spec.options
+        selection = options.selection()
         return _settled(
             ScorePlan(
                 spec=spec,
                 suite=load_suite(options.suite or "core"),
                 items=[],
-                selection=options.selection().record([]),
+                selection=selection.record([]),
                 limits=limits,
                 contract=contract,
                 repeats=options.repeats,
@@ -118,7 +119,7 @@ def plan(options: ScoreOptions, store: RunStore) -> ScorePlan:
             ),
             store,
             resumed,
-            options.selection(),
+            selection,
             sent,
         )
     except BaseException:
