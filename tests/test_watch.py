@@ -159,7 +159,7 @@ def test_a_server_never_up_exits_3(anchored):
 
 
 def test_metrics_are_scraped_over_http_while_the_watch_runs(anchored):
-    from evalrun.serving.launcher import free_port
+    from evalrun.serving.ports import free_port
 
     port = free_port()
     scraped: list[str] = []

@@ -624,7 +624,7 @@ def run_bisect(
     runner = TrialRunner(req, rules, suite, store, workdir, reach)
     stop_all = None
     if reach.launcher is boot_server_default():
-        from evalrun.serving.launcher import stop_all_servers
+        from evalrun.serving.process import stop_all_servers
 
         stop_all = stop_all_servers
     pool = LanePool(runner, req.lanes, stop_all=stop_all)

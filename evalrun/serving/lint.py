@@ -321,7 +321,7 @@ def _environment_findings(c: Contract) -> list[Finding]:
 
 
 def _port_findings(c: Contract) -> list[Finding]:
-    from evalrun.serving.launcher import PORT_BUSY_HINT, busy_port
+    from evalrun.serving.ports import PORT_BUSY_HINT, busy_port
 
     port = c.effective_port
     busy = busy_port(c.host, port) if port else None
