@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     from evalrun.serving.contract import load_contract, reference_contract_path
     from evalrun.serving.launcher import boot_server
     from evalrun.serving.ports import free_port
+    from evalrun.serving.target import TargetSpec
     from evalrun.store import RunStore
     from evalrun.suite.load import load_suite
     from evalrun.watching import WatchHooks, WatchOptions, run_watch
@@ -91,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         result = run_watch(
             WatchOptions(
                 anchor=anchor.run_id,
-                endpoint=server.base_url,
+                target=TargetSpec(endpoint=server.base_url),
                 name="bench",
                 results=results,
                 every_s=0.0,
@@ -119,7 +120,16 @@ def main(argv: list[str] | None = None) -> int:
             if usage:
                 prompt += usage.prompt_tokens or 0
                 completion += usage.completion_tokens or 0
-    seconds = [e["seconds"] for e in before]
+    floor_event = next((e for e in result.events if e["event"] == "floor"), None)
+    floor_cost = {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0}
+    for run_id in (floor_event or {}).get("runs", [])[1:]:  # the serial run: the floor's own
+        for item in tick_store.load_items(run_id):
+            floor_cost["requests"] += 1
+            usage = item.response.usage if item.response else None
+            if usage:
+                floor_cost["prompt_tokens"] += usage.prompt_tokens or 0
+                floor_cost["completion_tokens"] += usage.completion_tokens or 0
+    seconds = [e["seconds"] for e in before[1:]]  # tick 1 also measures the floor
     first_fault = after[0]["tick"] if after else None
     out = {
         "anchor": anchor.run_id,
@@ -133,6 +143,14 @@ def main(argv: list[str] | None = None) -> int:
         "healthy_compared_items": sum(e["compared"] for e in before),
         "healthy_near_ties": sum(e["near_tie"] for e in before),
         "healthy_max_drift": max((e["drift"] for e in before), default=0.0),
+        "floor": floor_event,
+        "floor_cost": floor_cost,
+        "healthy_grades": {
+            g: sum(1 for e in before if e.get("grade") == g)
+            for g in sorted({str(e.get("grade")) for e in before})
+        },
+        "healthy_max_units": max((e.get("units") or 0.0 for e in before), default=0.0),
+        "floor_tick_seconds": before[0]["seconds"] if before else None,
         "per_tick": {
             "requests": requests / max(1, len(before)),
             "prompt_tokens": prompt / max(1, len(before)),
@@ -149,7 +167,19 @@ def main(argv: list[str] | None = None) -> int:
         if fault_alarms and first_fault
         else None,
         "fault_ticks": [
-            {k: e[k] for k in ("tick", "off", "compared", "drift", "statistic", "status")}
+            {
+                k: e.get(k)
+                for k in (
+                    "tick",
+                    "off",
+                    "compared",
+                    "drift",
+                    "units",
+                    "grade",
+                    "statistic",
+                    "status",
+                )
+            }
             for e in after
         ],
         "escalation": fault_alarms[0].get("escalation") if fault_alarms else None,

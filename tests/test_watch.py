@@ -18,6 +18,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 import evalrun
 from evalrun.cli import main
+from evalrun.serving.target import TargetSpec
 from evalrun.watching import (
     DEFAULT_CUSUM,
     WatchHooks,
@@ -49,7 +50,7 @@ def anchored(tmp_path: Path, fake_server: FakeServer) -> dict[str, Any]:
 def _options(ctx: dict[str, Any], **kw: Any) -> WatchOptions:
     base: dict[str, Any] = dict(
         anchor=ctx["anchor"],
-        endpoint=ctx["fake"].base_url,
+        target=TargetSpec(endpoint=ctx["fake"].base_url),
         results=ctx["results"],
         every_s=0.0,
         retry_s=0.01,
@@ -64,11 +65,12 @@ def _quiet() -> WatchHooks:
 
 
 def _faulty_after(fake: FakeServer, ticks: int) -> None:
-    """From tick `ticks + 1` on, the server answers what the anchor thought unlikely."""
+    """From tick `ticks + 1` on, the server answers what the anchor thought unlikely (the first
+    tick asks the probe twice: at once, then one at a time for the watch's noise floor)."""
     start = fake.chat_requests
 
     def rule(body: dict[str, Any]) -> Any:
-        return reply("zz") if fake.chat_requests > start + ticks * PROBE else reply("ok")
+        return reply("zz") if fake.chat_requests > start + (ticks + 1) * PROBE else reply("ok")
 
     fake.rule = rule
 
@@ -203,9 +205,10 @@ def test_a_watch_of_another_anchor_is_refused(anchored, fake_server):
 def test_disk_stays_bounded(anchored):
     result = run_watch(_options(anchored, ticks=5, keep_runs=2), _quiet())
     runs = [p for p in (result.folder / "ticks").iterdir() if (p / "run.json").exists()]
-    assert len(runs) == 2
     state = load_state(result.folder)
-    assert state is not None
+    assert state is not None and state.floor is not None
+    # the newest two, and the two the floor was measured from (tick 1's burst and serial runs)
+    assert len(runs) == 4 and set(state.floor.runs) <= {p.name for p in runs}
     # points beyond the kept ones are compacted into blocks, their tick lines leave the log
     for i in range(6, 6 + 2 * BLOCK):
         state.points.append(TickPoint(tick=i, at="t", status="ok", statistic=0.0, compared=8))
@@ -359,3 +362,138 @@ def test_a_noisier_lane_needs_a_larger_change():
     noisy = Cusum.for_healthy_rate(0.1)
     assert ticks_to_alarm(noisy, PROBE, 1) is None  # one item in eight is its normal
     assert ticks_to_alarm(noisy, PROBE, PROBE) == 2
+
+
+def test_api_key_env_reaches_a_watched_endpoint(anchored, monkeypatch, capsys):
+    """--api-key-env is the endpoint's key: every tick's request carries it."""
+    fake = anchored["fake"]
+    fake.api_key = "sk-watch-3"
+    monkeypatch.setenv("WATCH_KEY", "sk-watch-3")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    code = main([
+        "watch", "--endpoint", fake.base_url, "--anchor", anchored["anchor"],
+        "--results", str(anchored["results"]), "--every", "0", "--ticks", "2",
+        "--api-key-env", "WATCH_KEY", "--name", "keyed",
+    ])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    assert fake.headers[-1].get("authorization") == "Bearer sk-watch-3"
+
+
+@pytest.mark.slow
+def test_a_watched_contract_gets_its_engines_key_not_the_users(tmp_path, make_suite, monkeypatch):
+    """A contract whose engine requires its own key: the ticks send that key (the engine answers
+    401 to anything else), not the user's OPENAI_API_KEY, which is for other endpoints."""
+    from test_score_contract import contract_file
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-the-users-own")
+    contract = contract_file(tmp_path, **{"api-key": "sk-engine-7"})
+    results = tmp_path / "results"
+    suite = make_suite([simple_item(i, answer="OK") for i in range(3)])
+    target = ["--contract", str(contract), "--results", str(results)]
+    assert main(["score", *target, "--suite", str(suite), "--no-progress"]) == 0
+    result_code = main(
+        ["watch", *target, "--anchor", "latest", "--every", "0", "--ticks", "2", "--no-escalate"]
+    )
+    state = load_state(watch_dir(results, "watch"))
+    assert state is not None
+    assert [p.status for p in state.points] == ["ok", "ok"], [p.verdict for p in state.points]
+    assert result_code == 0
+
+
+def test_the_floor_is_measured_on_the_first_tick_shown_everywhere_and_resumed(anchored, tmp_path):
+    fake = anchored["fake"]
+    before = fake.chat_requests
+    prom = tmp_path / "watch.prom"
+    result = run_watch(_options(anchored, ticks=3, metrics_file=prom), _quiet())
+    # tick 1 asked the probe at once and again one at a time; ticks 2 and 3 at once only
+    assert fake.chat_requests - before == 4 * PROBE
+    floor = next(e for e in result.events if e["event"] == "floor")
+    assert floor["tick"] == 1 and floor["source"] == "measured" and floor["items"] == PROBE
+    assert "serial vs burst" in floor["measured_from"] and len(floor["runs"]) == 2
+    ticks = [e for e in result.events if e["event"] == "tick"]
+    assert all(e["grade"] == "identical" and e["units"] == 0.0 for e in ticks)
+    state = load_state(result.folder)
+    assert state is not None and state.floor is not None and state.floor.source == "measured"
+    samples = {
+        (s.name, s.labels.get("source")): s.value
+        for f in text_string_to_metric_families(prom.read_text())
+        for s in f.samples
+    }
+    assert samples[("evalrun_watch_floor", "measured")] == 1.0
+    assert samples[("evalrun_watch_floor", "--floor")] == 0.0
+    assert ("evalrun_watch_tick_floor_units", None) in samples
+    assert ("evalrun_watch_floor_drift", None) in samples
+    lines: list[str] = []
+    again = run_watch(_options(anchored, ticks=1), WatchHooks(say=lines.append))
+    assert fake.chat_requests - before == 5 * PROBE  # resumed: the floor is not measured again
+    assert not any(e["event"] == "floor" for e in again.events)
+    assert "floor measured (serial vs burst" in lines[0]
+    assert "0 floor units (identical)" in lines[1]
+    assert main(["report", "watch:watch", "--results", str(anchored["results"])]) == 0
+    page = (result.folder / "timeline.html").read_text()
+    assert "floor measured (serial vs burst on the watched lane at tick 1" in page
+    assert "noise-floor units" in page
+
+
+def test_floor_run_is_the_anchors_a_a_partner(anchored, capsys):
+    fake = anchored["fake"]
+    partner = evalrun.score(
+        fake.base_url, suite=str(anchored["results"].parent / "suite"), results=anchored["results"]
+    )
+    before = fake.chat_requests
+    code = main([
+        "watch", "--endpoint", fake.base_url, "--anchor", anchored["anchor"],
+        "--results", str(anchored["results"]), "--every", "0", "--ticks", "2", "--json",
+        "--floor", partner.run_id, "--name", "floored",
+    ])  # fmt: skip
+    assert code == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert fake.chat_requests - before == 2 * PROBE  # nothing asked for the floor
+    floor = next(e for e in events if e["event"] == "floor")
+    assert floor["source"] == "--floor" and floor["given"] == partner.run_id
+    assert floor["measured_from"] == f"{anchored['anchor']} vs {partner.run_id}"
+    state = load_state(watch_dir(anchored["results"], "floored"))
+    assert state is not None and state.floor is not None and state.floor.given == partner.run_id
+    with pytest.raises(evalrun.base.errors.UsageError, match="is run A itself"):
+        run_watch(_options(anchored, floor=anchored["anchor"], name="self"), _quiet())
+
+
+def test_the_drift_that_counts_is_measured_in_floor_units():
+    from evalrun.compare.floor import Floor
+    from evalrun.watching.judge import THRESHOLDS, healthy_rate, judge_tick
+
+    anchor = {
+        "a": _trace("a", [("x", -0.2, -3.0), ("y", -0.1, -3.0)]),
+        "b": _trace("b", [("p", -0.05, -4.0), ("q", -0.05, -4.0)]),
+    }
+    moved = 2 * THRESHOLDS.drift_max  # every logprob moved past the healthy limit
+    tick = {
+        i: _trace(i, [(t[0], t[1] - moved, t[2][1][1]) for t in tr.tokens])
+        for i, tr in anchor.items()
+    }
+
+    def floor(drift: float, hard: int = 0) -> Floor:
+        per = {i: (drift * 2, 2) for i in anchor}
+        return Floor(
+            source="s", pairs=1, items=2, diverged=hard, hard=hard, tokens=4, drift=drift,
+            item_drift=per,
+        )  # fmt: skip
+
+    assert judge_tick(anchor, [], tick, ["a", "b"]).off == 2  # no floor: past drift_max
+    noisy = judge_tick(anchor, [], tick, ["a", "b"], floor(moved))
+    assert (noisy.off, noisy.units, noisy.grade) == (0, 1.0, "within noise")
+    tight = judge_tick(anchor, [], tick, ["a", "b"], floor(0.001))
+    assert tight.off == 2 and tight.grade == "divergent" and tight.units == 100.0
+    # a drift outside the noise but under the healthy limit: numerically different, one item
+    # off (the one that drifted most), so a steady numeric shift adds up over the ticks
+    small = {
+        i: _trace(i, [(t[0], t[1] - (0.04 if i == "a" else 0.03), t[2][1][1]) for t in tr.tokens])
+        for i, tr in anchor.items()
+    }
+    shifted = judge_tick(anchor, [], small, ["a", "b"], floor(0.01))
+    assert shifted.grade == "numerically different" and shifted.units == 3.5
+    assert shifted.off_ids == ["a"]
+    assert judge_tick(anchor, [], small, ["a", "b"]).off == 0  # the defaults see nothing
+    assert judge_tick(anchor, [], small, ["a", "b"], floor(0.03)).off == 0  # a noisier lane
+    assert healthy_rate(None) == healthy_rate(floor(0.0)) == THRESHOLDS.healthy_hard_rate
+    assert healthy_rate(floor(0.0, hard=1)) == 0.5

@@ -36,7 +36,10 @@ from evalrun.compare.fidelity import (
     Fidelity,
     FidelityCounts,
     against_floor,
+    measure_floor,
     not_comparable,
+    serial_pair,
+    serial_suite,
 )
 from evalrun.compare.fidelity import judge as judge_fidelity
 from evalrun.compare.floor import Floor, floor_of
@@ -48,10 +51,9 @@ from evalrun.serving.contract import Contract, contract_hash
 from evalrun.serving.target import Launcher, Target, TargetSpec, open_target
 from evalrun.store import ItemRecord, RunRecord, RunStore
 from evalrun.store.tokens import load_traces
-from evalrun.suite.load import Item, Suite
+from evalrun.suite.load import Suite, copy_item, derived_suite
 from evalrun.verdicts import LaneGarble
 
-SERIAL = "serial"  # the probe items asked again one at a time: the good side's noise floor
 BURST = 8
 # Boot failures worth retrying next time rather than caching: they say nothing about the variant.
 TRANSIENT_BOOT = frozenset({"port_in_use", "teardown"})
@@ -245,55 +247,13 @@ def probe_suites(suite: Suite, *, full: bool, burst: int = BURST) -> list[tuple[
         raise UsageError(
             f"suite {suite.label} has no items tagged `probe`; tag some, or pass --full"
         )
-    copies = [_copy(probes[k % len(probes)], f"burst{k + 1}") for k in range(burst)]
-    repeat = [_copy(probes[0], "repeat1"), _copy(probes[0], "repeat2")]
-    serial = [_copy(p, SERIAL) for p in probes]
+    copies = [copy_item(probes[k % len(probes)], f"burst{k + 1}") for k in range(burst)]
+    repeat = [copy_item(probes[0], "repeat1"), copy_item(probes[0], "repeat2")]
     return [
-        (_derived(suite, "probe", probes + copies), max(1, burst + len(probes))),
-        (_derived(suite, "probe-repeat", repeat), 1),
-        (_derived(suite, "probe-serial", serial), 1),
+        (derived_suite(suite, "probe", probes + copies), max(1, burst + len(probes))),
+        (derived_suite(suite, "probe-repeat", repeat), 1),
+        (serial_suite(suite, probes, "probe-serial"), 1),
     ]
-
-
-def serial_pair(traces: dict[str, TokenTrace]) -> Fidelity | None:
-    """One boot's A/A pair: each probe item as asked in the burst against the same item asked
-    again one at a time (`id~serial`); None without serial traces."""
-    suffix = f"~{SERIAL}"
-    serial = {i[: -len(suffix)]: t for i, t in traces.items() if i.endswith(suffix)}
-    ids = [i for i in traces if i in serial]
-    return judge_fidelity(traces, serial, ids) if ids else None
-
-
-def measure_floor(
-    traces: dict[str, TokenTrace], second: dict[str, TokenTrace] | None = None
-) -> Floor | None:
-    """The good side's noise floor from its own probe (serial against the burst); with a
-    second boot's probe (--floor-boots 2), also that boot's serial pair and the two boots'
-    bursts against each other, pooled."""
-    first = serial_pair(traces)
-    if first is None:
-        return None
-    if second is None:
-        return floor_of([first], "serial vs burst on the good side")
-    ids = [i for i in first.item_drift if i in second]
-    pairs = [first, judge_fidelity(traces, second, ids)]
-    pairs += [f for f in [serial_pair(second)] if f is not None]
-    return floor_of(pairs, "serial vs burst and across 2 boots of the good side")
-
-
-def _copy(item: Item, tag: str) -> Item:
-    return item.model_copy(update={"id": f"{item.id}~{tag}"})
-
-
-def _derived(suite: Suite, suffix: str, items: list[Item]) -> Suite:
-    blob = json.dumps([i.model_dump(mode="json") for i in items], sort_keys=True).encode()
-    return Suite(
-        name=f"{suite.name}-{suffix}",
-        version=suite.version,
-        sha256=hashlib.sha256(blob).hexdigest(),
-        path=suite.path,
-        items=items,
-    )
 
 
 def probe_key(passes: list[tuple[Suite, int]], options: RequestOptions | None = None) -> str:
@@ -444,7 +404,7 @@ class TrialRunner:
             if self.stopping.is_set():  # torn down under it: says nothing about the variant
                 raise KeyboardInterrupt("stopped while trials were running")
             with self._lock:
-                self.boots += 1
+                self.boots += _started(cached)
             self._save(cached)
         kind, verdict, m = self.judge.judge(cached)
         fid = None
@@ -500,7 +460,7 @@ class TrialRunner:
             cached = self._boot_and_probe(contract, chash, n)
             cached = cached.model_copy(update={"contract_hash": key})
             with self._lock:
-                self.boots += 1
+                self.boots += _started(cached)
             self._save(cached)
         kind, _, m = self.judge.judge(cached)
         if m is None or kind != "ok":
@@ -651,6 +611,11 @@ class TrialRunner:
                 break
             items += len(suite.items)
         return measure(records, run_ids, items, stopped)
+
+
+def _started(cached: CachedTrial) -> int:
+    """1 when the trial started an engine, 0 when its build did not install (nothing booted)."""
+    return 0 if cached.boot_error is not None and cached.boot_error.get("kind") == "install" else 1
 
 
 def _row(

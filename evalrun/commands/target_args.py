@@ -1,9 +1,10 @@
-"""The target options of `score`, `slope` and `bisect`, declared once.
+"""The target options of `score`, `slope`, `bisect` and `watch`, declared once.
 
 `add_target_arguments` adds them to a parser (argparse only: `--help` stays fast);
 `target_spec(args)` turns the parsed flags into a `TargetSpec` (serving/target.py). Request options
 (`--temperature`, `--top-p`, `--request-seed`, `--max-tokens-scale`, `--extra-body`, `--header`) and the
-connection options (`--api-key-env`, `--ca-bundle`, `--insecure`) come with every target.
+connection options (`--api-key-env`, `--ca-bundle`, `--insecure`) come with every target; a
+command that asks as a stored run did (`watch`: as its anchor) leaves out the sampling ones.
 """
 
 from __future__ import annotations
@@ -16,10 +17,16 @@ if TYPE_CHECKING:
 
 
 def add_target_arguments(
-    parser: argparse.ArgumentParser, *, endpoint: bool = True, contract: bool = True
+    parser: argparse.ArgumentParser,
+    *,
+    endpoint: bool = True,
+    contract: bool = True,
+    sampling: bool = True,
 ) -> None:
     """Add the target options; `endpoint=False` / `contract=False` leave out --endpoint/--model
-    and --contract/--reference for commands that bring their own (bisect)."""
+    and --contract/--reference for commands that bring their own (bisect); `sampling=False`
+    leaves out the options that decide what is sampled (temperature, top-p, seed, max tokens,
+    logprobs) for a command that asks as a stored run did (watch)."""
     target = parser.add_argument_group("what to measure")
     if endpoint:
         target.add_argument(
@@ -91,20 +98,23 @@ def add_target_arguments(
     req = parser.add_argument_group(
         "request options (sent with every request; a contract's request: block is the same)"
     )
-    req.add_argument("--temperature", type=float, metavar="T", help="sampling temperature (0)")
-    req.add_argument("--top-p", type=float, metavar="P", help="nucleus sampling (engine default)")
-    req.add_argument(
-        "--request-seed",
-        type=int,
-        metavar="N",
-        help="sampling seed sent with every request, for engines that take one",
-    )
-    req.add_argument(
-        "--max-tokens-scale",
-        type=float,
-        metavar="F",
-        help="multiply every item's max_tokens by F (e.g. 4 for a thinking model)",
-    )
+    if sampling:
+        req.add_argument("--temperature", type=float, metavar="T", help="sampling temperature (0)")
+        req.add_argument(
+            "--top-p", type=float, metavar="P", help="nucleus sampling (engine default)"
+        )
+        req.add_argument(
+            "--request-seed",
+            type=int,
+            metavar="N",
+            help="sampling seed sent with every request, for engines that take one",
+        )
+        req.add_argument(
+            "--max-tokens-scale",
+            type=float,
+            metavar="F",
+            help="multiply every item's max_tokens by F (e.g. 4 for a thinking model)",
+        )
     req.add_argument(
         "--extra-body",
         metavar="JSON|@FILE",
@@ -119,6 +129,8 @@ def add_target_arguments(
         metavar="K:V",
         help="extra HTTP header on every request (repeatable; values are not stored)",
     )
+    if not sampling:
+        return
     req.add_argument(
         "--top-logprobs",
         type=int,
@@ -157,10 +169,10 @@ def target_spec(
         ca_bundle=args.ca_bundle,
         insecure=args.insecure,
         max_response_mb=args.max_response_mb,
-        temperature=args.temperature,
-        top_p=args.top_p,
-        request_seed=args.request_seed,
-        max_tokens_scale=args.max_tokens_scale,
+        temperature=getattr(args, "temperature", None),
+        top_p=getattr(args, "top_p", None),
+        request_seed=getattr(args, "request_seed", None),
+        max_tokens_scale=getattr(args, "max_tokens_scale", None),
         extra_body=args.extra_body,
         headers=tuple(args.headers),
         top_logprobs=getattr(args, "top_logprobs", None),

@@ -2,8 +2,9 @@
 
 Each tick sends a small probe chosen from the anchor (the items whose anchor tokens sit nearest a
 tie early on, and exact-copy canaries; all at once, greedy, with logprobs), judges it against the
-anchor token by token, and keeps a running CUSUM over the ticks: one odd tick is no alarm, a
-steady shift is. An alarm scores the anchor's items again, signs that run off against the
+anchor token by token and against the lane's noise floor (--floor RUN, else measured on the
+first tick: the probe asked again one at a time), and keeps a running CUSUM over the ticks: one
+odd tick is no alarm, a steady shift is. An alarm scores the anchor's items again, signs that run off against the
 anchor, and goes to the terminal, <results>/watches/<name>/events.jsonl, the Prometheus metrics
 and --on-alarm. An endpoint that does not answer is `down` (no quality verdict) and is retried
 with backoff. The watch resumes from its state when started again with the same --name; Ctrl-C
@@ -38,40 +39,23 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    target = p.add_argument_group("what to watch")
-    target.add_argument("--endpoint", metavar="URL", help="base URL of the running server")
-    target.add_argument("--model", help="model name to send (default: the anchor's)")
-    target.add_argument(
-        "--contract", metavar="FILE", help="boot this contract once and watch its server"
-    )
-    target.add_argument("--reference", action="store_true", help="boot the reference and watch it")
-    target.add_argument(
-        "--set",
-        dest="sets",
-        action="append",
-        default=[],
-        metavar="K=V",
-        help="override a contract key (repeatable)",
-    )
-    target.add_argument(
-        "--unset",
-        dest="unsets",
-        action="append",
-        default=[],
-        metavar="K",
-        help="remove a contract key (repeatable)",
-    )
-    target.add_argument(
-        "--api-key-env",
-        metavar="VAR",
-        help="environment variable holding the API key (default: OPENAI_API_KEY)",
-    )
-    target.add_argument(
+    from evalrun.commands.target_args import add_target_arguments
+
+    p.add_argument(
         "--anchor",
         required=True,
         metavar="RUN",
-        help="the anchor run (id, tag, latest): greedy, scored with logprobs",
+        help="the anchor run (id, tag, latest): greedy, scored with logprobs; the ticks ask as "
+        "it was asked (greedy, its logprob settings)",
     )
+    p.add_argument(
+        "--floor",
+        metavar="RUN",
+        help="the anchor's A/A partner (another run of its lane on its items, as compare's "
+        "--floor): the noise floor ticks are judged against (default: measured by the watch "
+        "on its first tick, the probe asked at once and again one at a time)",
+    )
+    add_target_arguments(p, sampling=False)
     w = p.add_argument_group("the watch")
     w.add_argument("--name", default="watch", help="the watch's name and folder (default: watch)")
     w.add_argument(
@@ -170,10 +154,10 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from evalrun.base.errors import UsageError
+    from evalrun.commands.target_args import target_spec
+    from evalrun.endpoint.http import HttpOptions
     from evalrun.watching import WatchHooks, WatchOptions, run_watch
 
-    if bool(args.endpoint) + bool(args.contract) + bool(args.reference) != 1:
-        raise UsageError("pass one of --endpoint URL, --contract FILE or --reference")
     if args.ticks is not None and args.ticks < 1:
         raise UsageError(f"--ticks must be at least 1, got {args.ticks}")
     if args.border < 0 or args.garble < 0 or args.border + args.garble == 0:
@@ -188,13 +172,8 @@ def run(args: argparse.Namespace) -> int:
     hooks = WatchHooks(say=say, on_event=emit if args.json else None)
     options = WatchOptions(
         anchor=args.anchor,
-        endpoint=args.endpoint,
-        model=args.model,
-        contract=args.contract,
-        reference=args.reference,
-        sets=tuple(args.sets),
-        unsets=tuple(args.unsets),
-        api_key_env=args.api_key_env,
+        target=target_spec(args, timeout=args.timeout, concurrency=HttpOptions.concurrency),
+        floor=args.floor,
         name=args.name,
         results=Path(args.results),
         every_s=args.every,
@@ -207,7 +186,6 @@ def run(args: argparse.Namespace) -> int:
         policy=args.policy,
         metrics_file=Path(args.metrics_file) if args.metrics_file else None,
         metrics_port=args.metrics_port,
-        timeout=args.timeout,
         keep_runs=args.keep_runs,
         keep_points=args.keep_points,
     )

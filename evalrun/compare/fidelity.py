@@ -22,18 +22,18 @@ for `runs_fidelity`, which loads two stored runs.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalrun.base.errors import UsageError
-from evalrun.compare.floor import Floor, FloorGrade, floor_of
+from evalrun.compare.floor import Floor, FloorGrade, binom_sf, floor_of
 from evalrun.compare.floor import grade as floor_grade
 from evalrun.endpoint.logprobs import TokenTrace, TopK, same_token, token_id, token_key
 from evalrun.store import ItemRecord, RunRecord, RunStore
 from evalrun.store.tokens import load_traces
+from evalrun.suite.load import Item, Suite, copy_item, derived_suite
 
 Verdict = Literal[
     "identical",
@@ -301,27 +301,6 @@ def compare_trace(a: TokenTrace, b: TokenTrace, delta: float) -> tuple[Kind, int
     return ("near_tie" if near else "hard"), at, bt, drift
 
 
-def binom_sf(k: int, n: int, p: float) -> float:
-    """P(X >= k) for X ~ Binomial(n, p), exactly."""
-    if k <= 0:
-        return 1.0
-    if k > n or p <= 0:
-        return 0.0
-    if p >= 1:
-        return 1.0
-    # Each term in log space (lgamma for the binomial coefficient), summed by log-sum-exp: the
-    # terms themselves (comb(5000, 100) is ~10^211, 0.02^100 is 10^-170) overflow a float long
-    # before their product does.
-    lp, lq = math.log(p), math.log1p(-p)
-    base = math.lgamma(n + 1)
-    logs = [
-        base - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq
-        for i in range(k, n + 1)
-    ]
-    top = max(logs)
-    return min(1.0, math.exp(top) * math.fsum(math.exp(x - top) for x in logs))
-
-
 def judge(
     a: dict[str, TokenTrace],
     b: dict[str, TokenTrace],
@@ -527,6 +506,44 @@ def runs_floor(
     if floor is None:
         raise UsageError(f"{option} {', '.join(partners)}: no item compared with run {side}")
     return floor
+
+
+SERIAL = "serial"  # a probe's items asked again one at a time: the lane's own A/A pair
+
+
+def serial_suite(suite: Suite, items: list[Item], suffix: str) -> Suite:
+    """`items` again as `<id>~serial`, to be asked one at a time after the same items were
+    asked at once: `serial_pair` judges the one against the other."""
+    return derived_suite(suite, suffix, [copy_item(i, SERIAL) for i in items])
+
+
+def serial_pair(traces: dict[str, TokenTrace]) -> Fidelity | None:
+    """One boot's A/A pair: each probe item as asked in the burst against the same item asked
+    again one at a time (`id~serial`); None without serial traces."""
+    suffix = f"~{SERIAL}"
+    serial = {i[: -len(suffix)]: t for i, t in traces.items() if i.endswith(suffix)}
+    ids = [i for i in traces if i in serial]
+    return judge(traces, serial, ids) if ids else None
+
+
+def measure_floor(
+    traces: dict[str, TokenTrace],
+    second: dict[str, TokenTrace] | None = None,
+    *,
+    side: str = "the good side",
+) -> Floor | None:
+    """A lane's noise floor from its own probe (serial against the burst); with a second
+    boot's probe (bisect --floor-boots 2), also that boot's serial pair and the two boots'
+    bursts against each other, pooled. `side` names the lane in the floor's source."""
+    first = serial_pair(traces)
+    if first is None:
+        return None
+    if second is None:
+        return floor_of([first], f"serial vs burst on {side}")
+    ids = [i for i in first.item_drift if i in second]
+    pairs = [first, judge(traces, second, ids)]
+    pairs += [f for f in [serial_pair(second)] if f is not None]
+    return floor_of(pairs, f"serial vs burst and across 2 boots of {side}")
 
 
 def fit_thresholds(healthy: list[Fidelity], base: Thresholds = DEFAULTS) -> Thresholds:

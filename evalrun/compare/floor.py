@@ -126,21 +126,25 @@ def floor_of(pairs: Iterable[Judged], source: str) -> Floor | None:
 
 
 def binom_sf(k: int, n: int, p: float) -> float:
-    """P(X >= k) for X ~ Binomial(n, p), in log space (no overflow at any n)."""
+    """P(X >= k) for X ~ Binomial(n, p), exactly (fidelity's healthy-rate test and the floor's
+    default bound both use this one)."""
     if k <= 0:
         return 1.0
-    if p <= 0 or k > n:
+    if k > n or p <= 0:
         return 0.0
     if p >= 1:
         return 1.0
+    # Each term in log space (lgamma for the binomial coefficient), summed by log-sum-exp: the
+    # terms themselves (comb(5000, 100) is ~10^211, 0.02^100 is 10^-170) overflow a float long
+    # before their product does.
     lp, lq = math.log(p), math.log1p(-p)
-
-    def term(i: int) -> float:
-        return (
-            math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq
-        )
-
-    return min(1.0, sum(math.exp(term(i)) for i in range(k, n + 1)))
+    base = math.lgamma(n + 1)
+    logs = [
+        base - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq
+        for i in range(k, n + 1)
+    ]
+    top = max(logs)
+    return min(1.0, math.exp(top) * math.fsum(math.exp(x - top) for x in logs))
 
 
 def beta_binom_sf(k: int, n: int, hits: int, trials: int) -> float:

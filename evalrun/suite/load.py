@@ -92,6 +92,23 @@ class Suite(BaseModel):
         return chosen[:limit] if limit is not None else chosen
 
 
+def copy_item(item: Item, tag: str) -> Item:
+    """The item under the id `<id>~<tag>`: the same request asked again as another item."""
+    return item.model_copy(update={"id": f"{item.id}~{tag}"})
+
+
+def derived_suite(suite: Suite, suffix: str, items: list[Item]) -> Suite:
+    """A suite of `items` (the suite's own or copies) named `<name>-<suffix>`, hashed by them."""
+    blob = json.dumps([i.model_dump(mode="json") for i in items], sort_keys=True).encode()
+    return Suite(
+        name=f"{suite.name}-{suffix}",
+        version=suite.version,
+        sha256=hashlib.sha256(blob).hexdigest(),
+        path=suite.path,
+        items=items,
+    )
+
+
 def file_sha256(path: Path) -> str:
     """Hex sha256 of a file's bytes."""
     return hashlib.sha256(path.read_bytes()).hexdigest()

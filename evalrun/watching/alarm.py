@@ -9,7 +9,7 @@ import subprocess
 
 from evalrun.base.errors import EvalrunError, Interrupted, UsageError
 from evalrun.base.jsondata import JSONObject, json_bytes
-from evalrun.scoring import ScoreOptions, score
+from evalrun.scoring.runner import ScoreRequest, score_suite
 from evalrun.signoff import Policy, signoff
 from evalrun.store import RunRecord, RunStore
 
@@ -48,11 +48,11 @@ def run_on_alarm(argv: list[str], data: JSONObject) -> str | None:
 def escalate(
     store: RunStore,
     anchor: RunRecord,
-    options: ScoreOptions,
+    request: ScoreRequest,
     policy: Policy,
     policy_file: str | None,
 ) -> JSONObject:
-    """Score `options` (the anchor's items) into `store` and sign the run off against the anchor;
+    """Score `request` (the anchor's items) into `store` and sign the run off against the anchor;
     the event's `escalation`: the run, the verdict and its reasons (or the error that stopped it).
 
     An anchor of a selection is signed off as one (`allow_incomplete`) unless the user's policy
@@ -60,7 +60,7 @@ def escalate(
     if anchor.selection.get("ids") and policy_file is None:
         policy = policy.model_copy(update={"allow_incomplete": True})
     try:
-        record, _ = score(options)
+        record, _ = score_suite(request, store)
         verdict = signoff(
             store, record.run_id, anchor.run_id, policy, policy_source=policy_file or "default"
         )

@@ -1,16 +1,28 @@
-"""One tick judged against the anchor: the fidelity statistics, item by item.
+"""One tick judged against the anchor: the fidelity statistics, item by item, and the lane's
+noise floor.
 
-`judge_tick` is the one place the watch decides how far a tick is from its anchor: today with the
-fidelity thresholds of evalrun.compare.fidelity (`THRESHOLDS`); a per-lane noise floor measured
-from an A/A pair replaces that one name (the running test takes its healthy rate from it too).
+`judge_tick` is the one place the watch decides how far a tick is from its anchor. The tick's
+items are judged token by token against the anchor's (evalrun.compare.fidelity) and, once the
+watch has a floor (the anchor lane's own A/A pair: `--floor RUN`, or the watch's first probe
+asked as a burst and again one at a time), graded against it as compare grades a candidate
+(evalrun.compare.floor): identical, within noise, numerically different or divergent, the drift
+in floor units.
 
 An item is *off* when it left the anchor hard (one side chose what the other thought unlikely)
 or in other tokens. Near ties that flip are not off, and neither is one item's drift: on the
 reference the same healthy server, asked the probe as a burst instead of inside the anchor's
 batch, flips 2-3 near ties of 8 items and drifts up to 0.05 nats a token on one short item on
-every tick. The drift counts over the whole tick, as fidelity counts it over a run: a tick whose
-mean |Δ logprob| passes the healthy limit has every compared item off (so two such ticks alarm,
-one does not).
+every tick. The drift counts over the whole tick, as fidelity counts it over a run, in floor
+units: a tick whose drift the floor calls divergent (outside the noise by the bootstrap, past
+`DIVERGENT_UNITS` floor units and past the healthy limit `drift_max`) has every compared item
+off, so two such ticks alarm and one does not; a drift outside the noise short of that (at least
+`FLOOR_UNITS`: numerically different) puts one item off, the one that drifted most, so a steady
+numeric shift adds up over ticks as one item of the probe off on each would. Without a floor the
+healthy limit alone decides.
+
+The running test's healthy rate is the floor's hard rate, never below fidelity's default
+(`healthy_rate`): a clean short floor does not make the test twitchier, a noisy lane's floor
+makes it need a larger change.
 """
 
 from __future__ import annotations
@@ -19,7 +31,15 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalrun.compare.fidelity import DEFAULTS, Fidelity, Thresholds, compare_trace, judge
+from evalrun.compare.fidelity import (
+    DEFAULTS,
+    Fidelity,
+    Thresholds,
+    against_floor,
+    compare_trace,
+    judge,
+)
+from evalrun.compare.floor import DIVERGENT_UNITS, FLOOR_UNITS, Floor, FloorGrade
 from evalrun.endpoint.logprobs import TokenTrace
 from evalrun.store import ItemRecord
 
@@ -37,6 +57,8 @@ class TickJudgement(BaseModel):
     near_tie: int = 0
     drift: float = Field(default=0.0, description="Mean |Δ logprob| over the shared tokens.")
     verdict: str = Field(default="", description="The fidelity verdict of the tick's items.")
+    grade: str = Field(default="", description="The grade against the floor ('': no floor).")
+    units: float | None = Field(default=None, description="The drift in floor units.")
     passed: int = 0
     answered: int = 0
     garbled: int = 0
@@ -44,14 +66,41 @@ class TickJudgement(BaseModel):
     latency_s: float | None = Field(default=None, description="Mean latency of the answers.")
 
 
+def healthy_rate(floor: Floor | None, thresholds: Thresholds = THRESHOLDS) -> float:
+    """The share of items a healthy tick may have off: the floor's hard rate, at least the
+    default healthy rate."""
+    if floor is None or not floor.items:
+        return thresholds.healthy_hard_rate
+    return max(thresholds.healthy_hard_rate, floor.hard / floor.items)
+
+
+def drift_divergent(fidelity: Fidelity, g: FloorGrade | None, t: Thresholds = THRESHOLDS) -> bool:
+    """Whether the tick's drift is divergent: against the floor, compare/floor.py's rule
+    (outside the noise, past DIVERGENT_UNITS floor units and drift_max); without one, past
+    drift_max."""
+    if g is None:
+        return fidelity.drift > t.drift_max
+    return g.p_drift < t.alpha and g.units > DIVERGENT_UNITS and fidelity.drift > t.drift_max
+
+
+def drift_outside(fidelity: Fidelity, g: FloorGrade | None, t: Thresholds = THRESHOLDS) -> bool:
+    """Whether the tick's drift is outside the floor's noise (compare/floor.py's rule for a
+    numerically different drift: the bootstrap, at least FLOOR_UNITS floor units)."""
+    if g is None:
+        return False
+    return g.p_drift < t.alpha and g.units >= FLOOR_UNITS and fidelity.drift > t.same
+
+
 def judge_tick(
     anchor: dict[str, TokenTrace],
     tick_items: Sequence[ItemRecord],
     tick: dict[str, TokenTrace],
     ids: Sequence[str],
+    floor: Floor | None = None,
     thresholds: Thresholds = THRESHOLDS,
 ) -> TickJudgement:
-    """The tick's items (`tick_items`, their traces `tick`) against the anchor's traces."""
+    """The tick's items (`tick_items`, their traces `tick`) against the anchor's traces, graded
+    against the anchor lane's `floor` when there is one."""
     answered = [r for r in tick_items if r.response is not None]
     off: list[str] = []
     near = 0
@@ -63,8 +112,13 @@ def judge_tick(
         if kind in ("hard", "retokenized"):
             off.append(item_id)
     fidelity: Fidelity = judge(anchor, tick, list(ids), thresholds, answered=len(answered))
-    if fidelity.drift > thresholds.drift_max:
+    graded = against_floor(fidelity, floor).floor if fidelity.items else None
+    if drift_divergent(fidelity, graded, thresholds):
         off = [i for i in ids if i in anchor and i in tick]
+    elif drift_outside(fidelity, graded, thresholds):
+        drifted = {i: s / n for i, (s, n) in fidelity.item_drift.items() if n and i not in off}
+        if drifted:
+            off.append(max(drifted, key=lambda i: (drifted[i], i)))
     latencies = [r.latency_s for r in answered if r.latency_s is not None]
     return TickJudgement(
         compared=fidelity.items,
@@ -73,6 +127,8 @@ def judge_tick(
         near_tie=near,
         drift=fidelity.drift,
         verdict=fidelity.verdict,
+        grade=graded.grade if graded else "",
+        units=graded.units if graded else None,
         passed=sum(1 for r in tick_items if r.status == "passed"),
         answered=len(answered),
         garbled=sum(1 for r in answered if r.garbled),

@@ -20,27 +20,31 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from evalrun.base.errors import EndpointError, Interrupted, UsageError
 from evalrun.base.jsondata import JSONObject
 from evalrun.base.text_safety import one_line
-from evalrun.scoring import ScoreOptions, score
+from evalrun.compare.fidelity import measure_floor, runs_floor, serial_suite
+from evalrun.endpoint.options import build_options
+from evalrun.scoring.runner import ScoreRequest, score_suite
 from evalrun.serving.signals import sigterm_raises
-from evalrun.serving.target import TargetSpec, open_target
+from evalrun.serving.target import Target, TargetSpec, open_target
 from evalrun.signoff import load_policy
 from evalrun.store import RunRecord, RunStore
 from evalrun.store.tokens import load_traces
 from evalrun.suite.load import load_suite
+from evalrun.suite.select import Selection
 from evalrun.watching.alarm import escalate, on_alarm_argv, run_on_alarm
-from evalrun.watching.judge import THRESHOLDS, judge_tick
+from evalrun.watching.judge import healthy_rate, judge_tick
 from evalrun.watching.metrics import WatchMetrics
 from evalrun.watching.probe import choose_probe
 from evalrun.watching.sequential import Cusum
 from evalrun.watching.state import (
     TICKS_DIR,
     TickPoint,
+    WatchFloor,
     WatchState,
     append_event,
     compact,
@@ -58,13 +62,10 @@ class WatchOptions:
     """Everything one watch takes, named as `evalrun watch`'s flags."""
 
     anchor: str
-    endpoint: str | None = None
-    model: str | None = None
-    contract: str | None = None
-    reference: bool = False
-    sets: tuple[str, ...] = ()
-    unsets: tuple[str, ...] = ()
-    api_key_env: str | None = None
+    # what to watch: an endpoint, or a contract booted once (commands/target_args.py builds it);
+    # its request options and key go with every tick (the sampling ones are the anchor's)
+    target: TargetSpec = field(default_factory=TargetSpec)
+    floor: str | None = None  # the anchor's A/A partner run (--floor); None: measured at start
     name: str = "watch"
     results: Path = Path("results")
     every_s: float = 600.0
@@ -77,7 +78,6 @@ class WatchOptions:
     policy: str | None = None  # the escalation's sign-off policy (default: signoff's own)
     metrics_file: Path | None = None
     metrics_port: int | None = None
-    timeout: float | None = None  # an item's budget in a tick
     keep_runs: int = 20
     keep_points: int = 500
 
@@ -142,17 +142,18 @@ class Watch:
         _check_anchor(self.anchor)
         self.anchor_items = self.store.load_items(self.anchor.run_id)
         self.anchor_traces = load_traces(self.store.run_dir(self.anchor.run_id))
-        self.suite = self.anchor.suite.path or self.anchor.suite.name
+        self.suite = load_suite(self.anchor.suite.path or self.anchor.suite.name)
         self.on_alarm = on_alarm_argv(options.on_alarm)
         self.policy = load_policy(options.policy)
         self.folder = watch_dir(options.results, options.name)
-        self.target = options.endpoint or str(options.contract or "reference")
-        self._url, self._model = "", options.model
+        self.spec, self.contract = options.target.resolved()
+        self.target = self.spec.endpoint or str(self.spec.contract or "reference")
+        self._reached: Target | None = None  # the endpoint, asked as the anchor was
         self._off_ids: list[str] = []
+        self._floor_event: JSONObject | None = None  # a floor just measured, told with its tick
 
     def _new_state(self) -> WatchState:
-        suite = load_suite(self.suite)
-        tags = {item.id: list(item.tags) for item in suite.items}
+        tags = {item.id: list(item.tags) for item in self.suite.items}
         probe = choose_probe(
             self.anchor_items,
             self.anchor_traces,
@@ -170,19 +171,62 @@ class Watch:
             anchor=self.anchor.run_id,
             target=self.target,
             probe=probe,
-            cusum=Cusum.for_healthy_rate(THRESHOLDS.healthy_hard_rate),
+            cusum=Cusum.for_healthy_rate(healthy_rate(None)),
         )
 
     def _state(self) -> WatchState:
         state = load_state(self.folder)
         if state is None:
-            return self._new_state()
-        if state.anchor != self.anchor.run_id:
+            state = self._new_state()
+        elif state.anchor != self.anchor.run_id:
             raise UsageError(
                 f"watch {self.o.name!r} watches anchor {state.anchor}, not "
                 f"{self.anchor.run_id}; pass another --name to start a new watch"
             )
+        if self.o.floor is not None:
+            partner = self.store.resolve(self.o.floor)
+            if state.floor is None or state.floor.given != partner:
+                floor = runs_floor(self.store, self.anchor.run_id, [partner])
+                self._set_floor(state, WatchFloor.of(floor, given=partner))
         return state
+
+    def _set_floor(self, state: WatchState, floor: WatchFloor) -> None:
+        """Judge the ticks from now on against `floor`, the running test's healthy rate its."""
+        state.floor = floor
+        state.cusum = Cusum.for_healthy_rate(healthy_rate(floor.floor))
+        self._floor_event = event(
+            "floor",
+            state,
+            source=floor.source,
+            given=floor.given,
+            measured_from=floor.floor.source,
+            items=floor.floor.items,
+            diverged=floor.floor.diverged,
+            hard=floor.floor.hard,
+            drift=floor.floor.drift,
+            healthy_rate=round(state.cusum.p0, 4),
+            runs=floor.runs,
+        )
+
+    def _measure_floor(self, state: WatchState, burst_run: str) -> None:
+        """The floor from this tick's probe (a burst) and the same items asked again one at a
+        time, bisect's A/A pair of one boot (compare.fidelity.measure_floor). An endpoint that
+        fails it leaves the floor unmeasured: the next tick tries again."""
+        ids = set(state.probe.ids)
+        serial = serial_suite(self.suite, [i for i in self.suite.items if i.id in ids], "watch")
+        store = RunStore(self.folder / TICKS_DIR)
+        request = replace(self._request(None, f"floor-{self.o.name}", concurrency=1), suite=serial)
+        try:
+            record, _ = score_suite(request, store)
+        except EndpointError:
+            return
+        traces = {
+            **load_traces(store.run_dir(burst_run)),
+            **load_traces(store.run_dir(record.run_id)),
+        }
+        floor = measure_floor(traces, side=f"the watched lane at tick {state.tick}")
+        if floor is not None:
+            self._set_floor(state, WatchFloor.of(floor, runs=(burst_run, record.run_id)))
 
     def run(self) -> WatchResult:
         """Watch until `ticks` are done or the watch is stopped."""
@@ -204,11 +248,13 @@ class Watch:
                         target=self.target,
                         probe=state.probe.ids,
                         resumed=state.tick > 0,
+                        floor=state.floor.line() if state.floor else None,
                     ),
                 )
+                self._tell_floor(state, result)
                 save_state(self.folder, state)
                 metrics.publish()
-                with self._endpoint() as (self._url, self._model):
+                with self._endpoint() as self._reached:
                     self._loop(state, metrics, result)
             except (KeyboardInterrupt, Interrupted):
                 result.interrupted = True
@@ -220,19 +266,19 @@ class Watch:
             return result
 
     @contextmanager
-    def _endpoint(self) -> Iterator[tuple[str, str | None]]:
-        """The endpoint the ticks go to: the given one, or a contract booted once."""
-        if self.o.endpoint:
-            yield self.o.endpoint, self.o.model
-            return
-        spec, contract = TargetSpec(
-            contract=self.o.contract,
-            reference=self.o.reference,
-            sets=self.o.sets,
-            unsets=self.o.unsets,
-        ).resolved()
-        with open_target(spec, contract, self.folder / "server.log") as target:
-            yield target.base_url, target.model
+    def _endpoint(self) -> Iterator[Target]:
+        """The endpoint the ticks go to (the given one, or the contract booted once, with the
+        key its engine requires), asked as the anchor was: greedy, with its logprob settings."""
+        with open_target(self.spec, self.contract, self.folder / "server.log") as target:
+            sampling = self.anchor.sampling
+            asked: dict[str, object] = {"temperature": 0.0}
+            for key in ("top_logprobs", "logprob_tokens", "max_tokens_scale"):
+                if sampling.get(key) is not None:
+                    asked[key] = sampling[key]
+            options = build_options(**{**target.options.model_dump(), **asked})
+            yield replace(
+                target, model=target.model or self.anchor.model_requested, options=options
+            )
 
     def _loop(self, state: WatchState, metrics: WatchMetrics, result: WatchResult) -> None:
         retry = self.o.retry_s
@@ -259,29 +305,31 @@ class Watch:
         state.tick += 1
         started = self.hooks.clock()
         ids = state.probe.ids
-        options = self._score_options(
-            items=ids,
-            label=f"tick-{self.o.name}",
-            results=self.folder / TICKS_DIR,
-            concurrency=len(ids),  # a burst: the whole probe at once
-        )
+        tick_store = RunStore(self.folder / TICKS_DIR)
+        request = self._request(ids, f"tick-{self.o.name}", concurrency=len(ids))  # a burst
         point = TickPoint(tick=state.tick, at=now(), status="down", statistic=state.statistic)
         try:
-            record, items = score(options)
+            record, items = score_suite(request, tick_store)
         except EndpointError as exc:
             point.verdict = str(exc).split(";")[0][:200]
             point.run_id = exc.run_id
             point.seconds = round(self.hooks.clock() - started, 3)
             return point
-        tick_store = RunStore(self.folder / TICKS_DIR)
-        judged = judge_tick(
-            self.anchor_traces, items, load_traces(tick_store.run_dir(record.run_id)), ids
-        )
         point.run_id = record.run_id
-        point.seconds = round(self.hooks.clock() - started, 3)
-        if judged.answered == 0:
+        if not any(r.response is not None for r in items):
             point.verdict = "no item answered"
+            point.seconds = round(self.hooks.clock() - started, 3)
             return point
+        if state.floor is None:
+            self._measure_floor(state, record.run_id)
+        judged = judge_tick(
+            self.anchor_traces,
+            items,
+            load_traces(tick_store.run_dir(record.run_id)),
+            ids,
+            state.floor.full() if state.floor else None,
+        )
+        point.seconds = round(self.hooks.clock() - started, 3)
         point.status = "ok"
         fields = judged.model_dump(exclude={"off_ids"})
         for key in (
@@ -290,6 +338,8 @@ class Watch:
             "near_tie",
             "drift",
             "verdict",
+            "grade",
+            "units",
             "passed",
             "answered",
             "garbled",
@@ -303,35 +353,22 @@ class Watch:
         self._off_ids = judged.off_ids
         return point
 
-    def _score_options(
-        self,
-        *,
-        items: Sequence[str] | None,
-        label: str,
-        results: Path,
-        concurrency: int | None = None,
-    ) -> ScoreOptions:
-        """A score of `items` on the watched endpoint, asked as the anchor was: greedy, with its
-        logprob settings."""
-        sampling = self.anchor.sampling
-        return ScoreOptions(
-            endpoint=self._url,
-            model=self._model or self.anchor.model_requested,
-            api_key_env=self.o.api_key_env,
+    def _request(
+        self, items: Sequence[str] | None, label: str, concurrency: int | None = None
+    ) -> ScoreRequest:
+        """A score of `items` (None: the anchor's whole suite) on the watched endpoint."""
+        assert self._reached is not None, "the endpoint is reached before any score"
+        return ScoreRequest(
+            target=self._reached,
             suite=self.suite,
-            items=tuple(items) if items else None,
-            concurrency=concurrency,
             label=label,
-            results=results,
-            temperature=0.0,
-            top_logprobs=sampling.get("top_logprobs"),
-            logprob_tokens=sampling.get("logprob_tokens"),
-            max_tokens_scale=sampling.get("max_tokens_scale"),
-            timeout=self.o.timeout,
+            concurrency=concurrency or self._reached.http.concurrency,
+            selection=Selection(items=tuple(items) if items else None),
         )
 
     def _record(self, state: WatchState, point: TickPoint, result: WatchResult) -> bool:
         """Log the tick and what it changed (down, up, alarm, recovered); True on a new alarm."""
+        self._tell_floor(state, result)
         if point.status == "down":
             if not state.down:
                 state.down, state.down_since = True, point.at
@@ -383,14 +420,16 @@ class Watch:
         return escalate(
             self.store,
             self.anchor,
-            self._score_options(
-                items=self.anchor.selection.get("ids"),
-                label=f"watch-{self.o.name}-escalation",
-                results=self.o.results,
-            ),
+            self._request(self.anchor.selection.get("ids"), f"watch-{self.o.name}-escalation"),
             self.policy,
             self.o.policy,
         )
+
+    def _tell_floor(self, state: WatchState, result: WatchResult) -> None:
+        """The `floor` event of a floor just set (by --floor at start, or measured)."""
+        if self._floor_event is not None:
+            self._emit(state, result, self._floor_event)
+            self._floor_event = None
 
     def _run_on_alarm(self, data: JSONObject, state: WatchState, result: WatchResult) -> None:
         if self.on_alarm is None:
@@ -415,8 +454,14 @@ def describe(data: JSONObject) -> str:
         if data["status"] == "down":
             return f"{head} down ({one_line(str(data.get('verdict', '')), 160)})"
         lat = data.get("latency_s")
+        units = data.get("units")
+        against = (
+            f"{units:g} floor units ({data.get('grade')})"
+            if units is not None
+            else "floor: defaults"
+        )
         return (
-            f"{head} {data['off']}/{data['compared']} off, drift {data['drift']:.4f}, "
+            f"{head} {data['off']}/{data['compared']} off, drift {data['drift']:.4f}, {against}, "
             f"{data['passed']}/{data['answered']} passed, {data['garbled']} garbled, "
             f"{lat if lat is not None else '-'} s, statistic {data['statistic']:.2f}"
             f"{' ALARM' if data['status'] == 'alarm' else ''}"
@@ -434,7 +479,17 @@ def describe(data: JSONObject) -> str:
         )
     if kind == "start":
         verb = "resumed" if data.get("resumed") else "started"
-        return f"{head} {verb} on {data['target']} against {data['anchor']} ({len(data['probe'])} probe items)"
+        floor = data.get("floor") or "floor: measured at the first tick"
+        return (
+            f"{head} {verb} on {data['target']} against {data['anchor']} "
+            f"({len(data['probe'])} probe items; {floor})"
+        )
+    if kind == "floor":
+        return (
+            f"{head} floor {data['source']} ({data['measured_from']}: {data['diverged']} of "
+            f"{data['items']} items diverged, {data['hard']} hard, drift {data['drift']:.4f}); "
+            f"healthy rate {data['healthy_rate']:.0%}"
+        )
     if kind == "down":
         return f"{head} endpoint down ({one_line(str(data.get('reason', '')), 160)}); retrying"
     if kind == "up":

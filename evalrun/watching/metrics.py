@@ -55,6 +55,17 @@ class WatchMetrics:
         self.garbled = gauge("tick_garbled_items", "Garbled answers in the last tick.")
         self.latency = gauge("tick_latency_seconds", "Mean answer latency in the last tick.")
         self.last = gauge("last_tick_timestamp_seconds", "When the last tick ended (unix time).")
+        self.units = gauge("tick_floor_units", "The last tick's drift in noise-floor units.")
+        self.floor_drift = gauge("floor_drift", "The noise floor's drift (mean |delta logprob|).")
+        self.floor_hard = gauge("floor_hard_rate", "Share of the floor's items that diverged hard.")
+        self.floor_diverged = gauge("floor_diverged_rate", "Share of the floor's items diverged.")
+        self.floor_source = Gauge(
+            f"{PREFIX}_floor",
+            "1 for where the noise floor came from: source measured (by the watch) or --floor.",
+            ["watch", "source"],
+            registry=r,
+        )
+        self.set_floor(state)
         self.ticks.inc(state.tick)
         self.alarms.inc(state.alarms)
         self.down_ticks.inc(sum(p.status == "down" for p in state.points))
@@ -62,6 +73,19 @@ class WatchMetrics:
         self.statistic.set(state.statistic)
         self.alarm.set(1 if state.alarmed else 0)
         self.up.set(0 if state.down else 1)
+
+    def set_floor(self, state: WatchState) -> None:
+        """The floor's figures (nothing until the watch has one)."""
+        if state.floor is None:
+            return
+        f = state.floor.floor
+        self.floor_drift.set(f.drift)
+        self.floor_hard.set(f.hard / f.items if f.items else 0.0)
+        self.floor_diverged.set(f.diverged / f.items if f.items else 0.0)
+        for source in ("measured", "--floor"):
+            self.floor_source.labels(self.name, source).set(
+                1 if source == state.floor.source else 0
+            )
 
     def serve(self, port: int) -> None:
         """Serve /metrics on 127.0.0.1:`port` from a daemon thread until `close`."""
@@ -102,6 +126,9 @@ class WatchMetrics:
             self.garbled.set(point.garbled)
             if point.latency_s is not None:
                 self.latency.set(point.latency_s)
+            if point.units is not None:
+                self.units.set(point.units)
+        self.set_floor(state)
         self.publish()
 
     def publish(self) -> None:

@@ -1,9 +1,10 @@
 """The running test over ticks: a one-sided CUSUM of item-level Bernoulli log-likelihood ratios.
 
 Each tick compares a few probe items with the anchor; an item is *off* when it left the anchor
-hard (or in other tokens), or its logprobs drifted past the healthy limit (`judge.py`). Under a
-healthy server an item is off at the healthy rate `p0` (the fidelity thresholds' healthy hard
-rate); the change worth an alarm makes it off at `p1`. A tick with `k` of `n` items off adds
+hard (or in other tokens), or the tick's drift was divergent against the lane's noise floor
+(`judge.py`). Under a healthy server an item is off at the healthy rate `p0` (the floor's hard
+rate, at least fidelity's default: `judge.healthy_rate`); the change worth an alarm makes it off
+at `p1`. A tick with `k` of `n` items off adds
 `k·ln(p1/p0) + (n−k)·ln((1−p1)/(1−p0))` to the statistic, which never goes below 0 (Page's
 CUSUM); the watch alarms when it reaches `h`.
 

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalrun.base.errors import ConfigError, UsageError
 from evalrun.base.jsondata import JSONObject, json_bytes, loads
+from evalrun.compare.floor import Floor
 from evalrun.watching.probe import Probe
 from evalrun.watching.sequential import Cusum
 
@@ -68,6 +69,8 @@ class TickPoint(BaseModel):
     near_tie: int = 0
     drift: float = 0.0
     verdict: str = ""
+    grade: str = Field(default="", description="Against the floor: identical ... divergent.")
+    units: float | None = Field(default=None, description="The tick's drift in floor units.")
     passed: int = 0
     answered: int = 0
     garbled: int = 0
@@ -97,6 +100,44 @@ class Block(BaseModel):
     latency_s: float | None = None
 
 
+class WatchFloor(BaseModel):
+    """The anchor lane's noise floor the ticks are judged against, and where it came from."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    given: str | None = Field(
+        default=None, description="The --floor run it was measured from; None: by the watch."
+    )
+    floor: Floor
+    item_drift: dict[str, tuple[float, int]] = Field(
+        default_factory=dict, description="Per item (sum |Δ logprob|, tokens): the bootstrap's."
+    )
+    runs: list[str] = Field(
+        default_factory=list, description="The tick runs it was measured from (kept on disk)."
+    )
+
+    @classmethod
+    def of(
+        cls, floor: Floor, *, given: str | None = None, runs: tuple[str, ...] = ()
+    ) -> WatchFloor:
+        return cls(floor=floor, given=given, item_drift=floor.item_drift, runs=list(runs))
+
+    @property
+    def source(self) -> Literal["--floor", "measured"]:
+        return "--floor" if self.given else "measured"
+
+    def full(self) -> Floor:
+        """The floor with its per-item drift (a Floor does not serialize it)."""
+        return self.floor.model_copy(update={"item_drift": self.item_drift})
+
+    def line(self) -> str:
+        f = self.floor
+        return (
+            f"floor {self.source} ({f.source}: {f.diverged} of {f.items} items diverged, "
+            f"{f.hard} hard, drift {f.drift:.4f})"
+        )
+
+
 class WatchState(BaseModel):
     """watch.json."""
 
@@ -108,6 +149,9 @@ class WatchState(BaseModel):
     target: str = Field(description="The endpoint watched (or the contract booted).")
     probe: Probe
     cusum: Cusum = Field(default_factory=Cusum)
+    floor: WatchFloor | None = Field(
+        default=None, description="The noise floor; None: not measured yet (fidelity defaults)."
+    )
     started_at: str = Field(default_factory=now)
     updated_at: str = Field(default_factory=now)
     tick: int = Field(default=0, description="Ticks tried so far, down ones included.")
@@ -221,7 +265,7 @@ def compact(folder: Path, state: WatchState, *, keep_points: int, keep_runs: int
     ticks = folder / TICKS_DIR
     if ticks.is_dir():
         runs = sorted(p for p in ticks.iterdir() if p.is_dir() and (p / "run.json").exists())
-        keep = set(state.alarm_runs)
+        keep = set(state.alarm_runs) | set(state.floor.runs if state.floor else ())
         for run in runs[: max(0, len(runs) - keep_runs)]:
             if run.name not in keep:
                 shutil.rmtree(run, ignore_errors=True)

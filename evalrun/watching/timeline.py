@@ -1,7 +1,8 @@
 """A watch as one self-contained HTML page: a timeline of its ticks with the alarms marked.
 
-Four panels share the tick axis: the running statistic against its threshold, the probe items
-off the anchor (and the drift), the probe's score and garbled answers, and the mean latency.
+Five panels share the tick axis: the running statistic against its threshold, the probe items
+off the anchor (and the drift), the distance in noise-floor units, the probe's score and
+garbled answers, and the mean latency; the floor and where it came from head the page.
 Down ticks are grey bands, alarms red lines. Below: the watch's events (down, up, alarm with its
 escalation's sign-off, recovered) and the compacted blocks. The page has no script; every text
 that came from a server or a model (error texts, sign-off reasons) is escaped.
@@ -15,6 +16,7 @@ from typing import Any
 
 from evalrun.base.jsondata import JSONObject
 from evalrun.base.text_safety import html_text
+from evalrun.compare.floor import DIVERGENT_UNITS
 from evalrun.watching.state import TickPoint, WatchState, load_state, read_events
 
 PAGE_NAME = "timeline.html"
@@ -112,6 +114,12 @@ def _events_table(events: list[JSONObject]) -> str:
             detail = str(ev.get("reason", ""))
         elif kind == "start":
             detail = f"on {ev.get('target')} against {ev.get('anchor')}"
+        elif kind == "floor":
+            detail = (
+                f"{ev.get('source')} ({ev.get('measured_from')}): {ev.get('diverged')} of "
+                f"{ev.get('items')} items diverged, {ev.get('hard')} hard, drift {ev.get('drift')}"
+                f"; healthy rate {ev.get('healthy_rate')}"
+            )
         cls = ' class="alarm"' if kind == "alarm" else ""
         rows.append(
             f"<tr{cls}><td>{_e(ev.get('at', ''))}</td><td class=num>{_e(ev.get('tick', ''))}"
@@ -163,6 +171,12 @@ def render_timeline(state: WatchState, events: list[JSONObject]) -> str:
             ],
         ),
         _panel(
+            "drift in noise-floor units (the tick's over the floor's; dashed: divergent past it)",
+            pts,
+            [("floor units", "#0e7090", _judged(lambda p: p.units))],
+            line=DIVERGENT_UNITS,
+        ),
+        _panel(
             "score (green: share passed) and garbled answers (purple)",
             pts,
             [
@@ -182,6 +196,8 @@ def render_timeline(state: WatchState, events: list[JSONObject]) -> str:
         f"{state.tick} ticks ({len(judged)} of those shown judged) · {state.alarms} alarms · now "
         f'<span class="{"alarm" if state.alarmed else ""}">{status}</span> · statistic '
         f"{state.statistic:.2f} of {state.cusum.h:.2f}</p>"
+        f"<p>{_e(state.floor.line() if state.floor else 'floor: not measured yet (defaults)')}"
+        "</p>"
         f"<p class=muted>probe: {_e(', '.join(state.probe.ids))}</p>"
     )
     return (

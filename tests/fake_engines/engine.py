@@ -5,7 +5,8 @@
         [--no-version] [--refuse-chat] [--reply-delay S] [--print-env VAR] [--api-key KEY]
 
 With --api-key (or VLLM_API_KEY in its environment) every /v1 path answers 401 unless the
-request carries `Authorization: Bearer KEY`, as vLLM does; /health and /version stay open.
+request carries `Authorization: Bearer KEY`, as vLLM does; /health and /version stay open. A chat
+request that asks `logprobs: true` gets its one token's logprobs, as vLLM sends them.
 
 Standard library only. Prints a few log lines like a real engine would.
 """
@@ -61,6 +62,16 @@ class JSONHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+
+def _logprobs(body: dict[str, object]) -> dict[str, object] | None:
+    """choices[0].logprobs of the answer `OK` when the request asked for them."""
+    if not body.get("logprobs"):
+        return None
+    k = body.get("top_logprobs")
+    alts = [("OK", -0.01), ("Ok", -5.0), ("ok", -6.0)][: k if isinstance(k, int) else 0]
+    tops = [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in alts]
+    return {"content": [{"token": "OK", "logprob": -0.01, "bytes": [79, 75], "top_logprobs": tops}]}
 
 
 def main() -> int:
@@ -165,6 +176,7 @@ def main() -> int:
                             "index": 0,
                             "finish_reason": "stop",
                             "message": {"role": "assistant", "content": "OK"},
+                            "logprobs": _logprobs(body),
                         }
                     ],
                     "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
