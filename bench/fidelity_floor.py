@@ -189,7 +189,7 @@ def rates(rows: list[dict[str, object]]) -> list[dict[str, object]]:
 
 
 def render(floors: list[dict[str, object]], summary: list[dict[str, object]]) -> str:
-    from evalrun.tables import table
+    from evalrun.base.tables import table
 
     lines = ["A/A floors (every pair of a setting's runs):"]
     lines.append(

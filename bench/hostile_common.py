@@ -187,6 +187,6 @@ def table_of(verdicts: list[Verdict]) -> str:
         ]
         for v in verdicts
     ]
-    from evalrun.tables import table
+    from evalrun.base.tables import table
 
     return table(rows, ["scenario", "expected", "rc", "secs", "rss MB", "verdict"], fmt="github")

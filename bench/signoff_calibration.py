@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--trials", type=int, default=4000)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    from evalrun.tables import table
+    from evalrun.base.tables import table
 
     rows = []
     started = time.monotonic()

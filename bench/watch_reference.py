@@ -52,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import evalrun
     from evalrun.serving.contract import load_contract, reference_contract_path
-    from evalrun.serving.launcher import boot_server, free_port
+    from evalrun.serving.launcher import boot_server
+    from evalrun.serving.ports import free_port
     from evalrun.serving.target import TargetSpec
     from evalrun.store import RunStore
     from evalrun.suite.load import load_suite

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalrun.version import __version__
+from evalrun.base.version import __version__
 
 __all__ = ["ScoreOptions", "__version__", "ascore", "score"]
 

@@ -13,8 +13,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from evalrun.errors import EvalrunError
-from evalrun.version import __version__
+from evalrun.base.errors import EvalrunError
+from evalrun.base.version import __version__
 
 COMMANDS = [
     "score",

@@ -20,8 +20,8 @@ from typing import Annotated, NotRequired
 from pydantic import BeforeValidator
 from typing_extensions import TypedDict
 
-from evalrun.jsondata import AsWritten, JSONObject
-from evalrun.version import __version__
+from evalrun.base.jsondata import AsWritten, JSONObject
+from evalrun.base.version import __version__
 
 
 class GitFacts(TypedDict, total=False):

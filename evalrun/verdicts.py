@@ -16,8 +16,8 @@ from typing import Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalrun.jsondata import JSONObject
-from evalrun.tables import fmt_points
+from evalrun.base.jsondata import JSONObject
+from evalrun.base.tables import fmt_points
 
 Family = Literal["multi-script", "non-words", "salad", "loop", "flood", "collapse", "mojibake"]
 FAMILIES: tuple[Family, ...] = (

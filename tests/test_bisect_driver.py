@@ -12,8 +12,8 @@ import yaml
 from fakeserver import FakeServer, reply, simple_item, write_suite
 from test_bisect_git import _git
 
+from evalrun.base.errors import BootError, UsageError
 from evalrun.bisection.driver import BisectRecord, BisectRequest, run_bisect
-from evalrun.errors import BootError, UsageError
 from evalrun.serving.launcher import Server
 from evalrun.store import RunStore
 

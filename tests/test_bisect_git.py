@@ -5,9 +5,9 @@ import subprocess
 import pytest
 import yaml
 
+from evalrun.base.errors import UsageError
 from evalrun.bisection.dd import Outcome
 from evalrun.bisection.gitbisect import bisect_commits, commits_between, read_at, resolve_rev
-from evalrun.errors import UsageError
 
 P, F, U = Outcome.PASS, Outcome.FAIL, Outcome.UNRESOLVED
 CONTRACT = "bisect/contracts/lane.yaml"

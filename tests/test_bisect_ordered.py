@@ -12,12 +12,12 @@ import pytest
 from fakeserver import simple_item, write_suite
 from support.fake_builds import offline_index, release_contract
 
+from evalrun.base.errors import UsageError
 from evalrun.bisection.changelog import resolved_lines
 from evalrun.bisection.dd import Outcome
 from evalrun.bisection.driver import BisectRequest, run_bisect
 from evalrun.bisection.ordered import LEAD, Votes, bisect_ordered, sequential
 from evalrun.bisection.releases import expand_versions, ordered_values
-from evalrun.errors import UsageError
 from evalrun.serving.contract import EngineBuild, contract_hash, load_contract
 
 P, F, U = Outcome.PASS, Outcome.FAIL, Outcome.UNRESOLVED
@@ -296,8 +296,8 @@ def test_a_scored_run_records_its_engine_build(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_a_build_that_does_not_install_is_remembered_and_pruned(tmp_path, monkeypatch, capsys):
+    from evalrun.base.errors import LaneError
     from evalrun.cli import main
-    from evalrun.errors import LaneError
     from evalrun.serving.lanes.builds import ensure_build, list_builds
 
     offline_index(monkeypatch, tmp_path, [1])

@@ -2,6 +2,7 @@
 
 import pytest
 
+from evalrun.base.errors import UsageError
 from evalrun.bisection.variants import (
     ABSENT,
     apply_differences,
@@ -13,7 +14,6 @@ from evalrun.bisection.variants import (
     show_value,
     split_values,
 )
-from evalrun.errors import UsageError
 from evalrun.serving.contract import contract_from_data, contract_hash
 
 

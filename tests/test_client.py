@@ -7,6 +7,7 @@ import asyncio
 import pytest
 from fakeserver import Fault, context_length_400, http_error, rate_limited, reply
 
+from evalrun.base.errors import EndpointError, UsageError
 from evalrun.endpoint.client import (
     RequestFailed,
     RetryPolicy,
@@ -19,7 +20,6 @@ from evalrun.endpoint.client import (
     pick_model,
 )
 from evalrun.endpoint.http import HttpOptions
-from evalrun.errors import EndpointError, UsageError
 
 FAST = RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.02)
 PARAMS = {

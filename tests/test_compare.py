@@ -10,10 +10,10 @@ from support.synthruns import (
     write_run,
 )
 
+from evalrun.base.errors import SuiteError
 from evalrun.cli import main
 from evalrun.compare.pairing import compare_runs
 from evalrun.compare.report import render_html, render_markdown, render_text
-from evalrun.errors import SuiteError
 from evalrun.store import RunStore
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evalrun.errors import BootError, ConfigError
+from evalrun.base.errors import BootError, ConfigError
 from evalrun.serving.contract import contract_from_data, contract_hash, render_argv
 from evalrun.serving.lint import lint_contract
 from evalrun.serving.remote import runtime as container

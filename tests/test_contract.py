@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evalrun.errors import ConfigError
+from evalrun.base.errors import ConfigError
 from evalrun.serving.contract import (
     Contract,
     apply_overrides,

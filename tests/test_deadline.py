@@ -16,11 +16,11 @@ from fakeserver import http_error, last_user, simple_item
 from rawserver import HANG, RawServer
 from test_reliability import assert_agrees, score
 
+from evalrun.base.errors import UsageError
 from evalrun.cli import main
 from evalrun.endpoint.activity import Activity
 from evalrun.endpoint.client import RequestFailed, RetryPolicy, chat_attempt, make_client
 from evalrun.endpoint.http import HttpOptions
-from evalrun.errors import UsageError
 from evalrun.scoring.state import silence_bound
 
 PARAMS = {"model": "fake-model", "messages": [{"role": "user", "content": "hi"}]}

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from evalrun.base.errors import ConfigError
 from evalrun.cli import main
-from evalrun.errors import ConfigError
 from evalrun.serving.contract import load_contract
 
 

@@ -26,6 +26,7 @@ import pytest
 from fakeserver import FakeServer
 from rawserver import CHAT, HANG, RESET, RawServer, http
 
+from evalrun.base.errors import EndpointError, UsageError
 from evalrun.endpoint.client import (
     RequestFailed,
     RetryPolicy,
@@ -37,7 +38,6 @@ from evalrun.endpoint.client import (
 )
 from evalrun.endpoint.failures import describe_failure
 from evalrun.endpoint.http import HttpOptions, async_client
-from evalrun.errors import EndpointError, UsageError
 
 PARAMS = {"model": "fake-model", "messages": [{"role": "user", "content": "hi"}]}
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")

@@ -59,7 +59,7 @@ def test_csv_parses_with_the_csv_module(run, tmp_path: Path, capsys) -> None:
 
 
 def test_csv_guards_spreadsheet_formulas() -> None:
-    from evalrun.viewing.export import _csv_cell
+    from evalrun.store.export import csv_cell as _csv_cell
 
     assert _csv_cell("answer", '=HYPERLINK("http://x")') == '\'=HYPERLINK("http://x")'
     assert _csv_cell("answer", "+cmd|' /C calc'!A0") == "'+cmd|' /C calc'!A0"
@@ -158,3 +158,41 @@ def test_export_stdout_and_bad_run(run, capsys) -> None:
     assert len(lines) == 12
     assert main(["export", "nope", "--results", str(store.root)]) == 2
     assert "no run 'nope'" in capsys.readouterr().err
+
+
+def test_score_junit_is_the_export_of_the_stored_run(fake_server, tmp_path: Path) -> None:
+    """The JUnit file a score writes, a stopped run's and its resume's too, is byte for byte what
+    `evalrun export --format junit` writes of the stored run afterwards."""
+    from support.viewruns import MODEL, _items, answer_for, write_suite
+
+    import evalrun
+    from evalrun.base.errors import EndpointError
+
+    suite = write_suite(tmp_path / "suite", _items(), name="mini")
+    results = tmp_path / "results"
+    fake_server.models = [MODEL]
+
+    def exported(run_id: str) -> bytes:
+        out = tmp_path / f"export-{run_id}.xml"
+        argv = ["export", run_id, "--format", "junit", "-o", str(out), "--results", str(results)]
+        assert main(argv) == 0
+        return out.read_bytes()
+
+    def dies(body: dict) -> object:
+        if fake_server.chat_requests >= 4:
+            fake_server.down = True
+        return answer_for(body, first_pass=False)
+
+    common = {"suite": str(suite), "results": results, "progress": False, "concurrency": 1}
+    stopped, resumed = tmp_path / "stopped.xml", tmp_path / "resumed.xml"
+    fake_server.rule = dies
+    with pytest.raises(EndpointError) as info:
+        evalrun.score(fake_server.base_url, junit=stopped, timeout=1, **common)
+    run_id = info.value.run_id
+    assert run_id and stopped.read_bytes() == exported(run_id)
+    assert b"<skipped" in stopped.read_bytes()
+    fake_server.down = False
+    fake_server.rule = lambda body: answer_for(body, first_pass=False)
+    record = evalrun.score(fake_server.base_url, resume=run_id, junit=resumed, **common)
+    assert resumed.read_bytes() == exported(record.run_id)
+    assert b"<skipped" not in resumed.read_bytes() and b"<failure" in resumed.read_bytes()

@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
+from evalrun.base.errors import UsageError
 from evalrun.cli import main
 from evalrun.endpoint.response import Response
-from evalrun.errors import UsageError
 from evalrun.grading.garble import (
     THRESHOLD,
     check_response,

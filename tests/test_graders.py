@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from evalrun.base.errors import SuiteError
 from evalrun.endpoint.response import Response, ToolCall
-from evalrun.errors import SuiteError
 from evalrun.grading.registry import GRADERS, Grade, grade, grade_spec, grader, validate_params
 from evalrun.suite.load import Item
 

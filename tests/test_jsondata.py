@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from evalrun.jsondata import collector_paused, json_bytes, json_text, loads
+from evalrun.base.jsondata import collector_paused, json_bytes, json_text, loads
 
 
 @pytest.mark.parametrize(

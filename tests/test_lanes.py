@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from evalrun.base.errors import LaneError
 from evalrun.cli import main
-from evalrun.errors import LaneError
 from evalrun.serving.lanes import LANES, Lane, LaneContext, check_lane, setup_lane
 from evalrun.serving.lanes.common import Step, needs_x86_flags, pip_step, stamped
 from evalrun.serving.lanes.report import lane_text

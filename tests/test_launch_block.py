@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from evalrun.errors import ConfigError
+from evalrun.base.errors import ConfigError
 from evalrun.serving.contract import contract_from_data, contract_hash, render_argv
 from evalrun.serving.lint import lint_contract
 from evalrun.serving.remote.engine import port_index

@@ -14,10 +14,11 @@ import httpx2 as httpx
 import pytest
 import yaml
 
-from evalrun.errors import BootError
-from evalrun.serving import launcher
+from evalrun.base.errors import BootError
+from evalrun.serving import launcher, ports, process, readiness
 from evalrun.serving.contract import Contract
-from evalrun.serving.launcher import boot_server, free_port, port_in_use, record_for_run
+from evalrun.serving.launcher import boot_server, record_for_run
+from evalrun.serving.ports import free_port, port_in_use
 
 pytestmark = pytest.mark.slow  # boots fake engine processes
 
@@ -238,7 +239,7 @@ def test_error_in_body_still_tears_down(tmp_path: Path) -> None:
 
 
 def test_sigterm_ignoring_server_gets_killed(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(launcher, "TERM_GRACE_S", 0.5)
+    monkeypatch.setattr(process, "TERM_GRACE_S", 0.5)
     pidfile = tmp_path / "pids"
     c = fake(tmp_path, pidfile=str(pidfile), **{"ignore-term": True, "spawn-child": True})
     with boot_server(c, tmp_path / "server.log") as server:
@@ -353,13 +354,13 @@ def test_a_few_logged_tracebacks_are_not_a_crash_loop(tmp_path: Path) -> None:
 def test_a_picked_port_stays_usable_while_a_forked_child_holds_the_probe() -> None:
     # A child another lane forks while free_port's socket is open holds a copy of it until it
     # execs (os.dup stands in for that copy): the check and the engine's bind must still pass.
-    probe = launcher.port_probe("127.0.0.1")
+    probe = ports.port_probe("127.0.0.1")
     port = probe.getsockname()[1]
     copy = os.dup(probe.fileno())
     probe.close()
     engine = socket.socket()
     try:
-        assert launcher.busy_port("127.0.0.1", port) is None
+        assert ports.busy_port("127.0.0.1", port) is None
         engine.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as http.server, uvicorn
         engine.bind(("127.0.0.1", port))
         engine.listen()
@@ -386,17 +387,17 @@ def test_free_port_does_not_hand_one_port_to_two_lanes(monkeypatch: pytest.Monke
         def getsockname(self) -> tuple[str, int]:
             return ("127.0.0.1", self.port)
 
-    monkeypatch.setattr(launcher, "_handed_out", {})
-    monkeypatch.setattr(launcher, "port_probe", lambda host="127.0.0.1": Probe(next(offered)))
-    assert [launcher.free_port(), launcher.free_port()] == [41001, 41002]
+    monkeypatch.setattr(ports, "_handed_out", {})
+    monkeypatch.setattr(ports, "port_probe", lambda host="127.0.0.1": Probe(next(offered)))
+    assert [ports.free_port(), ports.free_port()] == [41001, 41002]
 
 
 def test_readiness_polls_stay_bounded_through_a_boot_of_many_minutes() -> None:
     # A loaded machine booted sglang for 465 s at a 0.25 s poll: poll 1,860 used to raise
     # OverflowError (1.5 ** 1860) instead of going on waiting for the boot timeout.
-    assert launcher.poll_delay(1, 0.25) == pytest.approx(0.015)
-    assert [launcher.poll_delay(n, 0.25) for n in (1860, 10**6)] == [0.25, 0.25]
-    delays = [launcher.poll_delay(n, 0.5) for n in range(1, 40)]
+    assert readiness.poll_delay(1, 0.25) == pytest.approx(0.015)
+    assert [readiness.poll_delay(n, 0.25) for n in (1860, 10**6)] == [0.25, 0.25]
+    delays = [readiness.poll_delay(n, 0.5) for n in range(1, 40)]
     assert delays == sorted(delays) and delays[-1] == 0.5
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from test_launcher import alive, contract_file, pids_of
 
-from evalrun.serving.launcher import free_port, port_in_use
+from evalrun.serving.ports import free_port, port_in_use
 
 pytestmark = pytest.mark.slow  # runs the evalrun CLI and boots fake engines
 

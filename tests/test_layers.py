@@ -20,15 +20,14 @@ LAYERS: list[set[str]] = [
     {"bisection", "viewing", "watching"},
     {"signoff"},
     {"scoring", "slope", "compare"},
-    {"store"},
     {"suite"},
+    {"store"},
     {"grading"},
     {"serving"},
     {"endpoint"},
-    {"verdicts"},
-    {"tables", "provenance"},
-    {"errors", "__init__", "text_safety", "jsondata"},
-    {"version"},
+    {"verdicts", "provenance"},
+    {"__init__"},
+    {"base"},
 ]
 
 

@@ -21,7 +21,7 @@ import httpx2 as httpx
 import pytest
 
 from evalrun.serving.contract import load_contract, reference_contract_path
-from evalrun.serving.launcher import boot_server, embedded_version, port_in_use
+from evalrun.serving.launcher import boot_server
 from evalrun.serving.llamacpp import (
     PROG,
     LaunchError,
@@ -32,6 +32,8 @@ from evalrun.serving.llamacpp import (
     omp_waits,
     parse_args,
 )
+from evalrun.serving.ports import port_in_use
+from evalrun.serving.readiness import embedded_version
 from evalrun.serving.reference import engine_version, resolve_shipped_model
 
 

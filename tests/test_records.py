@@ -9,11 +9,11 @@ import pytest
 from fakeserver import last_user, reply, simple_item
 from pydantic import ValidationError
 
+from evalrun.base.errors import ConfigError
 from evalrun.bisection.driver import BisectRecord
 from evalrun.compare.pairing import garble_kind
 from evalrun.endpoint.client import RetryPolicy
 from evalrun.endpoint.options import RequestOptions
-from evalrun.errors import ConfigError
 from evalrun.grading.garble import detect
 from evalrun.scoring.runner import ScoreRequest, score_suite
 from evalrun.serving.target import Target

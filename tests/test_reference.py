@@ -12,9 +12,10 @@ from pathlib import Path
 import httpx2 as httpx
 import pytest
 
-from evalrun.errors import ConfigError
+from evalrun.base.errors import ConfigError
 from evalrun.serving.contract import load_contract, reference_contract_path
-from evalrun.serving.launcher import boot_server, port_in_use
+from evalrun.serving.launcher import boot_server
+from evalrun.serving.ports import port_in_use
 from evalrun.serving.reference import SHIPPED_MODELS, engine_version, resolve_shipped_model
 
 

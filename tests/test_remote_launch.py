@@ -21,7 +21,7 @@ import pytest
 import yaml
 from support.drive import start_drive
 
-from evalrun.errors import BootError
+from evalrun.base.errors import BootError
 from evalrun.serving.contract import contract_from_data
 from evalrun.serving.launcher import boot_server
 

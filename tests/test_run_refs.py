@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evalrun.errors import RunNotFound
+from evalrun.base.errors import RunNotFound
 from evalrun.slope.record import resolve_slope
 from evalrun.store import RunStore, claim_folder
 

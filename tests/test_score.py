@@ -15,9 +15,9 @@ from fakeserver import (
     tool_choice_400,
 )
 
+from evalrun.base.errors import EndpointError, SuiteError, UsageError
 from evalrun.endpoint.client import RetryPolicy
 from evalrun.endpoint.options import RequestOptions
-from evalrun.errors import EndpointError, SuiteError, UsageError
 from evalrun.grading import garble
 from evalrun.grading import registry as graders
 from evalrun.grading.garble import GarbleSignal, GarbleVerdict

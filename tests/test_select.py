@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from evalrun.errors import UsageError
+from evalrun.base.errors import UsageError
 from evalrun.suite.load import load_suite
 from evalrun.suite.select import Selection, allocate, describe_record
 

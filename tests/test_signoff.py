@@ -11,8 +11,8 @@ from support.synthruns import (
     write_run,
 )
 
+from evalrun.base.errors import ConfigError
 from evalrun.cli import main
-from evalrun.errors import ConfigError
 from evalrun.signoff.gate import signoff
 from evalrun.signoff.policy import DEFAULT_POLICY_YAML, Policy, load_policy
 from evalrun.store import RunStore

@@ -11,6 +11,7 @@ from fractions import Fraction
 import pytest
 from support.synthruns import ids_of, items_for, write_run
 
+from evalrun.base.tables import fmt_points, score100
 from evalrun.cli import main
 from evalrun.compare.family import family
 from evalrun.compare.pairing import compare_runs
@@ -18,7 +19,6 @@ from evalrun.compare.stats import holm_adjust, mcnemar_exact, paired_rate_test
 from evalrun.signoff.gate import signoff
 from evalrun.store import RunStore
 from evalrun.suite.load import load_suite
-from evalrun.tables import fmt_points, score100
 
 CORE = dict(Counter(i.category for i in load_suite("core").items))  # the core suite's 184 items
 
@@ -133,8 +133,7 @@ def test_compare_and_signoff_show_the_same_rounded_drop(store, capsys):
 
 def test_latest_and_runs_skip_bisect_trials(store, capsys):
     mine = write_run(store, "2026-01-01_000000_mine", items_for(CORE))
-    trial = write_run(store, "2026-01-02_000000_bisect-1624b25d-probe", items_for(CORE))
-    store.mark_trial(trial.run_id)
+    trial = write_run(store, "2026-01-02_000000_bisect-1624b25d-probe", items_for(CORE), trial=True)
     other = write_run(store, "2026-01-01_120000_vllm", items_for(CORE), started_at=None)
     root = str(store.root)
 

@@ -10,8 +10,8 @@ import pytest
 import yaml
 from slope_fake import StreamingFake
 
+from evalrun.base.errors import EndpointError, UsageError
 from evalrun.cli import main
-from evalrun.errors import EndpointError, UsageError
 from evalrun.serving.target import TargetSpec
 from evalrun.slope.record import (
     SlopePoint,

@@ -2,13 +2,13 @@ import random
 
 import pytest
 
+from evalrun.base.errors import UsageError
 from evalrun.compare.stats import (
     mcnemar_exact,
     min_detectable_difference,
     paired_bootstrap_ci,
     wilson_interval,
 )
-from evalrun.errors import UsageError
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from evalrun.base.errors import SuiteError
 from evalrun.cli import main
-from evalrun.errors import SuiteError
 from evalrun.suite.check import check_suite
 from evalrun.suite.load import load_suite
 

@@ -13,8 +13,8 @@ from fakeserver import reply, simple_item
 from test_fidelity import HEALTHY, lane
 from test_score import run
 
+from evalrun.base.jsondata import json_text
 from evalrun.cli import main
-from evalrun.jsondata import json_text
 from evalrun.store import RunStore
 from evalrun.store.tokens import TOKENS_FILE, load_traces
 

@@ -16,6 +16,7 @@ import pytest
 from rawserver import CHAT, HANG, RESET, RawServer, http
 from test_reliability import assert_agrees, score
 
+from evalrun.base.errors import UsageError
 from evalrun.cli import main
 from evalrun.endpoint.client import (
     RequestFailed,
@@ -26,7 +27,6 @@ from evalrun.endpoint.client import (
     run_sync,
 )
 from evalrun.endpoint.http import HttpOptions
-from evalrun.errors import UsageError
 
 ONE_TRY = RetryPolicy(attempts=1)
 

@@ -15,7 +15,7 @@ import httpx2 as httpx
 import pytest
 from support.vllm import score_on
 
-from evalrun.errors import BootError
+from evalrun.base.errors import BootError
 from evalrun.serving import boot_server, load_contract
 from evalrun.suite import load_suite
 

@@ -161,7 +161,7 @@ def test_a_server_never_up_exits_3(anchored):
 
 
 def test_metrics_are_scraped_over_http_while_the_watch_runs(anchored):
-    from evalrun.serving.launcher import free_port
+    from evalrun.serving.ports import free_port
 
     port = free_port()
     scraped: list[str] = []
@@ -198,7 +198,7 @@ def test_a_watch_of_another_anchor_is_refused(anchored, fake_server):
         suite=str(anchored["results"].parent / "suite"),
         results=anchored["results"],
     )
-    with pytest.raises(evalrun.errors.UsageError, match="another --name"):
+    with pytest.raises(evalrun.base.errors.UsageError, match="another --name"):
         run_watch(_options(anchored, anchor=other.run_id, ticks=1), _quiet())
 
 
@@ -454,7 +454,7 @@ def test_floor_run_is_the_anchors_a_a_partner(anchored, capsys):
     assert floor["measured_from"] == f"{anchored['anchor']} vs {partner.run_id}"
     state = load_state(watch_dir(anchored["results"], "floored"))
     assert state is not None and state.floor is not None and state.floor.given == partner.run_id
-    with pytest.raises(evalrun.errors.UsageError, match="is run A itself"):
+    with pytest.raises(evalrun.base.errors.UsageError, match="is run A itself"):
         run_watch(_options(anchored, floor=anchored["anchor"], name="self"), _quiet())
 
 

@@ -26,6 +26,8 @@ from pydantic import (
 )
 from typing_extensions import TypedDict
 
+from evalrun.base.errors import ConfigError, UsageError
+from evalrun.base.jsondata import AsWritten, as_written
 from evalrun.bisection.dd import DDResult, Outcome, dd
 from evalrun.bisection.gitbisect import (
     Commit,
@@ -56,8 +58,6 @@ from evalrun.bisection.variants import (
 )
 from evalrun.compare.floor import Floor
 from evalrun.endpoint.options import SamplingRecord
-from evalrun.errors import ConfigError, UsageError
-from evalrun.jsondata import AsWritten, as_written
 from evalrun.serving.contract import Contract, load_contract
 from evalrun.serving.target import Launcher, TargetSpec
 from evalrun.store import claim_folder, now_iso
@@ -624,7 +624,7 @@ def run_bisect(
     runner = TrialRunner(req, rules, suite, store, workdir, reach)
     stop_all = None
     if reach.launcher is boot_server_default():
-        from evalrun.serving.launcher import stop_all_servers
+        from evalrun.serving.process import stop_all_servers
 
         stop_all = stop_all_servers
     pool = LanePool(runner, req.lanes, stop_all=stop_all)

@@ -16,8 +16,8 @@ from typing import Generic, TypeVar
 import git
 from gitdb.exc import BadName
 
+from evalrun.base.errors import UsageError
 from evalrun.bisection.dd import Outcome
-from evalrun.errors import UsageError
 
 T = TypeVar("T")
 

@@ -8,7 +8,7 @@ runner's, shared by every lane, and each booted row says which lane ran it. One 
 batch one trial after another in this thread: today's behaviour exactly.
 
 Ctrl-C or SIGTERM while trials run in threads: the main thread marks the runner as stopping,
-tears down every server still up (serving.launcher.stop_all_servers; a thread cannot be
+tears down every server still up (serving.process.stop_all_servers; a thread cannot be
 interrupted), waits for the trials to unwind, and re-raises, so no engine is left and nothing
 half-measured is cached.
 """

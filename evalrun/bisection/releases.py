@@ -27,6 +27,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from evalrun.base.errors import UsageError
 from evalrun.bisection.changelog import Changelog, changelog
 from evalrun.bisection.dd import Outcome
 from evalrun.bisection.ordered import (
@@ -39,7 +40,6 @@ from evalrun.bisection.ordered import (
 from evalrun.bisection.pool import LanePool, TrialJob
 from evalrun.bisection.trial import TrialResult, TrialRules, TrialRunner
 from evalrun.compare.fidelity import DEFAULTS as FIDELITY_DEFAULTS
-from evalrun.errors import UsageError
 from evalrun.serving.contract import Contract
 
 ENGINE_KNOB = "engine"  # the alias of the knob below

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from evalrun.base.jsondata import JSONObject
 from evalrun.bisection.driver import BisectRecord
 from evalrun.bisection.trial import TrialFidelity
-from evalrun.jsondata import JSONObject
 
 
 def trial_table(record: BisectRecord) -> str:
     """One row per trial: variant (diff against the base), outcome, garble, score, boot, run."""
-    from evalrun.tables import table
+    from evalrun.base.tables import table
 
     rows = []
     lanes = record.lanes > 1

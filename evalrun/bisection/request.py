@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalrun.errors import UsageError
+from evalrun.base.errors import UsageError
 
 Mode = Literal["knob", "contracts", "git", "ordered"]
 Kind = Literal["ok", "garble", "divergent", "different", "regressed", "broken", "boot_fail"]

@@ -26,6 +26,8 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from evalrun.base.errors import BootError, EndpointError, EvalrunError, UsageError
+from evalrun.base.jsondata import AsWritten
 from evalrun.bisection.dd import Outcome, Vote, with_tries
 from evalrun.bisection.request import DEFAULT_FAIL_ON, BisectRequest, Kind, parse_fail_on
 from evalrun.bisection.variants import KnobValue
@@ -44,8 +46,6 @@ from evalrun.compare.floor import Floor, floor_of
 from evalrun.endpoint.http import HttpOptions
 from evalrun.endpoint.logprobs import TokenTrace
 from evalrun.endpoint.options import RequestOptions
-from evalrun.errors import BootError, EndpointError, EvalrunError, UsageError
-from evalrun.jsondata import AsWritten
 from evalrun.scoring.runner import ScoreHooks, ScoreRequest
 from evalrun.serving.contract import Contract, contract_hash
 from evalrun.serving.target import Launcher, Target, TargetSpec, open_target

@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from typing_extensions import TypedDict
 
-from evalrun.errors import ConfigError, UsageError
+from evalrun.base.errors import ConfigError, UsageError
 from evalrun.serving.contract import (
     ABSENT,
     CONTRACTS_DIR,

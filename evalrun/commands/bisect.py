@@ -160,11 +160,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
+    from evalrun.base.errors import UsageError
     from evalrun.bisection.driver import BisectRequest, run_bisect
     from evalrun.bisection.report import bisect_json, bisect_text
     from evalrun.bisection.variants import split_values
     from evalrun.commands.target_args import target_spec
-    from evalrun.errors import UsageError
     from evalrun.serving.launcher import stderr_progress
     from evalrun.store import json_text
 

@@ -52,9 +52,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
+    from evalrun.base.errors import ConfigError, UsageError
     from evalrun.compare.pairing import compare_runs, request_options_warning, to_json
     from evalrun.compare.report import render_html, render_text
-    from evalrun.errors import ConfigError, UsageError
     from evalrun.store import RunStore, json_text
 
     if not 0 < args.alpha < 1:

@@ -37,8 +37,8 @@ def run(args: argparse.Namespace) -> int:
     import io
     import sys
 
+    from evalrun.base.text_safety import terminal_text
     from evalrun.store import RunStore
-    from evalrun.text_safety import terminal_text
     from evalrun.viewing.export import write_export
 
     if args.output and args.output != "-":

@@ -43,9 +43,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
+    from evalrun.base.tables import table
     from evalrun.grading.batch import grade_answers, read_answers, regrade, terminal_safe
     from evalrun.suite.load import load_suite
-    from evalrun.tables import table
 
     suite = load_suite(args.suite)
     items = {i.id: i for i in suite.items}
@@ -97,7 +97,7 @@ def _stored_answers(
     """(item id, response, recorded verdict) of each graded item of the run in `folder`, the ids
     left out because their prompt changed since the run's suite version, and that version's
     label. Items in error have no answer to grade and are left out too."""
-    from evalrun.errors import UsageError
+    from evalrun.base.errors import UsageError
     from evalrun.store import RunStore
     from evalrun.suite.earlier import earlier_version, unchanged_prompts
 

@@ -82,7 +82,7 @@ def _builds(args: argparse.Namespace) -> int:
     """`lane builds` and `lane prune`: engine builds listed with their sizes, or removed."""
     import json
 
-    from evalrun.errors import UsageError
+    from evalrun.base.errors import UsageError
     from evalrun.serving.contract import builds_dir
     from evalrun.serving.lanes.builds import list_builds, prune_builds
     from evalrun.serving.lanes.report import builds_text

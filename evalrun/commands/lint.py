@@ -32,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    from evalrun.errors import UsageError
+    from evalrun.base.errors import UsageError
     from evalrun.serving.contract import reference_contract_path
     from evalrun.serving.lint import lint_contract, lint_json, lint_text
     from evalrun.store import json_text

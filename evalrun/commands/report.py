@@ -50,7 +50,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from evalrun.errors import UsageError
+    from evalrun.base.errors import UsageError
     from evalrun.store import RunStore
 
     if args.floor and not args.run_b:

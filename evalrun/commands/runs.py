@@ -6,7 +6,7 @@ import argparse
 import re
 from datetime import datetime, timedelta
 
-from evalrun.errors import UsageError
+from evalrun.base.errors import UsageError
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,7 +38,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     from evalrun.scoring.report import runs_json, runs_table
-    from evalrun.store import filter_runs, json_text, list_runs
+    from evalrun.store import filter_runs, json_text
+    from evalrun.viewing.runview import list_runs
 
     records = filter_runs(
         list_runs(args.results),

@@ -30,11 +30,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    from evalrun.errors import SuiteError, UsageError
+    from evalrun.base.errors import SuiteError, UsageError
     from evalrun.scoring.report import show_json, show_text
-    from evalrun.store import RunStore, json_text, with_summary
+    from evalrun.store import RunStore, json_text
     from evalrun.suite.load import load_suite
     from evalrun.suite.prompt import prompt_line
+    from evalrun.viewing.runview import with_summary
 
     store = RunStore(args.results)
     record = with_summary(store, store.load_run(args.run))

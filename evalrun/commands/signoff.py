@@ -53,11 +53,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    from evalrun.errors import UsageError
+    from evalrun.base.errors import UsageError
+    from evalrun.base.text_safety import terminal_text
     from evalrun.signoff.gate import signoff, to_dict
     from evalrun.signoff.policy import DEFAULT_POLICY_YAML, load_policy
     from evalrun.store import RunStore, json_text
-    from evalrun.text_safety import terminal_text
 
     if args.print_policy:
         print(DEFAULT_POLICY_YAML, end="")

@@ -22,7 +22,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    from evalrun.errors import UsageError
+    from evalrun.base.errors import UsageError
     from evalrun.store import RunStore, json_text
 
     store = RunStore(args.results)

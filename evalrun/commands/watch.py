@@ -153,9 +153,9 @@ def run(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
+    from evalrun.base.errors import UsageError
     from evalrun.commands.target_args import target_spec
     from evalrun.endpoint.http import HttpOptions
-    from evalrun.errors import UsageError
     from evalrun.watching import WatchHooks, WatchOptions, run_watch
 
     if args.ticks is not None and args.ticks < 1:

@@ -27,10 +27,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from evalrun.base.errors import UsageError
 from evalrun.compare.floor import Floor, FloorGrade, binom_sf, floor_of
 from evalrun.compare.floor import grade as floor_grade
 from evalrun.endpoint.logprobs import TokenTrace, TopK, same_token, token_id, token_key
-from evalrun.errors import UsageError
 from evalrun.store import ItemRecord, RunRecord, RunStore
 from evalrun.store.tokens import load_traces
 from evalrun.suite.load import Item, Suite, copy_item, derived_suite

@@ -25,6 +25,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from evalrun.base.errors import ConfigError, SuiteError, UsageError
+from evalrun.base.jsondata import JSONObject
+from evalrun.base.tables import fmt_points, percent
 from evalrun.compare.family import Diff, Family, PairedTest, family, majority
 from evalrun.compare.fidelity import Fidelity, not_comparable, records_fidelity, runs_floor
 from evalrun.compare.stats import (
@@ -37,11 +40,8 @@ from evalrun.compare.stats import (
     paired_rate_test,
     wilson_interval,
 )
-from evalrun.errors import ConfigError, SuiteError, UsageError
-from evalrun.jsondata import JSONObject
 from evalrun.store import ItemRecord, RunRecord, RunStore
 from evalrun.store.tokens import load_traces, stored_answers
-from evalrun.tables import fmt_points, percent
 from evalrun.verdicts import LaneGarble
 
 COMPARE_SCHEMA_VERSION = 2

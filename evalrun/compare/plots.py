@@ -11,8 +11,8 @@ from collections import defaultdict
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from evalrun.base.errors import ConfigError
 from evalrun.compare.stats import wilson_interval
-from evalrun.errors import ConfigError
 from evalrun.store import RunRecord
 
 PANEL_W, PANEL_H, COLUMNS = 4.6, 3.0, 3

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from evalrun.base.tables import fmt_points, fmt_score
+from evalrun.base.text_safety import html_text, markdown_cell, one_line
 from evalrun.compare.fidelity import Divergence, divergence_parts
 from evalrun.compare.pairing import Change, Comparison, fmt_p
-from evalrun.tables import fmt_points, fmt_score
-from evalrun.text_safety import html_text, markdown_cell, one_line
 
 ANSWER_CHARS_TEXT = 300
 ANSWER_CHARS_MD = 400
 
 
 def _table(rows: list[list[Any]], headers: list[str], fmt: str, **kw: Any) -> str:
-    from evalrun.tables import table
+    from evalrun.base.tables import table
 
     return table(rows, headers, fmt=fmt, numparse=False, **kw)
 

@@ -21,7 +21,7 @@ from fractions import Fraction
 from math import comb, exp, gcd, lgamma, log, sqrt
 from statistics import NormalDist
 
-from evalrun.errors import UsageError
+from evalrun.base.errors import UsageError
 
 DEFAULT_ALPHA = 0.05
 DEFAULT_SEED = 0

@@ -28,12 +28,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+from evalrun.base.errors import EndpointError, UsageError
+from evalrun.base.jsondata import JSONObject, collector_paused, loads
 from evalrun.endpoint.activity import Activity
 from evalrun.endpoint.http import HttpOptions, async_client, describe_failure
 from evalrun.endpoint.limits import BadEncoding, ResponseTooLarge
 from evalrun.endpoint.response import ItemError, Response, parse_completion
-from evalrun.errors import EndpointError, UsageError
-from evalrun.jsondata import JSONObject, collector_paused, loads
 
 if TYPE_CHECKING:
     import openai

@@ -185,6 +185,6 @@ def _parser_text(err: BaseException) -> str:
 
 def _flat(text: str) -> str:
     """One line, control characters shown as escapes, at most _LIMIT characters."""
-    from evalrun.text_safety import one_line
+    from evalrun.base.text_safety import one_line
 
     return one_line(" ".join(text.split()), _LIMIT)

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from evalrun.base.errors import UsageError
 from evalrun.endpoint.activity import Activity
 from evalrun.endpoint.failures import describe_failure, refused
 from evalrun.endpoint.limits import DEFAULT_MAX_RESPONSE_MB
-from evalrun.errors import UsageError
 
 if TYPE_CHECKING:
     import httpx2

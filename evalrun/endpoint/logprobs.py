@@ -37,7 +37,7 @@ from typing import Any, NotRequired
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
-from evalrun.jsondata import JSONObject, collector_paused, json_bytes
+from evalrun.base.jsondata import JSONObject, collector_paused, json_bytes
 
 DEFAULT_TOP_K = 5
 # 128 tokens: the whole answer of every probe item but one (their max_tokens are 16-128) and of 150

@@ -18,9 +18,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from typing_extensions import TypedDict
 
+from evalrun.base.errors import UsageError
+from evalrun.base.jsondata import JSONObject, as_written
 from evalrun.endpoint.logprobs import DEFAULT_TOKENS, DEFAULT_TOP_K, MAX_TOKENS, MAX_TOP_K
-from evalrun.errors import UsageError
-from evalrun.jsondata import JSONObject, as_written
 
 # Body keys evalrun sets itself per item: extra body may not override them.
 _RESERVED = frozenset({"model", "messages", "tools", "tool_choice", "stream"})

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from evalrun.base.jsondata import JSONObject
 from evalrun.endpoint.response import Response
 from evalrun.grading.extract import (
     NumberReading,
@@ -40,7 +41,6 @@ from evalrun.grading.span import (
     plain_text,
     question_focus,
 )
-from evalrun.jsondata import JSONObject
 
 # ---------------------------------------------------------------- numeric / choice
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from evalrun.base.errors import UsageError
 from evalrun.endpoint.response import Response, example_to_response
-from evalrun.errors import UsageError
 from evalrun.grading.registry import grade
 
 MAX_LINE_BYTES = 4_000_000  # a 110K-token long-context echo fits; a runaway file does not

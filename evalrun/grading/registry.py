@@ -30,11 +30,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from evalrun.base.errors import SuiteError
+from evalrun.base.jsondata import JSONObject
 from evalrun.endpoint.response import Response
-from evalrun.errors import SuiteError
 from evalrun.grading.extract import normalize
 from evalrun.grading.span import final_claim, offered_alternatives, plain_text, without_lead_in
-from evalrun.jsondata import JSONObject
 from evalrun.verdicts import Grade
 
 

@@ -7,7 +7,7 @@ asks one item and grades it, state.py holds what a run knows of the endpoint's h
 appends each item to the run store as it finishes and reads a run back to resume it; judge.py
 grades beside the requests; options.py is the one options object of the CLI and the API;
 report.py is what a user sees of a run: progress bar, category table, headline, --json objects.
-Listing and summarizing stored runs is the store's (`evalrun.store.list_runs`, `with_summary`).
+Listing stored runs with their summaries is the viewers' (`evalrun.viewing.runview.list_runs`).
 """
 
 from __future__ import annotations

@@ -13,13 +13,13 @@ from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from evalrun.base.errors import SuiteError
+from evalrun.base.jsondata import JSONObject
 from evalrun.endpoint.client import Attempt, RequestFailed, RetryPolicy, chat_attempt
 from evalrun.endpoint.diagnose import diagnose_error, diagnose_response
 from evalrun.endpoint.logprobs import IDS_FIELD, Capture, ids_refusal, refusal
 from evalrun.endpoint.options import RequestOptions
 from evalrun.endpoint.response import ItemError
-from evalrun.errors import SuiteError
-from evalrun.jsondata import JSONObject
 from evalrun.scoring.judge import Judge
 from evalrun.store import ItemRecord, now_iso
 from evalrun.suite.load import GraderSpec, Item

@@ -25,7 +25,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
-from evalrun.jsondata import collector_paused
+from evalrun.base.jsondata import collector_paused
 
 if TYPE_CHECKING:
     from evalrun.endpoint.response import Response
@@ -106,7 +106,7 @@ def _grade(item: Any, response: Response) -> Grade:
 
 
 def _params_problem(specs: list[tuple[str, str, Any]]) -> str | None:
-    from evalrun.errors import SuiteError
+    from evalrun.base.errors import SuiteError
     from evalrun.grading.registry import GRADERS, validate_params
 
     for item_id, kind, params in specs:

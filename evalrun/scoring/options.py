@@ -13,10 +13,10 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from evalrun.base.errors import UsageError
 from evalrun.endpoint.client import ApiKey, resolve_api_key
 from evalrun.endpoint.http import HttpOptions
 from evalrun.endpoint.options import build_options, parse_extra_body, parse_headers
-from evalrun.errors import UsageError
 from evalrun.serving.target import TargetSpec
 from evalrun.suite.select import Selection
 
@@ -73,6 +73,19 @@ class ScoreOptions:
     resume: str | None = None  # a run id (or `latest`) to finish
     progress: bool = False  # a progress bar on stderr
     junit: str | Path | None = None  # also write the run as JUnit XML here
+
+    @classmethod
+    def given(cls, endpoint: str | None, kw: dict[str, Any]) -> ScoreOptions:
+        """What `evalrun.score(endpoint, **kw)` was given: `options=` a ready ScoreOptions, or
+        keywords (`from_keywords`); TypeError for both at once or for anything else."""
+        ready = kw.pop("options", None)
+        if ready is None:
+            return cls.from_keywords(endpoint=endpoint, **kw)
+        if kw or endpoint is not None:
+            raise TypeError("pass either options= or keyword arguments, not both")
+        if not isinstance(ready, ScoreOptions):
+            raise TypeError(f"options= takes a ScoreOptions, not {type(ready).__name__}")
+        return ready
 
     @classmethod
     def from_keywords(cls, **kw: Any) -> ScoreOptions:

@@ -14,17 +14,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from evalrun.base.errors import SuiteError, UsageError
 from evalrun.endpoint.client import RetryPolicy
 from evalrun.endpoint.http import HttpOptions
 from evalrun.endpoint.options import RequestOptions, options_differ
-from evalrun.errors import SuiteError, UsageError
 from evalrun.scoring.request import ScoreRequest
 from evalrun.serving.contract import Contract
 from evalrun.serving.target import TargetSpec
 from evalrun.store import ItemRecord, RunRecord, RunStore, claim_folder, new_run_id, now_iso
 from evalrun.store.lock import RunLock
+from evalrun.store.records import SelectionRecord
 from evalrun.suite.load import Item, Suite, load_suite
-from evalrun.suite.select import Selection, SelectionRecord
+from evalrun.suite.select import Selection
 
 if TYPE_CHECKING:
     from evalrun.scoring.options import ScoreOptions
@@ -81,6 +82,7 @@ class ScorePlan:
     lock: RunLock | None = None  # a resume's, held from before its run was read
     retry: RetryPolicy = RetryPolicy()
     trial: bool = False  # a bisect trial's probe: `runs` and `latest` skip it
+    junit: Path | None = None  # the run also written here as JUnit XML when it ends
 
     def release(self) -> None:
         if self.lock is not None:
@@ -99,12 +101,13 @@ def plan(options: ScoreOptions, store: RunStore) -> ScorePlan:
         spec = replace(spec, http=limits.http(spec.http))
         label, run_id, log_path = _naming(store, options.label, contract, resumed)
         sent = spec.options.with_contract(contract.request) if contract else spec.options
+        selection = options.selection()
         return _settled(
             ScorePlan(
                 spec=spec,
                 suite=load_suite(options.suite or "core"),
                 items=[],
-                selection=options.selection().record([]),
+                selection=selection.record([]),
                 limits=limits,
                 contract=contract,
                 repeats=options.repeats,
@@ -112,10 +115,11 @@ def plan(options: ScoreOptions, store: RunStore) -> ScorePlan:
                 run_id=run_id,
                 log_path=log_path,
                 lock=lock,
+                junit=Path(options.junit) if options.junit else None,
             ),
             store,
             resumed,
-            options.selection(),
+            selection,
             sent,
         )
     except BaseException:

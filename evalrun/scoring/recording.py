@@ -8,7 +8,7 @@ import queue
 import threading
 from typing import TYPE_CHECKING
 
-from evalrun.errors import ConfigError
+from evalrun.base.errors import ConfigError
 from evalrun.provenance import Provenance
 from evalrun.scoring.state import RunState
 from evalrun.store import (
@@ -27,8 +27,8 @@ from evalrun.store.tokens import append_traces
 if TYPE_CHECKING:
     from evalrun.scoring.plan import ScorePlan
     from evalrun.serving.target import Target
+from evalrun.base.version import __version__
 from evalrun.suite.load import Item
-from evalrun.version import __version__
 
 
 class ItemWriter:

@@ -7,7 +7,9 @@ import sys
 import time
 from typing import IO
 
-from evalrun.jsondata import JSONObject
+from evalrun.base.jsondata import JSONObject
+from evalrun.base.tables import fmt_points, score100, table
+from evalrun.base.text_safety import one_line, terminal_text
 from evalrun.store import (
     ItemRecord,
     RunRecord,
@@ -18,8 +20,6 @@ from evalrun.store import (
     lane_diagnoses,
     shown_status,
 )
-from evalrun.tables import fmt_points, score100, table
-from evalrun.text_safety import one_line, terminal_text
 
 
 class ProgressBar:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from evalrun.endpoint.client import RetryPolicy
 from evalrun.endpoint.http import HttpOptions
@@ -13,6 +13,9 @@ from evalrun.serving.target import BootWatch, Target
 from evalrun.store import ItemRecord
 from evalrun.suite.load import Suite
 from evalrun.suite.select import Selection
+
+if TYPE_CHECKING:
+    from evalrun.scoring.options import ScoreOptions
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,13 @@ class ScoreHooks:
     stop_when: Callable[[ItemRecord], str | None] | None = None
     notice: Callable[[str], None] | None = None  # one line when the run waits on the server
     boot: BootWatch | None = None  # told the name of a booted contract: its boot progress
+
+    @classmethod
+    def of(cls, options: ScoreOptions) -> ScoreHooks:
+        """What the options ask to watch: a progress bar on stderr with `progress`."""
+        from evalrun.scoring.report import ProgressBar
+
+        return cls(progress=ProgressBar() if options.progress else None)
 
 
 NO_HOOKS = ScoreHooks()  # a run nobody watches: the default of score_suite

@@ -23,10 +23,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from evalrun.base.errors import EndpointError, EvalrunError, Interrupted, UsageError
 from evalrun.endpoint.client import RequestFailed, list_models, load_sdk, make_client, pick_model
 from evalrun.endpoint.logprobs import Capture
 from evalrun.endpoint.response import ItemError
-from evalrun.errors import EndpointError, EvalrunError, Interrupted, UsageError
 from evalrun.provenance import Provenance, collect
 from evalrun.scoring.asking import (
     Answered,
@@ -53,6 +53,7 @@ from evalrun.scoring.state import (
 from evalrun.serving.signals import sigterm_cancels
 from evalrun.serving.target import Target
 from evalrun.store import ItemRecord, RunRecord, RunStore
+from evalrun.store.export import ItemRow, write_junit
 from evalrun.store.lock import RunLock
 from evalrun.suite.load import Item
 
@@ -111,9 +112,18 @@ class Run:
         assert record is not None
         complete = all(i.id in state.records for i in items) and not state.stopped
         finish(self.store, record, items, state, status="complete" if complete else "incomplete")
+        if self.plan.junit is not None:
+            write_junit(self.plan.junit, record, self._rows())
         if state.stopped:
             raise self._stopped(record)
         return record, [state.records[i.id] for i in items if i.id in state.records]
+
+    def _rows(self) -> list[ItemRow]:
+        """The run's items as the export lists them: the selection in suite order, each with
+        its final record, then records of items the selection no longer holds."""
+        records, chosen = self.state.records, {i.id for i in self.plan.items}
+        rows = [ItemRow(i.id, i.category, records.get(i.id)) for i in self.plan.items]
+        return rows + [ItemRow(r.id, r.category, r) for r in records.values() if r.id not in chosen]
 
     def _interrupted(self, exc: BaseException, own_loop: bool) -> BaseException:
         """What Ctrl-C, SIGTERM or a cancellation leaves: the run `interrupted`, resumable."""

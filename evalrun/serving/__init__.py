@@ -1,7 +1,8 @@
 """Serving contracts and the servers they boot.
 
 contract.py is the Contract model (a YAML lane: engine, model, args, env) and its argv rendering
-and knob overrides; launcher.py boots a contract, waits for readiness and tears it down;
+and knob overrides; launcher.py boots a contract, waits for readiness (readiness.py) and tears
+it down (process.py: the process group; ports.py: the port);
 bootfail.py classifies a failed boot from its log; lint.py checks a contract before booting;
 reference.py finds the embedded llama.cpp reference model.
 """
@@ -15,8 +16,9 @@ from evalrun.serving.contract import (
     load_contract,
     reference_contract_path,
 )
-from evalrun.serving.launcher import Server, boot_server, stderr_progress, teardown
+from evalrun.serving.launcher import Server, boot_server, stderr_progress
 from evalrun.serving.lint import lint_contract
+from evalrun.serving.process import teardown
 
 __all__ = [
     "Contract",

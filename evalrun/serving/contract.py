@@ -27,8 +27,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from evalrun.errors import ConfigError
-from evalrun.jsondata import JSONObject
+from evalrun.base.errors import ConfigError
+from evalrun.base.jsondata import JSONObject
 from evalrun.serving.remote.spec import LAUNCH_KINDS, Launch, LocalLaunch
 
 Engine = Literal["vllm", "sglang", "llama.cpp", "other"]

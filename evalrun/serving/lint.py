@@ -25,8 +25,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evalrun.errors import ConfigError
-from evalrun.jsondata import JSONObject
+from evalrun.base.errors import ConfigError
+from evalrun.base.jsondata import JSONObject
 from evalrun.serving.bootfail import find_elsewhere
 from evalrun.serving.contract import (
     Contract,
@@ -321,7 +321,7 @@ def _environment_findings(c: Contract) -> list[Finding]:
 
 
 def _port_findings(c: Contract) -> list[Finding]:
-    from evalrun.serving.launcher import PORT_BUSY_HINT, busy_port
+    from evalrun.serving.ports import PORT_BUSY_HINT, busy_port
 
     port = c.effective_port
     busy = busy_port(c.host, port) if port else None
@@ -332,7 +332,7 @@ def _port_findings(c: Contract) -> list[Finding]:
 
 def _container_findings(launch: ContainerLaunch | ComposeLaunch) -> list[Finding]:
     """A container block (or the compose service it reads as): runtime, image, mounts, GPUs."""
-    from evalrun.errors import BootError
+    from evalrun.base.errors import BootError
     from evalrun.serving.remote.compose import read_service
     from evalrun.serving.remote.runtime import launch_problems
 

@@ -11,7 +11,7 @@ It serves until SIGTERM or SIGINT and exits 0.
 
 Every start-up failure is one line on stderr and exit code 2, before llama.cpp is handed anything
 it could crash on: an unknown flag (named), a missing file or one that is not a GGUF (its header is
-read here first), a port already in use (evalrun's shared check in serving/launcher.py). llama.cpp's
+read here first), a port already in use (evalrun's shared check in serving/ports.py). llama.cpp's
 own refusals (a GGUF it cannot load, a parameter it rejects) are exit code 1 after its log lines.
 """
 
@@ -240,7 +240,7 @@ def check_gguf(path: Path) -> None:
 def check_port(host: str, port: int) -> None:
     """LaunchError when something already holds `host:port` (0 = any free port): evalrun's one
     busy-port check, the one its launcher makes before a boot."""
-    from evalrun.serving.launcher import busy_port
+    from evalrun.serving.ports import busy_port
 
     busy = busy_port(host, port) if port else None
     if busy:

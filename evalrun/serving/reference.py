@@ -15,7 +15,7 @@ import importlib.metadata
 import importlib.util
 from pathlib import Path
 
-from evalrun.errors import ConfigError
+from evalrun.base.errors import ConfigError
 
 # placeholder -> (import name of the package, file name pattern inside it)
 SHIPPED_MODELS: dict[str, tuple[str, str]] = {

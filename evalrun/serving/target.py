@@ -18,11 +18,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from evalrun.base.errors import BootError, UsageError
+from evalrun.base.jsondata import JSONObject
 from evalrun.endpoint.client import ApiKey, normalise_endpoint
 from evalrun.endpoint.http import HttpOptions
 from evalrun.endpoint.options import RequestOptions
-from evalrun.errors import BootError, UsageError
-from evalrun.jsondata import JSONObject
 from evalrun.provenance import RenderedContract, ServerFacts
 from evalrun.serving.contract import Contract, engine_api_key
 from evalrun.serving.remote.engine import BootProgress
@@ -192,7 +192,7 @@ def prepare_build(contract: Contract) -> JSONObject | None:
     is a boot that failed (kind `install`): a bisect skips it rather than blaming it."""
     if contract.engine_build is None or contract.remote:
         return None
-    from evalrun.errors import LaneError
+    from evalrun.base.errors import LaneError
     from evalrun.serving.lanes.builds import ensure_build
 
     try:

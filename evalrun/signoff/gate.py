@@ -19,10 +19,10 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from evalrun.base.errors import ConfigError
+from evalrun.base.jsondata import JSONObject
 from evalrun.compare.pairing import Comparison, compare_runs, request_options_warning, to_json
 from evalrun.compare.stats import DEFAULT_SEED
-from evalrun.errors import ConfigError
-from evalrun.jsondata import JSONObject
 from evalrun.signoff.policy import Check, Policy
 from evalrun.signoff.rules import RULES
 from evalrun.store import RunStore
@@ -128,7 +128,7 @@ def render_report(result: Signoff) -> str:
     """signoff.md: verdict, every reason, the tables and the flips."""
     import html
 
-    from evalrun.text_safety import one_line
+    from evalrun.base.text_safety import one_line
 
     def md(text: str) -> str:
         """Suite category names, policy paths and hints are not markup: one safe line, escaped
@@ -180,9 +180,9 @@ def render_report(result: Signoff) -> str:
 def family_table(result: Signoff) -> str:
     """The family as a markdown table: each tested subject's change, one-sided p, adjusted p and
     the outcome of its rule."""
+    from evalrun.base.tables import fmt_points, table
     from evalrun.compare.pairing import fmt_p
     from evalrun.compare.report import md_cell
-    from evalrun.tables import fmt_points, table
 
     cmp = result.comparison
     outcome = {(c.rule, c.subject): c.outcome for c in result.checks}

@@ -8,7 +8,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from evalrun.errors import ConfigError, UsageError
+from evalrun.base.errors import ConfigError, UsageError
 from evalrun.slope.record import parse_depth
 
 

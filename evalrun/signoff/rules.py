@@ -38,6 +38,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Literal, TypedDict
 
+from evalrun.base.tables import fmt_points
 from evalrun.compare.family import PairedTest
 from evalrun.compare.pairing import (
     CategoryRow,
@@ -47,7 +48,6 @@ from evalrun.compare.pairing import (
     fmt_p,
 )
 from evalrun.signoff.policy import Check, Policy
-from evalrun.tables import fmt_points
 from evalrun.verdicts import LaneGarble
 
 

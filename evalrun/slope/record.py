@@ -15,11 +15,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evalrun.errors import ConfigError, RunNotFound, UsageError
-from evalrun.jsondata import AsWritten, JSONObject
+from evalrun.base.errors import ConfigError, RunNotFound, UsageError
+from evalrun.base.jsondata import AsWritten, JSONObject
+from evalrun.base.version import __version__
 from evalrun.provenance import RenderedContract, ServerFacts, StoredProvenance
 from evalrun.store import DEFAULT_RESULTS, RunStore, dump_json_line
-from evalrun.version import __version__
 
 SLOPE_SCHEMA_VERSION = 1
 CLIFF_RATIO = 0.5  # one depth step keeping less than this share of decode t/s is a cliff

@@ -1,6 +1,6 @@
 """Slope tables (one row per depth, one column per concurrency), lane comparisons and plots.
 
-matplotlib is imported lazily, here only (tables through evalrun.tables); plots use the Agg
+matplotlib is imported lazily, here only (tables through evalrun.base.tables); plots use the Agg
 backend (no display).
 """
 
@@ -9,12 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evalrun.jsondata import JSONObject
+from evalrun.base.jsondata import JSONObject
 from evalrun.slope.record import SlopePoint, SlopeRecord, depth_label, find_cliffs, ratios_to_d0
 
 
 def _table(rows: list[list[Any]], headers: list[str]) -> str:
-    from evalrun.tables import table
+    from evalrun.base.tables import table
 
     return table(rows, headers, numparse=False)
 

@@ -21,11 +21,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from evalrun.base.errors import EndpointError, EvalrunError, Interrupted, UsageError
+from evalrun.base.jsondata import JSONObject
 from evalrun.endpoint.client import pick_model, run_sync
 from evalrun.endpoint.http import async_client
 from evalrun.endpoint.options import RequestOptions
-from evalrun.errors import EndpointError, EvalrunError, Interrupted, UsageError
-from evalrun.jsondata import JSONObject
 from evalrun.provenance import collect
 from evalrun.serving.target import BootWatch, Launcher, Target, TargetSpec, open_target
 from evalrun.slope.record import (

@@ -19,10 +19,10 @@ from importlib import resources
 
 import httpx2 as httpx
 
+from evalrun.base.errors import EndpointError
+from evalrun.base.jsondata import JSONObject
 from evalrun.endpoint.client import ApiKey, error_message
 from evalrun.endpoint.http import describe_failure, refused
-from evalrun.errors import EndpointError
-from evalrun.jsondata import JSONObject
 
 OPTIONAL_EXTRAS = ("ignore_eos", "min_tokens", "stream_options")
 INSTRUCTION = (

@@ -7,7 +7,7 @@
 - folders.py: run ids and claiming a run's folder;
 - runs.py: `RunStore` (writing run.json and items, reading them back, references: ids,
   `latest`, tags) and whether a running run's process is still alive;
-- summary.py: a `Summary` counted from item records, and stored runs listed with theirs.
+- summary.py: a `Summary` counted from item records.
 """
 
 from __future__ import annotations
@@ -46,9 +46,7 @@ from evalrun.store.summary import (
     garble_cell,
     garble_split,
     lane_diagnoses,
-    list_runs,
     summarize,
-    with_summary,
 )
 
 __all__ = [
@@ -75,7 +73,6 @@ __all__ = [
     "garble_split",
     "json_text",
     "lane_diagnoses",
-    "list_runs",
     "new_run_id",
     "now_iso",
     "numbered_rows",
@@ -84,5 +81,4 @@ __all__ = [
     "shown_status",
     "slug",
     "summarize",
-    "with_summary",
 ]

@@ -6,7 +6,7 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-from evalrun.errors import ConfigError
+from evalrun.base.errors import ConfigError
 
 
 def now_iso() -> str:

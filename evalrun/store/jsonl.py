@@ -10,8 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from evalrun.errors import ConfigError
-from evalrun.jsondata import JSONObject, json_text
+from evalrun.base.errors import ConfigError
+from evalrun.base.jsondata import JSONObject, json_text
 
 
 def dump_json_line(obj: BaseModel | JSONObject) -> str:

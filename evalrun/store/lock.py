@@ -15,7 +15,7 @@ import os
 import socket
 from pathlib import Path
 
-from evalrun.errors import ConfigError
+from evalrun.base.errors import ConfigError
 
 LOCK_NAME = ".lock"
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
 
+from evalrun.base.errors import ConfigError
+from evalrun.base.jsondata import AsWritten, JSONObject
 from evalrun.endpoint.logprobs import FidelityRecord
 from evalrun.endpoint.options import SamplingRecord
 from evalrun.endpoint.response import ItemError, Response
-from evalrun.errors import ConfigError
-from evalrun.jsondata import AsWritten, JSONObject
 from evalrun.provenance import RenderedContract, ServerFacts, StoredProvenance
-from evalrun.suite.select import SelectionRecord
 from evalrun.verdicts import GarbleVerdict, Grade, upgrade_v1
 
 SCHEMA_VERSION = 2
@@ -72,6 +72,18 @@ class Summary(BaseModel):
         default=0,
         description="Items that both passed and failed across their repeats (score --repeats).",
     )
+
+
+class SelectionRecord(TypedDict, total=False):
+    """run.json's `selection` ({} for the whole suite): the criteria given and the ids chosen.
+    Runs recorded before the stratified draw hold `tags` and `limit` only."""
+
+    items: list[str]
+    categories: list[str]
+    tags: list[str]
+    limit: int
+    seed: int  # with limit only
+    ids: list[str]
 
 
 class SuiteRef(BaseModel):

@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from evalrun.errors import ConfigError, RunNotFound
+from evalrun.base.errors import ConfigError, RunNotFound
 from evalrun.store.jsonl import bad_line, dump_json_line, numbered_rows, repair_tail
 from evalrun.store.records import ItemRecord, RunRecord, upgrade_item, upgrade_run
 
@@ -289,17 +289,6 @@ class RunStore:
             if candidate is not None and candidate in ids:
                 return candidate
         raise RunNotFound(f"no {what} {ref!r} in {self.root}; {hint} (ids, `latest`, tags)")
-
-    def mark_trial(self, run_id: str) -> None:
-        """Mark a stored run as a bisect trial (bisect calls this on each trial's runs); a run
-        that was never stored is left alone."""
-        path = self.run_dir(run_id) / "run.json"
-        if not path.exists():
-            return
-        record = self.load_run(run_id)
-        if not record.trial:
-            record.trial = True
-            self.write_run(record)
 
     def is_trial(self, run_id: str) -> bool:
         """Whether run.json marks the run as a bisect trial (unreadable: not a trial)."""

@@ -1,26 +1,32 @@
-"""What stored runs amount to: a `Summary` counted from item records, and runs listed with one.
+"""What stored runs amount to: a `Summary` counted from item records over the selected items.
 
-A run killed with -9 (or still running) has no summary in run.json yet; `with_summary` counts it
-from items.jsonl, against the suite's selection when the suite can still be loaded.
+A run killed with -9 (or still running) has no summary in run.json yet; the viewers count one
+(`viewing.runview.with_summary`) against the suite's selection when the suite can still be loaded.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
+from typing import Protocol
 
+from evalrun.base.tables import score100
 from evalrun.endpoint.diagnose import summarize as summarize_diagnoses
-from evalrun.errors import ConfigError, RunNotFound, SuiteError
 from evalrun.store.records import CategoryTally, Diagnosis, ItemRecord, RunRecord, Summary
-from evalrun.store.runs import RunStore
-from evalrun.suite.load import Item
-from evalrun.suite.select import Selection
-from evalrun.tables import score100
 from evalrun.verdicts import GarbleVerdict, LaneGarble
 
 
+class Counted(Protocol):
+    """What `summarize` reads of a selected item (a suite's `Item`, or an `ItemRecord`)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def category(self) -> str: ...
+
+
 def summarize(
-    items: Sequence[Item | ItemRecord], records: list[ItemRecord] | dict[str, ItemRecord]
+    items: Sequence[Counted], records: list[ItemRecord] | dict[str, ItemRecord]
 ) -> Summary:
     """Counts over the selected items; an item without a record counts in total, not in passed."""
     by_id = records if isinstance(records, dict) else {r.id: r for r in records}
@@ -103,36 +109,3 @@ def by_design_note(record: RunRecord) -> str:
     )
     name = (record.contract or {}).get("name", "this")
     return f"the {name} lane does not do, by design: {what}; those items fail as its design, not a setup fault"
-
-
-def list_runs(root: str | Path, *, last: int | None = None) -> list[RunRecord]:
-    """Stored runs, oldest first; unreadable run folders are skipped."""
-    store = RunStore(root)
-    ids = store.run_ids()
-    if last is not None:
-        ids = ids[-last:] if last > 0 else []
-    out = []
-    for run_id in ids:
-        try:
-            out.append(with_summary(store, store.load_run(run_id)))
-        except (ConfigError, RunNotFound):
-            continue
-    return out
-
-
-def with_summary(store: RunStore, record: RunRecord) -> RunRecord:
-    """The record, with a summary computed from items.jsonl when run.json has none yet (a run
-    killed with -9, or still running). Totals come from the suite when it can still be loaded."""
-    if record.summary is not None:
-        return record
-    from evalrun.suite.load import load_suite
-
-    records = store.load_items(record.run_id)
-    selected: Sequence[Item | ItemRecord] = records
-    try:
-        suite = load_suite(record.suite.path or record.suite.name)
-    except SuiteError:
-        suite = None
-    if suite is not None and suite.sha256 == record.suite.sha256:
-        selected = Selection.from_record(record.selection).pick(suite)
-    return record.model_copy(update={"summary": summarize(selected, records)})

@@ -20,8 +20,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from evalrun.base.jsondata import collector_paused, loads
 from evalrun.endpoint.logprobs import ALT_EXTRA, TEXT_CAP, TOKEN_EXTRA, TokenTrace, token_key
-from evalrun.jsondata import collector_paused, loads
 from evalrun.store.jsonl import numbered_rows, repair_tail
 from evalrun.store.records import ItemRecord
 

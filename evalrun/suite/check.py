@@ -15,8 +15,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from evalrun.base.errors import SuiteError
+from evalrun.base.text_safety import terminal_text
 from evalrun.endpoint.response import example_to_response
-from evalrun.errors import SuiteError
 from evalrun.grading.pattern import GradeTimeout
 from evalrun.grading.registry import grade, validate_params
 from evalrun.suite.load import (
@@ -28,7 +29,6 @@ from evalrun.suite.load import (
     read_jsonl,
     resolve_suite_dir,
 )
-from evalrun.text_safety import terminal_text
 
 MIN_ACCEPT = 2
 MIN_REJECT = 1

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evalrun.errors import SuiteError
+from evalrun.base.errors import SuiteError
 from evalrun.suite.load import Item, Suite
 
 

@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evalrun.errors import SuiteError
-from evalrun.jsondata import JSONObject
+from evalrun.base.errors import SuiteError
+from evalrun.base.jsondata import JSONObject
 
 # The shipped suites: evalrun/data/suites links to the repository's suites/ (one copy; a wheel
 # carries the files themselves).

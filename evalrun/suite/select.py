@@ -15,24 +15,12 @@ import random
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
-from typing_extensions import TypedDict
 
-from evalrun.errors import UsageError
+from evalrun.base.errors import UsageError
+from evalrun.store.records import SelectionRecord
 from evalrun.suite.load import Item, Suite
 
 DEFAULT_SEED = 0
-
-
-class SelectionRecord(TypedDict, total=False):
-    """run.json's `selection` ({} for the whole suite): the criteria given and the ids chosen.
-    Runs recorded before the stratified draw hold `tags` and `limit` only."""
-
-    items: list[str]
-    categories: list[str]
-    tags: list[str]
-    limit: int
-    seed: int  # with limit only
-    ids: list[str]
 
 
 class Selection(BaseModel):

@@ -9,10 +9,10 @@ from __future__ import annotations
 import html
 from datetime import datetime
 
+from evalrun.base.tables import fmt_points
 from evalrun.compare.plots import history_points
 from evalrun.compare.stats import wilson_interval
 from evalrun.store import RunRecord
-from evalrun.tables import fmt_points
 
 W, H = 640, 180
 LEFT, RIGHT, TOP, BOTTOM = 36, 12, 12, 34

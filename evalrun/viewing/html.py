@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
+from evalrun.base.tables import fmt_points, score100
 from evalrun.compare.fidelity import Divergence
 from evalrun.compare.pairing import Comparison
 from evalrun.endpoint.options import SamplingRecord
@@ -36,7 +37,6 @@ from evalrun.store import (
 )
 from evalrun.suite.prompt import collapse, message_text
 from evalrun.suite.select import describe_record
-from evalrun.tables import fmt_points, score100
 from evalrun.viewing.page import CSS, SCRIPT, csp
 from evalrun.viewing.runview import Row, RunView
 
@@ -526,10 +526,9 @@ def write_report(
     partners in `floor` when given) and write it; returns the path."""
     from pathlib import Path
 
+    from evalrun.base.errors import ConfigError
     from evalrun.compare.pairing import compare_runs
-    from evalrun.errors import ConfigError
-    from evalrun.store import list_runs
-    from evalrun.viewing.runview import load_view
+    from evalrun.viewing.runview import list_runs, load_view
 
     if ref_b is None:
         view = load_view(store, ref)

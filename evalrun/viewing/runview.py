@@ -1,65 +1,27 @@
 """A stored run as the report and the exports see it: the record, every selected item's final
 record (or none when it was not run), and the prompt from the suite when the suite still matches.
+A run without a summary yet (killed with -9, or still running) gets one counted here
+(`with_summary`), against the suite's selection when the suite still matches; `list_runs` lists
+stored runs with theirs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from evalrun.endpoint.response import Response
-from evalrun.errors import SuiteError
-from evalrun.store import ItemRecord, RunRecord, RunStore, with_summary
+from evalrun.base.errors import ConfigError, RunNotFound, SuiteError
+from evalrun.store import RunRecord, RunStore, summarize
+from evalrun.store.export import ItemRow
 from evalrun.suite.load import Item, Suite, load_suite
 from evalrun.suite.select import Selection
 
 
 @dataclass
-class Row:
-    """One item of the run: its suite item (when the suite loads) and its final record."""
+class Row(ItemRow):
+    """One item of the run: its final record and, when the suite loads, its suite item."""
 
-    id: str
-    category: str
-    record: ItemRecord | None
     item: Item | None = None
-
-    @property
-    def status(self) -> str:
-        """passed, failed, error, or `not run` (selected, but the run stopped before it)."""
-        return self.record.status if self.record else "not run"
-
-    @property
-    def response(self) -> Response:
-        """What the endpoint answered (an empty response when it did not)."""
-        return (self.record.response if self.record else None) or Response()
-
-    @property
-    def garbled(self) -> bool:
-        return self.record is not None and self.record.garbled
-
-    @property
-    def garble_reasons(self) -> list[str]:
-        garble = self.record.garble if self.record else None
-        return garble.reasons if garble is not None else []
-
-    @property
-    def diagnoses(self) -> list[str]:
-        return list(self.record.diagnoses) if self.record else []
-
-    @property
-    def detail(self) -> str:
-        """The grader's detail, or the error's kind and message."""
-        rec = self.record
-        if rec is None:
-            return ""
-        if rec.error:
-            return f"{rec.error.kind}: {rec.error.message}"
-        return rec.grade.detail if rec.grade else ""
-
-    @property
-    def tokens(self) -> tuple[int | None, int | None]:
-        """(prompt, completion) tokens the server reported."""
-        usage = self.response.usage
-        return (usage.prompt_tokens, usage.completion_tokens) if usage else (None, None)
 
 
 @dataclass
@@ -105,3 +67,31 @@ def matching_suite(record: RunRecord) -> tuple[Suite | None, str]:
             f"used (sha256 {suite.sha256[:12]} != {record.suite.sha256[:12]})"
         )
     return suite, ""
+
+
+def with_summary(store: RunStore, record: RunRecord) -> RunRecord:
+    """The record, with a summary computed from items.jsonl when run.json has none yet (a run
+    killed with -9, or still running). Totals come from the suite when it can still be loaded."""
+    if record.summary is not None:
+        return record
+    records = store.load_items(record.run_id)
+    suite, _ = matching_suite(record)
+    if suite is None:
+        return record.model_copy(update={"summary": summarize(records, records)})
+    selected = Selection.from_record(record.selection).pick(suite)
+    return record.model_copy(update={"summary": summarize(selected, records)})
+
+
+def list_runs(root: str | Path, *, last: int | None = None) -> list[RunRecord]:
+    """Stored runs, oldest first, each with its summary; unreadable run folders are skipped."""
+    store = RunStore(root)
+    ids = store.run_ids()
+    if last is not None:
+        ids = ids[-last:] if last > 0 else []
+    out = []
+    for run_id in ids:
+        try:
+            out.append(with_summary(store, store.load_run(run_id)))
+        except (ConfigError, RunNotFound):
+            continue
+    return out

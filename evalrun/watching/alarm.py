@@ -7,8 +7,8 @@ import shlex
 import shutil
 import subprocess
 
-from evalrun.errors import EvalrunError, Interrupted, UsageError
-from evalrun.jsondata import JSONObject, json_bytes
+from evalrun.base.errors import EvalrunError, Interrupted, UsageError
+from evalrun.base.jsondata import JSONObject, json_bytes
 from evalrun.scoring.runner import ScoreRequest, score_suite
 from evalrun.signoff import Policy, signoff
 from evalrun.store import RunRecord, RunStore
@@ -67,7 +67,7 @@ def escalate(
     except (KeyboardInterrupt, Interrupted):
         raise
     except EvalrunError as exc:
-        return {"error": str(exc), "run_id": getattr(exc, "run_id", None)}
+        return {"error": str(exc), "run_id": exc.run_id}
     return {
         "run_id": record.run_id,
         "signoff": verdict.verdict,

@@ -23,10 +23,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from evalrun.base.errors import EndpointError, Interrupted, UsageError
+from evalrun.base.jsondata import JSONObject
+from evalrun.base.text_safety import one_line
 from evalrun.compare.fidelity import measure_floor, runs_floor, serial_suite
 from evalrun.endpoint.options import build_options
-from evalrun.errors import EndpointError, Interrupted, UsageError
-from evalrun.jsondata import JSONObject
 from evalrun.scoring.runner import ScoreRequest, score_suite
 from evalrun.serving.signals import sigterm_raises
 from evalrun.serving.target import Target, TargetSpec, open_target
@@ -35,7 +36,6 @@ from evalrun.store import RunRecord, RunStore
 from evalrun.store.tokens import load_traces
 from evalrun.suite.load import load_suite
 from evalrun.suite.select import Selection
-from evalrun.text_safety import one_line
 from evalrun.watching.alarm import escalate, on_alarm_argv, run_on_alarm
 from evalrun.watching.judge import healthy_rate, judge_tick
 from evalrun.watching.metrics import WatchMetrics
@@ -312,7 +312,7 @@ class Watch:
             record, items = score_suite(request, tick_store)
         except EndpointError as exc:
             point.verdict = str(exc).split(";")[0][:200]
-            point.run_id = getattr(exc, "run_id", None)
+            point.run_id = exc.run_id
             point.seconds = round(self.hooks.clock() - started, 3)
             return point
         point.run_id = record.run_id

@@ -18,7 +18,7 @@ from prometheus_client import (
     write_to_textfile,
 )
 
-from evalrun.errors import ConfigError, UsageError
+from evalrun.base.errors import ConfigError, UsageError
 from evalrun.watching.state import TickPoint, WatchState
 
 PREFIX = "evalrun_watch"

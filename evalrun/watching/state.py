@@ -24,9 +24,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from evalrun.base.errors import ConfigError, UsageError
+from evalrun.base.jsondata import JSONObject, json_bytes, loads
 from evalrun.compare.floor import Floor
-from evalrun.errors import ConfigError, UsageError
-from evalrun.jsondata import JSONObject, json_bytes, loads
 from evalrun.watching.probe import Probe
 from evalrun.watching.sequential import Cusum
 

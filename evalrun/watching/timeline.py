@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from evalrun.base.jsondata import JSONObject
+from evalrun.base.text_safety import html_text
 from evalrun.compare.floor import DIVERGENT_UNITS
-from evalrun.jsondata import JSONObject
-from evalrun.text_safety import html_text
 from evalrun.watching.state import TickPoint, WatchState, load_state, read_events
 
 PAGE_NAME = "timeline.html"
@@ -212,7 +212,7 @@ def render_timeline(state: WatchState, events: list[JSONObject]) -> str:
 
 def write_timeline(folder: Path, output: str | Path | None = None) -> Path:
     """Write the watch in `folder` as timeline.html there (or at `output`); the path."""
-    from evalrun.errors import RunNotFound
+    from evalrun.base.errors import RunNotFound
 
     state = load_state(folder)
     if state is None:

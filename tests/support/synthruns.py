@@ -139,6 +139,7 @@ def write_run(
     started_at: str | None = None,
     summary: bool = True,
     version: int | None = None,
+    trial: bool = False,
 ) -> RunRecord:
     """Store run.json + items.jsonl; label is the part of the id after the time; the suite
     version is 1 for SUITE_SHA and 2 for any other unless `version` says."""
@@ -155,6 +156,7 @@ def write_run(
         ended_at=None,
         status=status,
         summary=summarize(items, total) if summary else None,
+        trial=trial,
     )
     store.write_run(record)
     # The store's own line format, written at once: append_item fsyncs every line (~7 ms each)

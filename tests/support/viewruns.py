@@ -77,7 +77,7 @@ def answer_for(request: dict[str, Any], *, first_pass: bool) -> Any:
 
 def hostile_run(root: Path, server: FakeServer, *, label: str = "hostile") -> tuple[RunStore, str]:
     """Score the suite, resume it; return the store and the run id."""
-    from evalrun.errors import EvalrunError
+    from evalrun.base.errors import EvalrunError
     from evalrun.scoring.runner import ScoreRequest, score_suite
     from evalrun.serving.target import Target
 

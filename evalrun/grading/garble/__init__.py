@@ -410,7 +410,7 @@ def expected_for(item_languages: list[str] | None, category: str | None) -> list
 
 def parse_expect(spec: str | None) -> list[str] | None:
     """`en,ru` -> ['en', 'ru']; UsageError on a code the detector does not know."""
-    from evalrun.errors import UsageError
+    from evalrun.base.errors import UsageError
 
     if spec is None or not spec.strip():
         return None

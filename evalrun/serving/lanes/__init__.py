@@ -18,7 +18,7 @@ listed in LANES below.
 
 from __future__ import annotations
 
-from evalrun.errors import UsageError
+from evalrun.base.errors import UsageError
 from evalrun.serving.lanes import sglang_cpu, vllm_cpu
 from evalrun.serving.lanes.common import (
     Lane,

@@ -30,7 +30,7 @@ from typing import IO, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalrun.errors import LaneError
+from evalrun.base.errors import LaneError
 from evalrun.serving.contract import EngineBuild, builds_dir
 from evalrun.serving.lanes import vllm_cpu
 from evalrun.serving.lanes.common import (

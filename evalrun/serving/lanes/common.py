@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from evalrun.errors import LaneError
-from evalrun.jsondata import JSONObject
+from evalrun.base.errors import LaneError
+from evalrun.base.jsondata import JSONObject
 
 LANES_DIR = Path("~/.cache/evalrun/lanes")
 SETUP_LOG = "setup.log"

@@ -27,7 +27,7 @@ def lane_text(report: LaneReport) -> str:
 
 def builds_text(records: list[BuildRecord], root: str, *, pruned: bool = False) -> str:
     """One row per engine build: requirement, status, resolved versions, install time, size."""
-    from evalrun.tables import table
+    from evalrun.base.tables import table
 
     if not records:
         return f"no engine builds {'removed' if pruned else 'in ' + root}"

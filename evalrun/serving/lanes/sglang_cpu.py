@@ -23,7 +23,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from evalrun.jsondata import JSONObject
+from evalrun.base.jsondata import JSONObject
 from evalrun.serving.lanes.common import (
     Lane,
     LaneContext,

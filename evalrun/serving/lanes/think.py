@@ -20,8 +20,8 @@ import os
 import shutil
 from pathlib import Path
 
-from evalrun.errors import LaneError
-from evalrun.jsondata import JSONObject
+from evalrun.base.errors import LaneError
+from evalrun.base.jsondata import JSONObject
 from evalrun.serving.lanes.common import LaneContext, Step, model_ready
 
 THINK_TOKENS = ("<think>", "</think>")

@@ -20,8 +20,8 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-from evalrun.errors import LaneError
-from evalrun.jsondata import JSONObject
+from evalrun.base.errors import LaneError
+from evalrun.base.jsondata import JSONObject
 from evalrun.serving.lanes.common import (
     Lane,
     LaneContext,

@@ -29,7 +29,7 @@ from typing import Any
 
 import yaml
 
-from evalrun.errors import BootError
+from evalrun.base.errors import BootError
 from evalrun.serving.remote.spec import ComposeLaunch, ContainerLaunch
 
 IGNORED = {"command", "entrypoint", "ports", "expose", "container_name", "restart", "healthcheck",

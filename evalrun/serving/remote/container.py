@@ -31,7 +31,7 @@ import threading
 from pathlib import Path
 from typing import IO
 
-from evalrun.errors import BootError
+from evalrun.base.errors import BootError
 from evalrun.serving.contract import REDACTED, SECRET_NAME, resolve_model
 from evalrun.serving.remote.engine import Boot, run_quiet
 from evalrun.serving.remote.runtime import (

@@ -18,7 +18,7 @@ import shutil
 import socket
 from pathlib import Path
 
-from evalrun.errors import BootError
+from evalrun.base.errors import BootError
 from evalrun.serving.remote.engine import run_quiet
 from evalrun.serving.remote.spec import ContainerLaunch
 

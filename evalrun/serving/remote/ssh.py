@@ -19,7 +19,7 @@ import subprocess
 from pathlib import Path
 from typing import IO
 
-from evalrun.errors import BootError
+from evalrun.base.errors import BootError
 from evalrun.serving.remote.engine import (
     STOP_WAIT_S,
     WRAPPER_SOURCE,

@@ -43,7 +43,7 @@ def _alive(pid: int) -> bool:
 
 
 def _group_alive(pgid: int) -> bool:
-    # launcher._group_alive, repeated on purpose: this file runs alone on the remote host with
+    # process._group_alive, repeated on purpose: this file runs alone on the remote host with
     # the standard library only, so it cannot import evalrun.
     try:
         os.killpg(pgid, 0)

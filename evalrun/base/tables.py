@@ -7,7 +7,7 @@ import textwrap
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from evalrun.text_safety import terminal_text
+from evalrun.base.text_safety import terminal_text
 
 
 def table(
