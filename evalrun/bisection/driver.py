@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -548,9 +548,10 @@ def bisect_ordered_knob(
     the first bad value and the last good one (releases.py)."""
     pool = pool or LanePool(runner)
     record.inputs["values"] = values
-    report = bisect_ordered_values(
-        contract, knob, values, runner, pool, started_at=record.started_at
-    )
+    # a build counts as installed by this bisect when its record is newer than this instant (to
+    # the microsecond: a second run started in the second the first one installed reuses it)
+    since = datetime.now(UTC).isoformat()
+    report = bisect_ordered_values(contract, knob, values, runner, pool, started_at=since)
     record.ordered = report
     skipped = f"; skipped (untestable): {', '.join(report.skipped)}" if report.skipped else ""
     installs = (

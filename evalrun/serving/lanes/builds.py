@@ -176,7 +176,7 @@ def ensure_build(
             installer="uv" if uv_path else "pip",
             status="failed",
             install_seconds=0.0,
-            created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            created_at=datetime.now(UTC).isoformat(),
             path=str(folder),
         )
         try:
