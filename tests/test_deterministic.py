@@ -29,7 +29,7 @@ def test_each_engine_gets_its_own_switches(tmp_path):
     assert vllm.args == {"max-num-seqs": 1, "no-enable-prefix-caching": True}
     assert vllm.deterministic and "VLLM_BATCH_INVARIANT" not in vllm.env
     sglang = load_contract(_contract(tmp_path, "sglang"), sets=on)
-    assert sglang.args["enable-deterministic-inference"] is True
+    assert sglang.args == {"max-running-requests": 1, "disable-radix-cache": True}
     llama = load_contract(_contract(tmp_path, "llama.cpp", np=16), sets=on)
     assert llama.args == {"parallel": 1} and llama.request == {"cache_prompt": False}
     plain = load_contract(_contract(tmp_path, "llama.cpp", np=16))

