@@ -323,12 +323,15 @@ def _parse_set(item: str) -> tuple[str, Any]:
 # --set/--unset and bisect's variants both address knobs through these functions.
 ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "ABSENT"})()
 SECTIONS = ("args", "env", "request", "engine_build")
+# Fields a dotted knob reaches into: the sections, and launch (launch.image: a container's build;
+# launch stays one knob when two contracts are diffed, bisection/variants.py).
+DOTTED = (*SECTIONS, "launch")
 
 
 def locate_knob(knob: str) -> tuple[str | None, str]:
     """(section or None for top level, key) of a knob name."""
     head, dot, rest = knob.partition(".")
-    if dot and (head in SECTIONS or head == "launch"):  # launch.image: a container's build
+    if dot and head in DOTTED:
         return head, rest
     if knob in Contract.model_fields and knob not in SECTIONS[:3]:
         return None, knob  # engine_build as a whole is a field too (`--unset engine_build`)
