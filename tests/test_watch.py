@@ -18,6 +18,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 import evalrun
 from evalrun.cli import main
+from evalrun.compare.floor import DIVERGENT_UNITS
 from evalrun.serving.target import TargetSpec
 from evalrun.watching import (
     DEFAULT_CUSUM,
@@ -30,6 +31,7 @@ from evalrun.watching import (
     ticks_to_alarm,
     watch_dir,
 )
+from evalrun.watching.sequential import HEALTHY_UNITS, Running
 from evalrun.watching.state import BLOCK, TickPoint, compact
 
 PROBE = 8  # 6 near-tie items + 2 copy canaries
@@ -77,15 +79,24 @@ def _faulty_after(fake: FakeServer, ticks: int) -> None:
 
 def test_the_test_alarms_on_two_bad_ticks_and_a_steady_small_shift_not_on_one():
     c = DEFAULT_CUSUM
-    assert ticks_to_alarm(c, PROBE, PROBE) == 2  # a gross fault
+    assert ticks_to_alarm(c, PROBE, PROBE) == 2  # a gross fault: every item hard
     assert ticks_to_alarm(c, PROBE, 2) == 2
-    assert ticks_to_alarm(c, PROBE, 1) == 10  # one item in eight off, every tick
+    assert ticks_to_alarm(c, PROBE, 1) == 10  # one item in eight hard, every tick
     assert ticks_to_alarm(c, PROBE, 0) is None
-    s = c.update(0.0, PROBE, PROBE)  # one odd tick, however odd
-    assert not c.alarmed(s)
-    s = c.update(s, 0, PROBE)
-    assert s < c.h / 2  # a clean tick takes it back down
+    # the drift, in floor units: divergent (4) alarms in two, a q4_0 K cache (13.8) too
+    assert ticks_to_alarm(c, PROBE, 0, units=4.0) == 2
+    assert ticks_to_alarm(c, PROBE, 0, units=13.8) == 2
+    assert ticks_to_alarm(c, PROBE, 0, units=3.0) == 4  # just outside the noise
+    assert ticks_to_alarm(c, PROBE, 0, units=2.5) == 8
+    assert ticks_to_alarm(c, PROBE, 0, units=1.99) is None  # a wobble inside the noise
+    r = c.step(Running(), 100.0, PROBE, PROBE)  # one odd tick, however odd
+    assert not c.alarmed(c.level(r))
+    r = c.step(r, HEALTHY_UNITS, 0, PROBE)
+    assert c.level(r) < 0.5  # a clean tick takes it back down
     assert false_alarm_ticks(c, PROBE, 0.02, runs=20, limit=20_000) > 5_000
+    # the drifts the reference's healthy ticks showed (0.55 to 1.65 floor units) never move it
+    healthy = [0.55, 0.68, 0.82, 0.98, 1.02, 1.22, 1.49, 1.65]
+    assert false_alarm_ticks(c, PROBE, 0.0, units=healthy, runs=20, limit=20_000) == 20_000
 
 
 def test_healthy_ticks_raise_no_alarm(anchored):
@@ -308,8 +319,9 @@ def test_a_near_tie_flip_is_not_off_a_hard_one_is_and_drift_counts_per_tick():
         i: _trace(i, [(t[0], t[1] - 2 * THRESHOLDS.drift_max, t[2][1][1]) for t in tr.tokens])
         for i, tr in anchor.items()
     }
-    j = judge_tick(anchor, [], drifted, ["a", "b"])
-    assert j.off == 2 and j.drift > THRESHOLDS.drift_max
+    j = judge_tick(anchor, [], drifted, ["a", "b"])  # no floor: the default one
+    assert j.off == 0 and j.drift > THRESHOLDS.drift_max
+    assert j.units is not None and j.units > DIVERGENT_UNITS
 
 
 @pytest.mark.slow
@@ -408,8 +420,10 @@ def test_the_floor_is_measured_on_the_first_tick_shown_everywhere_and_resumed(an
     # tick 1 asked the probe at once and again one at a time; ticks 2 and 3 at once only
     assert fake.chat_requests - before == 4 * PROBE
     floor = next(e for e in result.events if e["event"] == "floor")
-    assert floor["tick"] == 1 and floor["source"] == "measured" and floor["items"] == PROBE
-    assert "serial vs burst" in floor["measured_from"] and len(floor["runs"]) == 2
+    # three A/A pairs of the probe: the burst against its serial copy, and each against the anchor
+    assert floor["tick"] == 1 and floor["source"] == "measured" and floor["items"] == 3 * PROBE
+    assert "serial vs burst, and both against the anchor" in floor["measured_from"]
+    assert len(floor["runs"]) == 2
     ticks = [e for e in result.events if e["event"] == "tick"]
     assert all(e["grade"] == "identical" and e["units"] == 0.0 for e in ticks)
     state = load_state(result.folder)
@@ -431,7 +445,9 @@ def test_the_floor_is_measured_on_the_first_tick_shown_everywhere_and_resumed(an
     assert "0 floor units (identical)" in lines[1]
     assert main(["report", "watch:watch", "--results", str(anchored["results"])]) == 0
     page = (result.folder / "timeline.html").read_text()
-    assert "floor measured (serial vs burst on the watched lane at tick 1" in page
+    assert (
+        "floor measured (serial vs burst, and both against the anchor, on the watched lane" in page
+    )
     assert "noise-floor units" in page
 
 
@@ -479,21 +495,70 @@ def test_the_drift_that_counts_is_measured_in_floor_units():
             item_drift=per,
         )  # fmt: skip
 
-    assert judge_tick(anchor, [], tick, ["a", "b"]).off == 2  # no floor: past drift_max
+    # no floor: the default one (drift_max at DIVERGENT_UNITS); the drift is a distance, never
+    # an item off
+    plain = judge_tick(anchor, [], tick, ["a", "b"])
+    assert (plain.off, plain.units, plain.grade) == (0, 8.0, "")
     noisy = judge_tick(anchor, [], tick, ["a", "b"], floor(moved))
     assert (noisy.off, noisy.units, noisy.grade) == (0, 1.0, "within noise")
     tight = judge_tick(anchor, [], tick, ["a", "b"], floor(0.001))
-    assert tight.off == 2 and tight.grade == "divergent" and tight.units == 100.0
-    # a drift outside the noise but under the healthy limit: numerically different, one item
-    # off (the one that drifted most), so a steady numeric shift adds up over the ticks
+    assert tight.off == 0 and tight.grade == "divergent" and tight.units == 100.0
     small = {
         i: _trace(i, [(t[0], t[1] - (0.04 if i == "a" else 0.03), t[2][1][1]) for t in tr.tokens])
         for i, tr in anchor.items()
     }
     shifted = judge_tick(anchor, [], small, ["a", "b"], floor(0.01))
     assert shifted.grade == "numerically different" and shifted.units == 3.5
-    assert shifted.off_ids == ["a"]
-    assert judge_tick(anchor, [], small, ["a", "b"]).off == 0  # the defaults see nothing
-    assert judge_tick(anchor, [], small, ["a", "b"], floor(0.03)).off == 0  # a noisier lane
+    assert shifted.off == 0
+    assert judge_tick(anchor, [], small, ["a", "b"], floor(0.03)).units == round(3.5 / 3, 2)
     assert healthy_rate(None) == healthy_rate(floor(0.0)) == THRESHOLDS.healthy_hard_rate
     assert healthy_rate(floor(0.0, hard=1)) == 0.5
+
+
+def _shifted_after(fake: FakeServer, ticks: int, healthy: float, shifted: float) -> None:
+    """The same answer with its one token's logprob `healthy` below the anchor's (-0.05) for
+    `ticks` ticks, then `shifted` below: a numeric change, the tokens unchanged."""
+    start = fake.chat_requests
+
+    def rule(body: dict[str, Any]) -> Any:
+        late = fake.chat_requests > start + (ticks + 1) * PROBE
+        lp = -0.05 - (shifted if late else healthy)
+        return reply("ok", tokens=[("ok", lp, [("ok", lp), ("zz", -4.0), ("yy", -5.0)])])
+
+    fake.rule = rule
+
+
+# The healthy server sits 0.01 from the anchor on every token; its floor pools the burst against
+# its serial copy (0) with each against the anchor (0.01): 0.00667, so a healthy tick is 1.5 floor
+# units and a shift of u floor units is u·FLOOR.
+FLOOR = 0.00667
+
+
+def test_a_steady_shift_of_a_few_floor_units_alarms_within_three_ticks(anchored):
+    # 3.5 floor units on every tick from tick 4 on: outside the noise, under the healthy limit
+    _shifted_after(anchored["fake"], 3, 0.01, 3.5 * FLOOR)
+    result = run_watch(_options(anchored, ticks=9, escalate=False), _quiet())
+    ticks = [e for e in result.events if e["event"] == "tick"]
+    assert [e["units"] for e in ticks[:3]] == [1.5] * 3
+    assert {round(e["units"], 1) for e in ticks[3:]} == {3.5}
+    assert all(e["off"] == 0 for e in ticks)  # no item left the anchor's tokens
+    alarm = next(e for e in result.events if e["event"] == "alarm")
+    assert alarm["tick"] == 6  # +1.5 a tick: 1.5, 3.0, then the threshold of 4
+    assert alarm["drift_statistic"] == alarm["drift_threshold"] == 4.0
+
+
+def test_a_steady_shift_under_the_noise_line_still_adds_up(anchored):
+    # 2.5 floor units: compare calls one such tick within noise, eight in a row are a change
+    _shifted_after(anchored["fake"], 1, 0.01, 2.5 * FLOOR)
+    result = run_watch(_options(anchored, ticks=10, escalate=False), _quiet())
+    alarm = next(e for e in result.events if e["event"] == "alarm")
+    assert alarm["tick"] == 9
+
+
+def test_a_steady_wobble_inside_the_noise_never_alarms(anchored):
+    # 1.95 floor units on every tick, forty ticks: above the healthy 1.5, under the reference 2
+    _shifted_after(anchored["fake"], 1, 0.01, 1.95 * FLOOR)
+    result = run_watch(_options(anchored, ticks=40), _quiet())
+    assert result.alarms == 0
+    state = load_state(result.folder)
+    assert state is not None and state.statistic == 0.0 and state.running.drift == 0.0

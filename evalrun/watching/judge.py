@@ -9,16 +9,13 @@ asked as a burst and again one at a time), graded against it as compare grades a
 in floor units.
 
 An item is *off* when it left the anchor hard (one side chose what the other thought unlikely)
-or in other tokens. Near ties that flip are not off, and neither is one item's drift: on the
-reference the same healthy server, asked the probe as a burst instead of inside the anchor's
-batch, flips 2-3 near ties of 8 items and drifts up to 0.05 nats a token on one short item on
-every tick. The drift counts over the whole tick, as fidelity counts it over a run, in floor
-units: a tick whose drift the floor calls divergent (outside the noise by the bootstrap, past
-`DIVERGENT_UNITS` floor units and past the healthy limit `drift_max`) has every compared item
-off, so two such ticks alarm and one does not; a drift outside the noise short of that (at least
-`FLOOR_UNITS`: numerically different) puts one item off, the one that drifted most, so a steady
-numeric shift adds up over ticks as one item of the probe off on each would. Without a floor the
-healthy limit alone decides.
+or in other tokens: a count, which the running test weighs against the floor's hard rate. Near
+ties that flip are not off: on the reference the same healthy server, asked the probe as a burst
+instead of inside the anchor's batch, flips 2-3 near ties of 8 items on every tick. The drift
+counts over the whole tick, as fidelity counts it over a run, as a distance: the tick's drift in
+floor units (`units`), which the running test takes as it is (sequential.py). Without a floor
+the units are against a default floor at `drift_max / DIVERGENT_UNITS`, so a tick past the
+healthy limit is as far as a divergent one.
 
 The running test's healthy rate is the floor's hard rate, never below fidelity's default
 (`healthy_rate`): a clean short floor does not make the test twitchier, a noisy lane's floor
@@ -39,7 +36,7 @@ from evalrun.compare.fidelity import (
     compare_trace,
     judge,
 )
-from evalrun.compare.floor import DIVERGENT_UNITS, FLOOR_UNITS, Floor, FloorGrade
+from evalrun.compare.floor import DIVERGENT_UNITS, Floor
 from evalrun.endpoint.logprobs import TokenTrace
 from evalrun.store import ItemRecord
 
@@ -52,13 +49,15 @@ class TickJudgement(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     compared: int = Field(description="Probe items answered with tokens on both sides.")
-    off: int = Field(description="Items off: hard divergence, other tokens, or drift.")
+    off: int = Field(description="Items off: hard divergence or other tokens.")
     off_ids: list[str] = Field(default_factory=list)
     near_tie: int = 0
     drift: float = Field(default=0.0, description="Mean |Δ logprob| over the shared tokens.")
     verdict: str = Field(default="", description="The fidelity verdict of the tick's items.")
     grade: str = Field(default="", description="The grade against the floor ('': no floor).")
-    units: float | None = Field(default=None, description="The drift in floor units.")
+    units: float | None = Field(
+        default=None, description="The drift in floor units (the default floor without one)."
+    )
     passed: int = 0
     answered: int = 0
     garbled: int = 0
@@ -74,21 +73,10 @@ def healthy_rate(floor: Floor | None, thresholds: Thresholds = THRESHOLDS) -> fl
     return max(thresholds.healthy_hard_rate, floor.hard / floor.items)
 
 
-def drift_divergent(fidelity: Fidelity, g: FloorGrade | None, t: Thresholds = THRESHOLDS) -> bool:
-    """Whether the tick's drift is divergent: against the floor, compare/floor.py's rule
-    (outside the noise, past DIVERGENT_UNITS floor units and drift_max); without one, past
-    drift_max."""
-    if g is None:
-        return fidelity.drift > t.drift_max
-    return g.p_drift < t.alpha and g.units > DIVERGENT_UNITS and fidelity.drift > t.drift_max
-
-
-def drift_outside(fidelity: Fidelity, g: FloorGrade | None, t: Thresholds = THRESHOLDS) -> bool:
-    """Whether the tick's drift is outside the floor's noise (compare/floor.py's rule for a
-    numerically different drift: the bootstrap, at least FLOOR_UNITS floor units)."""
-    if g is None:
-        return False
-    return g.p_drift < t.alpha and g.units >= FLOOR_UNITS and fidelity.drift > t.same
+def default_floor_drift(t: Thresholds = THRESHOLDS) -> float:
+    """The floor's drift a tick is measured in before there is a floor: the healthy limit
+    `drift_max` sits at `DIVERGENT_UNITS` of it, as compare's divergent line does."""
+    return t.drift_max / DIVERGENT_UNITS
 
 
 def judge_tick(
@@ -113,12 +101,12 @@ def judge_tick(
             off.append(item_id)
     fidelity: Fidelity = judge(anchor, tick, list(ids), thresholds, answered=len(answered))
     graded = against_floor(fidelity, floor).floor if fidelity.items else None
-    if drift_divergent(fidelity, graded, thresholds):
-        off = [i for i in ids if i in anchor and i in tick]
-    elif drift_outside(fidelity, graded, thresholds):
-        drifted = {i: s / n for i, (s, n) in fidelity.item_drift.items() if n and i not in off}
-        if drifted:
-            off.append(max(drifted, key=lambda i: (drifted[i], i)))
+    if graded is not None:
+        units: float | None = graded.units
+    elif fidelity.items:
+        units = round(fidelity.drift / default_floor_drift(thresholds), 2)
+    else:
+        units = None
     latencies = [r.latency_s for r in answered if r.latency_s is not None]
     return TickJudgement(
         compared=fidelity.items,
@@ -128,7 +116,7 @@ def judge_tick(
         drift=fidelity.drift,
         verdict=fidelity.verdict,
         grade=graded.grade if graded else "",
-        units=graded.units if graded else None,
+        units=units,
         passed=sum(1 for r in tick_items if r.status == "passed"),
         answered=len(answered),
         garbled=sum(1 for r in answered if r.garbled),

@@ -26,7 +26,8 @@ from pathlib import Path
 from evalrun.base.errors import EndpointError, Interrupted, UsageError
 from evalrun.base.jsondata import JSONObject
 from evalrun.base.text_safety import one_line
-from evalrun.compare.fidelity import measure_floor, runs_floor, serial_suite
+from evalrun.compare.fidelity import SERIAL, judge, runs_floor, serial_pair, serial_suite
+from evalrun.compare.floor import floor_of
 from evalrun.endpoint.options import build_options
 from evalrun.scoring.runner import ScoreRequest, score_suite
 from evalrun.serving.signals import sigterm_raises
@@ -210,8 +211,12 @@ class Watch:
 
     def _measure_floor(self, state: WatchState, burst_run: str) -> None:
         """The floor from this tick's probe (a burst) and the same items asked again one at a
-        time, bisect's A/A pair of one boot (compare.fidelity.measure_floor). An endpoint that
-        fails it leaves the floor unmeasured: the next tick tries again."""
+        time, bisect's A/A pair of one boot (compare.fidelity.serial_pair), pooled with both
+        against the anchor: on a healthy server (which the watch assumes at its start, as the
+        anchor does) those are A/A pairs too, and the very distance every later tick is
+        measured by, so three pairs for the price of one make the floor's scale steadier than
+        one pair of a few items would. An endpoint that fails it leaves the floor unmeasured:
+        the next tick tries again."""
         ids = set(state.probe.ids)
         serial = serial_suite(self.suite, [i for i in self.suite.items if i.id in ids], "watch")
         store = RunStore(self.folder / TICKS_DIR)
@@ -220,11 +225,24 @@ class Watch:
             record, _ = score_suite(request, store)
         except EndpointError:
             return
-        traces = {
-            **load_traces(store.run_dir(burst_run)),
-            **load_traces(store.run_dir(record.run_id)),
-        }
-        floor = measure_floor(traces, side=f"the watched lane at tick {state.tick}")
+        burst = load_traces(store.run_dir(burst_run))
+        asked = load_traces(store.run_dir(record.run_id))
+        first = serial_pair({**burst, **asked})
+        if first is None:
+            return
+        suffix = f"~{SERIAL}"
+        one_by_one = {i[: -len(suffix)]: t for i, t in asked.items() if i.endswith(suffix)}
+        probe = [i for i in state.probe.ids if i in self.anchor_traces]
+        pairs = [first]
+        pairs += [
+            judge(self.anchor_traces, side, [i for i in probe if i in side])
+            for side in (burst, one_by_one)
+        ]
+        floor = floor_of(
+            [f for f in pairs if f.items],
+            f"serial vs burst, and both against the anchor, on the watched lane at tick "
+            f"{state.tick}",
+        )
         if floor is not None:
             self._set_floor(state, WatchFloor.of(floor, runs=(burst_run, record.run_id)))
 
@@ -347,9 +365,12 @@ class Watch:
             "latency_s",
         ):
             setattr(point, key, fields[key])
-        point.increment = round(state.cusum.increment(judged.off, judged.compared), 4)
-        state.statistic = round(state.cusum.update(state.statistic, judged.off, judged.compared), 4)
-        point.statistic = state.statistic
+        state.running = state.cusum.step(state.running, judged.units, judged.off, judged.compared)
+        level = state.cusum.level(state.running)
+        point.increment = round(level - state.statistic, 4)
+        state.statistic = level
+        point.statistic = level
+        point.drift_statistic, point.hard_statistic = state.running.drift, state.running.hard
         self._off_ids = judged.off_ids
         return point
 
@@ -404,7 +425,11 @@ class Watch:
             anchor=state.anchor,
             target=self.target,
             statistic=state.statistic,
-            threshold=state.cusum.h,
+            threshold=1.0,
+            drift_statistic=state.running.drift,
+            drift_threshold=state.cusum.h_units,
+            hard_statistic=state.running.hard,
+            hard_threshold=state.cusum.h,
             run_id=point.run_id,
             off_items=self._off_ids,
             recent=recent,
@@ -455,15 +480,18 @@ def describe(data: JSONObject) -> str:
             return f"{head} down ({one_line(str(data.get('verdict', '')), 160)})"
         lat = data.get("latency_s")
         units = data.get("units")
-        against = (
-            f"{units:g} floor units ({data.get('grade')})"
-            if units is not None
-            else "floor: defaults"
-        )
+        grade = data.get("grade")
+        if units is None:
+            against = "no drift"
+        elif grade:
+            against = f"{units:g} floor units ({grade})"
+        else:
+            against = f"{units:g} default floor units (floor: defaults)"
         return (
-            f"{head} {data['off']}/{data['compared']} off, drift {data['drift']:.4f}, {against}, "
+            f"{head} {data['off']}/{data['compared']} hard, drift {data['drift']:.4f}, {against}, "
             f"{data['passed']}/{data['answered']} passed, {data['garbled']} garbled, "
-            f"{lat if lat is not None else '-'} s, statistic {data['statistic']:.2f}"
+            f"{lat if lat is not None else '-'} s, statistic {data['statistic']:.2f} "
+            f"(drift {data.get('drift_statistic', 0.0):.2f}, hard {data.get('hard_statistic', 0.0):.2f})"
             f"{' ALARM' if data['status'] == 'alarm' else ''}"
         )
     if kind == "alarm":
@@ -474,8 +502,10 @@ def describe(data: JSONObject) -> str:
         elif "error" in esc:
             tail = f"; escalation failed: {one_line(str(esc['error']), 160)}"
         return (
-            f"{head} ALARM: statistic {data['statistic']:.2f} >= {data['threshold']:.2f} "
-            f"(items off: {', '.join(data.get('off_items') or []) or 'none'}){tail}"
+            f"{head} ALARM: drift CUSUM {data.get('drift_statistic', 0.0):.2f} of "
+            f"{data.get('drift_threshold', 0.0):g} floor units, hard CUSUM "
+            f"{data.get('hard_statistic', 0.0):.2f} of {data.get('hard_threshold', 0.0):g} "
+            f"(items hard: {', '.join(data.get('off_items') or []) or 'none'}){tail}"
         )
     if kind == "start":
         verb = "resumed" if data.get("resumed") else "started"

@@ -46,8 +46,14 @@ class WatchMetrics:
         self.down_ticks = counter("down_ticks", "Ticks the endpoint did not answer.")
         self.alarm = gauge("alarm", "1 while a quality alarm is raised and not recovered.")
         self.up = gauge("up", "1 when the last tick reached the endpoint, 0 when it was down.")
-        self.statistic = gauge("statistic", "The running CUSUM statistic.")
-        self.threshold = gauge("threshold", "The statistic at which the watch alarms.")
+        self.statistic = gauge(
+            "statistic", "The running test: the larger CUSUM's share of its threshold."
+        )
+        self.threshold = gauge("threshold", "The statistic at which the watch alarms (1).")
+        self.drift_statistic = gauge("drift_statistic", "The drift CUSUM, in floor units.")
+        self.drift_threshold = gauge("drift_threshold", "The drift CUSUM's alarm threshold.")
+        self.hard_statistic = gauge("hard_statistic", "The hard-divergence CUSUM, in nats.")
+        self.hard_threshold = gauge("hard_threshold", "The hard CUSUM's alarm threshold.")
         self.off = gauge("tick_off_items", "Probe items off the anchor in the last tick.")
         self.compared = gauge("tick_compared_items", "Probe items compared in the last tick.")
         self.drift = gauge("tick_drift", "Mean |delta logprob| against the anchor, last tick.")
@@ -69,10 +75,17 @@ class WatchMetrics:
         self.ticks.inc(state.tick)
         self.alarms.inc(state.alarms)
         self.down_ticks.inc(sum(p.status == "down" for p in state.points))
-        self.threshold.set(state.cusum.h)
-        self.statistic.set(state.statistic)
+        self.threshold.set(1.0)
+        self._set_statistics(state)
         self.alarm.set(1 if state.alarmed else 0)
         self.up.set(0 if state.down else 1)
+
+    def _set_statistics(self, state: WatchState) -> None:
+        self.statistic.set(state.statistic)
+        self.drift_statistic.set(state.running.drift)
+        self.drift_threshold.set(state.cusum.h_units)
+        self.hard_statistic.set(state.running.hard)
+        self.hard_threshold.set(state.cusum.h)
 
     def set_floor(self, state: WatchState) -> None:
         """The floor's figures (nothing until the watch has one)."""
@@ -112,7 +125,7 @@ class WatchMetrics:
         """Record one tick (and an alarm it raised), then publish."""
         self.ticks.inc()
         self.alarms.inc(1 if alarm else 0)
-        self.statistic.set(state.statistic)
+        self._set_statistics(state)
         self.alarm.set(1 if state.alarmed else 0)
         self.up.set(0 if point.status == "down" else 1)
         self.last.set(at)

@@ -28,7 +28,7 @@ from evalrun.base.errors import ConfigError, UsageError
 from evalrun.base.jsondata import JSONObject, json_bytes, loads
 from evalrun.compare.floor import Floor
 from evalrun.watching.probe import Probe
-from evalrun.watching.sequential import Cusum
+from evalrun.watching.sequential import Cusum, Running
 
 WATCH_SCHEMA_VERSION = 1
 STATE_FILE = "watch.json"
@@ -62,8 +62,12 @@ class TickPoint(BaseModel):
     at: str
     status: TickStatus
     run_id: str | None = None
-    statistic: float = Field(description="The running statistic after the tick.")
+    statistic: float = Field(
+        description="The running test after the tick: the larger CUSUM's share of its threshold."
+    )
     increment: float = 0.0
+    drift_statistic: float = Field(default=0.0, description="The drift CUSUM (floor units).")
+    hard_statistic: float = Field(default=0.0, description="The hard CUSUM (nats).")
     compared: int = 0
     off: int = 0
     near_tie: int = 0
@@ -155,7 +159,8 @@ class WatchState(BaseModel):
     started_at: str = Field(default_factory=now)
     updated_at: str = Field(default_factory=now)
     tick: int = Field(default=0, description="Ticks tried so far, down ones included.")
-    statistic: float = 0.0
+    statistic: float = Field(default=0.0, description="`running`'s level: 1 alarms.")
+    running: Running = Field(default_factory=Running)
     alarmed: bool = Field(default=False, description="An alarm is raised and not yet recovered.")
     alarms: int = 0
     down: bool = False

@@ -157,13 +157,17 @@ def render_timeline(state: WatchState, events: list[JSONObject]) -> str:
     judged = [p for p in pts if p.status != "down"]
     panels = [
         _panel(
-            "running statistic (dashed: alarm threshold)",
+            "running test: each CUSUM's share of its threshold, drift (red) and hard (violet); "
+            "dashed: the alarm",
             pts,
-            [("statistic", "#b42318", lambda p: p.statistic)],
-            line=state.cusum.h,
+            [
+                ("drift CUSUM", "#b42318", lambda p: p.drift_statistic / state.cusum.h_units),
+                ("hard CUSUM", "#6941c6", lambda p: p.hard_statistic / state.cusum.h),
+            ],
+            line=1.0,
         ),
         _panel(
-            "probe items off the anchor (blue) and drift ×100 (orange)",
+            "probe items hard off the anchor (blue) and drift ×100 (orange)",
             pts,
             [
                 ("items off", "#1849a9", _judged(lambda p: float(p.off))),
@@ -195,7 +199,9 @@ def render_timeline(state: WatchState, events: list[JSONObject]) -> str:
         f"<p>anchor <b>{_e(state.anchor)}</b> · target {_e(state.target)} · "
         f"{state.tick} ticks ({len(judged)} of those shown judged) · {state.alarms} alarms · now "
         f'<span class="{"alarm" if state.alarmed else ""}">{status}</span> · statistic '
-        f"{state.statistic:.2f} of {state.cusum.h:.2f}</p>"
+        f"{state.statistic:.2f} of 1 (drift CUSUM {state.running.drift:.2f} of "
+        f"{state.cusum.h_units:g} floor units, hard CUSUM {state.running.hard:.2f} of "
+        f"{state.cusum.h:g})</p>"
         f"<p>{_e(state.floor.line() if state.floor else 'floor: not measured yet (defaults)')}"
         "</p>"
         f"<p class=muted>probe: {_e(', '.join(state.probe.ids))}</p>"
