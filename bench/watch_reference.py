@@ -35,6 +35,17 @@ def _quantile(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))] if values else 0.0
 
 
+def _spread(values: list[float]) -> dict[str, float]:
+    """Median, 90th percentile and largest of `values`."""
+    if not values:
+        return {}
+    return {
+        "median": round(statistics.median(values), 3),
+        "p90": round(_quantile(values, 0.9), 3),
+        "max": round(max(values), 3),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--healthy", type=int, default=200)
@@ -57,7 +68,13 @@ def main(argv: list[str] | None = None) -> int:
     from evalrun.serving.target import TargetSpec
     from evalrun.store import RunStore
     from evalrun.suite.load import load_suite
-    from evalrun.watching import WatchHooks, WatchOptions, run_watch
+    from evalrun.watching import (
+        DEFAULT_CUSUM,
+        WatchHooks,
+        WatchOptions,
+        false_alarm_ticks,
+        run_watch,
+    )
 
     results = Path(args.results or tempfile.mkdtemp(prefix="watch-ref-"))
     port = free_port()
@@ -130,6 +147,18 @@ def main(argv: list[str] | None = None) -> int:
                 floor_cost["prompt_tokens"] += usage.prompt_tokens or 0
                 floor_cost["completion_tokens"] += usage.completion_tokens or 0
     seconds = [e["seconds"] for e in before[1:]]  # tick 1 also measures the floor
+    # the mean ticks to a false alarm if the healthy ticks' drifts (in floor units) and hard
+    # rate went on as measured: resampled, a seeded simulation (a floor when it hits the limit)
+    compared = sum(e["compared"] for e in before)
+    hard_rate = sum(e["off"] for e in before) / compared if compared else 0.0
+    simulated = false_alarm_ticks(
+        DEFAULT_CUSUM,
+        len(result.events[0].get("probe") or []) or 8,
+        hard_rate,
+        units=[e.get("units") or 0.0 for e in before] or [0.0],
+        runs=20,
+        limit=100_000,
+    )
     first_fault = after[0]["tick"] if after else None
     out = {
         "anchor": anchor.run_id,
@@ -137,7 +166,17 @@ def main(argv: list[str] | None = None) -> int:
         "probe": ticks and result.events[0].get("probe"),
         "healthy_ticks": len(before),
         "healthy_alarms": len(healthy_alarms),
+        "healthy_false_alarm_rate": round(len(healthy_alarms) / max(1, len(before)), 6),
         "healthy_max_statistic": max((e["statistic"] for e in before), default=0.0),
+        "healthy_max_drift_cusum": max(
+            (e.get("drift_statistic", 0.0) for e in before), default=0.0
+        ),
+        "healthy_max_hard_cusum": max((e.get("hard_statistic", 0.0) for e in before), default=0.0),
+        "healthy_ticks_moving_drift_cusum": sum(
+            1 for e in before if (e.get("units") or 0.0) > DEFAULT_CUSUM.k
+        ),
+        "healthy_units": _spread([e.get("units") or 0.0 for e in before]),
+        "healthy_false_alarm_ticks_simulated": simulated,
         "healthy_ticks_with_off_items": sum(1 for e in before if e["off"]),
         "healthy_off_items": sum(e["off"] for e in before),
         "healthy_compared_items": sum(e["compared"] for e in before),
@@ -157,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
             "completion_tokens": completion / max(1, len(before)),
             "seconds_median": round(statistics.median(seconds), 3) if seconds else None,
             "seconds_p90": round(_quantile(seconds, 0.9), 3),
+            "seconds_max": round(max(seconds), 3) if seconds else None,
         },
         "fault": args.fault_set,
         "down_events": sum(1 for e in result.events if e["event"] == "down"),
@@ -177,6 +217,8 @@ def main(argv: list[str] | None = None) -> int:
                     "units",
                     "grade",
                     "statistic",
+                    "drift_statistic",
+                    "hard_statistic",
                     "status",
                 )
             }
