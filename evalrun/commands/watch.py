@@ -3,8 +3,9 @@
 Each tick sends a small probe chosen from the anchor (the items whose anchor tokens sit nearest a
 tie early on, and exact-copy canaries; all at once, greedy, with logprobs), judges it against the
 anchor token by token and against the lane's noise floor (--floor RUN, else measured on the
-first tick: the probe asked again one at a time), and keeps a running CUSUM over the ticks: one
-odd tick is no alarm, a steady shift is. An alarm scores the anchor's items again, signs that run off against the
+first tick: the probe asked again one at a time), and keeps two running CUSUMs over the ticks
+(its drift in floor units; its hard divergences against the floor's hard rate): one odd tick is
+no alarm, a steady shift is. An alarm scores the anchor's items again, signs that run off against the
 anchor, and goes to the terminal, <results>/watches/<name>/events.jsonl, the Prometheus metrics
 and --on-alarm. An endpoint that does not answer is `down` (no quality verdict) and is retried
 with backoff. The watch resumes from its state when started again with the same --name; Ctrl-C

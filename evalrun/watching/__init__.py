@@ -3,7 +3,7 @@
 probe.py chooses the few items a tick sends from the anchor (near ties early on, exact-copy
 canaries); judge.py judges a tick against the anchor with the fidelity statistics and the lane's
 noise floor (compare/floor.py; `--floor RUN`, or measured by the watch on its first tick);
-sequential.py is the running test over ticks (a CUSUM, pure);
+sequential.py is the running test over ticks (two CUSUMs: the drift in floor units, the hard count; pure);
 state.py is the watch on disk (state, events, tick runs, compaction); metrics.py its Prometheus
 metrics; alarm.py what an alarm sets off (the escalation and its sign-off, `--on-alarm`);
 loop.py the watch itself (ticks, down and up, alarms); timeline.py the watch as one HTML page (`evalrun report`).
