@@ -200,5 +200,6 @@ def prepare_build(contract: Contract) -> JSONObject | None:
     except LaneError as exc:
         raise BootError(exc.message, kind="install", hint=exc.hint) from exc
     return record.model_dump(
-        mode="json", include={"pip", "extra", "key", "installer", "install_seconds", "versions"}
+        mode="json",
+        include={"pip", "extra", "override", "key", "installer", "install_seconds", "versions"},
     )
