@@ -236,6 +236,24 @@ SHAPES = [
     # a reply that declines the task
     ("refusal", "instr-003", "I'd rather not write about the sea.", False),
     ("refusal", "instr-008", "Sorry, I can't help with that.", False),
+    # the clause answering the question is weighed by the question's words it repeats, not by
+    # a pair of function words ("is the") every clause may share
+    ("focus", "factual-014", "Canberra is the largest city, but Sydney is Australia's capital.", False),
+    ("focus", "factual-014", "Sydney is the largest city, but Canberra is Australia's capital.", True),
+    ("focus", "factual-001", "Toronto is the biggest city; Ottawa is Canada's capital.", True),
+    # an option named as what people believe, then a "but" naming something else: set aside
+    ("belief", "factual-001", "Many assume Ottawa, but the capital of Canada is Montreal.", False),
+    ("belief", "factual-018", "Einstein is often credited, but Max Planck developed it.", False),
+    ("belief", "factual-015", "Diamond was long thought hardest, but corundum is harder.", False),
+    ("belief", "factual-005", "Many assume Brontë, but Jane Austen wrote it.", True),
+    ("belief", "factual-001", "Ottawa, although many assume Toronto.", True),
+    # a value on the other scale, then the asked one after "which is"
+    ("unit-restated", "factual-012", "0 °C, which is 32 °F.", True),
+    ("unit-restated", "factual-012", "0 °C, which is 0 °F.", False),
+    ("unit-restated", "factual-006", "212 °F, or 100 °C.", True),
+    # values named after the number ("9 red, 6 green"), read under the asked label
+    ("labelled", "logic-022", "9 red, 6 green (9 + 6 = 15, 9 − 6 = 3).", True),
+    ("labelled", "logic-022", "6 red, 9 green.", False),
 ]
 
 

@@ -581,7 +581,12 @@ def question_focus(question: str, clause: str, names: set[str]) -> tuple[int, fl
         _BASE.get(w, w) for w in re.findall(r"\w+", (asked[-1] if asked else question).casefold())
     ]
     said = [_BASE.get(w, w) for w in re.findall(r"\w+", clause.casefold())]
-    pairs = {(a, b) for a, b in zip(words, words[1:]) if a not in names and b not in names}
+    # a pair of function words ("is the") is in every clause: it repeats nothing asked
+    pairs = {
+        (a, b)
+        for a, b in zip(words, words[1:])
+        if a not in names and b not in names and not {a, b} <= _FUNCTION_WORDS
+    }
     said_pairs = set(zip(said, said[1:]))
     content = [w for w in dict.fromkeys(words) if w not in _FUNCTION_WORDS and w not in names]
     weight = sum(1 / (n + 1) for n, w in enumerate(content) if w in said)
