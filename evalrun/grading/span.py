@@ -242,15 +242,42 @@ _CJK_NEG = re.compile(r"[不没未非別别]")
 _ALTHOUGH = re.compile(r"\b(?:although|though|while|whereas|even\s+though)\b", re.IGNORECASE)
 
 
+# what people believe or are told, as against what is: "Many assume Ottawa, but ...",
+# "Einstein is often credited, but ...", "Diamond was long thought the hardest, but ..."
+_BELIEF = re.compile(
+    r"\b(?:(?:many|most|some)\s+(?:people\s+)?|people\s+(?:often\s+)?)"
+    r"(?:assume|think|believe|say|guess|expect|claim)\b"
+    r"|\b(?:often|long|once|commonly|widely|popularly|wrongly|mistakenly)\s+(?:\w+\s+)?"
+    r"(?:credited|said|named|assumed|thought|believed|confused|mistaken|cited|considered|called)\b"
+    r"|\bmisattributed\b",
+    re.IGNORECASE,
+)
+# "..., but Montreal is the capital": the turn to what is; "but it is" names the same one again
+_BUT_ANOTHER = re.compile(
+    r"(?:,\s*|\s)(?:but|however|yet)\s+(?!(?:it|he|she|they|this|that|its|his|her)\b)\w",
+    re.IGNORECASE,
+)
+
+
+def _believed_then_turned(text: str, start: int, clause: str) -> bool:
+    """Whether the text at `start` is named as a belief the same sentence then turns from."""
+    sentence = re.split(r"[.;!?\n]", text[start:])[0]
+    turn = _BUT_ANOTHER.search(sentence)
+    return turn is not None and bool(_BELIEF.search(clause + " " + sentence[: turn.start()]))
+
+
 def is_negated(text: str, start: int) -> bool:
     """Whether the text at `start` is named only to be rejected.
 
     True when a negator ends within the two words (or, for Chinese, two characters) before
-    `start`, in the same clause, or when the clause opens with "although"/"while" and the
-    sentence goes on to a "but"/a main clause naming something else.
+    `start`, in the same clause, when the clause opens with "although"/"while" and the
+    sentence goes on to a "but"/a main clause naming something else, or when the clause names
+    it as a belief ("many assume", "often credited", "long thought") that a "but" turns from.
     """
     before = text[max(0, start - 40) : start]
     clause = re.split(r"[.;!?\n:,—–]|\s-\s", before)[-1]
+    if _believed_then_turned(text, start, clause):
+        return True
     if _CJK_NEG.search(before[-3:]):
         return True
     words = re.findall(r"[\w']+|«|“|\"|„", clause)
