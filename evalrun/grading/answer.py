@@ -134,19 +134,41 @@ _HOW_MANY = re.compile(
 )
 
 
+# "9 red, 6 green (9 + 6 = 15)": values each followed by a word of the question naming its kind
+_VALUE_LABELLED = re.compile(
+    r"(?:^|[,;\n]|\band\b)[\s*•-]*\**(?P<value>-?\d[\d,]*(?:\.\d+)?)\**\s+"
+    r"(?P<label>[^\W\d_]+)(?:\s+[^\W\d_]+)?\s*(?=[,;\n]|\band\b|$)"
+)
+
+
 def _labelled_value(text: str, question: str, p: NumericParams) -> NumberReading | None:
     """The value under the label the question asks for, when the reply is two or more
-    "label: value" pairs and exactly one label is a word of "how many <...>"."""
+    "label: value" pairs and exactly one label is a word of "how many <...>"; or two or more
+    "value label" pairs ("9 red, 6 green", an aside in brackets after them) whose labels are all
+    words of the question, exactly one of them of "how many <...>"."""
     plain = plain_text(text).strip()
-    pairs = list(_LABELLED.finditer(plain))
     asked = _HOW_MANY.search(question)
-    if len(pairs) < 2 or asked is None or _LABELLED.sub("", plain).strip(" .,;\n") != "":
+    if asked is None:
         return None
     words = {w.casefold().rstrip("s") for w in asked.group(1).split()}
-    hits = [m for m in pairs if {w.casefold().rstrip("s") for w in m.group(1).split()} & words]
-    if len(hits) != 1:
+    pairs = list(_LABELLED.finditer(plain))
+    if len(pairs) >= 2 and _LABELLED.sub("", plain).strip(" .,;\n") == "":
+        hits = [m for m in pairs if {w.casefold().rstrip("s") for w in m.group(1).split()} & words]
+        value = hits[0].group(2) if len(hits) == 1 else None
+    else:
+        bare = re.sub(r"\([^()]*\)", " ", plain).strip().rstrip(".!")
+        pairs = list(_VALUE_LABELLED.finditer(bare))
+        said = {w.casefold().rstrip("s") for w in re.findall(r"[^\W\d_]+", question)}
+        labels = [m.group("label").casefold().rstrip("s") for m in pairs]
+        if len(pairs) < 2 or _VALUE_LABELLED.sub("", bare).strip(" .,;\n") != "":
+            return None
+        if not set(labels) <= said or len(set(labels)) != len(labels):
+            return None
+        hits = [m for m in pairs if m.group("label").casefold().rstrip("s") in words]
+        value = hits[0].group("value") if len(hits) == 1 else None
+    if value is None:
         return None
-    read = extract_answer_number(hits[0].group(2), decimal_comma=p.decimal_comma)
+    read = extract_answer_number(value, decimal_comma=p.decimal_comma)
     return read._replace(how="labelled") if read.value is not None else None
 
 
@@ -159,9 +181,9 @@ _IN_OTHER_UNIT = re.compile(
 )
 _UNIT_WORD = re.compile(r"[^\W\d_]+")
 _RESTATED = re.compile(
-    r"(?<![\d.,])(?P<n1>\d[\d,.]*)\s*(?P<u1>[^\W\d_]+),?\s+(?:or|i\.e\.|that is|that's|which is)"
+    r"(?<![\d.,])(?P<n1>\d[\d,.]*)\s*(?P<u1>°?\s*[^\W\d_]+),?\s+(?:or|i\.e\.|that is|that's|which is)"
     r"\s+(?:(?:about|roughly|around|approximately|almost|nearly|just (?:over|under))\s+)?"
-    r"(?P<n2>\d[\d,.]*)\s*(?P<u2>[^\W\d_]+)\W*$"
+    r"(?P<n2>\d[\d,.]*)\s*(?P<u2>°?\s*[^\W\d_]+)\W*$"
 )
 
 
@@ -200,6 +222,10 @@ def _asked_unit_instead(
         if first and second and abs(second[0] - value) < 1e-9 and m.group("u1") != m.group("u2"):
             if asked("", m.group("u2")) is False and asked("", m.group("u1")):
                 return first[0], m.group("u1")
+        # "0 °C, which is 32 °F" to a °F item: the value on the other scale, then the asked one
+        if first and second and abs(first[0] - value) < 1e-9 and m.group("u1") != m.group("u2"):
+            if asked("", m.group("u1")) is False and asked("", m.group("u2")):
+                return second[0], m.group("u2")
     for m in _IN_OTHER_UNIT.finditer(plain):
         first = numbers_in(m.group("n1"))
         second = numbers_in(m.group("n2"))
