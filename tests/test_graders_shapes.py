@@ -238,8 +238,18 @@ SHAPES = [
     ("refusal", "instr-008", "Sorry, I can't help with that.", False),
     # the clause answering the question is weighed by the question's words it repeats, not by
     # a pair of function words ("is the") every clause may share
-    ("focus", "factual-014", "Canberra is the largest city, but Sydney is Australia's capital.", False),
-    ("focus", "factual-014", "Sydney is the largest city, but Canberra is Australia's capital.", True),
+    (
+        "focus",
+        "factual-014",
+        "Canberra is the largest city, but Sydney is Australia's capital.",
+        False,
+    ),
+    (
+        "focus",
+        "factual-014",
+        "Sydney is the largest city, but Canberra is Australia's capital.",
+        True,
+    ),
     ("focus", "factual-001", "Toronto is the biggest city; Ottawa is Canada's capital.", True),
     # an option named as what people believe, then a "but" naming something else: set aside
     ("belief", "factual-001", "Many assume Ottawa, but the capital of Canada is Montreal.", False),
@@ -254,6 +264,20 @@ SHAPES = [
     # values named after the number ("9 red, 6 green"), read under the asked label
     ("labelled", "logic-022", "9 red, 6 green (9 + 6 = 15, 9 − 6 = 3).", True),
     ("labelled", "logic-022", "6 red, 9 green.", False),
+    # an exact copy, then a note about it in brackets on a line of its own
+    (
+        "closing-note",
+        "canary-005",
+        "A small boat drifted across the quiet lake.\n\n(Repeated exactly.)",
+        True,
+    ),
+    ("closing-note", "canary-010", "Hello, world!\n(copied as written)", True),
+    (
+        "closing-note",
+        "canary-005",
+        "A small boat drifted across the quiet pond.\n\n(Repeated exactly.)",
+        False,
+    ),
 ]
 
 

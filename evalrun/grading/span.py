@@ -345,11 +345,14 @@ def without_lead_in(text: str) -> list[str]:
 
 
 # A chat model's closing offer after the answer, a sentence or a paragraph of its own: "Let me
-# know if you'd like anything else!", "Is there anything else I can copy?", "Hope this helps!"
+# know if you'd like anything else!", "Is there anything else I can copy?", "Hope this helps!",
+# or a note in brackets on a line of its own ("(Repeated exactly.)")
 _CLOSING_OFFER = re.compile(
     r"(?:(?<=[.!?…])[^\S\n]+|\n\s*)(?:let me know\b|is there anything else\b|anything else\b[^\n]*\?|"
     r"would you like\b[^\n]*\?|do you want\b[^\n]*\?|(?:i )?hope (?:this|that|it) helps\b|"
-    r"feel free to\b|happy to help\b)[^\n]*$",
+    r"feel free to\b|happy to help\b)[^\n]*$"
+    # "...lake.\n\n(Repeated exactly.)": a note in brackets on a line of its own
+    r"|\n\s*\([^()\n]{2,120}\)[^\S\n]*$",
     re.IGNORECASE,
 )
 
