@@ -278,6 +278,15 @@ SHAPES = [
         "A small boat drifted across the quiet pond.\n\n(Repeated exactly.)",
         False,
     ),
+    # words chained by hyphens to slip under a word limit count as the words they are
+    (
+        "hyphen-chain",
+        "instr-003",
+        "A vast-salty-restless-blue-wave-tossed expanse of endless sea.",
+        False,
+    ),
+    ("hyphen-chain", "instr-003", "A state-of-the-art sea of deep blue waves.", True),
+    ("hyphen-chain", "instr-003", "Endless blue water, wind-whipped and sun-warmed.", True),
 ]
 
 
