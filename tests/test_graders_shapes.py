@@ -287,6 +287,10 @@ SHAPES = [
     ),
     ("hyphen-chain", "instr-003", "A state-of-the-art sea of deep blue waves.", True),
     ("hyphen-chain", "instr-003", "Endless blue water, wind-whipped and sun-warmed.", True),
+    # two events joined by "and", each with its own option: the one whose verb is asked
+    ("two-events", "factual-010", "The Wall went up in 1961 and came down in 1989.", True),
+    ("two-events", "factual-010", "The Wall came down in 1990 and was built in 1961.", False),
+    ("two-events", "factual-010", "It was built in 1961 and fell in 1989.", True),
 ]
 
 

@@ -368,6 +368,7 @@ def _compared(norm: str, start: int) -> bool:
 
 # ", while Bohr developed ..." opens a clause of its own: the comma goes with the conjunction
 _CLAUSE_SPLIT = re.compile(r"[.;!?\n。；]+\s*|,?\s+(?:but|whereas|while)\s+|,\s+", re.IGNORECASE)
+_AND_SPLIT = re.compile(r",?\s+and\s+(?=(?:was|were|then|later|\w+ed|fell|came|went|rose)\b)")
 
 
 def _focus_pick(text: str, p: ChoiceParams) -> str | None:
@@ -393,6 +394,13 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
     opening = re.match(r"\W*([^\W\d_][\w ]{0,30}?)\W*(?:\s[—–-]\s|[.:!]\s|$)", plain_text(text))
     if opening and opening.group(1).casefold() in {v.casefold() for v in p.lettered().values()}:
         return None
+    # "The Wall went up in 1961 and came down in 1989": two options in one clause, each
+    # with its own verb after "and", are two clauses
+    clauses = [
+        part
+        for clause in clauses
+        for part in (_AND_SPLIT.split(clause) if len(_choices_in(clause, p)[0]) > 1 else [clause])
+    ]
     for clause in clauses:
         named, norm = _choices_in(clause, p)
         picked = {

@@ -594,6 +594,10 @@ _BASE = {
 }
 
 
+# "came down", "was torn down": a wall or a government falls
+_PHRASAL = re.compile(r"\b(?:came|come|comes|coming|torn|tore|brought|pulled)\s+down\b")
+
+
 def question_focus(question: str, clause: str, names: set[str]) -> tuple[int, float]:
     """How closely `clause` repeats what `question` asks: (word pairs of the question it
     repeats, the question's content words it repeats, earlier words weighing more). Words of
@@ -610,7 +614,13 @@ def question_focus(question: str, clause: str, names: set[str]) -> tuple[int, fl
     words = [
         _BASE.get(w, w) for w in re.findall(r"\w+", (asked[-1] if asked else question).casefold())
     ]
-    said = [_BASE.get(w, w) for w in re.findall(r"\w+", clause.casefold())]
+    said = [_BASE.get(w, w) for w in re.findall(r"\w+", _PHRASAL.sub("fall", clause.casefold()))]
+    # "In which year did the Berlin Wall fall?": the verb a did-question ends on is what it
+    # asks about, ahead of its subject (which a clause about another deed repeats too)
+    verb = re.search(r"\b(?:did|does|do)\b[^?？]*?\b(\w+)\W*$", asked[-1] if asked else "")
+    if verb and verb.group(1).casefold() not in _FUNCTION_WORDS:
+        last = _BASE.get(verb.group(1).casefold(), verb.group(1).casefold())
+        words = [last] + [w for w in words if w != last]
     # a pair of function words ("is the") is in every clause: it repeats nothing asked
     pairs = {
         (a, b)
