@@ -690,7 +690,7 @@ def words_of(text: str) -> list[str]:
     """Words as a person counts them: runs of letters/digits, with inner ' and - kept. A chain
     of five or more words joined by hyphens ("vast-salty-restless-blue-wave-tossed") is its
     words, not one: it is written to slip under a word limit ("state-of-the-art" is one)."""
-    out = []
+    out: list[str] = []
     for w in re.findall(r"[^\W_]+(?:['’-][^\W_]+)*", nfkc(text)):
         out.extend(w.split("-") if w.count("-") >= 4 else [w])
     return out
