@@ -291,6 +291,10 @@ SHAPES = [
     ("two-events", "factual-010", "The Wall went up in 1961 and came down in 1989.", True),
     ("two-events", "factual-010", "The Wall came down in 1990 and was built in 1961.", False),
     ("two-events", "factual-010", "It was built in 1961 and fell in 1989.", True),
+    # a deed denied with its preposition ("didn't fall in 1989") sets its option aside
+    ("negated-deed", "factual-010", "The Berlin Wall didn't fall in 1989; it fell in 1991.", False),
+    ("negated-deed", "factual-010", "It didn't fall in 1991; it fell in 1989.", True),
+    ("negated-deed", "factual-010", "The Wall did not fall until 1989.", True),
 ]
 
 

@@ -239,6 +239,7 @@ _NEG_WORD = re.compile(
     re.IGNORECASE,
 )
 _CJK_NEG = re.compile(r"[不没未非別别]")
+_DEED_PREP = {"in", "on", "at", "by", "from", "for", "as"}
 _ALTHOUGH = re.compile(r"\b(?:although|though|while|whereas|even\s+though)\b", re.IGNORECASE)
 
 
@@ -285,9 +286,10 @@ def is_negated(text: str, start: int) -> bool:
     if re.search(r"n'$", before.rstrip()) or re.search(r"\bn'\w*\s*$", before):
         return True
     for m in _NEG_WORD.finditer(tail):
-        # the negator must be one of the last two words
+        # the negator must be one of the last two words, or a verb and its preposition
+        # must follow it ("didn't fall in 1989"; "didn't fall until 1989" affirms)
         after = tail[m.end() :].split()
-        if len(after) <= 1:
+        if len(after) <= 1 or (len(after) == 2 and after[1].casefold() in _DEED_PREP):
             return True
     return bool(_ALTHOUGH.search(clause)) and not re.search(r"\bbut\b", clause, re.IGNORECASE)
 
