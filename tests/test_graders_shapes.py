@@ -295,6 +295,37 @@ SHAPES = [
     ("negated-deed", "factual-010", "The Berlin Wall didn't fall in 1989; it fell in 1991.", False),
     ("negated-deed", "factual-010", "It didn't fall in 1991; it fell in 1989.", True),
     ("negated-deed", "factual-010", "The Wall did not fall until 1989.", True),
+    # an option called the second of the asked superlative, or compared the other way, is not
+    # the superlative: "Jupiter is smaller than Saturn" answers "the largest" with Saturn
+    (
+        "demoted",
+        "factual-009",
+        "The Pacific is only the second-largest ocean; the Atlantic is bigger.",
+        False,
+    ),
+    (
+        "demoted",
+        "factual-009",
+        "The Atlantic is only the second-largest ocean; the Pacific is bigger.",
+        True,
+    ),
+    ("demoted", "factual-022", "K2 is just the second-highest peak; Everest tops it.", True),
+    (
+        "demoted",
+        "factual-004",
+        "Jupiter is smaller than Saturn, which is the largest planet.",
+        False,
+    ),
+    (
+        "demoted",
+        "factual-004",
+        "Saturn is smaller than Jupiter, which is the largest planet.",
+        True,
+    ),
+    ("demoted", "factual-008", "The tibia is shorter than the femur.", True),
+    ("demoted", "factual-004", "Jupiter is larger than Saturn.", True),
+    ("demoted", "logic-001", "Sam, who is shorter than Leo.", True),
+    ("demoted", "logic-009", "Jo came second; Ravi won.", True),
 ]
 
 

@@ -362,8 +362,78 @@ def _last_line_pick(text: str, p: ChoiceParams) -> str | None:
 
 
 def _compared(norm: str, start: int) -> bool:
-    """Whether the option at `start` is what another is compared with: "shorter than Leo"."""
-    return bool(re.search(r"\b(?:than|als|que|чем)\s+(?:the\s+)?$", norm[:start]))
+    """Whether the option at `start` is what another is compared with: "shorter than Leo".
+    Not when the comparison goes the other way from the question's superlative: "Jupiter is
+    smaller than Saturn" answers "the largest planet" with Saturn."""
+    m = re.search(
+        r"(?:\b(\w+)\s+)?(?:\b(\w+)\s+)?\b(?:than|als|que|чем)\s+(?:the\s+)?$", norm[:start]
+    )
+    if not m:
+        return False
+    least = _asks_least(current_question())
+    way = _comparison_way(m.group(1), m.group(2))
+    return least is None or way is None or way == least
+
+
+def _comparison_way(before: str | None, word: str | None) -> bool | None:
+    """Whether "<before> <word> than" compares downwards ("smaller than", "less dense than"),
+    upwards ("larger than", "more massive than"), or None when it is no such comparison."""
+    if before in ("less", "fewer", "more"):
+        return before != "more"
+    if word is None or word in ("rather", "other") or not re.search(r"er$|^less$", word):
+        return None
+    return _is_lesser(word)
+
+
+# "smaller", "shortest": comparisons that go downwards, against "larger", "longest"
+_LESSER = set(
+    "small short low light soft weak young few slow narrow thin tiny cold close near cheap "
+    "shallow".split()
+)
+_NOT_SUPERLATIVE = set("test rest west nest forest interest honest modest guest chest".split())
+
+
+def _is_lesser(word: str) -> bool:
+    w = word.casefold()
+    if w in ("less", "least", "worse", "worst", "lesser"):
+        return True
+    stem = re.sub(r"(?:i?er|i?est)$", "", w)
+    return stem in _LESSER or stem + "y" in _LESSER or stem[:-1] in _LESSER
+
+
+def _asks_least(question: str) -> bool | None:
+    """Whether the question's superlative goes downwards ("the shortest", "the fewest"),
+    upwards ("the largest"), or None when it has none."""
+    found = [
+        w
+        for w in re.findall(r"\b(\w+est|least|most|best|worst)\b", question.casefold())
+        if w not in _NOT_SUPERLATIVE
+    ]
+    return _is_lesser(found[0]) if found else None
+
+
+# "The Pacific is only the second-largest ocean", "Jupiter is smaller than Saturn": what
+# follows the option puts it below the superlative asked
+_DEMOTED = re.compile(
+    r"\s*(?:is|are|was|were)\s+(?:(?:only|just|merely|actually|much|far|slightly|a bit)\s+)?"
+    r"(?:(?:the\s+)?(?P<rank>second|third|2nd|3rd)\b|(?:(?P<adv>less|more)\s+)?(?P<cmp>\w+)\s+than\b)",
+    re.IGNORECASE,
+)
+
+
+def _demoted(norm: str, end: int) -> bool:
+    """Whether the option ending at `end` is said to be second to, or less than, another in
+    the sense the question's superlative asks for."""
+    m = _DEMOTED.match(norm, end)
+    if not m:
+        return False
+    question = current_question()
+    if m.group("rank"):
+        return _asks_least(question) is not None and not re.search(
+            r"\b(?:second|third)\b", question, re.IGNORECASE
+        )
+    least, way = _asks_least(question), _comparison_way(m.group("adv"), m.group("cmp"))
+    return least is not None and way is not None and way != least
 
 
 # ", while Bohr developed ..." opens a clause of its own: the comma goes with the conjunction
@@ -408,6 +478,7 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
             for h in named
             if not is_negated(norm, h[1])
             and not _compared(norm, h[1])
+            and not _demoted(norm, h[2])
             and (asks_not or not is_denied(norm, h[2]))
         }
         if len(picked) == 1:
@@ -516,7 +587,11 @@ def _choice(response: Response, p: ChoiceParams) -> Grade:
         for a, b in itertools.pairwise(named):
             if a[0] != b[0] and is_hedge(norm, a[2], b[1]) and not is_negated(norm, a[1]):
                 return verdict(False, f"hedges between {a[0]} and {b[0]}; expected {p.answer}")
-        rejected = {h[1] for h in named if is_negated(norm, h[1]) or _compared(norm, h[1])}
+        rejected = {
+            h[1]
+            for h in named
+            if is_negated(norm, h[1]) or _compared(norm, h[1]) or _demoted(norm, h[2])
+        }
         if deny:
             rejected |= {h[1] for h in named if is_denied(norm, h[2])}
         for a, b in itertools.pairwise(named):  # "not Go or Gd": both are rejected
