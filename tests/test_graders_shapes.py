@@ -326,6 +326,20 @@ SHAPES = [
     ("demoted", "factual-004", "Jupiter is larger than Saturn.", True),
     ("demoted", "logic-001", "Sam, who is shorter than Leo.", True),
     ("demoted", "logic-009", "Jo came second; Ravi won.", True),
+    # a belief turned from after a semicolon as after a "but"
+    (
+        "belief",
+        "factual-013",
+        "Mars is often mistaken for the Red Planet; that title belongs to Jupiter.",
+        False,
+    ),
+    (
+        "belief",
+        "factual-013",
+        "Jupiter is often mistaken for the Red Planet; that title belongs to Mars.",
+        True,
+    ),
+    ("belief", "factual-013", "Mars is often called the Red Planet; it looks rusty red.", True),
 ]
 
 

@@ -35,6 +35,7 @@ from evalrun.grading.registry import (
 )
 from evalrun.grading.span import (
     answer_spans,
+    is_believed,
     is_denied,
     is_hedge,
     is_negated,
@@ -471,12 +472,17 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
         for clause in clauses
         for part in (_AND_SPLIT.split(clause) if len(_choices_in(clause, p)[0]) > 1 else [clause])
     ]
+    # an option set aside by the sentence around its clause ("Mars is often mistaken for the
+    # Red Planet; that title belongs to Jupiter") is set aside in the clause too
+    everywhere, whole = _choices_in(text, p)
+    kept = {h[0] for h in everywhere if not is_believed(whole, h[1])}
     for clause in clauses:
         named, norm = _choices_in(clause, p)
         picked = {
             h[0]
             for h in named
-            if not is_negated(norm, h[1])
+            if h[0] in kept
+            and not is_negated(norm, h[1])
             and not _compared(norm, h[1])
             and not _demoted(norm, h[2])
             and (asks_not or not is_denied(norm, h[2]))

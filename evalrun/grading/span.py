@@ -260,11 +260,32 @@ _BUT_ANOTHER = re.compile(
 )
 
 
+# a belief named as mistaken, which a semicolon turns from as well as a "but": "Mars is often
+# mistaken for the Red Planet; that title belongs to Jupiter"
+_MISTAKEN = re.compile(
+    r"\b(?:mistaken(?:ly)?|confused|misattributed|wrongly|(?:many|most|some)\s+(?:people\s+)?"
+    r"(?:assume|think|believe))\b",
+    re.IGNORECASE,
+)
+_SEMICOLON_ANOTHER = re.compile(
+    r";\s*(?!(?:it|he|she|they|its|his|her)\b|(?:this|that)\s+(?:is|was)\b)\w", re.IGNORECASE
+)
+
+
 def _believed_then_turned(text: str, start: int, clause: str) -> bool:
     """Whether the text at `start` is named as a belief the same sentence then turns from."""
-    sentence = re.split(r"[.;!?\n]", text[start:])[0]
-    turn = _BUT_ANOTHER.search(sentence)
-    return turn is not None and bool(_BELIEF.search(clause + " " + sentence[: turn.start()]))
+    sentence = re.split(r"[.!?\n]", text[start:])[0]
+    turn = _BUT_ANOTHER.search(sentence.split(";")[0])
+    if turn is not None and _BELIEF.search(clause + " " + sentence[: turn.start()]):
+        return True
+    semi = _SEMICOLON_ANOTHER.search(sentence)
+    return semi is not None and bool(_MISTAKEN.search(clause + " " + sentence[: semi.start()]))
+
+
+def is_believed(text: str, start: int) -> bool:
+    """Whether the text at `start` is named as a belief its sentence turns from."""
+    before = text[max(0, start - 40) : start]
+    return _believed_then_turned(text, start, re.split(r"[.;!?\n:,—–]|\s-\s", before)[-1])
 
 
 def is_negated(text: str, start: int) -> bool:
