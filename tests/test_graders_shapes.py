@@ -340,6 +340,29 @@ SHAPES = [
         True,
     ),
     ("belief", "factual-013", "Mars is often called the Red Planet; it looks rusty red.", True),
+    # a format the whole reply must have ("Start your reply with Yes, or No,", "Write only the
+    # title") is not met by a reply that takes its opening back
+    (
+        "taken-back",
+        "instr-009",
+        "Yes, it's a liquid — actually no, wetness is what it does.",
+        False,
+    ),
+    (
+        "taken-back",
+        "instr-009",
+        "No, it only makes things wet. Hmm, actually yes, it is wet.",
+        False,
+    ),
+    (
+        "taken-back",
+        "instr-009",
+        "Yes, it's a liquid. Actually, it also makes other things wet.",
+        True,
+    ),
+    ("taken-back", "instr-020", '"Lost Dog" — wait, "Finding Max"', False),
+    ("taken-back", "instr-020", '"Finding Max"', True),
+    ("taken-back", "instr-002", "WARM... NO, THE DIRECT OPPOSITE OF COLD IS HOT.", True),
 ]
 
 
