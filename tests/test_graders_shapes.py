@@ -363,6 +363,11 @@ SHAPES = [
     ("taken-back", "instr-020", '"Lost Dog" — wait, "Finding Max"', False),
     ("taken-back", "instr-020", '"Finding Max"', True),
     ("taken-back", "instr-002", "WARM... NO, THE DIRECT OPPOSITE OF COLD IS HOT.", True),
+    # a short piece of writing that only says the prompt's one subject back describes nothing
+    ("says-nothing", "instr-003", "Sea.", False),
+    ("says-nothing", "instr-003", "The sea is the sea.", False),
+    ("says-nothing", "instr-003", "Endless blue waves.", True),
+    ("says-nothing", "instr-020", '"The Lost Dog"', True),
 ]
 
 

@@ -676,7 +676,23 @@ def _format(response: Response, p: FormatParams) -> Grade:
         elif own and (close or p.ends_with_exact) and close != own:
             fails.append(f"ends with {close!r}, not the phrase's {own!r}")
     fails += [f"contains {s!r}" for s in p.forbid if s in text]
+    if p.max_words is not None and _says_only_the_subject(body):
+        fails.append("says only the prompt's subject back")
     return verdict(not fails, "; ".join(fails) or "format ok")
+
+
+_STOP_WORDS = set(
+    "a an the is are was were be it its this that of in on at to and or yes no not".split()
+)
+
+
+def _says_only_the_subject(body: str) -> bool:
+    """Whether a short reply's only word with content is one of a short prompt's own: "Sea."
+    and "The sea is the sea." to "Describe the sea" describe nothing. (A long prompt, a
+    document to answer from, holds the answer's words.)"""
+    prompt = words_of(current_question())
+    said = {w.casefold() for w in words_of(body)} - _STOP_WORDS
+    return len(prompt) <= 40 and len(said) == 1 and said <= {w.casefold() for w in prompt}
 
 
 # ---------------------------------------------------------------- sequences (canaries)
