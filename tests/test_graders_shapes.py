@@ -368,6 +368,18 @@ SHAPES = [
     ("says-nothing", "instr-003", "The sea is the sea.", False),
     ("says-nothing", "instr-003", "Endless blue waves.", True),
     ("says-nothing", "instr-020", '"The Lost Dog"', True),
+    # more ways to take an answer back: the answer is what follows
+    ("self-correct", "logic-002", "Friday. Hold on — 10 days after Wednesday is Saturday.", True),
+    ("self-correct", "logic-002", "Friday. Oh wait, it's Saturday.", True),
+    ("self-correct", "logic-015", "4. I miscounted: 3 chairs are to her left.", True),
+    ("self-correct", "logic-022", "6 — no no, 9.", True),
+    ("self-correct", "logic-022", "6. I stand corrected: 9 red balls.", True),
+    ("self-correct", "logic-006", "Yes. Eh, no — not all cats are grey.", True),
+    ("self-correct", "logic-019", "B. Rethinking: A.", True),
+    ("self-correct", "logic-010", "B. Upon reflection, C — they weigh the same.", True),
+    ("self-correct", "logic-017", "No — I take that back: yes.", True),
+    ("self-correct", "logic-002", "Saturday. Hold on — no, Friday.", False),
+    ("self-correct", "logic-015", "3. I miscounted: 4.", False),
 ]
 
 

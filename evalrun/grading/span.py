@@ -398,16 +398,21 @@ def without_closing_offer(text: str) -> str | None:
 _PAUSE = r"(?:\?|\.\.\.|…|—|–|(?<=\s)-)"
 _STOP = r"(?:[.!]\s|\n)"
 _RETRACTION = re.compile(
-    rf"{_PAUSE}\s*(?:no|nope|нет|nein|non)\s*[,.!:—–-]+(?:[\s,]*(?:sorry|actually)\b[\s,.!—–-]*)*"
+    rf"{_PAUSE}\s*(?:no|nope|нет|nein|non)(?:[\s,]+no)*\s*[,.!:—–-]+(?:[\s,]*(?:sorry|actually)\b[\s,.!—–-]*)*"
     # "12, no, 10": a number taken back between commas
     r"|(?<=\d),\s*no\s*[,:—–-]+\s*"
-    rf"|(?:{_PAUSE}|{_STOP})\s*(?:no\s+)?wait\s*[,!:—–-]+(?:[\s,]*(?:no|sorry|actually)\b[\s,.!—–-]*)*"
+    rf"|(?:{_PAUSE}|{_STOP})\s*(?:(?:oh|ah|uh|um)\s*,?\s*)?(?:no\s+)?wait\s*[,!:—–-]+(?:[\s,]*(?:no|sorry|actually)\b[\s,.!—–-]*)*"
+    # "Yes. Eh, no — ...": a hesitation, then the "no" that takes the answer back
+    # (the "no" stays: a yes/no item's verdict)
+    rf"|(?:{_PAUSE}|{_STOP}|,\s)\s*(?:eh|er|uh|um|oh|ah)\s*[,.!:—–-]*\s*(?=no\b\s*[,.!:—–-])"
     # "Yes. Actually no — ...": the "no" after "actually" stays, a yes/no item's verdict
     rf"|(?:{_PAUSE}|{_STOP}|[,;:]\s)\s*(?:actually|en fait|eigentlich|вернее|точнее)(?!\w)"
     r"(?:\s*,?\s*on second thought\b)?"
     rf"|(?:{_PAUSE}|{_STOP}|,\s)\s*(?:hmm+|sorry)\s*[,.!:—–-]*\s*(?:no\b\s*[,.!:—–-]+)?"
     r"|\b(?:on second thoughts?|second thoughts|correction|scratch that|strike that|let me recheck|"
     r"i mean|i meant|i misspoke|i was wrong|that's not right|that is not right|apologies|oops|"
+    r"hold on|hang on|i stand corrected|i take (?:that|it) back|(?:up)?on reflection|rethinking|"
+    r"i mis(?:counted|read|calculated|judged)|"
     r"whoops|just kidding|on (?:further |closer )?(?:reflection|inspection)|re-?reading (?:the|that|this)"
     r"(?: question)?|checking again|let me correct (?:that|myself|this)|update(?=:)|edit(?=:)|"
     r"my mistake|my bad|make that|or rather|let me (?:double-?check|re-?\w+)(?: that| this| it)?|"
