@@ -380,6 +380,15 @@ SHAPES = [
     ("self-correct", "logic-017", "No — I take that back: yes.", True),
     ("self-correct", "logic-002", "Saturday. Hold on — no, Friday.", False),
     ("self-correct", "logic-015", "3. I miscounted: 4.", False),
+    ("self-correct", "canary-004", "A B C D E F G — that's seven. Fixed: A B C D E F G H", True),
+    (
+        "self-correct",
+        "canary-006",
+        "Jan, Feb, Mar... let me write them out in full: January, February, "
+        "March, April, May, June, July, August, September, October, November, December.",
+        True,
+    ),
+    ("self-correct", "canary-004", "A B C D E F G H. Fixed: A B C D E F G", False),
 ]
 
 
