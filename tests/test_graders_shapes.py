@@ -389,6 +389,14 @@ SHAPES = [
         True,
     ),
     ("self-correct", "canary-004", "A B C D E F G H. Fixed: A B C D E F G", False),
+    # a day or a compass point named in another of the suite's languages names the option
+    ("multilingual", "logic-002", "Samedi.", True),
+    ("multilingual", "logic-002", "Es ist Samstag.", True),
+    ("multilingual", "logic-002", "Vendredi.", False),
+    ("multilingual", "logic-002", "В субботу.", True),
+    ("multilingual", "logic-016", "Nord.", True),
+    ("multilingual", "logic-016", "Au sud.", False),
+    ("multilingual", "logic-016", "Город A находится к северу от C.", True),
 ]
 
 

@@ -326,9 +326,38 @@ _VERDICT_WORDS = re.compile(
 )
 
 
+# Days and compass points in the suite's other languages (French, German, Spanish, Russian
+# stems, Chinese): "Samedi.", "Es ist Samstag.", "В субботу.", "Nord." name the English option
+_LEXICON = {
+    "monday": r"lundi|montag|lunes|понедельник\w*|星期一|周一",
+    "tuesday": r"mardi|dienstag|martes|вторник\w*|星期二|周二",
+    "wednesday": r"mercredi|mittwoch|miércoles|miercoles|сред[аыуе]|星期三|周三",
+    "thursday": r"jeudi|donnerstag|jueves|четверг\w*|星期四|周四",
+    "friday": r"vendredi|freitag|viernes|пятниц\w*|星期五|周五",
+    "saturday": r"samedi|samstag|sonnabend|sábado|sabado|суббот\w*|星期六|周六",
+    "sunday": r"dimanche|sonntag|domingo|воскресень\w*|星期日|星期天|周日",
+    "north": r"nord|norden|nördlich|norte|север\w*|北",
+    "south": r"sud|süden|südlich|юг\w*|南",
+    "east": r"osten|östlich|восток\w*|东",
+    "west": r"ouest|westen|westlich|oeste|запад\w*|西",
+}
+
+
+def _in_english(span: str, options: dict[str, str]) -> str:
+    """The span with the days and compass points it names in another language written in
+    English, when the options are such words."""
+    for word in {normalize(v) for v in options.values()} & set(_LEXICON):
+        cjk = "|".join(f for f in _LEXICON[word].split("|") if not f.isascii() and len(f) <= 3)
+        words = "|".join(f for f in _LEXICON[word].split("|") if f not in cjk.split("|"))
+        pattern = rf"(?<!\w)(?:{words})(?!\w)" + (f"|{cjk}" if cjk else "")
+        span = re.sub(pattern, word, span, flags=re.IGNORECASE)
+    return span
+
+
 def _choices_in(span: str, p: ChoiceParams) -> tuple[list[tuple[str, int, int]], str]:
     """The options a span chooses (negated ones dropped) and the text they were found in."""
     options = p.lettered()
+    span = _in_english(span, options)
     if {normalize(v) for v in options.values()} == {"yes", "no"}:
         span = _VERDICT_WORDS.sub(lambda m: "yes" if m.group(1) else "no", span)
     if all(re.fullmatch(r"[\d.,\s]+", v) for v in options.values()):
