@@ -397,6 +397,21 @@ SHAPES = [
     ("multilingual", "logic-016", "Nord.", True),
     ("multilingual", "logic-016", "Au sud.", False),
     ("multilingual", "logic-016", "Город A находится к северу от C.", True),
+    # the answer first, then after a semicolon or in an appositive the givens it comes from
+    (
+        "answer-first",
+        "math-012",
+        "It takes 32 minutes; the tank loses 75 L a minute out of 2,400 L.",
+        True,
+    ),
+    ("answer-first", "math-010", "126 cm², the product of 14 and 9.", True),
+    ("answer-first", "math-010", "46 cm², the sum of the four sides.", False),
+    (
+        "answer-first",
+        "math-012",
+        "It takes 30 minutes; the tank loses 75 L a minute out of 2,400 L.",
+        False,
+    ),
 ]
 
 
