@@ -412,6 +412,15 @@ SHAPES = [
         "It takes 30 minutes; the tank loses 75 L a minute out of 2,400 L.",
         False,
     ),
+    # the asked unit second, in brackets, after a value the first unit cannot state as a number
+    ("unit-paren", "logic-012", "π/2 rad (90°)", True),
+    ("unit-paren", "logic-012", "π/4 rad (45°).", False),
+    ("unit-paren", "math-009", "2 hours 35 minutes (155 min)", True),
+    ("unit-paren", "math-009", "2 hours 25 minutes (145 min)", False),
+    ("unit-paren", "math-007", "1,500 cents ($15)", True),
+    ("unit-paren", "math-007", "1,500 cents ($1.50)", False),
+    ("labelled", "logic-022", "9 (red), 6 (green)", True),
+    ("labelled", "logic-022", "6 (red), 9 (green)", False),
 ]
 
 

@@ -193,10 +193,11 @@ def test_blind_held_out_half_no_worse_than_measured():
     """The blind set's held-out half (tests/data/grading/README.md) at or under the figures
     measured by `.venv/bin/python -m bench.grading_bench --set blind` on core-v5: false rejects
     8/604 (1.3%), false accepts 8/661 (1.2%), no category above 4%; before the seventh round of
-    rules 9/604 and 8/661. Earlier (suites/core/README.md): core-v4 12/604 and 12/661; before its fifth round of rules 13/604 and 12/661;
-    before the fourth 15/604 and 13/661; core-v3 14/597 and 25/668; core-v2's items with the
-    same graders 18/601 and 25/664; before the retraction and opening-claim reading 49/601 and
-    64/664. The target is 2% each, no category above 4%; these are floors to keep."""
+    rules 9/604 and 8/661. Earlier (suites/core/README.md): core-v4 12/604 and 12/661; before
+    its fifth round of rules 13/604 and 12/661; before the fourth 15/604 and 13/661; core-v3
+    14/597 and 25/668; core-v2's items with the same graders 18/601 and 25/664; before the
+    retraction and opening-claim reading 49/601 and 64/664. The target is 2% each, no category
+    above 4%; these are floors to keep."""
     pairs = judged([r for r in BLIND_ROWS if held_out(r)])
     fr, fa = misjudged(pairs)
     assert fr <= 8 and fa <= 8, (fr, fa)

@@ -157,7 +157,9 @@ def _labelled_value(text: str, question: str, p: NumericParams) -> NumberReading
         hits = [m for m in pairs if {w.casefold().rstrip("s") for w in m.group(1).split()} & words]
         value = hits[0].group(2) if len(hits) == 1 else None
     else:
-        bare = re.sub(r"\([^()]*\)", " ", plain).strip().rstrip(".!")
+        # "9 (red), 6 (green)": a one-word label in brackets is the label
+        labelled = re.sub(r"(\d)\s*\(([^\W\d_]+)\)", r"\1 \2", plain)
+        bare = re.sub(r"\([^()]*\)", " ", labelled).strip().rstrip(".!")
         pairs = list(_VALUE_LABELLED.finditer(bare))
         said = {w.casefold().rstrip("s") for w in re.findall(r"[^\W\d_]+", question)}
         labels = [m.group("label").casefold().rstrip("s") for m in pairs]
@@ -176,11 +178,27 @@ def _labelled_value(text: str, question: str, p: NumericParams) -> NumberReading
 # "0.0126 m² (126 cm²)", "1,920 seconds (32 minutes)", "2,900 cents ($29 each)": a value, then
 # the same value in another unit in brackets right after it.
 _IN_OTHER_UNIT = re.compile(
-    r"(?P<c1>[$€£]?)(?P<n1>[-−]?\d[\d,.]*)\s*(?P<u1>[^\s\d()](?:\^\d|[^\d()\n]){0,24}?)\s*"
+    r"(?P<c1>[$€£]?)(?P<n1>[-−]?\d[\d,.]*|\d*\s*π(?:\s*/\s*\d+)?)\s*"
+    r"(?P<u1>[^\s\d()](?:\^\d|[^\d()\n]){0,24}?)\s*"
     r"\(\s*(?:[^\d()$€£\n]{0,24}?\s)?(?P<c2>[$€£]?)\s*(?P<n2>[-−]?\d[\d,.]*)\s*"
     r"(?P<u2>(?:\^\d|[^\d()\n]){0,30})\)"
 )
 _UNIT_WORD = re.compile(r"[^\W\d_]+")
+# "2 hours 35 minutes": a number and its unit word just before another number
+_COMPOUND_BEFORE = re.compile(r"\d\s*[^\W\d_]+\.?\s+(?:and\s+)?$")
+_SUBUNITS = {"cents", "cent", "¢", "pence", "p"}
+# a unit's short form and the words a question asks for it with
+_ABBREVIATED = {
+    "°": {"degrees", "degree"},
+    "min": {"minutes", "minute"},
+    "mins": {"minutes", "minute"},
+    "s": {"seconds", "second"},
+    "sec": {"seconds", "second"},
+    "secs": {"seconds", "second"},
+    "h": {"hours", "hour"},
+    "hr": {"hours", "hour"},
+    "hrs": {"hours", "hour"},
+}
 _RESTATED = re.compile(
     r"(?<![\d.,])(?P<n1>\d[\d,.]*)\s*(?P<u1>°?\s*[^\W\d_]+),?\s+(?:or|i\.e\.|that is|that's|which is)"
     r"\s+(?:(?:about|roughly|around|approximately|almost|nearly|just (?:over|under))\s+)?"
@@ -214,6 +232,8 @@ def _asked_unit_instead(
             return True
         if "/" in unit:  # km/h, m/s: the pair as written
             return unit.casefold() in question
+        if words & _ABBREVIATED.get(unit.casefold(), set()):  # "°" for "in degrees"
+            return True
         got = _UNIT_WORD.findall(re.sub(r"[²³]|\^\d", "", unit.casefold()))
         return bool(got) and all(w in words for w in got)
 
@@ -232,6 +252,21 @@ def _asked_unit_instead(
         second = numbers_in(m.group("n2"))
         if not first or not second or abs(first[0] - value) > 1e-9:
             continue
+        if asked("", m.group("u2")) and (
+            # "π/2 rad (90°)": the first is no number; "2 hours 35 minutes (155 min)": the first
+            # is one part of a quantity in two units
+            "π" in m.group("n1")
+            or (_COMPOUND_BEFORE.search(plain[: m.start()]) and m.group("u1") != m.group("u2"))
+        ):
+            return second[0], m.group("u2").strip()
+        # "1,500 cents ($15)" to "in dollars": the bracket's bare number, its $ dropped as
+        # LaTeX's, is the amount in the asked currency
+        if (
+            not m.group("u2").strip()
+            and m.group("u1").strip().casefold() in _SUBUNITS
+            and ("$" in question or "dollar" in question)
+        ):
+            return second[0], "$"
         if m.group("c1") == m.group("c2") and m.group("u1").strip() == m.group("u2").strip():
             continue
         if any(len(m.group(u).removesuffix(" each").split()) > 2 for u in ("u1", "u2")):
