@@ -421,6 +421,17 @@ SHAPES = [
     ("unit-paren", "math-007", "1,500 cents ($1.50)", False),
     ("labelled", "logic-022", "9 (red), 6 (green)", True),
     ("labelled", "logic-022", "6 (red), 9 (green)", False),
+    # a sequence's next item named only to be denied is not given
+    ("denied-item", "canary-009", "10 is wrong; the next number is 12.", False),
+    ("denied-item", "canary-002", "Thursday is not next; Friday is.", False),
+    (
+        "denied-item",
+        "canary-002",
+        "Thursday would be next, but the sequence skips to Friday.",
+        False,
+    ),
+    ("denied-item", "canary-009", "12 is wrong; the next number is 10.", True),
+    ("denied-item", "canary-002", "Friday is not next; Thursday is.", True),
 ]
 
 

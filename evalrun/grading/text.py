@@ -800,6 +800,10 @@ def _sequence(response: Response, p: SequenceParams) -> Grade:
     the separator the question asks for ("separated by commas") between its items."""
     sep = _separator(current_question())
     text = answer_text(response)
+    if _denies(text, p.items[0]):
+        return verdict(False, f"names {p.items[0]} only to deny it")
+    # "12 is wrong; the next number is 10": the clause denying another item is set aside
+    text = _DENIED_CLAUSE.sub(" ", text).strip() or text
     got = _sequence_reading(text, p, sep)
     if got.passed:
         return got
@@ -830,6 +834,20 @@ def _sequence(response: Response, p: SequenceParams) -> Grade:
 
 
 _CLAUSES = re.compile(r"[.;:\n]+\s*|\s[—–]\s")
+
+
+_DENIAL = (
+    r"\s+(?:(?:is|was)\s+(?:not|wrong|incorrect)\b|isn['’]t\b|"
+    r"would\s+(?:be|come|follow)\b[^.;\n]*\bbut\b)"
+)
+_DENIED_CLAUSE = re.compile(r"(?:^|(?<=[.;\n]))[^.;\n]*?(?<!\w)\w+" + _DENIAL + r"[^.;\n]*[.;]?")
+
+
+def _denies(text: str, item: str) -> bool:
+    """Whether the reply names the sequence's next item only to deny it: "10 is wrong; ...",
+    "Thursday is not next; ...", "Thursday would be next, but ..."."""
+    pattern = rf"(?<!\w){re.escape(item)}(?!\w){_DENIAL}"
+    return bool(re.search(pattern, plain_text(text), re.IGNORECASE))
 
 
 def _explained(text: str, p: SequenceParams, sep: Separator | None) -> Grade | None:
