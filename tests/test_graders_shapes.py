@@ -432,6 +432,32 @@ SHAPES = [
     ),
     ("denied-item", "canary-009", "12 is wrong; the next number is 10.", True),
     ("denied-item", "canary-002", "Friday is not next; Thursday is.", True),
+    # years of other events around the asked one: the clause that repeats the asked deed
+    ("year-before", "factual-010", "1961–1989: the Wall stood 28 years and fell in 1989.", True),
+    (
+        "year-before",
+        "factual-010",
+        "Germany reunified in 1990 — a year after the Wall fell (1989).",
+        True,
+    ),
+    (
+        "year-before",
+        "factual-010",
+        "Reagan's 1987 speech came two years before the fall in 1989.",
+        True,
+    ),
+    (
+        "year-before",
+        "factual-010",
+        "Reagan's 1989 speech came two years before the fall in 1991.",
+        False,
+    ),
+    (
+        "year-before",
+        "factual-010",
+        "Germany reunified in 1989 — two years after the Wall fell (1987).",
+        False,
+    ),
 ]
 
 

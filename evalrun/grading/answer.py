@@ -398,7 +398,7 @@ def _choices_in(span: str, p: ChoiceParams) -> tuple[list[tuple[str, int, int]],
     if all(re.fullmatch(r"[\d.,\s]+", v) for v in options.values()):
         span = with_digits(span)  # "nineteen eighty-nine" names the option 1989
     norm = normalize(plain_text(span))
-    bare = normalize(re.sub(r"\([^()]*\)", " ", plain_text(span)))  # asides are not picks
+    bare = normalize(_drop_asides(plain_text(span), options))  # asides are not picks
     if bare != norm and _name_hits(bare, options):
         norm = bare
     hits = _name_hits(norm, options)
@@ -503,7 +503,9 @@ def _demoted(norm: str, end: int) -> bool:
 
 # ", while Bohr developed ..." opens a clause of its own: the comma goes with the conjunction
 _CLAUSE_SPLIT = re.compile(r"[.;!?\n。；]+\s*|,?\s+(?:but|whereas|while)\s+|,\s+", re.IGNORECASE)
-_AND_SPLIT = re.compile(r",?\s+and\s+(?=(?:was|were|then|later|\w+ed|fell|came|went|rose)\b)")
+_AND_SPLIT = re.compile(
+    r",?\s+and\s+(?=(?:was|were|then|later|\w+ed|fell|came|went|rose)\b)|\s+(?:before|after)\s+"
+)
 
 
 def _focus_pick(text: str, p: ChoiceParams) -> str | None:
@@ -523,7 +525,7 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
     # question asking which one is not
     asks_not = re.search(r"\bnot\b|n['’]t\b", question, re.IGNORECASE)
     weighed = []
-    clauses = _CLAUSE_SPLIT.split(_without_asides(plain_text(text)))
+    clauses = _CLAUSE_SPLIT.split(_without_asides(plain_text(text), p.lettered()))
     # "North — A is north of B, and C is south of B": a bare option opening the reply, set
     # apart by a dash, a stop or a colon, is its answer; the clauses after it explain
     opening = re.match(r"\W*([^\W\d_][\w ]{0,30}?)\W*(?:\s[—–-]\s|[.:!]\s|$)", plain_text(text))
@@ -540,8 +542,10 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
     # Red Planet; that title belongs to Jupiter") is set aside in the clause too
     everywhere, whole = _choices_in(text, p)
     kept = {h[0] for h in everywhere if not is_believed(whole, h[1])}
+    several = False
     for clause in clauses:
         named, norm = _choices_in(clause, p)
+        several = several or len({h[0] for h in named}) > 1
         picked = {
             h[0]
             for h in named
@@ -556,9 +560,13 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
             if _about_another(question, clause, names):
                 weight = (-1, -1.0)
             weighed.append((weight, picked.pop()))
-    if len({letter for _, letter in weighed}) < 2:
+    if not weighed:
         return None
     best = max(w for w, _ in weighed)
+    if len({letter for _, letter in weighed}) < 2:
+        # "1961–1989: the Wall stood 28 years and fell in 1989": the one clause naming a
+        # single option answers, when the others name several at once
+        return weighed[0][1] if several and best > (0, 0) else None
     winners = {letter for w, letter in weighed if w == best}
     return winners.pop() if len(winners) == 1 and best > (0, 0) else None
 
@@ -568,8 +576,21 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
 _CHECK = re.compile(r"(?<=\W)(?:check|checking|verification|verify|proof)\s*[:：—–]", re.IGNORECASE)
 
 
-def _without_asides(text: str) -> str:
-    bare = re.sub(r"\([^()]*\)", " ", text)
+def _drop_asides(text: str, options: dict[str, str] | None = None) -> str:
+    """The text without its asides in brackets; a bracket holding one option right after a word
+    ("a year after the Wall fell (1989)") is the value of that word, and stays."""
+    names = {normalize(v) for v in (options or {}).values()}
+
+    def drop(m: re.Match[str]) -> str:
+        inner = m.group(1)
+        after_word = re.search(r"[^\W\d_]\s*$", text[: m.start()])
+        return f" {inner} " if after_word and normalize(inner) in names else " "
+
+    return re.sub(r"\(([^()]*)\)", drop, text)
+
+
+def _without_asides(text: str, options: dict[str, str] | None = None) -> str:
+    bare = _drop_asides(text, options)
     m = _CHECK.search(bare)
     return bare[: m.start()] if m and re.search(r"\w", bare[: m.start()]) else bare
 
