@@ -458,6 +458,32 @@ SHAPES = [
         "Germany reunified in 1989 — two years after the Wall fell (1987).",
         False,
     ),
+    # numbered steps that finish (drink, remove, serve) before a later step starts (boil, put)
+    (
+        "step-order",
+        "instr-010",
+        "1. Drink the tea.\n2. Boil the water.\n3. Steep the tea bag.",
+        False,
+    ),
+    (
+        "step-order",
+        "instr-010",
+        "1. Remove the tea bag.\n2. Boil the water.\n3. Put the tea bag in the cup.",
+        False,
+    ),
+    (
+        "step-order",
+        "instr-010",
+        "1. Boil water.\n2. Steep a tea bag.\n3. Remove the bag and serve.",
+        True,
+    ),
+    (
+        "step-order",
+        "instr-010",
+        "1. Heat water until it boils.\n2. Place a tea bag in a mug and pour the water over it.\n"
+        "3. Let it steep, then remove the bag and enjoy.",
+        True,
+    ),
 ]
 
 

@@ -676,9 +676,22 @@ def _format(response: Response, p: FormatParams) -> Grade:
         elif own and (close or p.ends_with_exact) and close != own:
             fails.append(f"ends with {close!r}, not the phrase's {own!r}")
     fails += [f"contains {s!r}" for s in p.forbid if s in text]
+    if p.bullets is not None and _steps_out_of_order(list_lines):
+        fails.append("a step that finishes comes before one that starts")
     if p.max_words is not None and _says_only_the_subject(body):
         fails.append("says only the prompt's subject back")
     return verdict(not fails, "; ".join(fails) or "format ok")
+
+
+# Steps of a procedure: one that finishes it ("drink", "remove the bag", "serve") before one
+# that starts it ("boil the water", "put the bag in the cup") is out of order
+_FINISHING = re.compile(r"\b(?:drink|sip|enjoy|serve|remove|discard|take out)\b", re.IGNORECASE)
+_STARTING = re.compile(r"\b(?:boil|heat|fill|put|place|add)\b", re.IGNORECASE)
+
+
+def _steps_out_of_order(steps: list[str]) -> bool:
+    ends = [n for n, s in enumerate(steps) if _FINISHING.search(s)]
+    return any(_STARTING.search(s) for s in steps[ends[0] + 1 :]) if ends else False
 
 
 _STOP_WORDS = set(
