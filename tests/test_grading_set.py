@@ -217,10 +217,10 @@ def test_second_blind_held_out_half_no_worse_than_measured():
 def test_fourth_blind_held_out_half_no_worse_than_measured():
     """blind4.jsonl (the shapes core-v5 still misjudged, tests/data/grading/README.md): its
     held-out half at or under the figures after the third round of rules for those shapes,
-    false rejects 3/132 (2.3%) and false accepts 3/127 (2.4%); after the second 3/132 and
+    false rejects 1/132 (0.8%) and false accepts 3/127 (2.4%); after the second 3/132 and
     4/127; after the first 3/132 and 5/127; before them 27/132 (20.5%) and 9/127 (7.1%)."""
     fr, fa = misjudged(judged([r for r in load_rows(BLIND4) if held_out(r)]))
-    assert fr <= 3 and fa <= 3, (fr, fa)
+    assert fr <= 1 and fa <= 3, (fr, fa)
 
 
 def test_written_shape_rows_no_worse_than_measured():
