@@ -158,32 +158,32 @@ def open_target(
     """Yield the spec's target, the one place a target is reached: the endpoint as is, or
     `contract` (the spec's, loaded once by the caller, or a bisect variant) booted with its log
     at `log_path`, `watch(contract.name)` told its progress, torn down afterwards."""
-    if contract is None:
-        if spec.booted:
-            raise UsageError("a booted target needs its contract")  # pragma: no cover - a bug
-        if not spec.endpoint:
-            raise UsageError("pass --endpoint URL, or --contract FILE / --reference")
-        yield Target.endpoint(
-            spec.endpoint,
-            model=spec.model,
-            api_key=spec.api_key,
-            options=spec.options,
-            http=spec.http,
-        )
-        return
-    if log_path is None:
-        raise UsageError("a booted target needs a log path")  # pragma: no cover - a caller bug
-    build = prepare_build(contract)
-    if launcher is None:
-        from evalrun.serving.launcher import boot_server
+    if contract is not None:
+        if log_path is None:
+            raise UsageError("a booted target needs a log path")  # pragma: no cover - a bug
+        build = prepare_build(contract)
+        if launcher is None:
+            from evalrun.serving.launcher import boot_server
 
-        launcher = boot_server
-    on_progress = watch(contract.name) if watch is not None else None
-    with launcher(contract, log_path, on_progress=on_progress) as server:
-        target = served_target(spec, contract, server)
-        if build is not None and target.contract is not None:
-            target.contract["engine_build"] = build
-        yield target
+            launcher = boot_server
+        on_progress = watch(contract.name) if watch is not None else None
+        with launcher(contract, log_path, on_progress=on_progress) as server:
+            target = served_target(spec, contract, server)
+            if build is not None and target.contract is not None:
+                target.contract["engine_build"] = build
+            yield target
+        return
+    if spec.booted:
+        raise UsageError("a booted target needs its contract")  # pragma: no cover - a bug
+    if not spec.endpoint:
+        raise UsageError("pass --endpoint URL, or --contract FILE / --reference")
+    yield Target.endpoint(
+        spec.endpoint,
+        model=spec.model,
+        api_key=spec.api_key,
+        options=spec.options,
+        http=spec.http,
+    )
 
 
 def prepare_build(contract: Contract) -> JSONObject | None:
