@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from evalrun.base.errors import BootError, UsageError
 from evalrun.base.jsondata import JSONObject
@@ -24,8 +24,11 @@ from evalrun.endpoint.client import ApiKey, normalise_endpoint
 from evalrun.endpoint.http import HttpOptions
 from evalrun.endpoint.options import RequestOptions
 from evalrun.provenance import RenderedContract, ServerFacts
-from evalrun.serving.contract import Contract, engine_api_key
+from evalrun.serving.contract import Contract, contract_hash, engine_api_key, redact_args
 from evalrun.serving.remote.engine import BootProgress
+
+if TYPE_CHECKING:
+    from evalrun.serving.launcher import Server
 
 # Given the name of what boots (a contract, a bisect trial), its progress callback
 BootWatch = Callable[[str], BootProgress | None]
@@ -128,10 +131,8 @@ class Target:
         return cls(base_url=normalise_endpoint(url), **kw)
 
 
-def served_target(spec: TargetSpec, contract: Contract, server: Any) -> Target:
+def served_target(spec: TargetSpec, contract: Contract, server: Server) -> Target:
     """The Target of a server booted from `contract` (the launcher yielded `server`)."""
-    from evalrun.serving.launcher import record_for_run
-
     contract_doc, server_doc = record_for_run(contract, server)
     key = engine_api_key(contract)  # an engine booted with a key accepts that key only
     return Target.endpoint(
@@ -144,6 +145,37 @@ def served_target(spec: TargetSpec, contract: Contract, server: Any) -> Target:
         server=server_doc,
         exited=server.exited,
     )
+
+
+def record_for_run(contract: Contract, server: Server) -> tuple[RenderedContract, ServerFacts]:
+    """(contract, server) for run.json: rendered argv, redacted env, version, boot time."""
+    contract_doc: RenderedContract = {
+        "name": contract.name,
+        "engine": contract.engine,
+        "hash": contract_hash(contract),
+        "argv": server.argv,
+        "env": server.env_redacted,
+        "path_prepend": contract.expanded_path_prepend(),
+        "request": contract.request,
+        "health": contract.health_path,
+        "model": contract.model,
+        "args": redact_args(contract.args),
+        "deterministic": contract.deterministic,
+    }
+    if contract.by_design:
+        contract_doc["by_design"] = dict(contract.by_design)
+    server_doc: ServerFacts = {
+        "base_url": server.base_url,
+        "model": server.model,
+        "engine_version": server.engine_version,
+        "version_source": server.version_source,
+        "boot_seconds": server.boot_seconds,
+        "log_path": str(server.log_path),
+        "port": server.port,
+    }
+    if server.image:
+        server_doc["image"] = server.image
+    return contract_doc, server_doc
 
 
 @contextlib.contextmanager
