@@ -91,7 +91,8 @@ class ScorePlan:
 
 def plan(options: ScoreOptions, store: RunStore) -> ScorePlan:
     """The score the options describe: a resume's run read once (its endpoint, model and suite
-    taken where the options say none), the spec checked, the contract loaded once."""
+    taken where the options say none), the spec checked, the contract loaded once, the request
+    options it will send settled (a resume's must be its run's), then limits, names and items."""
     if options.resume and options.picking:
         raise UsageError(
             "--resume keeps the run's own items; drop --limit/--items/--category/--tags, "
