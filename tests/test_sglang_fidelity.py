@@ -3,8 +3,9 @@
 sglang 0.5.23 reads a transformers-5 config's rope base from `rope_parameters` and merges a
 partial `--json-model-override-args` into it; the old flat `{"rope_theta": ...}` boots and is
 silently ignored (FIELD, the garble corpus's sglang run: 12 of 12 greedy answers byte-identical to
-the healthy lane's). Both sides of each bisect differ in that one knob; the good side is booted
-once and cached for the second bisect (one results folder): three boots in all.
+the healthy lane's). Both sides of each bisect differ in that one knob; the good side is the lane's
+own contract, booted once in the tier and cached (one results folder, `lane_results`): after
+test_sglang_bisect, two boots in all.
 """
 
 from __future__ import annotations
@@ -19,11 +20,6 @@ pytestmark = [pytest.mark.sglang, pytest.mark.timeout(1800)]
 
 ROPE_10K = {"rope_parameters": {"rope_theta": 10000}}  # SmolLM2's own base is 100000
 FLAT_ROPE = {"rope_theta": 100}  # the pre-transformers-5 key: sglang ignores it
-
-
-@pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("sglang-fidelity") / "results"
 
 
 def sides(contract: Path, folder: Path, override: dict) -> list[str]:
@@ -41,13 +37,13 @@ def bad_trial(out: dict) -> dict:
 
 
 def test_rope_base_10000_stays_fluent_and_is_divergent_from_the_good_side(
-    sglang_contract: Path, results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    sglang_contract: Path, lane_results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv = [*sides(sglang_contract, tmp_path, ROPE_10K), "--results", str(results)]
+    argv = [*sides(sglang_contract, tmp_path, ROPE_10K), "--results", str(lane_results)]
     code, out = cli_json(capsys, "bisect", *argv)
     assert code == 0, out
     assert out["culprits"] == [{"knob": "json-model-override-args", "value": ROPE_10K}], out
-    assert out["boots"] == 2
+    assert 1 <= out["boots"] <= 2  # 1: the good side cached from an earlier bisect of the tier
     row = bad_trial(out)
     # fluent: the garble rule alone would pass it; its tokens do not
     assert row["outcome"] == "divergent" and row["garble_rate"] < 0.25, row
@@ -55,12 +51,12 @@ def test_rope_base_10000_stays_fluent_and_is_divergent_from_the_good_side(
 
 
 def test_a_flat_rope_theta_is_ignored_and_not_divergent(
-    sglang_contract: Path, results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    sglang_contract: Path, lane_results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv = [*sides(sglang_contract, tmp_path, FLAT_ROPE), "--results", str(results)]
+    argv = [*sides(sglang_contract, tmp_path, FLAT_ROPE), "--results", str(lane_results)]
     code, out = cli_json(capsys, "bisect", *argv)
     assert code == 1, out  # nothing to bisect: the bad side passes
-    assert out["boots"] <= 2, out  # 1 after the first test: its good side is cached
+    assert out["boots"] <= 2, out  # 1 when the good side is cached
     assert out["verdict"].startswith("nothing to bisect: the bad side passes"), out["verdict"]
     row = bad_trial(out)
     assert row["outcome"] == "ok", row

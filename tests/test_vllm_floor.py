@@ -1,5 +1,6 @@
 """The real vLLM CPU lane batches: a knob that only changes batching stays within the good side's
-noise floor (measured in the same bisect: its probe serial against the burst), one boot pair."""
+noise floor (measured in the same bisect: its probe serial against the burst). The good side is
+the lane's own contract: cached from the tier's earlier bisects (`lane_results`), else booted."""
 
 from __future__ import annotations
 
@@ -14,11 +15,11 @@ pytestmark = [pytest.mark.vllm, pytest.mark.timeout(1800)]
 
 
 def test_max_num_seqs_is_within_the_good_sides_noise(
-    vllm_contract: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    vllm_contract: Path, lane_results: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code = main(
         ["bisect", "--contract", str(vllm_contract), "--knob", "max-num-seqs", "--values", "2",
-         "--results", str(tmp_path / "results"), "--json"]
+         "--results", str(lane_results), "--json"]
     )  # fmt: skip
     out = json.loads(capsys.readouterr().out)
     assert out["floor"]["source"] == "serial vs burst on the good side", out

@@ -6,7 +6,8 @@ machine by bench/gpu/device.sh; see bench/gpu/README.md).
 Each SET is a named setting of bench/gpu/llamacpp-cuda.yaml (below); `np16x6` scores it six
 times, each run its own boot, named `<set>-r<i>`. A run already complete in DIR is skipped, so a
 list cut off by a call's time limit goes on where it stopped. `bisect:<name>` runs one of the
-bisects below with the code that is on the machine. Prints one line a run (seconds, headline).
+bisects below with the code that is on the machine; `bisect:<name>x20` runs it 20 times, each
+with --no-cache (every trial booted again, the floor measured again), a JSON record each. Prints one line a run (seconds, headline).
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ SETTINGS: dict[str, tuple[list[str], int]] = {
 BISECTS: dict[str, list[str]] = {
     "np-and-q4k": ["--good", "np1", "--bad", "np16-q4k"],
     "np-only": ["--good", "np1", "--bad", "np16"],
+    # Flash attention on against off, at 16 slots (a batching lane) and at one (deterministic).
+    "fa16": ["--good", "np16", "--bad", "np16-fa"],
+    "fa1": ["--good", "np1", "--bad", "np1-fa"],
 }
 
 
@@ -99,16 +103,32 @@ def score(results: Path, name: str, setting: str) -> None:
     print(f"{name}: rc {proc.returncode} {took:.1f}s {head}", flush=True)
 
 
-def bisect(results: Path, name: str) -> None:
+def bisect(results: Path, name: str, repeat: int | None = None) -> None:
+    """One bisect of BISECTS; with `repeat`, the i-th of independent repeats (--no-cache: every
+    trial booted again, its floor measured again), its JSON kept as bisect-<name>-r<i>.json."""
     contracts = results / "contracts"
     contracts.mkdir(parents=True, exist_ok=True)
     args = [a if a.startswith("--") else str(contract_file(a, contracts)) for a in BISECTS[name]]
+    label = name if repeat is None else f"{name}-r{repeat}"
+    out = results / f"bisect-{label}.{'txt' if repeat is None else 'json'}"
+    if repeat is not None:
+        if out.is_file():
+            return
+        args += ["--no-cache", "--json"]
     cmd = [sys.executable, "-P", "-m", "evalrun", "bisect", *args, "--results", str(results)]
     start = time.monotonic()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     took = time.monotonic() - start
-    (results / f"bisect-{name}.txt").write_text(proc.stdout + proc.stderr)
-    print(f"bisect {name}: rc {proc.returncode} {took:.1f}s\n{proc.stdout[-3000:]}", flush=True)
+    if repeat is None:
+        out.write_text(proc.stdout + proc.stderr)
+        print(f"bisect {name}: rc {proc.returncode} {took:.1f}s\n{proc.stdout[-3000:]}", flush=True)
+        return
+    if proc.stdout.strip().startswith("{"):
+        out.write_text(proc.stdout)
+        verdict = json.loads(proc.stdout).get("verdict", "")
+    else:
+        verdict = proc.stderr[-300:]
+    print(f"bisect {label}: rc {proc.returncode} {took:.1f}s {verdict[:200]}", flush=True)
 
 
 def main(argv: list[str]) -> int:
@@ -117,7 +137,11 @@ def main(argv: list[str]) -> int:
     todo = [a for i, a in enumerate(argv) if a != "--results" and argv[i - 1] != "--results"]
     for spec in todo:
         if spec.startswith("bisect:"):
-            bisect(results, spec.removeprefix("bisect:"))
+            name, _, times = spec.removeprefix("bisect:").partition("x")
+            if not times:
+                bisect(results, name)
+            for i in range(1, int(times or 0) + 1):
+                bisect(results, name, i)
             continue
         setting, _, times = spec.partition("x")
         for i in range(1, int(times or 1) + 1):
