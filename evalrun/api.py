@@ -33,5 +33,5 @@ async def ascore(endpoint: str | None = None, **kw: Any) -> RunRecord:
 
 
 def run(options: ScoreOptions, hooks: ScoreHooks | None = None) -> RunRecord:
-    """Score as the options say (`evalrun score` does too)."""
+    """Score as the options say, through the score path `evalrun score` takes too."""
     return runner.score(options, hooks or ScoreHooks.of(options))[0]

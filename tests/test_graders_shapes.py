@@ -236,6 +236,254 @@ SHAPES = [
     # a reply that declines the task
     ("refusal", "instr-003", "I'd rather not write about the sea.", False),
     ("refusal", "instr-008", "Sorry, I can't help with that.", False),
+    # the clause answering the question is weighed by the question's words it repeats, not by
+    # a pair of function words ("is the") every clause may share
+    (
+        "focus",
+        "factual-014",
+        "Canberra is the largest city, but Sydney is Australia's capital.",
+        False,
+    ),
+    (
+        "focus",
+        "factual-014",
+        "Sydney is the largest city, but Canberra is Australia's capital.",
+        True,
+    ),
+    ("focus", "factual-001", "Toronto is the biggest city; Ottawa is Canada's capital.", True),
+    # an option named as what people believe, then a "but" naming something else: set aside
+    ("belief", "factual-001", "Many assume Ottawa, but the capital of Canada is Montreal.", False),
+    ("belief", "factual-018", "Einstein is often credited, but Max Planck developed it.", False),
+    ("belief", "factual-015", "Diamond was long thought hardest, but corundum is harder.", False),
+    ("belief", "factual-005", "Many assume Brontë, but Jane Austen wrote it.", True),
+    ("belief", "factual-001", "Ottawa, although many assume Toronto.", True),
+    # a value on the other scale, then the asked one after "which is"
+    ("unit-restated", "factual-012", "0 °C, which is 32 °F.", True),
+    ("unit-restated", "factual-012", "0 °C, which is 0 °F.", False),
+    ("unit-restated", "factual-006", "212 °F, or 100 °C.", True),
+    # values named after the number ("9 red, 6 green"), read under the asked label
+    ("labelled", "logic-022", "9 red, 6 green (9 + 6 = 15, 9 − 6 = 3).", True),
+    ("labelled", "logic-022", "6 red, 9 green.", False),
+    # an exact copy, then a note about it in brackets on a line of its own
+    (
+        "closing-note",
+        "canary-005",
+        "A small boat drifted across the quiet lake.\n\n(Repeated exactly.)",
+        True,
+    ),
+    ("closing-note", "canary-010", "Hello, world!\n(copied as written)", True),
+    (
+        "closing-note",
+        "canary-005",
+        "A small boat drifted across the quiet pond.\n\n(Repeated exactly.)",
+        False,
+    ),
+    # words chained by hyphens to slip under a word limit count as the words they are
+    (
+        "hyphen-chain",
+        "instr-003",
+        "A vast-salty-restless-blue-wave-tossed expanse of endless sea.",
+        False,
+    ),
+    ("hyphen-chain", "instr-003", "A state-of-the-art sea of deep blue waves.", True),
+    ("hyphen-chain", "instr-003", "Endless blue water, wind-whipped and sun-warmed.", True),
+    # two events joined by "and", each with its own option: the one whose verb is asked
+    ("two-events", "factual-010", "The Wall went up in 1961 and came down in 1989.", True),
+    ("two-events", "factual-010", "The Wall came down in 1990 and was built in 1961.", False),
+    ("two-events", "factual-010", "It was built in 1961 and fell in 1989.", True),
+    # a deed denied with its preposition ("didn't fall in 1989") sets its option aside
+    ("negated-deed", "factual-010", "The Berlin Wall didn't fall in 1989; it fell in 1991.", False),
+    ("negated-deed", "factual-010", "It didn't fall in 1991; it fell in 1989.", True),
+    ("negated-deed", "factual-010", "The Wall did not fall until 1989.", True),
+    # an option called the second of the asked superlative, or compared the other way, is not
+    # the superlative: "Jupiter is smaller than Saturn" answers "the largest" with Saturn
+    (
+        "demoted",
+        "factual-009",
+        "The Pacific is only the second-largest ocean; the Atlantic is bigger.",
+        False,
+    ),
+    (
+        "demoted",
+        "factual-009",
+        "The Atlantic is only the second-largest ocean; the Pacific is bigger.",
+        True,
+    ),
+    ("demoted", "factual-022", "K2 is just the second-highest peak; Everest tops it.", True),
+    (
+        "demoted",
+        "factual-004",
+        "Jupiter is smaller than Saturn, which is the largest planet.",
+        False,
+    ),
+    (
+        "demoted",
+        "factual-004",
+        "Saturn is smaller than Jupiter, which is the largest planet.",
+        True,
+    ),
+    ("demoted", "factual-008", "The tibia is shorter than the femur.", True),
+    ("demoted", "factual-004", "Jupiter is larger than Saturn.", True),
+    ("demoted", "logic-001", "Sam, who is shorter than Leo.", True),
+    ("demoted", "logic-009", "Jo came second; Ravi won.", True),
+    # a belief turned from after a semicolon as after a "but"
+    (
+        "belief",
+        "factual-013",
+        "Mars is often mistaken for the Red Planet; that title belongs to Jupiter.",
+        False,
+    ),
+    (
+        "belief",
+        "factual-013",
+        "Jupiter is often mistaken for the Red Planet; that title belongs to Mars.",
+        True,
+    ),
+    ("belief", "factual-013", "Mars is often called the Red Planet; it looks rusty red.", True),
+    # a format the whole reply must have ("Start your reply with Yes, or No,", "Write only the
+    # title") is not met by a reply that takes its opening back
+    (
+        "taken-back",
+        "instr-009",
+        "Yes, it's a liquid — actually no, wetness is what it does.",
+        False,
+    ),
+    (
+        "taken-back",
+        "instr-009",
+        "No, it only makes things wet. Hmm, actually yes, it is wet.",
+        False,
+    ),
+    (
+        "taken-back",
+        "instr-009",
+        "Yes, it's a liquid. Actually, it also makes other things wet.",
+        True,
+    ),
+    ("taken-back", "instr-020", '"Lost Dog" — wait, "Finding Max"', False),
+    ("taken-back", "instr-020", '"Finding Max"', True),
+    ("taken-back", "instr-002", "WARM... NO, THE DIRECT OPPOSITE OF COLD IS HOT.", True),
+    # a short piece of writing that only says the prompt's one subject back describes nothing
+    ("says-nothing", "instr-003", "Sea.", False),
+    ("says-nothing", "instr-003", "The sea is the sea.", False),
+    ("says-nothing", "instr-003", "Endless blue waves.", True),
+    ("says-nothing", "instr-020", '"The Lost Dog"', True),
+    # more ways to take an answer back: the answer is what follows
+    ("self-correct", "logic-002", "Friday. Hold on — 10 days after Wednesday is Saturday.", True),
+    ("self-correct", "logic-002", "Friday. Oh wait, it's Saturday.", True),
+    ("self-correct", "logic-015", "4. I miscounted: 3 chairs are to her left.", True),
+    ("self-correct", "logic-022", "6 — no no, 9.", True),
+    ("self-correct", "logic-022", "6. I stand corrected: 9 red balls.", True),
+    ("self-correct", "logic-006", "Yes. Eh, no — not all cats are grey.", True),
+    ("self-correct", "logic-019", "B. Rethinking: A.", True),
+    ("self-correct", "logic-010", "B. Upon reflection, C — they weigh the same.", True),
+    ("self-correct", "logic-017", "No — I take that back: yes.", True),
+    ("self-correct", "logic-002", "Saturday. Hold on — no, Friday.", False),
+    ("self-correct", "logic-015", "3. I miscounted: 4.", False),
+    ("self-correct", "canary-004", "A B C D E F G — that's seven. Fixed: A B C D E F G H", True),
+    (
+        "self-correct",
+        "canary-006",
+        "Jan, Feb, Mar... let me write them out in full: January, February, "
+        "March, April, May, June, July, August, September, October, November, December.",
+        True,
+    ),
+    ("self-correct", "canary-004", "A B C D E F G H. Fixed: A B C D E F G", False),
+    # a day or a compass point named in another of the suite's languages names the option
+    ("multilingual", "logic-002", "Samedi.", True),
+    ("multilingual", "logic-002", "Es ist Samstag.", True),
+    ("multilingual", "logic-002", "Vendredi.", False),
+    ("multilingual", "logic-002", "В субботу.", True),
+    ("multilingual", "logic-016", "Nord.", True),
+    ("multilingual", "logic-016", "Au sud.", False),
+    ("multilingual", "logic-016", "Город A находится к северу от C.", True),
+    # the answer first, then after a semicolon or in an appositive the givens it comes from
+    (
+        "answer-first",
+        "math-012",
+        "It takes 32 minutes; the tank loses 75 L a minute out of 2,400 L.",
+        True,
+    ),
+    ("answer-first", "math-010", "126 cm², the product of 14 and 9.", True),
+    ("answer-first", "math-010", "46 cm², the sum of the four sides.", False),
+    (
+        "answer-first",
+        "math-012",
+        "It takes 30 minutes; the tank loses 75 L a minute out of 2,400 L.",
+        False,
+    ),
+    # the asked unit second, in brackets, after a value the first unit cannot state as a number
+    ("unit-paren", "logic-012", "π/2 rad (90°)", True),
+    ("unit-paren", "logic-012", "π/4 rad (45°).", False),
+    ("unit-paren", "math-009", "2 hours 35 minutes (155 min)", True),
+    ("unit-paren", "math-009", "2 hours 25 minutes (145 min)", False),
+    ("unit-paren", "math-007", "1,500 cents ($15)", True),
+    ("unit-paren", "math-007", "1,500 cents ($1.50)", False),
+    ("labelled", "logic-022", "9 (red), 6 (green)", True),
+    ("labelled", "logic-022", "6 (red), 9 (green)", False),
+    # a sequence's next item named only to be denied is not given
+    ("denied-item", "canary-009", "10 is wrong; the next number is 12.", False),
+    ("denied-item", "canary-002", "Thursday is not next; Friday is.", False),
+    (
+        "denied-item",
+        "canary-002",
+        "Thursday would be next, but the sequence skips to Friday.",
+        False,
+    ),
+    ("denied-item", "canary-009", "12 is wrong; the next number is 10.", True),
+    ("denied-item", "canary-002", "Friday is not next; Thursday is.", True),
+    # years of other events around the asked one: the clause that repeats the asked deed
+    ("year-before", "factual-010", "1961–1989: the Wall stood 28 years and fell in 1989.", True),
+    (
+        "year-before",
+        "factual-010",
+        "Germany reunified in 1990 — a year after the Wall fell (1989).",
+        True,
+    ),
+    (
+        "year-before",
+        "factual-010",
+        "Reagan's 1987 speech came two years before the fall in 1989.",
+        True,
+    ),
+    (
+        "year-before",
+        "factual-010",
+        "Reagan's 1989 speech came two years before the fall in 1991.",
+        False,
+    ),
+    (
+        "year-before",
+        "factual-010",
+        "Germany reunified in 1989 — two years after the Wall fell (1987).",
+        False,
+    ),
+    # numbered steps that finish (drink, remove, serve) before a later step starts (boil, put)
+    (
+        "step-order",
+        "instr-010",
+        "1. Drink the tea.\n2. Boil the water.\n3. Steep the tea bag.",
+        False,
+    ),
+    (
+        "step-order",
+        "instr-010",
+        "1. Remove the tea bag.\n2. Boil the water.\n3. Put the tea bag in the cup.",
+        False,
+    ),
+    (
+        "step-order",
+        "instr-010",
+        "1. Boil water.\n2. Steep a tea bag.\n3. Remove the bag and serve.",
+        True,
+    ),
+    (
+        "step-order",
+        "instr-010",
+        "1. Heat water until it boils.\n2. Place a tea bag in a mug and pour the water over it.\n"
+        "3. Let it steep, then remove the bag and enjoy.",
+        True,
+    ),
 ]
 
 

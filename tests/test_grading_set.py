@@ -13,7 +13,7 @@ from collections import defaultdict
 
 import pytest
 from support.garble_corpus import load_corpus
-from support.grading_set import BLIND, BLIND2, BLIND4, held_out, load_rows
+from support.grading_set import BLIND, BLIND2, BLIND4, WRITTEN5, held_out, load_rows
 
 from evalrun.endpoint.response import Response, example_to_response
 from evalrun.grading.registry import grade
@@ -192,30 +192,40 @@ BLIND_ROWS = load_rows(BLIND)
 def test_blind_held_out_half_no_worse_than_measured():
     """The blind set's held-out half (tests/data/grading/README.md) at or under the figures
     measured by `.venv/bin/python -m bench.grading_bench --set blind` on core-v5: false rejects
-    9/604 (1.5%), false accepts 8/661 (1.2%), no category above 4%. Earlier (suites/core/
-    README.md): core-v4 12/604 and 12/661; before its fifth round of rules 13/604 and 12/661;
-    before the fourth 15/604 and 13/661; core-v3 14/597 and 25/668; core-v2's items with the
-    same graders 18/601 and 25/664; before the retraction and opening-claim reading 49/601 and
-    64/664. The target is 2% each, no category above 4%; these are floors to keep."""
+    8/604 (1.3%), false accepts 8/661 (1.2%), no category above 4%; before the seventh round of
+    rules 9/604 and 8/661. Earlier (suites/core/README.md): core-v4 12/604 and 12/661; before
+    its fifth round of rules 13/604 and 12/661; before the fourth 15/604 and 13/661; core-v3
+    14/597 and 25/668; core-v2's items with the same graders 18/601 and 25/664; before the
+    retraction and opening-claim reading 49/601 and 64/664. The target is 2% each, no category
+    above 4%; these are floors to keep."""
     pairs = judged([r for r in BLIND_ROWS if held_out(r)])
     fr, fa = misjudged(pairs)
-    assert fr <= 9 and fa <= 8, (fr, fa)
+    assert fr <= 8 and fa <= 8, (fr, fa)
     worst = {cat: max(rates(part)) for cat, part in by_category(pairs).items()}
     assert max(worst.values()) <= 0.04, worst
 
 
 def test_second_blind_held_out_half_no_worse_than_measured():
     """blind2.jsonl (the canary and instruction items, tests/data/grading/README.md): its
-    held-out half at or under the figures after the loop and refusal rules, false rejects 5/152
-    (3.3%) and false accepts 8/170 (4.7%); core-v5 5/152 and 9/170; core-v4 10/152 and 20/170."""
+    held-out half at or under the figures after the seventh round of rules, false rejects 5/152
+    (3.3%) and false accepts 7/170 (4.1%); after the loop and refusal rules 5/152 and 8/170;
+    core-v5 5/152 and 9/170; core-v4 10/152 and 20/170."""
     fr, fa = misjudged(judged([r for r in load_rows(BLIND2) if held_out(r)]))
-    assert fr <= 5 and fa <= 8, (fr, fa)
+    assert fr <= 5 and fa <= 7, (fr, fa)
 
 
 def test_fourth_blind_held_out_half_no_worse_than_measured():
     """blind4.jsonl (the shapes core-v5 still misjudged, tests/data/grading/README.md): its
-    held-out half at or under the figures after the second round of rules for those shapes,
-    false rejects 3/132 (2.3%) and false accepts 4/127 (3.1%); after the first 3/132 and 5/127;
-    before them 27/132 (20.5%) and 9/127 (7.1%)."""
+    held-out half at or under the figures after the third round of rules for those shapes,
+    false rejects 1/132 (0.8%) and false accepts 3/127 (2.4%); after the second 3/132 and
+    4/127; after the first 3/132 and 5/127; before them 27/132 (20.5%) and 9/127 (7.1%)."""
     fr, fa = misjudged(judged([r for r in load_rows(BLIND4) if held_out(r)]))
-    assert fr <= 3 and fa <= 4, (fr, fa)
+    assert fr <= 1 and fa <= 3, (fr, fa)
+
+
+def test_written_shape_rows_no_worse_than_measured():
+    """written5.jsonl (rows written for the shapes the issue names, every one read while tuning,
+    tests/data/grading/README.md): a tuning figure, kept from sliding back. Before the seventh
+    round of rules 9/166 false rejects and 20/181 false accepts; after it 1/166 and 9/181."""
+    fr, fa = misjudged(judged(load_rows(WRITTEN5)))
+    assert fr <= 1 and fa <= 9, (fr, fa)

@@ -17,8 +17,9 @@ import yaml
 from evalrun.base.errors import BootError
 from evalrun.serving import launcher, ports, process, readiness
 from evalrun.serving.contract import Contract
-from evalrun.serving.launcher import boot_server, record_for_run
+from evalrun.serving.launcher import boot_server
 from evalrun.serving.ports import free_port, port_in_use
+from evalrun.serving.target import record_for_run
 
 pytestmark = pytest.mark.slow  # boots fake engine processes
 

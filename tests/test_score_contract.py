@@ -170,6 +170,29 @@ def test_contract_without_a_model_asks_v1_models(tmp_path, make_suite, capsys):
     }
 
 
+def test_a_bad_request_block_fails_before_anything_boots(tmp_path, make_suite, capsys):
+    """The plan folds the contract's request: block into the options it will send: a bad value
+    there is a one-line usage error (exit 2) before the engine is started."""
+    path = tmp_path / "bad-request.yaml"
+    contract = {
+        "name": "lane-bad-request",
+        "engine": "vllm",
+        "command": [sys.executable, str(ENGINE)],
+        "model": "fake-model",
+        "port": 0,
+        "boot_timeout": 30,
+        "request": {"temperature": "hot"},
+    }
+    path.write_text(yaml.safe_dump(contract))
+    suite = make_suite([simple_item(0, answer="OK")])
+    results = tmp_path / "results"
+    args = ["--suite", str(suite), "--results", str(results), "--no-progress"]
+    code = main(["score", "--contract", str(path), *args])
+    err = capsys.readouterr().err
+    assert code == 2 and "request option temperature" in err, err
+    assert not list(results.glob("*/server.log"))  # the engine never started
+
+
 _OPENED: list[str] = []
 _WATCHING: list[bool] = [False]
 

@@ -127,10 +127,10 @@ def options_from_args(args: argparse.Namespace) -> ScoreOptions:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evalrun import api
     from evalrun.base.errors import BootError, EndpointError, EvalrunError, UsageError
     from evalrun.scoring.report import ProgressBar, score_json, score_text
     from evalrun.scoring.request import ScoreHooks
+    from evalrun.scoring.runner import score
     from evalrun.serving.launcher import stderr_progress
     from evalrun.store import RunStore, json_text
 
@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
         bar = ProgressBar() if options.progress else None
         boot = stderr_progress if options.progress else None
         hooks = ScoreHooks(progress=bar, notice=functools.partial(_notice, bar), boot=boot)
-        record = api.run(options, hooks)
+        record, _ = score(options, hooks)
     except EvalrunError as exc:
         if options.junit and exc.run_id:  # the run stopped early: its record is stored
             print(f"wrote {options.junit}", file=sys.stderr)

@@ -35,6 +35,7 @@ from evalrun.grading.registry import (
 )
 from evalrun.grading.span import (
     answer_spans,
+    is_believed,
     is_denied,
     is_hedge,
     is_negated,
@@ -134,34 +135,74 @@ _HOW_MANY = re.compile(
 )
 
 
+# "9 red, 6 green (9 + 6 = 15)": values each followed by a word of the question naming its kind
+_VALUE_LABELLED = re.compile(
+    r"(?:^|[,;\n]|\band\b)[\s*•-]*\**(?P<value>-?\d[\d,]*(?:\.\d+)?)\**\s+"
+    r"(?P<label>[^\W\d_]+)(?:\s+[^\W\d_]+)?\s*(?=[,;\n]|\band\b|$)"
+)
+
+
 def _labelled_value(text: str, question: str, p: NumericParams) -> NumberReading | None:
     """The value under the label the question asks for, when the reply is two or more
-    "label: value" pairs and exactly one label is a word of "how many <...>"."""
+    "label: value" pairs and exactly one label is a word of "how many <...>"; or two or more
+    "value label" pairs ("9 red, 6 green", an aside in brackets after them) whose labels are all
+    words of the question, exactly one of them of "how many <...>"."""
     plain = plain_text(text).strip()
-    pairs = list(_LABELLED.finditer(plain))
     asked = _HOW_MANY.search(question)
-    if len(pairs) < 2 or asked is None or _LABELLED.sub("", plain).strip(" .,;\n") != "":
+    if asked is None:
         return None
     words = {w.casefold().rstrip("s") for w in asked.group(1).split()}
-    hits = [m for m in pairs if {w.casefold().rstrip("s") for w in m.group(1).split()} & words]
-    if len(hits) != 1:
+    pairs = list(_LABELLED.finditer(plain))
+    if len(pairs) >= 2 and _LABELLED.sub("", plain).strip(" .,;\n") == "":
+        hits = [m for m in pairs if {w.casefold().rstrip("s") for w in m.group(1).split()} & words]
+        value = hits[0].group(2) if len(hits) == 1 else None
+    else:
+        # "9 (red), 6 (green)": a one-word label in brackets is the label
+        labelled = re.sub(r"(\d)\s*\(([^\W\d_]+)\)", r"\1 \2", plain)
+        bare = re.sub(r"\([^()]*\)", " ", labelled).strip().rstrip(".!")
+        pairs = list(_VALUE_LABELLED.finditer(bare))
+        said = {w.casefold().rstrip("s") for w in re.findall(r"[^\W\d_]+", question)}
+        labels = [m.group("label").casefold().rstrip("s") for m in pairs]
+        if len(pairs) < 2 or _VALUE_LABELLED.sub("", bare).strip(" .,;\n") != "":
+            return None
+        if not set(labels) <= said or len(set(labels)) != len(labels):
+            return None
+        hits = [m for m in pairs if m.group("label").casefold().rstrip("s") in words]
+        value = hits[0].group("value") if len(hits) == 1 else None
+    if value is None:
         return None
-    read = extract_answer_number(hits[0].group(2), decimal_comma=p.decimal_comma)
+    read = extract_answer_number(value, decimal_comma=p.decimal_comma)
     return read._replace(how="labelled") if read.value is not None else None
 
 
 # "0.0126 m² (126 cm²)", "1,920 seconds (32 minutes)", "2,900 cents ($29 each)": a value, then
 # the same value in another unit in brackets right after it.
 _IN_OTHER_UNIT = re.compile(
-    r"(?P<c1>[$€£]?)(?P<n1>[-−]?\d[\d,.]*)\s*(?P<u1>[^\s\d()](?:\^\d|[^\d()\n]){0,24}?)\s*"
+    r"(?P<c1>[$€£]?)(?P<n1>[-−]?\d[\d,.]*|\d*\s*π(?:\s*/\s*\d+)?)\s*"
+    r"(?P<u1>[^\s\d()](?:\^\d|[^\d()\n]){0,24}?)\s*"
     r"\(\s*(?:[^\d()$€£\n]{0,24}?\s)?(?P<c2>[$€£]?)\s*(?P<n2>[-−]?\d[\d,.]*)\s*"
     r"(?P<u2>(?:\^\d|[^\d()\n]){0,30})\)"
 )
 _UNIT_WORD = re.compile(r"[^\W\d_]+")
+# "2 hours 35 minutes": a number and its unit word just before another number
+_COMPOUND_BEFORE = re.compile(r"\d\s*[^\W\d_]+\.?\s+(?:and\s+)?$")
+_SUBUNITS = {"cents", "cent", "¢", "pence", "p"}
+# a unit's short form and the words a question asks for it with
+_ABBREVIATED = {
+    "°": {"degrees", "degree"},
+    "min": {"minutes", "minute"},
+    "mins": {"minutes", "minute"},
+    "s": {"seconds", "second"},
+    "sec": {"seconds", "second"},
+    "secs": {"seconds", "second"},
+    "h": {"hours", "hour"},
+    "hr": {"hours", "hour"},
+    "hrs": {"hours", "hour"},
+}
 _RESTATED = re.compile(
-    r"(?<![\d.,])(?P<n1>\d[\d,.]*)\s*(?P<u1>[^\W\d_]+),?\s+(?:or|i\.e\.|that is|that's|which is)"
+    r"(?<![\d.,])(?P<n1>\d[\d,.]*)\s*(?P<u1>°?\s*[^\W\d_]+),?\s+(?:or|i\.e\.|that is|that's|which is)"
     r"\s+(?:(?:about|roughly|around|approximately|almost|nearly|just (?:over|under))\s+)?"
-    r"(?P<n2>\d[\d,.]*)\s*(?P<u2>[^\W\d_]+)\W*$"
+    r"(?P<n2>\d[\d,.]*)\s*(?P<u2>°?\s*[^\W\d_]+)\W*$"
 )
 
 
@@ -191,6 +232,8 @@ def _asked_unit_instead(
             return True
         if "/" in unit:  # km/h, m/s: the pair as written
             return unit.casefold() in question
+        if words & _ABBREVIATED.get(unit.casefold(), set()):  # "°" for "in degrees"
+            return True
         got = _UNIT_WORD.findall(re.sub(r"[²³]|\^\d", "", unit.casefold()))
         return bool(got) and all(w in words for w in got)
 
@@ -200,11 +243,30 @@ def _asked_unit_instead(
         if first and second and abs(second[0] - value) < 1e-9 and m.group("u1") != m.group("u2"):
             if asked("", m.group("u2")) is False and asked("", m.group("u1")):
                 return first[0], m.group("u1")
+        # "0 °C, which is 32 °F" to a °F item: the value on the other scale, then the asked one
+        if first and second and abs(first[0] - value) < 1e-9 and m.group("u1") != m.group("u2"):
+            if asked("", m.group("u1")) is False and asked("", m.group("u2")):
+                return second[0], m.group("u2")
     for m in _IN_OTHER_UNIT.finditer(plain):
         first = numbers_in(m.group("n1"))
         second = numbers_in(m.group("n2"))
         if not first or not second or abs(first[0] - value) > 1e-9:
             continue
+        if asked("", m.group("u2")) and (
+            # "π/2 rad (90°)": the first is no number; "2 hours 35 minutes (155 min)": the first
+            # is one part of a quantity in two units
+            "π" in m.group("n1")
+            or (_COMPOUND_BEFORE.search(plain[: m.start()]) and m.group("u1") != m.group("u2"))
+        ):
+            return second[0], m.group("u2").strip()
+        # "1,500 cents ($15)" to "in dollars": the bracket's bare number, its $ dropped as
+        # LaTeX's, is the amount in the asked currency
+        if (
+            not m.group("u2").strip()
+            and m.group("u1").strip().casefold() in _SUBUNITS
+            and ("$" in question or "dollar" in question)
+        ):
+            return second[0], "$"
         if m.group("c1") == m.group("c2") and m.group("u1").strip() == m.group("u2").strip():
             continue
         if any(len(m.group(u).removesuffix(" each").split()) > 2 for u in ("u1", "u2")):
@@ -299,15 +361,44 @@ _VERDICT_WORDS = re.compile(
 )
 
 
+# Days and compass points in the suite's other languages (French, German, Spanish, Russian
+# stems, Chinese): "Samedi.", "Es ist Samstag.", "В субботу.", "Nord." name the English option
+_LEXICON = {
+    "monday": r"lundi|montag|lunes|понедельник\w*|星期一|周一",
+    "tuesday": r"mardi|dienstag|martes|вторник\w*|星期二|周二",
+    "wednesday": r"mercredi|mittwoch|miércoles|miercoles|сред[аыуе]|星期三|周三",
+    "thursday": r"jeudi|donnerstag|jueves|четверг\w*|星期四|周四",
+    "friday": r"vendredi|freitag|viernes|пятниц\w*|星期五|周五",
+    "saturday": r"samedi|samstag|sonnabend|sábado|sabado|суббот\w*|星期六|周六",
+    "sunday": r"dimanche|sonntag|domingo|воскресень\w*|星期日|星期天|周日",
+    "north": r"nord|norden|nördlich|norte|север\w*|北",
+    "south": r"sud|süden|südlich|юг\w*|南",
+    "east": r"osten|östlich|восток\w*|东",
+    "west": r"ouest|westen|westlich|oeste|запад\w*|西",
+}
+
+
+def _in_english(span: str, options: dict[str, str]) -> str:
+    """The span with the days and compass points it names in another language written in
+    English, when the options are such words."""
+    for word in {normalize(v) for v in options.values()} & set(_LEXICON):
+        cjk = "|".join(f for f in _LEXICON[word].split("|") if not f.isascii() and len(f) <= 3)
+        words = "|".join(f for f in _LEXICON[word].split("|") if f not in cjk.split("|"))
+        pattern = rf"(?<!\w)(?:{words})(?!\w)" + (f"|{cjk}" if cjk else "")
+        span = re.sub(pattern, word, span, flags=re.IGNORECASE)
+    return span
+
+
 def _choices_in(span: str, p: ChoiceParams) -> tuple[list[tuple[str, int, int]], str]:
     """The options a span chooses (negated ones dropped) and the text they were found in."""
     options = p.lettered()
+    span = _in_english(span, options)
     if {normalize(v) for v in options.values()} == {"yes", "no"}:
         span = _VERDICT_WORDS.sub(lambda m: "yes" if m.group(1) else "no", span)
     if all(re.fullmatch(r"[\d.,\s]+", v) for v in options.values()):
         span = with_digits(span)  # "nineteen eighty-nine" names the option 1989
     norm = normalize(plain_text(span))
-    bare = normalize(re.sub(r"\([^()]*\)", " ", plain_text(span)))  # asides are not picks
+    bare = normalize(_drop_asides(plain_text(span), options))  # asides are not picks
     if bare != norm and _name_hits(bare, options):
         norm = bare
     hits = _name_hits(norm, options)
@@ -336,12 +427,85 @@ def _last_line_pick(text: str, p: ChoiceParams) -> str | None:
 
 
 def _compared(norm: str, start: int) -> bool:
-    """Whether the option at `start` is what another is compared with: "shorter than Leo"."""
-    return bool(re.search(r"\b(?:than|als|que|чем)\s+(?:the\s+)?$", norm[:start]))
+    """Whether the option at `start` is what another is compared with: "shorter than Leo".
+    Not when the comparison goes the other way from the question's superlative: "Jupiter is
+    smaller than Saturn" answers "the largest planet" with Saturn."""
+    m = re.search(
+        r"(?:\b(\w+)\s+)?(?:\b(\w+)\s+)?\b(?:than|als|que|чем)\s+(?:the\s+)?$", norm[:start]
+    )
+    if not m:
+        return False
+    least = _asks_least(current_question())
+    way = _comparison_way(m.group(1), m.group(2))
+    return least is None or way is None or way == least
+
+
+def _comparison_way(before: str | None, word: str | None) -> bool | None:
+    """Whether "<before> <word> than" compares downwards ("smaller than", "less dense than"),
+    upwards ("larger than", "more massive than"), or None when it is no such comparison."""
+    if before in ("less", "fewer", "more"):
+        return before != "more"
+    if word is None or word in ("rather", "other") or not re.search(r"er$|^less$", word):
+        return None
+    return _is_lesser(word)
+
+
+# "smaller", "shortest": comparisons that go downwards, against "larger", "longest"
+_LESSER = set(
+    "small short low light soft weak young few slow narrow thin tiny cold close near cheap "
+    "shallow".split()
+)
+_NOT_SUPERLATIVE = set("test rest west nest forest interest honest modest guest chest".split())
+
+
+def _is_lesser(word: str) -> bool:
+    w = word.casefold()
+    if w in ("less", "least", "worse", "worst", "lesser"):
+        return True
+    stem = re.sub(r"(?:i?er|i?est)$", "", w)
+    return stem in _LESSER or stem + "y" in _LESSER or stem[:-1] in _LESSER
+
+
+def _asks_least(question: str) -> bool | None:
+    """Whether the question's superlative goes downwards ("the shortest", "the fewest"),
+    upwards ("the largest"), or None when it has none."""
+    found = [
+        w
+        for w in re.findall(r"\b(\w+est|least|most|best|worst)\b", question.casefold())
+        if w not in _NOT_SUPERLATIVE
+    ]
+    return _is_lesser(found[0]) if found else None
+
+
+# "The Pacific is only the second-largest ocean", "Jupiter is smaller than Saturn": what
+# follows the option puts it below the superlative asked
+_DEMOTED = re.compile(
+    r"\s*(?:is|are|was|were)\s+(?:(?:only|just|merely|actually|much|far|slightly|a bit)\s+)?"
+    r"(?:(?:the\s+)?(?P<rank>second|third|2nd|3rd)\b|(?:(?P<adv>less|more)\s+)?(?P<cmp>\w+)\s+than\b)",
+    re.IGNORECASE,
+)
+
+
+def _demoted(norm: str, end: int) -> bool:
+    """Whether the option ending at `end` is said to be second to, or less than, another in
+    the sense the question's superlative asks for."""
+    m = _DEMOTED.match(norm, end)
+    if not m:
+        return False
+    question = current_question()
+    if m.group("rank"):
+        return _asks_least(question) is not None and not re.search(
+            r"\b(?:second|third)\b", question, re.IGNORECASE
+        )
+    least, way = _asks_least(question), _comparison_way(m.group("adv"), m.group("cmp"))
+    return least is not None and way is not None and way != least
 
 
 # ", while Bohr developed ..." opens a clause of its own: the comma goes with the conjunction
 _CLAUSE_SPLIT = re.compile(r"[.;!?\n。；]+\s*|,?\s+(?:but|whereas|while)\s+|,\s+", re.IGNORECASE)
+_AND_SPLIT = re.compile(
+    r",?\s+and\s+(?=(?:was|were|then|later|\w+ed|fell|came|went|rose)\b)|\s+(?:before|after)\s+"
+)
 
 
 def _focus_pick(text: str, p: ChoiceParams) -> str | None:
@@ -361,19 +525,34 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
     # question asking which one is not
     asks_not = re.search(r"\bnot\b|n['’]t\b", question, re.IGNORECASE)
     weighed = []
-    clauses = _CLAUSE_SPLIT.split(_without_asides(plain_text(text)))
+    clauses = _CLAUSE_SPLIT.split(_without_asides(plain_text(text), p.lettered()))
     # "North — A is north of B, and C is south of B": a bare option opening the reply, set
     # apart by a dash, a stop or a colon, is its answer; the clauses after it explain
     opening = re.match(r"\W*([^\W\d_][\w ]{0,30}?)\W*(?:\s[—–-]\s|[.:!]\s|$)", plain_text(text))
     if opening and opening.group(1).casefold() in {v.casefold() for v in p.lettered().values()}:
         return None
+    # "The Wall went up in 1961 and came down in 1989": two options in one clause, each
+    # with its own verb after "and", are two clauses
+    clauses = [
+        part
+        for clause in clauses
+        for part in (_AND_SPLIT.split(clause) if len(_choices_in(clause, p)[0]) > 1 else [clause])
+    ]
+    # an option set aside by the sentence around its clause ("Mars is often mistaken for the
+    # Red Planet; that title belongs to Jupiter") is set aside in the clause too
+    everywhere, whole = _choices_in(text, p)
+    kept = {h[0] for h in everywhere if not is_believed(whole, h[1])}
+    several = False
     for clause in clauses:
         named, norm = _choices_in(clause, p)
+        several = several or len({h[0] for h in named}) > 1
         picked = {
             h[0]
             for h in named
-            if not is_negated(norm, h[1])
+            if h[0] in kept
+            and not is_negated(norm, h[1])
             and not _compared(norm, h[1])
+            and not _demoted(norm, h[2])
             and (asks_not or not is_denied(norm, h[2]))
         }
         if len(picked) == 1:
@@ -381,9 +560,13 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
             if _about_another(question, clause, names):
                 weight = (-1, -1.0)
             weighed.append((weight, picked.pop()))
-    if len({letter for _, letter in weighed}) < 2:
+    if not weighed:
         return None
     best = max(w for w, _ in weighed)
+    if len({letter for _, letter in weighed}) < 2:
+        # "1961–1989: the Wall stood 28 years and fell in 1989": the one clause naming a
+        # single option answers, when the others name several at once
+        return weighed[0][1] if several and best > (0, 0) else None
     winners = {letter for w, letter in weighed if w == best}
     return winners.pop() if len(winners) == 1 and best > (0, 0) else None
 
@@ -393,8 +576,21 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
 _CHECK = re.compile(r"(?<=\W)(?:check|checking|verification|verify|proof)\s*[:：—–]", re.IGNORECASE)
 
 
-def _without_asides(text: str) -> str:
-    bare = re.sub(r"\([^()]*\)", " ", text)
+def _drop_asides(text: str, options: dict[str, str] | None = None) -> str:
+    """The text without its asides in brackets; a bracket holding one option right after a word
+    ("a year after the Wall fell (1989)") is the value of that word, and stays."""
+    names = {normalize(v) for v in (options or {}).values()}
+
+    def drop(m: re.Match[str]) -> str:
+        inner = m.group(1)
+        after_word = re.search(r"[^\W\d_]\s*$", text[: m.start()])
+        return f" {inner} " if after_word and normalize(inner) in names else " "
+
+    return re.sub(r"\(([^()]*)\)", drop, text)
+
+
+def _without_asides(text: str, options: dict[str, str] | None = None) -> str:
+    bare = _drop_asides(text, options)
     m = _CHECK.search(bare)
     return bare[: m.start()] if m and re.search(r"\w", bare[: m.start()]) else bare
 
@@ -482,7 +678,11 @@ def _choice(response: Response, p: ChoiceParams) -> Grade:
         for a, b in itertools.pairwise(named):
             if a[0] != b[0] and is_hedge(norm, a[2], b[1]) and not is_negated(norm, a[1]):
                 return verdict(False, f"hedges between {a[0]} and {b[0]}; expected {p.answer}")
-        rejected = {h[1] for h in named if is_negated(norm, h[1]) or _compared(norm, h[1])}
+        rejected = {
+            h[1]
+            for h in named
+            if is_negated(norm, h[1]) or _compared(norm, h[1]) or _demoted(norm, h[2])
+        }
         if deny:
             rejected |= {h[1] for h in named if is_denied(norm, h[2])}
         for a, b in itertools.pairwise(named):  # "not Go or Gd": both are rejected

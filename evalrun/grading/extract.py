@@ -440,7 +440,10 @@ def _before_check(text: str, kw: dict[str, bool]) -> str:
 
 
 _EXPLAINS = re.compile(
-    r",?\s+(?:since|because|as|given that|leaving|from|da|car|parce que|weil|denn)\s|\s[—–]\s|;",
+    r",?\s+(?:since|because|as|given that|leaving|from|da|car|parce que|weil|denn)\s|\s[—–]\s|;"
+    # "126 cm², the product of 14 and 9": an appositive naming where the value comes from
+    r"|,\s+(?:the|a|an)\s+(?:product|sum|difference|quotient|result|total|average|mean|"
+    r"square|cube|power)\s+of\b",
     re.IGNORECASE,
 )
 # What opens the reason for an answer already stated ("−8, since 23 − 15 = 8"); a dash between
@@ -484,7 +487,8 @@ def _leading_number(plain: str, kw: dict[str, bool]) -> tuple[str, str] | None:
         return None if _CONCLUSION_LATER.search(rest) else (bare, "leading")
     claim = _PAREN_RE.sub(" ", head)
     cut = _EXPLAINS.split(claim, maxsplit=1)
-    aside = claim != head or len(cut) > 1
+    # "It takes 32 minutes; the tank loses ...": what follows a semicolon explains
+    aside = claim != head or len(cut) > 1 or rest.lstrip().startswith(";")
     claim = cut[0]
     restated = _RESTATES.split(claim, maxsplit=1)
     if len(restated) > 1 and len(number_matches(restated[0], **kw)) == 1:
@@ -687,8 +691,13 @@ def mixed_script_words(text: str) -> list[str]:
 
 
 def words_of(text: str) -> list[str]:
-    """Words as a person counts them: runs of letters/digits, with inner ' and - kept."""
-    return re.findall(r"[^\W_]+(?:['’-][^\W_]+)*", nfkc(text))
+    """Words as a person counts them: runs of letters/digits, with inner ' and - kept. A chain
+    of five or more words joined by hyphens ("vast-salty-restless-blue-wave-tossed") is its
+    words, not one: it is written to slip under a word limit ("state-of-the-art" is one)."""
+    out: list[str] = []
+    for w in re.findall(r"[^\W_]+(?:['’-][^\W_]+)*", nfkc(text)):
+        out.extend(w.split("-") if w.count("-") >= 4 else [w])
+    return out
 
 
 def contains_words(haystack: str, needle: str, *, skip_negated: bool = False) -> bool:

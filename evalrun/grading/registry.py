@@ -105,8 +105,14 @@ def grade_spec(kind: str, params: JSONObject, response: Response) -> Grade:
             why += "; the model called a tool instead of answering"
         return Grade(passed=False, detail=why)
     if kind not in READS_CLAIM or getattr(validated, "whole_reply", False):
-        return GRADERS[kind](response, validated)
+        got = GRADERS[kind](response, validated)
+        if got.passed and kind == "regex" and _opening_taken_back(response.content or ""):
+            return Grade(passed=False, detail="takes back the verdict it opens with")
+        return got
     claim, retracted = final_claim(response.content or "")
+    if retracted and kind == "regex" and _whole_reply_pattern(validated.pattern):
+        # "Write only the title": a reply that takes one title back for another is not one
+        return GRADERS[kind](response, validated)
     if retracted:
         response = response.model_copy(update={"content": claim})
     got = GRADERS[kind](response, validated)
@@ -117,6 +123,26 @@ def grade_spec(kind: str, params: JSONObject, response: Response) -> Grade:
         if hedge:
             return Grade(passed=False, detail=f"offers {hedge} as alternatives", span=hedge)
     return got
+
+
+# "Yes, it's a liquid — actually no, ...": the opening verdict, then its opposite after a
+# retraction
+_OPENING_VERDICT = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
+_LATER_VERDICT = re.compile(r"^\W*(?:actually\W+)?(yes|no)\b", re.IGNORECASE)
+
+
+def _opening_taken_back(text: str) -> bool:
+    """Whether a reply opening with yes or no takes it back for the other after a retraction."""
+    opening = _OPENING_VERDICT.match(text)
+    claim, retracted = final_claim(text)
+    later = _LATER_VERDICT.match(claim) if retracted else None
+    return bool(opening and later and opening.group(1).lower() != later.group(1).lower())
+
+
+def _whole_reply_pattern(pattern: str) -> bool:
+    """Whether a pattern spans the whole reply (`^...$`, not line by line): a format the reply
+    as written must have, taken-back parts included."""
+    return pattern.startswith("^") and pattern.endswith("$") and "|" not in pattern
 
 
 def _hedged(kind: str, validated: Any, response: Response) -> str | None:

@@ -239,18 +239,67 @@ _NEG_WORD = re.compile(
     re.IGNORECASE,
 )
 _CJK_NEG = re.compile(r"[不没未非別别]")
+_DEED_PREP = {"in", "on", "at", "by", "from", "for", "as"}
 _ALTHOUGH = re.compile(r"\b(?:although|though|while|whereas|even\s+though)\b", re.IGNORECASE)
+
+
+# what people believe or are told, as against what is: "Many assume Ottawa, but ...",
+# "Einstein is often credited, but ...", "Diamond was long thought the hardest, but ..."
+_BELIEF = re.compile(
+    r"\b(?:(?:many|most|some)\s+(?:people\s+)?|people\s+(?:often\s+)?)"
+    r"(?:assume|think|believe|say|guess|expect|claim)\b"
+    r"|\b(?:often|long|once|commonly|widely|popularly|wrongly|mistakenly)\s+(?:\w+\s+)?"
+    r"(?:credited|said|named|assumed|thought|believed|confused|mistaken|cited|considered|called)\b"
+    r"|\bmisattributed\b",
+    re.IGNORECASE,
+)
+# "..., but Montreal is the capital": the turn to what is; "but it is" names the same one again
+_BUT_ANOTHER = re.compile(
+    r"(?:,\s*|\s)(?:but|however|yet)\s+(?!(?:it|he|she|they|this|that|its|his|her)\b)\w",
+    re.IGNORECASE,
+)
+
+
+# a belief named as mistaken, which a semicolon turns from as well as a "but": "Mars is often
+# mistaken for the Red Planet; that title belongs to Jupiter"
+_MISTAKEN = re.compile(
+    r"\b(?:mistaken(?:ly)?|confused|misattributed|wrongly|(?:many|most|some)\s+(?:people\s+)?"
+    r"(?:assume|think|believe))\b",
+    re.IGNORECASE,
+)
+_SEMICOLON_ANOTHER = re.compile(
+    r";\s*(?!(?:it|he|she|they|its|his|her)\b|(?:this|that)\s+(?:is|was)\b)\w", re.IGNORECASE
+)
+
+
+def _believed_then_turned(text: str, start: int, clause: str) -> bool:
+    """Whether the text at `start` is named as a belief the same sentence then turns from."""
+    sentence = re.split(r"[.!?\n]", text[start:])[0]
+    turn = _BUT_ANOTHER.search(sentence.split(";")[0])
+    if turn is not None and _BELIEF.search(clause + " " + sentence[: turn.start()]):
+        return True
+    semi = _SEMICOLON_ANOTHER.search(sentence)
+    return semi is not None and bool(_MISTAKEN.search(clause + " " + sentence[: semi.start()]))
+
+
+def is_believed(text: str, start: int) -> bool:
+    """Whether the text at `start` is named as a belief its sentence turns from."""
+    before = text[max(0, start - 40) : start]
+    return _believed_then_turned(text, start, re.split(r"[.;!?\n:,—–]|\s-\s", before)[-1])
 
 
 def is_negated(text: str, start: int) -> bool:
     """Whether the text at `start` is named only to be rejected.
 
     True when a negator ends within the two words (or, for Chinese, two characters) before
-    `start`, in the same clause, or when the clause opens with "although"/"while" and the
-    sentence goes on to a "but"/a main clause naming something else.
+    `start`, in the same clause, when the clause opens with "although"/"while" and the
+    sentence goes on to a "but"/a main clause naming something else, or when the clause names
+    it as a belief ("many assume", "often credited", "long thought") that a "but" turns from.
     """
     before = text[max(0, start - 40) : start]
     clause = re.split(r"[.;!?\n:,—–]|\s-\s", before)[-1]
+    if _believed_then_turned(text, start, clause):
+        return True
     if _CJK_NEG.search(before[-3:]):
         return True
     words = re.findall(r"[\w']+|«|“|\"|„", clause)
@@ -258,9 +307,10 @@ def is_negated(text: str, start: int) -> bool:
     if re.search(r"n'$", before.rstrip()) or re.search(r"\bn'\w*\s*$", before):
         return True
     for m in _NEG_WORD.finditer(tail):
-        # the negator must be one of the last two words
+        # the negator must be one of the last two words, or a verb and its preposition
+        # must follow it ("didn't fall in 1989"; "didn't fall until 1989" affirms)
         after = tail[m.end() :].split()
-        if len(after) <= 1:
+        if len(after) <= 1 or (len(after) == 2 and after[1].casefold() in _DEED_PREP):
             return True
     return bool(_ALTHOUGH.search(clause)) and not re.search(r"\bbut\b", clause, re.IGNORECASE)
 
@@ -318,11 +368,14 @@ def without_lead_in(text: str) -> list[str]:
 
 
 # A chat model's closing offer after the answer, a sentence or a paragraph of its own: "Let me
-# know if you'd like anything else!", "Is there anything else I can copy?", "Hope this helps!"
+# know if you'd like anything else!", "Is there anything else I can copy?", "Hope this helps!",
+# or a note in brackets on a line of its own ("(Repeated exactly.)")
 _CLOSING_OFFER = re.compile(
     r"(?:(?<=[.!?…])[^\S\n]+|\n\s*)(?:let me know\b|is there anything else\b|anything else\b[^\n]*\?|"
     r"would you like\b[^\n]*\?|do you want\b[^\n]*\?|(?:i )?hope (?:this|that|it) helps\b|"
-    r"feel free to\b|happy to help\b)[^\n]*$",
+    r"feel free to\b|happy to help\b)[^\n]*$"
+    # "...lake.\n\n(Repeated exactly.)": a note in brackets on a line of its own
+    r"|\n\s*\([^()\n]{2,120}\)[^\S\n]*$",
     re.IGNORECASE,
 )
 
@@ -345,16 +398,22 @@ def without_closing_offer(text: str) -> str | None:
 _PAUSE = r"(?:\?|\.\.\.|…|—|–|(?<=\s)-)"
 _STOP = r"(?:[.!]\s|\n)"
 _RETRACTION = re.compile(
-    rf"{_PAUSE}\s*(?:no|nope|нет|nein|non)\s*[,.!:—–-]+(?:[\s,]*(?:sorry|actually)\b[\s,.!—–-]*)*"
+    rf"{_PAUSE}\s*(?:no|nope|нет|nein|non)(?:[\s,]+no)*\s*[,.!:—–-]+(?:[\s,]*(?:sorry|actually)\b[\s,.!—–-]*)*"
     # "12, no, 10": a number taken back between commas
     r"|(?<=\d),\s*no\s*[,:—–-]+\s*"
-    rf"|(?:{_PAUSE}|{_STOP})\s*(?:no\s+)?wait\s*[,!:—–-]+(?:[\s,]*(?:no|sorry|actually)\b[\s,.!—–-]*)*"
+    rf"|(?:{_PAUSE}|{_STOP})\s*(?:(?:oh|ah|uh|um)\s*,?\s*)?(?:no\s+)?wait\s*[,!:—–-]+(?:[\s,]*(?:no|sorry|actually)\b[\s,.!—–-]*)*"
+    # "Yes. Eh, no — ...": a hesitation, then the "no" that takes the answer back
+    # (the "no" stays: a yes/no item's verdict)
+    rf"|(?:{_PAUSE}|{_STOP}|,\s)\s*(?:eh|er|uh|um|oh|ah)\s*[,.!:—–-]*\s*(?=no\b\s*[,.!:—–-])"
     # "Yes. Actually no — ...": the "no" after "actually" stays, a yes/no item's verdict
     rf"|(?:{_PAUSE}|{_STOP}|[,;:]\s)\s*(?:actually|en fait|eigentlich|вернее|точнее)(?!\w)"
     r"(?:\s*,?\s*on second thought\b)?"
     rf"|(?:{_PAUSE}|{_STOP}|,\s)\s*(?:hmm+|sorry)\s*[,.!:—–-]*\s*(?:no\b\s*[,.!:—–-]+)?"
     r"|\b(?:on second thoughts?|second thoughts|correction|scratch that|strike that|let me recheck|"
     r"i mean|i meant|i misspoke|i was wrong|that's not right|that is not right|apologies|oops|"
+    r"hold on|hang on|i stand corrected|i take (?:that|it) back|(?:up)?on reflection|rethinking|"
+    r"i mis(?:counted|read|calculated|judged)|(?:fixed|corrected|revised|amended)(?=\s*:)|"
+    r"let me (?:write|spell|list|give) (?:it|them|that|those|these) (?:out|again|in full|fully)|"
     r"whoops|just kidding|on (?:further |closer )?(?:reflection|inspection)|re-?reading (?:the|that|this)"
     r"(?: question)?|checking again|let me correct (?:that|myself|this)|update(?=:)|edit(?=:)|"
     r"my mistake|my bad|make that|or rather|let me (?:double-?check|re-?\w+)(?: that| this| it)?|"
@@ -564,6 +623,10 @@ _BASE = {
 }
 
 
+# "came down", "was torn down": a wall or a government falls
+_PHRASAL = re.compile(r"\b(?:came|come|comes|coming|torn|tore|brought|pulled)\s+down\b")
+
+
 def question_focus(question: str, clause: str, names: set[str]) -> tuple[int, float]:
     """How closely `clause` repeats what `question` asks: (word pairs of the question it
     repeats, the question's content words it repeats, earlier words weighing more). Words of
@@ -580,8 +643,19 @@ def question_focus(question: str, clause: str, names: set[str]) -> tuple[int, fl
     words = [
         _BASE.get(w, w) for w in re.findall(r"\w+", (asked[-1] if asked else question).casefold())
     ]
-    said = [_BASE.get(w, w) for w in re.findall(r"\w+", clause.casefold())]
-    pairs = {(a, b) for a, b in zip(words, words[1:]) if a not in names and b not in names}
+    said = [_BASE.get(w, w) for w in re.findall(r"\w+", _PHRASAL.sub("fall", clause.casefold()))]
+    # "In which year did the Berlin Wall fall?": the verb a did-question ends on is what it
+    # asks about, ahead of its subject (which a clause about another deed repeats too)
+    verb = re.search(r"\b(?:did|does|do)\b[^?？]*?\b(\w+)\W*$", asked[-1] if asked else "")
+    if verb and verb.group(1).casefold() not in _FUNCTION_WORDS:
+        last = _BASE.get(verb.group(1).casefold(), verb.group(1).casefold())
+        words = [last] + [w for w in words if w != last]
+    # a pair of function words ("is the") is in every clause: it repeats nothing asked
+    pairs = {
+        (a, b)
+        for a, b in zip(words, words[1:])
+        if a not in names and b not in names and not {a, b} <= _FUNCTION_WORDS
+    }
     said_pairs = set(zip(said, said[1:]))
     content = [w for w in dict.fromkeys(words) if w not in _FUNCTION_WORDS and w not in names]
     weight = sum(1 / (n + 1) for n, w in enumerate(content) if w in said)

@@ -676,7 +676,36 @@ def _format(response: Response, p: FormatParams) -> Grade:
         elif own and (close or p.ends_with_exact) and close != own:
             fails.append(f"ends with {close!r}, not the phrase's {own!r}")
     fails += [f"contains {s!r}" for s in p.forbid if s in text]
+    if p.bullets is not None and _steps_out_of_order(list_lines):
+        fails.append("a step that finishes comes before one that starts")
+    if p.max_words is not None and _says_only_the_subject(body):
+        fails.append("says only the prompt's subject back")
     return verdict(not fails, "; ".join(fails) or "format ok")
+
+
+# Steps of a procedure: one that finishes it ("drink", "remove the bag", "serve") before one
+# that starts it ("boil the water", "put the bag in the cup") is out of order
+_FINISHING = re.compile(r"\b(?:drink|sip|enjoy|serve|remove|discard|take out)\b", re.IGNORECASE)
+_STARTING = re.compile(r"\b(?:boil|heat|fill|put|place|add)\b", re.IGNORECASE)
+
+
+def _steps_out_of_order(steps: list[str]) -> bool:
+    ends = [n for n, s in enumerate(steps) if _FINISHING.search(s)]
+    return any(_STARTING.search(s) for s in steps[ends[0] + 1 :]) if ends else False
+
+
+_STOP_WORDS = set(
+    "a an the is are was were be it its this that of in on at to and or yes no not".split()
+)
+
+
+def _says_only_the_subject(body: str) -> bool:
+    """Whether a short reply's only word with content is one of a short prompt's own: "Sea."
+    and "The sea is the sea." to "Describe the sea" describe nothing. (A long prompt, a
+    document to answer from, holds the answer's words.)"""
+    prompt = words_of(current_question())
+    said = {w.casefold() for w in words_of(body)} - _STOP_WORDS
+    return len(prompt) <= 40 and len(said) == 1 and said <= {w.casefold() for w in prompt}
 
 
 # ---------------------------------------------------------------- sequences (canaries)
@@ -784,6 +813,10 @@ def _sequence(response: Response, p: SequenceParams) -> Grade:
     the separator the question asks for ("separated by commas") between its items."""
     sep = _separator(current_question())
     text = answer_text(response)
+    if _denies(text, p.items[0]):
+        return verdict(False, f"names {p.items[0]} only to deny it")
+    # "12 is wrong; the next number is 10": the clause denying another item is set aside
+    text = _DENIED_CLAUSE.sub(" ", text).strip() or text
     got = _sequence_reading(text, p, sep)
     if got.passed:
         return got
@@ -814,6 +847,20 @@ def _sequence(response: Response, p: SequenceParams) -> Grade:
 
 
 _CLAUSES = re.compile(r"[.;:\n]+\s*|\s[—–]\s")
+
+
+_DENIAL = (
+    r"\s+(?:(?:is|was)\s+(?:not|wrong|incorrect)\b|isn['’]t\b|"
+    r"would\s+(?:be|come|follow)\b[^.;\n]*\bbut\b)"
+)
+_DENIED_CLAUSE = re.compile(r"(?:^|(?<=[.;\n]))[^.;\n]*?(?<!\w)\w+" + _DENIAL + r"[^.;\n]*[.;]?")
+
+
+def _denies(text: str, item: str) -> bool:
+    """Whether the reply names the sequence's next item only to deny it: "10 is wrong; ...",
+    "Thursday is not next; ...", "Thursday would be next, but ..."."""
+    pattern = rf"(?<!\w){re.escape(item)}(?!\w){_DENIAL}"
+    return bool(re.search(pattern, plain_text(text), re.IGNORECASE))
 
 
 def _explained(text: str, p: SequenceParams, sep: Separator | None) -> Grade | None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from evalrun.base.errors import SuiteError, UsageError
 from evalrun.endpoint.client import RetryPolicy
 from evalrun.endpoint.http import HttpOptions
-from evalrun.endpoint.options import RequestOptions, options_differ
+from evalrun.endpoint.options import options_differ
 from evalrun.scoring.request import ScoreRequest
 from evalrun.serving.contract import Contract
 from evalrun.serving.target import TargetSpec
@@ -91,16 +91,27 @@ class ScorePlan:
 
 def plan(options: ScoreOptions, store: RunStore) -> ScorePlan:
     """The score the options describe: a resume's run read once (its endpoint, model and suite
-    taken where the options say none), the spec checked, the contract loaded once."""
-    resumed, lock = _locked_run(store, options.resume, picking=options.picking)
+    taken where the options say none), the spec checked, the contract loaded once, the request
+    options it will send settled (a resume's must be its run's), then limits, names and items."""
+    if options.resume and options.picking:
+        raise UsageError(
+            "--resume keeps the run's own items; drop --limit/--items/--category/--tags, "
+            "or start a new run without --resume"
+        )
+    resumed, lock = _locked_run(store, options.resume)
     try:
         if resumed is not None:
             options = _resume_options(options, resumed)
         spec, contract = options.target_spec().resolved()
+        # what the run will send, the contract's `request:` block folded in: a bad block
+        # fails here, before anything boots; a resume must send what its run sent
+        sent = spec.options.with_contract(contract.request) if contract else spec.options
+        differ = options_differ(resumed.sampling, sent.record()) if resumed else []
+        if resumed and differ:
+            raise UsageError(_other_options(resumed, differ))
         limits = Limits.of(options, contract)
         spec = replace(spec, http=limits.http(spec.http))
         label, run_id, log_path = _naming(store, options.label, contract, resumed)
-        sent = spec.options.with_contract(contract.request) if contract else spec.options
         selection = options.selection()
         return _settled(
             ScorePlan(
@@ -120,7 +131,6 @@ def plan(options: ScoreOptions, store: RunStore) -> ScorePlan:
             store,
             resumed,
             selection,
-            sent,
         )
     except BaseException:
         if lock is not None:
@@ -130,7 +140,7 @@ def plan(options: ScoreOptions, store: RunStore) -> ScorePlan:
 
 def plan_request(req: ScoreRequest, store: RunStore) -> ScorePlan:
     """The plan of a caller's ready request (a target already reached: `score_suite`)."""
-    resumed, lock = _locked_run(store, req.resume, picking=False)
+    resumed, lock = _locked_run(store, req.resume)
     try:
         target = req.target
         spec = TargetSpec(model=target.model, api_key=target.api_key, options=target.options)
@@ -148,27 +158,23 @@ def plan_request(req: ScoreRequest, store: RunStore) -> ScorePlan:
             retry=req.retry,
             trial=req.trial,
         )
-        return _settled(first, store, resumed, req.selection, target.options)
+        differ = options_differ(resumed.sampling, target.options.record()) if resumed else []
+        if resumed and differ:
+            raise UsageError(_other_options(resumed, differ))
+        return _settled(first, store, resumed, req.selection)
     except BaseException:
         if lock is not None:
             lock.release()
         raise
 
 
-def _locked_run(
-    store: RunStore, ref: str | None, *, picking: bool
-) -> tuple[RunRecord | None, RunLock | None]:
+def _locked_run(store: RunStore, ref: str | None) -> tuple[RunRecord | None, RunLock | None]:
     """The run a resume finishes, read once under its lock (one writer a run: a second
     --resume refuses before it reads or asks anything); (None, None) for a new run."""
     if not ref:
         return None, None
-    if picking:
-        raise UsageError(
-            "--resume keeps the run's own items; drop --limit/--items/--category/--tags, "
-            "or start a new run without --resume"
-        )
     run_id = store.resolve(ref)
-    lock = RunLock(store.run_dir(run_id)).acquire()
+    lock = store.lock(run_id)
     try:
         return store.load_run(run_id), lock
     except BaseException:
@@ -216,15 +222,19 @@ def _naming(
     return label or contract.name, run_id, store.run_dir(run_id) / "server.log"
 
 
+def _other_options(resumed: RunRecord, differ: list[str]) -> str:
+    """Why a resume cannot go on: its run was sent other request options."""
+    return (
+        f"run {resumed.run_id} was sent other request options ({', '.join(differ)}: "
+        f"{resumed.sampling}); resume with the same options, or start a new run"
+    )
+
+
 def _settled(
-    first: ScorePlan,
-    store: RunStore,
-    resumed: RunRecord | None,
-    selection: Selection,
-    sent: RequestOptions,
+    first: ScorePlan, store: RunStore, resumed: RunRecord | None, selection: Selection
 ) -> ScorePlan:
     """The plan with its items: a new run's selection, or the resumed run's own items and what
-    it has of them (SuiteError or UsageError when the suite or the request options differ)."""
+    it has of them (SuiteError when the suite differs; UsageError on a bad limit)."""
     if first.limits.concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, got {first.limits.concurrency}")
     if not 1 <= first.repeats <= 20:
@@ -240,18 +250,11 @@ def _settled(
             f"({resumed.suite.sha256[:12]}), not this suite ({suite.sha256[:12]}); resume needs "
             f"the same suite, or start a new run"
         )
-    differ = options_differ(resumed.sampling, sent.record())
-    if differ:
-        raise UsageError(
-            f"run {resumed.run_id} was sent other request options ({', '.join(differ)}: "
-            f"{resumed.sampling}); resume with the same options, or start a new run"
-        )
-    done = {r.id: r for r in store.load_items(resumed.run_id)}  # errors are asked again
     return replace(
         first,
         items=Selection.from_record(resumed.selection).pick(suite),
         selection=resumed.selection,
         resumed=resumed,
-        done=done,
+        done={r.id: r for r in store.load_items(resumed.run_id)},  # errors are asked again
         repeats=resumed.repeats,  # as the run began
     )

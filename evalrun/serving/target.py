@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from evalrun.base.errors import BootError, UsageError
 from evalrun.base.jsondata import JSONObject
@@ -24,8 +24,11 @@ from evalrun.endpoint.client import ApiKey, normalise_endpoint
 from evalrun.endpoint.http import HttpOptions
 from evalrun.endpoint.options import RequestOptions
 from evalrun.provenance import RenderedContract, ServerFacts
-from evalrun.serving.contract import Contract, engine_api_key
+from evalrun.serving.contract import Contract, contract_hash, engine_api_key, redact_args
 from evalrun.serving.remote.engine import BootProgress
+
+if TYPE_CHECKING:
+    from evalrun.serving.launcher import Server
 
 # Given the name of what boots (a contract, a bisect trial), its progress callback
 BootWatch = Callable[[str], BootProgress | None]
@@ -128,10 +131,8 @@ class Target:
         return cls(base_url=normalise_endpoint(url), **kw)
 
 
-def served_target(spec: TargetSpec, contract: Contract, server: Any) -> Target:
+def served_target(spec: TargetSpec, contract: Contract, server: Server) -> Target:
     """The Target of a server booted from `contract` (the launcher yielded `server`)."""
-    from evalrun.serving.launcher import record_for_run
-
     contract_doc, server_doc = record_for_run(contract, server)
     key = engine_api_key(contract)  # an engine booted with a key accepts that key only
     return Target.endpoint(
@@ -146,6 +147,37 @@ def served_target(spec: TargetSpec, contract: Contract, server: Any) -> Target:
     )
 
 
+def record_for_run(contract: Contract, server: Server) -> tuple[RenderedContract, ServerFacts]:
+    """(contract, server) for run.json: rendered argv, redacted env, version, boot time."""
+    contract_doc: RenderedContract = {
+        "name": contract.name,
+        "engine": contract.engine,
+        "hash": contract_hash(contract),
+        "argv": server.argv,
+        "env": server.env_redacted,
+        "path_prepend": contract.expanded_path_prepend(),
+        "request": contract.request,
+        "health": contract.health_path,
+        "model": contract.model,
+        "args": redact_args(contract.args),
+        "deterministic": contract.deterministic,
+    }
+    if contract.by_design:
+        contract_doc["by_design"] = dict(contract.by_design)
+    server_doc: ServerFacts = {
+        "base_url": server.base_url,
+        "model": server.model,
+        "engine_version": server.engine_version,
+        "version_source": server.version_source,
+        "boot_seconds": server.boot_seconds,
+        "log_path": str(server.log_path),
+        "port": server.port,
+    }
+    if server.image:
+        server_doc["image"] = server.image
+    return contract_doc, server_doc
+
+
 @contextlib.contextmanager
 def open_target(
     spec: TargetSpec,
@@ -158,32 +190,32 @@ def open_target(
     """Yield the spec's target, the one place a target is reached: the endpoint as is, or
     `contract` (the spec's, loaded once by the caller, or a bisect variant) booted with its log
     at `log_path`, `watch(contract.name)` told its progress, torn down afterwards."""
-    if contract is None:
-        if spec.booted:
-            raise UsageError("a booted target needs its contract")  # pragma: no cover - a bug
-        if not spec.endpoint:
-            raise UsageError("pass --endpoint URL, or --contract FILE / --reference")
-        yield Target.endpoint(
-            spec.endpoint,
-            model=spec.model,
-            api_key=spec.api_key,
-            options=spec.options,
-            http=spec.http,
-        )
-        return
-    if log_path is None:
-        raise UsageError("a booted target needs a log path")  # pragma: no cover - a caller bug
-    build = prepare_build(contract)
-    if launcher is None:
-        from evalrun.serving.launcher import boot_server
+    if contract is not None:
+        if log_path is None:
+            raise UsageError("a booted target needs a log path")  # pragma: no cover - a bug
+        build = prepare_build(contract)
+        if launcher is None:
+            from evalrun.serving.launcher import boot_server
 
-        launcher = boot_server
-    on_progress = watch(contract.name) if watch is not None else None
-    with launcher(contract, log_path, on_progress=on_progress) as server:
-        target = served_target(spec, contract, server)
-        if build is not None and target.contract is not None:
-            target.contract["engine_build"] = build
-        yield target
+            launcher = boot_server
+        on_progress = watch(contract.name) if watch is not None else None
+        with launcher(contract, log_path, on_progress=on_progress) as server:
+            target = served_target(spec, contract, server)
+            if build is not None and target.contract is not None:
+                target.contract["engine_build"] = build
+            yield target
+        return
+    if spec.booted:
+        raise UsageError("a booted target needs its contract")  # pragma: no cover - a bug
+    if not spec.endpoint:
+        raise UsageError("pass --endpoint URL, or --contract FILE / --reference")
+    yield Target.endpoint(
+        spec.endpoint,
+        model=spec.model,
+        api_key=spec.api_key,
+        options=spec.options,
+        http=spec.http,
+    )
 
 
 def prepare_build(contract: Contract) -> JSONObject | None:
@@ -200,5 +232,6 @@ def prepare_build(contract: Contract) -> JSONObject | None:
     except LaneError as exc:
         raise BootError(exc.message, kind="install", hint=exc.hint) from exc
     return record.model_dump(
-        mode="json", include={"pip", "extra", "key", "installer", "install_seconds", "versions"}
+        mode="json",
+        include={"pip", "extra", "override", "key", "installer", "install_seconds", "versions"},
     )

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from evalrun.base.errors import ConfigError, RunNotFound
 from evalrun.store.jsonl import bad_line, dump_json_line, numbered_rows, repair_tail
+from evalrun.store.lock import RunLock
 from evalrun.store.records import ItemRecord, RunRecord, upgrade_item, upgrade_run
 
 DEFAULT_RESULTS = Path("results")
@@ -72,6 +73,11 @@ class RunStore:
 
     def run_dir(self, run_id: str) -> Path:
         return self.root / run_id
+
+    def lock(self, run_id: str) -> RunLock:
+        """The run's writer lock, taken (lock.py: one writer a run); ConfigError naming the
+        process that holds it."""
+        return RunLock(self.run_dir(run_id)).acquire()
 
     def write_run(self, record: RunRecord) -> None:
         """Write run.json atomically (temp file + rename).

@@ -21,26 +21,37 @@ def _record_line(name: str, data: bytes) -> str:
     return f"{name},sha256={digest},{len(data)}"
 
 
-def make_wheel(folder: Path, release: int) -> Path:
-    """folder/fake_engine-<release>-py3-none-any.whl."""
-    info = f"fake_engine-{release}.dist-info"
+def make_wheel(folder: Path, release: int | str, requires: list[str] | None = None) -> Path:
+    """folder/fake_engine-<release>-py3-none-any.whl, depending on `requires`."""
     source = ENGINE.read_text(encoding="utf-8").replace('RELEASE = "1"', f'RELEASE = "{release}"')
     files = {
         "fake_engine/__init__.py": source.encode(),
-        f"{info}/METADATA": (
-            f"Metadata-Version: 2.1\nName: fake-engine\nVersion: {release}\n"
-        ).encode(),
-        f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: evalrun-tests\nRoot-Is-Purelib: true\n"
-        b"Tag: py3-none-any\n",
-        f"{info}/entry_points.txt": b"[console_scripts]\nfake-engine = fake_engine:main\n",
+        f"fake_engine-{release}.dist-info/entry_points.txt": (
+            b"[console_scripts]\nfake-engine = fake_engine:main\n"
+        ),
     }
+    return write_wheel(folder, "fake-engine", str(release), files, requires or [])
+
+
+def write_wheel(
+    folder: Path, name: str, version: str, files: dict[str, bytes], requires: list[str]
+) -> Path:
+    """folder/<name>-<version>-py3-none-any.whl holding `files` (a dep: none needed)."""
+    stem = f"{name.replace('-', '_')}-{version}"
+    info = f"{stem}.dist-info"
+    files = dict(files) or {f"{name.replace('-', '_')}/__init__.py": b""}
+    meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    files[f"{info}/METADATA"] = (meta + "".join(f"Requires-Dist: {r}\n" for r in requires)).encode()
+    files[f"{info}/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: evalrun-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
     record = [_record_line(n, d) for n, d in files.items()] + [f"{info}/RECORD,,"]
     files[f"{info}/RECORD"] = ("\n".join(record) + "\n").encode()
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"fake_engine-{release}-py3-none-any.whl"
+    path = folder / f"{stem}-py3-none-any.whl"
     with zipfile.ZipFile(path, "w") as zf:
-        for name, data in files.items():
-            zf.writestr(name, data)
+        for member, data in files.items():
+            zf.writestr(member, data)
     return path
 
 

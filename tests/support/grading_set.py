@@ -22,7 +22,15 @@ BLIND = DATA / "blind.jsonl"
 BLIND2 = DATA / "blind2.jsonl"
 BLIND3 = DATA / "blind3.jsonl"  # tuning rows only: every row was read while tuning
 BLIND4 = DATA / "blind4.jsonl"  # the shapes core-v5's graders still misjudged
-SETS = {"existing": ANSWERS, "blind": BLIND, "blind2": BLIND2, "blind3": BLIND3, "blind4": BLIND4}
+WRITTEN5 = DATA / "written5.jsonl"  # tuning rows only: written for the issue's shapes, not blind
+SETS = {
+    "existing": ANSWERS,
+    "blind": BLIND,
+    "blind2": BLIND2,
+    "blind3": BLIND3,
+    "blind4": BLIND4,
+    "written5": WRITTEN5,
+}
 
 
 def load_rows(path: Path = ANSWERS) -> list[dict[str, Any]]:

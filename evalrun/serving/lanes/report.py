@@ -37,7 +37,7 @@ def builds_text(records: list[BuildRecord], root: str, *, pruned: bool = False) 
         rows.append(
             [
                 r.key,
-                r.pip,
+                r.pip + (f" (override {', '.join(r.override)})" if r.override else ""),
                 r.status,
                 _clip(versions, 60),
                 f"{r.install_seconds:.0f}s {r.installer}",
