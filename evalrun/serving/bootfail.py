@@ -239,4 +239,21 @@ def classify(
         # 0.5.23: "Received sigquit from a child process" + kill_process_tree), so -9 with a
         # logged refusal is that refusal; a bare -9 is the kernel's OOM killer.
         return "oom", f"killed by SIGKILL (the kernel OOM killer?): {watch.key_line()}", OOM_HINT
-    return ("crashed", watch.key_line(), f"exit code {code}: the end of server.log says why")
+    line = _root_cause(lines, watch.key_line())
+    return ("crashed", line, f"exit code {code}: the end of server.log says why")
+
+
+POINTS_UP = re.compile(r"(root cause|stack trace|traceback) above", re.IGNORECASE)
+RAISED = re.compile(r"\b\w*(?:Error|Exception): \S")
+
+
+def _root_cause(lines: list[str], key: str) -> str:
+    """The error a wrapper's last line points back to (vLLM's API server ends a dead engine
+    core with "Engine core initialization failed. See root cause above."): the last raised
+    exception before it that does not point up itself; else `key`."""
+    if not POINTS_UP.search(key):
+        return key
+    for line in reversed(lines):
+        if RAISED.search(line) and not POINTS_UP.search(line):
+            return line.strip()[:300]
+    return key
