@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from evalrun.base.errors import SuiteError, UsageError
 from evalrun.endpoint.client import RetryPolicy
 from evalrun.endpoint.http import HttpOptions
-from evalrun.endpoint.options import options_differ
+from evalrun.endpoint.options import RequestOptions, options_differ
 from evalrun.scoring.request import ScoreRequest
 from evalrun.serving.contract import Contract
 from evalrun.serving.target import TargetSpec
@@ -106,9 +106,7 @@ def plan(options: ScoreOptions, store: RunStore) -> ScorePlan:
         # what the run will send, the contract's `request:` block folded in: a bad block
         # fails here, before anything boots; a resume must send what its run sent
         sent = spec.options.with_contract(contract.request) if contract else spec.options
-        differ = options_differ(resumed.sampling, sent.record()) if resumed else []
-        if resumed and differ:
-            raise UsageError(_other_options(resumed, differ))
+        _sends_as_before(resumed, sent)
         limits = Limits.of(options, contract)
         spec = replace(spec, http=limits.http(spec.http))
         label, run_id, log_path = _naming(store, options.label, contract, resumed)
@@ -158,9 +156,7 @@ def plan_request(req: ScoreRequest, store: RunStore) -> ScorePlan:
             retry=req.retry,
             trial=req.trial,
         )
-        differ = options_differ(resumed.sampling, target.options.record()) if resumed else []
-        if resumed and differ:
-            raise UsageError(_other_options(resumed, differ))
+        _sends_as_before(resumed, target.options)
         return _settled(first, store, resumed, req.selection)
     except BaseException:
         if lock is not None:
@@ -222,12 +218,14 @@ def _naming(
     return label or contract.name, run_id, store.run_dir(run_id) / "server.log"
 
 
-def _other_options(resumed: RunRecord, differ: list[str]) -> str:
-    """Why a resume cannot go on: its run was sent other request options."""
-    return (
-        f"run {resumed.run_id} was sent other request options ({', '.join(differ)}: "
-        f"{resumed.sampling}); resume with the same options, or start a new run"
-    )
+def _sends_as_before(resumed: RunRecord | None, sent: RequestOptions) -> None:
+    """A resume must send the request options its run was sent (UsageError naming them)."""
+    differ = options_differ(resumed.sampling, sent.record()) if resumed else []
+    if resumed and differ:
+        raise UsageError(
+            f"run {resumed.run_id} was sent other request options ({', '.join(differ)}: "
+            f"{resumed.sampling}); resume with the same options, or start a new run"
+        )
 
 
 def _settled(

@@ -32,6 +32,9 @@ OOM_HINT = (
     "or use a smaller KV cache dtype"
 )
 CUDA_DIRS = ("/usr/local/cuda/bin", "/usr/local/cuda-*/bin", "/opt/cuda/bin", "/usr/lib/cuda/bin")
+# A wrapper's last line that only points back ("See root cause above"), and a raised exception.
+POINTS_UP = re.compile(r"(root cause|stack trace|traceback) above", re.IGNORECASE)
+RAISED = re.compile(r"\b\w*(?:Error|Exception): \S")
 
 
 class LogWatch:
@@ -241,10 +244,6 @@ def classify(
         return "oom", f"killed by SIGKILL (the kernel OOM killer?): {watch.key_line()}", OOM_HINT
     line = _root_cause(lines, watch.key_line())
     return ("crashed", line, f"exit code {code}: the end of server.log says why")
-
-
-POINTS_UP = re.compile(r"(root cause|stack trace|traceback) above", re.IGNORECASE)
-RAISED = re.compile(r"\b\w*(?:Error|Exception): \S")
 
 
 def _root_cause(lines: list[str], key: str) -> str:
