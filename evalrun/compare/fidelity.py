@@ -517,11 +517,16 @@ def serial_suite(suite: Suite, items: list[Item], suffix: str) -> Suite:
     return derived_suite(suite, suffix, [copy_item(i, SERIAL) for i in items])
 
 
+def serial_copies(traces: dict[str, TokenTrace]) -> dict[str, TokenTrace]:
+    """The `id~serial` copies among `traces` (serial_suite's), by the original item's id."""
+    suffix = f"~{SERIAL}"
+    return {i[: -len(suffix)]: t for i, t in traces.items() if i.endswith(suffix)}
+
+
 def serial_pair(traces: dict[str, TokenTrace]) -> Fidelity | None:
     """One boot's A/A pair: each probe item as asked in the burst against the same item asked
     again one at a time (`id~serial`); None without serial traces."""
-    suffix = f"~{SERIAL}"
-    serial = {i[: -len(suffix)]: t for i, t in traces.items() if i.endswith(suffix)}
+    serial = serial_copies(traces)
     ids = [i for i in traces if i in serial]
     return judge(traces, serial, ids) if ids else None
 

@@ -26,7 +26,13 @@ from pathlib import Path
 from evalrun.base.errors import EndpointError, Interrupted, UsageError
 from evalrun.base.jsondata import JSONObject
 from evalrun.base.text_safety import one_line
-from evalrun.compare.fidelity import SERIAL, judge, runs_floor, serial_pair, serial_suite
+from evalrun.compare.fidelity import (
+    judge,
+    runs_floor,
+    serial_copies,
+    serial_pair,
+    serial_suite,
+)
 from evalrun.compare.floor import floor_of
 from evalrun.endpoint.options import build_options
 from evalrun.scoring.runner import ScoreRequest, score_suite
@@ -230,8 +236,7 @@ class Watch:
         first = serial_pair({**burst, **asked})
         if first is None:
             return
-        suffix = f"~{SERIAL}"
-        one_by_one = {i[: -len(suffix)]: t for i, t in asked.items() if i.endswith(suffix)}
+        one_by_one = serial_copies(asked)
         probe = [i for i in state.probe.ids if i in self.anchor_traces]
         pairs = [first]
         pairs += [
