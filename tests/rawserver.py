@@ -10,6 +10,7 @@ server stops, `RESET` aborts the connection (an RST), and the connection is clos
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import struct
@@ -49,10 +50,17 @@ class RawServer:
         self.shape, self.banner, self.models = shape, banner, models
         self.connections = 0
         self._open: set[asyncio.StreamWriter] = set()
+        self._seen: list[asyncio.StreamWriter] = []
+        self._handlers: set[asyncio.Task[None]] = set()
+        self._abort = False
         self.port = 0
         self._loop = asyncio.new_event_loop()
+        self._server: asyncio.Server | None = None
         self._stopped: asyncio.Event | None = None
         self._ready = threading.Event()
+        # held while the loop closes, so a stop from another thread never schedules onto a
+        # closed loop (call_soon_threadsafe raises RuntimeError there)
+        self._closing = threading.Lock()
         self._thread = threading.Thread(target=self._serve, daemon=True)
 
     @property
@@ -66,18 +74,11 @@ class RawServer:
 
     def kill(self) -> None:
         """Stop at once, as a killed server does: open connections reset, the port refused."""
-        self._loop.call_soon_threadsafe(self._abort_all)
-        self.stop()
-
-    def _abort_all(self) -> None:
-        for writer in list(self._open):
-            writer.transport.abort()
-        assert self._stopped is not None
-        self._stopped.set()
+        self._signal(abort=True)
+        self._thread.join(5)
 
     def stop(self) -> None:
-        if self._stopped is not None and not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(self._stopped.set)
+        self._signal(abort=False)
         self._thread.join(5)
 
     def __enter__(self) -> RawServer:
@@ -86,24 +87,77 @@ class RawServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def _signal(self, *, abort: bool) -> None:
+        with self._closing:
+            if self._stopped is not None and not self._loop.is_closed():
+                self._loop.call_soon_threadsafe(self._begin_stop, abort)
+
     def _serve(self) -> None:
         asyncio.set_event_loop(self._loop)
         self._loop.run_until_complete(self._main())
-        self._loop.close()
+        with self._closing:
+            self._loop.close()
 
     async def _main(self) -> None:
         self._stopped = asyncio.Event()
-        server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
-        self.port = server.sockets[0].getsockname()[1]
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
         self._ready.set()
-        async with server:
-            await self._stopped.wait()
-            server.close()
+        await self._stopped.wait()
+        await self._drain()
+
+    def _begin_stop(self, abort: bool) -> None:
+        """In the loop: accept nothing more, end the open connections (reset when `abort`), and
+        wake every HANG step."""
+        assert self._server is not None and self._stopped is not None
+        self._abort = self._abort or abort
+        for sock in self._server.sockets:
+            self._loop.remove_reader(sock.fileno())  # the Server closes in _drain
+        self._end_connections()
+        self._stopped.set()
+
+    def _end_connections(self) -> None:
+        for writer in list(self._open):
+            if self._abort:
+                writer.transport.abort()
+            elif not writer.is_closing():
+                writer.close()
+
+    async def _drain(self) -> None:
+        """Close the port, then wait until every connection has ended and its socket is closed.
+        The loop must not close before: a socket still open then is never closed, and its
+        garbage collection warns (a ResourceWarning, an error under pytest's settings).
+
+        A connection accepted in the loop turn before the stop is wrapped in its transport a
+        turn later, by a task of asyncio's own; the Server closes only once those tasks are
+        done (one that runs after the close fails an assertion in asyncio and drops its socket
+        unclosed, Python 3.11). Their handlers see the stop and end the connection at once."""
+        assert self._server is not None
+        me = asyncio.current_task()
+        while accepting := asyncio.all_tasks() - {me} - self._handlers:
+            await asyncio.wait(accepting)
+        self._server.close()  # the port refuses from now on
+        while others := asyncio.all_tasks() - {me}:
+            self._end_connections()
+            _, pending = await asyncio.wait(others, timeout=1.0)
+            for task in pending & self._handlers:  # a step still sleeping
+                task.cancel()
+        for writer in self._seen:
+            writer.transport.abort()  # no-op when closed; a close still flushing ends now
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
         self._open.add(writer)
+        self._seen.append(writer)
+        task = asyncio.current_task()
+        assert task is not None and self._stopped is not None
+        self._handlers.add(task)
         try:
+            if self._stopped.is_set():  # accepted in the moment before the stop: ended too
+                self._end_connections()
+                return
             if self.banner is not None:
                 writer.write(self.banner)
                 await writer.drain()
@@ -121,6 +175,7 @@ class RawServer:
             pass
         finally:
             self._open.discard(writer)
+            self._handlers.discard(task)
             if not writer.is_closing():
                 writer.close()
 
