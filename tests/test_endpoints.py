@@ -165,6 +165,7 @@ class _ProxyHandler(BaseHTTPRequestHandler):
 
     server: _Proxy
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # as tests/fakeserver.py: no 40 ms delayed-ACK stall
 
     def log_message(self, format, *args):  # noqa: A002 - the base class's name
         pass
