@@ -42,6 +42,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = [item for item in items if item not in dropped]
+    items[:] = longest_files_first(items)
+
+
+# Markers in the order their files take longest: one that boots the reference (a minute or two
+# each), then one that spawns processes, then the rest (seconds).
+COST_MARKERS = ("integration", "slow")
+
+
+def longest_files_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """`items` with the files that take longest first, each file's tests kept together and in
+    order. xdist hands out whole files (--dist loadfile) in this order (--no-loadscope-reorder;
+    its own order, most tests first, sent the one-test reference files last, to run alone on one
+    worker while the others had finished)."""
+    last = len(COST_MARKERS)
+    rank: dict[str, int] = {}
+    for item in items:
+        path = item.nodeid.split("::")[0]
+        marks = [i for i, m in enumerate(COST_MARKERS) if item.get_closest_marker(m)]
+        rank[path] = min(rank.get(path, last), *marks, last)
+    return sorted(items, key=lambda item: rank[item.nodeid.split("::")[0]])
 
 
 @pytest.fixture(scope="session")
