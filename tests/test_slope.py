@@ -477,3 +477,51 @@ def test_two_served_models_need_model(fake: StreamingFake, tmp_path: Path) -> No
         sweep(fake, tmp_path, depths=[0], concurrency=[1])
     rec = sweep(fake, tmp_path, depths=[0], concurrency=[1], model="b")
     assert rec.model_served == "b" and all(r["model"] == "b" for r in fake.requests)
+
+
+def test_a_probe_on_a_pooled_connection_the_server_dropped_is_sent_again():
+    """A keep-alive connection the server closes as the next request comes (llama-server drops
+    idle ones): the depth probe is sent once more on a new connection, as a stream is, instead
+    of ending the sweep with `the server closed the connection without an answer`."""
+    import asyncio
+    import time
+
+    from evalrun.endpoint.http import HttpOptions, async_client
+    from evalrun.slope.wire import Wire
+
+    body = json.dumps({"choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": 7}})
+    answer = (
+        f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        f"{body}"
+    ).encode()
+
+    async def one_answer_a_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        for answered in (True, False):  # the second request on a connection: closed unanswered
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = next(
+                (
+                    int(h.split(b":")[1])
+                    for h in head.split(b"\r\n")
+                    if h.lower().startswith(b"content-length")
+                ),
+                0,
+            )
+            await reader.readexactly(length)
+            if answered:
+                writer.write(answer)
+                await writer.drain()
+        writer.close()
+        await writer.wait_closed()
+
+    async def go() -> list[int | None]:
+        server = await asyncio.start_server(one_answer_a_connection, "127.0.0.1", 0)
+        base = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1"
+        try:
+            async with async_client(base, HttpOptions(timeout=10)) as client:
+                wire = Wire(client, base, "m", clock=time.monotonic)
+                return [(await wire.probe("hello")).prompt_tokens for _ in range(2)]
+        finally:
+            server.close()
+            await server.wait_closed()
+
+    assert asyncio.run(go()) == [7, 7]

@@ -210,11 +210,15 @@ class Wire:
 
     async def probe(self, text: str) -> Probe:
         """Send `text` for one token, non-streamed; read usage.prompt_tokens."""
+        reconnects = 1  # a pooled connection the server closed while idle: resend once
         while True:
             body = self._body(text, max_tokens=1, stream=False)
             try:
                 resp = await self.client.post(f"{self.base_url}/chat/completions", json=body)
             except httpx.HTTPError as exc:
+                if describe_failure(exc)[0] == "connect" and not refused(exc) and reconnects:
+                    reconnects -= 1
+                    continue
                 raise EndpointError(
                     f"request to {self.base_url} failed ({describe_failure(exc)[1]})",
                     hint="is the server still up? see its log",
