@@ -1,6 +1,9 @@
 """A score settled before anything is sent: `ScorePlan`, made once from the options (`plan`) or
 from a caller's ready request (`plan_request`).
 
+The options (scoring/options.py) are settled here and nowhere else: `target_spec` turns them into
+the target to reach with the request options and API key it is sent (commands/target_args.py
+builds slope's, bisect's and watch's spec through it too), `_selection` into the items they pick.
 The plan holds the target spec, checked, with its contract loaded once (a booted score parses
 its YAML here and nowhere else); the suite and the items to ask; a resumed run read back once,
 under its lock, with the items it already has; the run id, label and server log path; and one
