@@ -3,7 +3,8 @@
 `score`, `slope` and `bisect` all take the same target options (commands/target_args.py turns them
 into a `TargetSpec`) and all reach a server through `open_target`: for `--endpoint` (or
 `OPENAI_BASE_URL`) it yields the endpoint as is; for `--contract`/`--reference` (or a bisect
-variant) it boots the contract, yields it once ready, and tears it down on the way out. The
+variant) it boots the contract (the launcher installs its engine build first), yields it once
+ready, and tears it down on the way out. The
 `Target` carries everything a request needs: base URL, model, API key, request options (the
 contract's `request:` block folded in) and HTTP options.
 """
@@ -126,7 +127,8 @@ class Target:
 
     @classmethod
     def endpoint(cls, url: str, **kw: Any) -> Target:
-        """A running endpoint (no boot)."""
+        """The Target answering at `url`, as its OpenAI base URL (the one place a URL is
+        normalised: a user's endpoint, or the one a launcher yields)."""
         return cls(base_url=normalise_endpoint(url), **kw)
 
 
