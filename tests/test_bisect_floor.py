@@ -228,7 +228,7 @@ def test_a_floor_knob_that_batches_holds_a_kernel_change_in_the_noise(tmp_path, 
         "the good side against itself with max-num-seqs=8, and that boot's serial vs burst"
     )
     assert [b.args["max-num-seqs"] for b in engine.boots].count(8) == 1  # one floor boot
-    assert not any("its floor is 0" in line for line in lines)
+    assert not any("alike serial and in the burst" in line for line in lines)
     rec, _, _ = _kernel_bisect(
         tmp_path, probe_suite, fault=True, floor_sets=["max-num-seqs=8"], use_cache=False
     )

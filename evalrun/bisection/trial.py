@@ -32,7 +32,6 @@ from evalrun.bisection.dd import Outcome, Vote, with_tries
 from evalrun.bisection.request import DEFAULT_FAIL_ON, BisectRequest, Kind, parse_fail_on
 from evalrun.bisection.variants import KnobValue
 from evalrun.compare.fidelity import (
-    DEFAULTS,
     Divergence,
     Fidelity,
     FidelityCounts,
@@ -461,11 +460,11 @@ class TrialRunner:
         if self.floor is None:
             return
         self.log(f"trial {n}: good side's {self.floor.line()}")
-        if not self.floor_sets and self.floor.diverged == 0 and self.floor.drift <= DEFAULTS.same:
+        if not self.floor_sets and self.floor.diverged == 0:
             self.log(
-                "the good side answers the same tokens whatever runs beside it (its floor is 0): "
-                "any change of numerics reads outside it, a harmless kernel's too; --floor-knob "
-                "KNOB=VALUE (a knob that batches, e.g. parallel=16) puts one in the floor"
+                "the good side answered every probe item alike serial and in the burst: any "
+                "change of numerics reads outside its floor, a harmless kernel's too; --floor-knob "
+                "KNOB=VALUE (a harmless knob that batches, e.g. parallel=16) puts one in it"
             )
 
     def _floor_boot(self, contract: Contract, chash: str, variant: str) -> None:
