@@ -484,6 +484,66 @@ SHAPES = [
         "3. Let it steep, then remove the bag and enjoy.",
         True,
     ),
+    # numbers listed under a heading that holds a number itself conclude none
+    ("list-readout", "math-002", "Multiples of 12 up to 60: 12, 24, 36, 48, 60", False),
+    ("list-readout", "math-011", "Multiples of 2500: 10000, 12500, 15000", False),
+    ("list-readout", "math-002", "Step 1: 144 / 12 = 12", True),
+    # an option after a comma is the value of the clause before it (an appositive)
+    (
+        "year-before",
+        "factual-010",
+        "In 1989 Hungary opened its border; the Wall came down a year later, 1990.",
+        False,
+    ),
+    (
+        "year-before",
+        "factual-010",
+        "In 1987 Reagan gave his speech; the Wall itself fell two years later, 1989.",
+        True,
+    ),
+    # what some countries or textbooks teach, turned from by a "but"
+    (
+        "distractor-first",
+        "factual-003",
+        "Some textbooks count six continents, but English-speaking schools teach seven.",
+        True,
+    ),
+    (
+        "distractor-first",
+        "factual-003",
+        "Some countries use seven continents, but the English-speaking model has six.",
+        False,
+    ),
+    # the asked term with another qualifier ("special relativity" for "the general theory")
+    (
+        "right-terms-wrong-claim",
+        "factual-018",
+        "Einstein developed special relativity, but general relativity is Bohr's work.",
+        False,
+    ),
+    (
+        "right-terms-wrong-claim",
+        "factual-018",
+        "Einstein worked out special relativity.\nGeneral relativity came from Planck.",
+        False,
+    ),
+    (
+        "right-terms-wrong-claim",
+        "factual-018",
+        "Newton developed classical mechanics, while general relativity is Einstein's.",
+        True,
+    ),
+    ("right-terms-wrong-claim", "factual-018", "Einstein developed general relativity.", True),
+    # the prompt echoed back without its bracketed aside
+    (
+        "echo",
+        "instr-008",
+        "write one sentence about cats using only lowercase letters",
+        False,
+    ),
+    # "— oh, eight:": a restart after a pause takes back what came before it
+    ("self-correct", "canary-004", "A B C D E F — oh, all eight: A B C D E F G H", True),
+    ("self-correct", "canary-004", "A B C D E F G H — oh, nine: A B C D E F G H I", False),
 ]
 
 

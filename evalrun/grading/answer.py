@@ -525,7 +525,9 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
     # question asking which one is not
     asks_not = re.search(r"\bnot\b|n['’]t\b", question, re.IGNORECASE)
     weighed = []
-    clauses = _CLAUSE_SPLIT.split(_without_asides(plain_text(text), p.lettered()))
+    clauses = _appositives_joined(
+        _CLAUSE_SPLIT.split(_without_asides(plain_text(text), p.lettered())), p
+    )
     # "North — A is north of B, and C is south of B": a bare option opening the reply, set
     # apart by a dash, a stop or a colon, is its answer; the clauses after it explain
     opening = re.match(r"\W*([^\W\d_][\w ]{0,30}?)\W*(?:\s[—–-]\s|[.:!]\s|$)", plain_text(text))
@@ -569,6 +571,19 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
         return weighed[0][1] if several and best > (0, 0) else None
     winners = {letter for w, letter in weighed if w == best}
     return winners.pop() if len(winners) == 1 and best > (0, 0) else None
+
+
+def _appositives_joined(clauses: list[str], p: ChoiceParams) -> list[str]:
+    """The clauses with one that is only an option after a comma joined to the clause before it:
+    in "the Wall itself fell the following year, 1990" the year is what the clause says."""
+    names = {normalize(v) for v in p.lettered().values()}
+    out: list[str] = []
+    for clause in clauses:
+        if out and normalize(clause.strip(" .!")) in names and out[-1].strip():
+            out[-1] = f"{out[-1]} {clause}"
+        else:
+            out.append(clause)
+    return out
 
 
 # "Jo. (Ravi came first, Kim third.)", "Saturday. Check: 7 days later is Wednesday again":
@@ -626,7 +641,8 @@ def _number_list(text: str) -> bool:
     """Whether the reply is a list of three or more bare numbers under a heading ("Primes: 2,
     3, 5, 7, 11"): the asked one is read out of a list, not answered."""
     plain = plain_text(text).strip()
-    body = re.sub(r"^[^\n:\d]{1,40}:\s*", "", plain)
+    # the heading may hold a number of its own ("Multiples of 12: 12, 24, 36")
+    body = re.sub(r"^(?:[^\n:\d]|(?<=\w )\d)[^\n:]{0,39}:\s*", "", plain)
     if body == plain:
         return False
     parts = [x.strip(" \t-*•.") for x in re.split(r"[,;\n]", body)]
