@@ -348,7 +348,13 @@ def echoes_prompt(item: Any, response: Response) -> bool:
     if "copy" in getattr(item, "tags", []) and len(without_lead_in(user)) < 2:
         return False  # the prompt is only the text to copy; with "Repeat exactly:" it is not
     got = normalize(plain_text(response.content or ""), punct=True)
-    return bool(got) and got == normalize(plain_text(user), punct=True)
+    # "write one sentence about cats using only lowercase letters" for the same prompt with
+    # "(no capital letters at all)" after it: the prompt echoed without its aside
+    bare = re.sub(r"\s*\([^()]*\)", "", user)
+    return bool(got) and got in (
+        normalize(plain_text(user), punct=True),
+        normalize(plain_text(bare), punct=True),
+    )
 
 
 def describe_graders() -> str:

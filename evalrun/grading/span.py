@@ -402,6 +402,8 @@ _RETRACTION = re.compile(
     # "12, no, 10": a number taken back between commas
     r"|(?<=\d),\s*no\s*[,:—–-]+\s*"
     rf"|(?:{_PAUSE}|{_STOP})\s*(?:(?:oh|ah|uh|um)\s*,?\s*)?(?:no\s+)?wait\s*[,!:—–-]+(?:[\s,]*(?:no|sorry|actually)\b[\s,.!—–-]*)*"
+    # "A B C D E F G — oh, eight: A B C D E F G H": a restart after a pause, up to its colon
+    rf"|{_PAUSE}\s*(?:oh|ah)\s*,[^\n.!?:]{{1,30}}:\s*"
     # "Yes. Eh, no — ...": a hesitation, then the "no" that takes the answer back
     # (the "no" stays: a yes/no item's verdict)
     rf"|(?:{_PAUSE}|{_STOP}|,\s)\s*(?:eh|er|uh|um|oh|ah)\s*[,.!:—–-]*\s*(?=no\b\s*[,.!:—–-])"
@@ -429,6 +431,9 @@ _RETRACTION = re.compile(
 # "It might seem like yes, but ...", "Many guess Toronto, but ...".
 _DISTRACTOR_LEAD = re.compile(
     r"(?:^|(?<=[.!?\n])\s*)[^.!?\n]*?\b(?:often|commonly|many|most people|some people|some say|"
+    # "Some textbooks count six, but ...": what some sources teach, as against the asked model
+    r"some (?:\w+ )?(?:countries|schools|textbooks|books|sources|models|scholars|experts|"
+    r"traditions|cultures|regions|lists|maps|systems|accounts|authors|references)|"
     r"tempting|might (?:seem|think|say|guess)|may (?:seem|think)|misconception|guess|assume|"
     r"mistake|confuse[ds]?|easy to|looks like|at first glance|you might)\b[^.!?\n]*?"
     r"(?:[,;]?\s+|[.!;]\s*)but\b[\s,]*"  # "Some say seven.\nBut the correct number is six."
