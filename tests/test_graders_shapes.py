@@ -534,6 +534,18 @@ SHAPES = [
         True,
     ),
     ("right-terms-wrong-claim", "factual-018", "Einstein developed general relativity.", True),
+    (
+        "right-terms-wrong-claim",
+        "factual-018",
+        "Einstein gave us special relativity in 1905; general relativity, in 1915, was his too.",
+        True,
+    ),
+    (
+        "right-terms-wrong-claim",
+        "factual-018",
+        "The general theory explains gravity. Einstein built it on his special relativity.",
+        True,
+    ),
     # the prompt echoed back without its bracketed aside
     (
         "echo",

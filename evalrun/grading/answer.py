@@ -34,6 +34,7 @@ from evalrun.grading.registry import (
     verdict,
 )
 from evalrun.grading.span import (
+    FUNCTION_WORDS,
     answer_spans,
     is_believed,
     is_denied,
@@ -525,26 +526,19 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
     # question asking which one is not
     asks_not = re.search(r"\bnot\b|n['’]t\b", question, re.IGNORECASE)
     weighed = []
-    clauses = _appositives_joined(
-        _CLAUSE_SPLIT.split(_without_asides(plain_text(text), p.lettered())), p
-    )
     # "North — A is north of B, and C is south of B": a bare option opening the reply, set
     # apart by a dash, a stop or a colon, is its answer; the clauses after it explain
     opening = re.match(r"\W*([^\W\d_][\w ]{0,30}?)\W*(?:\s[—–-]\s|[.:!]\s|$)", plain_text(text))
     if opening and opening.group(1).casefold() in {v.casefold() for v in p.lettered().values()}:
         return None
-    # "The Wall went up in 1961 and came down in 1989": two options in one clause, each
-    # with its own verb after "and", are two clauses
-    clauses = [
-        part
-        for clause in clauses
-        for part in (_AND_SPLIT.split(clause) if len(_choices_in(clause, p)[0]) > 1 else [clause])
-    ]
+    clauses = _clauses_of(text, p)
     # an option set aside by the sentence around its clause ("Mars is often mistaken for the
     # Red Planet; that title belongs to Jupiter") is set aside in the clause too
     everywhere, whole = _choices_in(text, p)
     kept = {h[0] for h in everywhere if not is_believed(whole, h[1])}
-    several = False
+    aside = _qualified_otherwise(clauses, p)
+    kept -= aside
+    several = bool(aside)
     for clause in clauses:
         named, norm = _choices_in(clause, p)
         several = several or len({h[0] for h in named}) > 1
@@ -571,6 +565,77 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
         return weighed[0][1] if several and best > (0, 0) else None
     winners = {letter for w, letter in weighed if w == best}
     return winners.pop() if len(winners) == 1 and best > (0, 0) else None
+
+
+def _clauses_of(text: str, p: ChoiceParams) -> list[str]:
+    """The reply's clauses, asides and checks dropped, an option alone after a comma joined to
+    the clause before it."""
+    clauses = _appositives_joined(
+        _CLAUSE_SPLIT.split(_without_asides(plain_text(text), p.lettered())), p
+    )
+    # "The Wall went up in 1961 and came down in 1989": two options in one clause, each
+    # with its own verb after "and", are two clauses
+    return [
+        part
+        for clause in clauses
+        for part in (_AND_SPLIT.split(clause) if len(_choices_in(clause, p)[0]) > 1 else [clause])
+    ]
+
+
+_DETERMINERS = set(
+    "his her their its my our your this that these those some any every each no another other "
+    "such own".split()
+)
+
+
+def _qualified_otherwise(clauses: list[str], p: ChoiceParams) -> set[str]:
+    """The options named only in clauses that put another qualifier before a word of the
+    question where another clause keeps the question's own: "Einstein developed special
+    relativity, but general relativity is Bohr's work" to "Which scientist developed the
+    general theory of relativity?" sets Einstein aside (his clause is about special
+    relativity)."""
+    question = current_question()
+    if not question:
+        return set()
+    names = {w for v in p.lettered().values() for w in normalize(v).split()}
+    asked = {w for w in re.findall(r"\w+", question.casefold())}
+    content = {w for w in asked if w not in FUNCTION_WORDS and w not in names and w.isalpha()}
+
+    def pairs(clause: str) -> list[tuple[str, str]]:
+        words = re.findall(r"\w+", clause.casefold())
+        return [(a, b) for a, b in zip(words, words[1:], strict=False) if b in content]
+
+    # "...; he developed general relativity too", "general relativity, in 1915, was also
+    # his": a sentence speaking of the option by a pronoun is about the same one
+    sentences = re.split(r"[.!?;\n。；]+", plain_text(" ".join(clauses)))
+    pronoun = re.compile(r"\b(?:he|she|they|him|his|her|hers|their|it|its)\b", re.IGNORECASE)
+    own = [
+        set()
+        if any(c.strip() and c.strip() in t and pronoun.search(t) for t in sentences)
+        else {b for a, b in pairs(c) if a in content and a != b}
+        for c in clauses
+    ]
+    aside: set[str] = set()
+    plain: set[str] = set()
+    for n, clause in enumerate(clauses):
+        named = {h[0] for h in _choices_in(clause, p)[0]}
+        if not named:
+            continue
+        other = {
+            b
+            for a, b in pairs(clause)
+            if a not in asked
+            and a not in FUNCTION_WORDS
+            and a not in _DETERMINERS
+            and a not in names
+            and a.isalpha()
+        }
+        elsewhere = set().union(*(o for m, o in enumerate(own) if m != n))
+        if other - own[n] & elsewhere:
+            aside |= named
+        else:
+            plain |= named
+    return aside - plain
 
 
 def _appositives_joined(clauses: list[str], p: ChoiceParams) -> list[str]:
@@ -685,6 +750,9 @@ def _choice(response: Response, p: ChoiceParams) -> Grade:
     # pick of a bold or opening span that names it alone
     denied = {h[0] for h in everywhere if is_denied(whole, h[2])} if deny else set()
     spans = answer_spans(answer_text(response))
+    # "Einstein developed special relativity; general relativity is Bohr's" to a question on
+    # the general theory: an option named only about another kind of the asked thing
+    aside = _qualified_otherwise(_clauses_of(answer_text(response), p), p)
     # bold on two options ("Built: **1961**, fell: **1989**") marks no one answer
     bold = {h[0] for how, span in spans if how == "bold" for h in _choices_in(span, p)[0]}
     for how, span in spans:
@@ -697,7 +765,10 @@ def _choice(response: Response, p: ChoiceParams) -> Grade:
         rejected = {
             h[1]
             for h in named
-            if is_negated(norm, h[1]) or _compared(norm, h[1]) or _demoted(norm, h[2])
+            if is_negated(norm, h[1])
+            or _compared(norm, h[1])
+            or _demoted(norm, h[2])
+            or h[0] in aside
         }
         if deny:
             rejected |= {h[1] for h in named if is_denied(norm, h[2])}

@@ -586,7 +586,7 @@ def offered_alternatives(text: str) -> list[tuple[str, str, str, str]]:
 
 # ---------------------------------------------------------------- the question's focus
 
-_FUNCTION_WORDS = set(
+FUNCTION_WORDS = set(
     "a an the is are was were be of in on at to for and or with by from as it its this that "
     "these those there what which who whom whose how many much does do did has have had will "
     "would can could should your you reply answer just only name word one please give".split()
@@ -652,16 +652,16 @@ def question_focus(question: str, clause: str, names: set[str]) -> tuple[int, fl
     # "In which year did the Berlin Wall fall?": the verb a did-question ends on is what it
     # asks about, ahead of its subject (which a clause about another deed repeats too)
     verb = re.search(r"\b(?:did|does|do)\b[^?？]*?\b(\w+)\W*$", asked[-1] if asked else "")
-    if verb and verb.group(1).casefold() not in _FUNCTION_WORDS:
+    if verb and verb.group(1).casefold() not in FUNCTION_WORDS:
         last = _BASE.get(verb.group(1).casefold(), verb.group(1).casefold())
         words = [last] + [w for w in words if w != last]
     # a pair of function words ("is the") is in every clause: it repeats nothing asked
     pairs = {
         (a, b)
         for a, b in zip(words, words[1:])
-        if a not in names and b not in names and not {a, b} <= _FUNCTION_WORDS
+        if a not in names and b not in names and not {a, b} <= FUNCTION_WORDS
     }
     said_pairs = set(zip(said, said[1:]))
-    content = [w for w in dict.fromkeys(words) if w not in _FUNCTION_WORDS and w not in names]
+    content = [w for w in dict.fromkeys(words) if w not in FUNCTION_WORDS and w not in names]
     weight = sum(1 / (n + 1) for n, w in enumerate(content) if w in said)
     return len(pairs & said_pairs), weight
