@@ -556,6 +556,40 @@ SHAPES = [
     # "— oh, eight:": a restart after a pause takes back what came before it
     ("self-correct", "canary-004", "A B C D E F — oh, all eight: A B C D E F G H", True),
     ("self-correct", "canary-004", "A B C D E F G H — oh, nine: A B C D E F G H I", False),
+    # a bracketed gloss or alternative after the answer when the prompt asks for it only
+    (
+        "only-asked",
+        "ml-007",
+        "La bibliothèque ouvre à neuf heures du matin. (« library » = bibliothèque)",
+        False,
+    ),
+    (
+        "only-asked",
+        "ml-012",
+        "Der Zug ist heute verspätet. (Oder auch: Der Zug hat heute Verspätung.)",
+        False,
+    ),
+    ("only-asked", "ml-007", "La bibliothèque ouvre à neuf heures du matin.", True),
+    ("only-asked", "factual-001", "Ottawa. (It is in Ontario.)", True),
+    # a check with an adjective before it ("Quick check:") is still the answer's check
+    ("answer-then-check", "math-020", "x = 8\n\nA quick check: 3·8 + 7 = 31 ✓", True),
+    ("answer-then-check", "math-019", "21. Final check: 21 × 4 = 84 ✓", True),
+    # a program's output is what it prints: digits, not number words
+    ("code-output", "code-010", "one hundred twenty", False),
+    ("code-output", "code-014", "seven", False),
+    ("code-output", "code-013", "2.5", True),
+    ("code-output", "code-013", "10 / 4 is 2.500 exactly; Python prints `2.5`.", True),
+    ("code-output", "code-001", "It prints 11.", True),
+    ("code-output", "math-002", "twelve", True),
+    # "correcting myself" takes back what came before it
+    ("self-correct", "math-016", "I'd have said 3/4, but correcting myself: 6/8.", False),
+    ("self-correct", "math-016", "I'd have said 6/8, but correcting myself: 3/4.", True),
+    # a minus glued to an option's number makes another number
+    ("negative-digit", "logic-014", "The answer is -9.", False),
+    ("negative-digit", "logic-014", "9 (since 9 = 3 × 3)", True),
+    # a bare option after the last sentence's stop is the answer the working leads to
+    ("bare-last", "logic-001", "Leo is in the middle and Sam is below him. Sam", True),
+    ("bare-last", "logic-001", "Leo is in the middle and Sam is below him. Leo", False),
 ]
 
 

@@ -93,6 +93,8 @@ def _numeric(response: Response, p: NumericParams) -> Grade:
     if labelled is not None:
         read = labelled
     wanted = [p.answer] if isinstance(p.answer, (int, float)) else p.answer
+    if _PRINTS.search(current_question()) and not _as_printed(answer_text(response)):
+        return verdict(False, "a program's output is written in digits, as it prints them")
     if is_bare_expression(answer_text(response)):
         return verdict(False, f"the computation restated, not its value ({fmt_number(wanted[0])})")
     if read.value is None:
@@ -121,6 +123,20 @@ def _numeric(response: Response, p: NumericParams) -> Grade:
         for w in wanted
     )
     return Grade(passed=any(close), detail=seen, span=span)
+
+
+# "What does this Python code print?": the output is what the program prints, in digits
+# ("11", never "eleven")
+_PRINTS = re.compile(
+    r"\bwhat (?:does|will) (?:this|the following) (?:\w+ )?(?:code|program|snippet) "
+    r"(?:print|output)",
+    re.IGNORECASE,
+)
+
+
+def _as_printed(text: str) -> bool:
+    """Whether the reply writes its output's numbers in digits, as a program prints them."""
+    return bool(re.search(r"\d", plain_text(text)))
 
 
 # "Red: 9, green: 6." for "How many red balls are there?": values under labels, one of which
@@ -341,8 +357,13 @@ def _name_hits(norm: str, options: dict[str, str]) -> list[tuple[str, int, int]]
     for k, v in options.items():
         want = fold_accents(normalize(v))
         for m in re.finditer(re.escape(want), norm):
-            if (m.start() == 0 or not norm[m.start() - 1].isalnum()) and (
-                m.end() == len(norm) or not norm[m.end()].isalnum()
+            # "-9" is another number than the option 9 (a range "5-9" still names it)
+            glued = m.start() > 0 and norm[m.start() - 1] in "-−" and want[:1].isdigit()
+            glued = glued and (m.start() == 1 or not norm[m.start() - 2].isalnum())
+            if (
+                (m.start() == 0 or not norm[m.start() - 1].isalnum())
+                and (m.end() == len(norm) or not norm[m.end()].isalnum())
+                and not glued
             ):
                 found.append((k, m.start(), m.end()))
     # an option inside a longer one ("Bronte" in "Charlotte Bronte") counts once, as the longer
@@ -702,6 +723,18 @@ def _lists_options(text: str, p: ChoiceParams) -> bool:
     return listed and short and len(parts) >= 3 and len({n for n in named if n}) >= 2
 
 
+def _bare_last(text: str, p: ChoiceParams) -> str | None:
+    """The option a reply ends on alone, after the last stop of its working ("Mia is the
+    tallest and Sam the shortest. Sam"), or None. Not for yes/no items."""
+    options = {normalize(v): k for k, v in p.lettered().items()}
+    if set(options) == {"yes", "no"}:
+        return None
+    m = re.search(
+        r"\w[^\n]*?(?:[.!?]\s+|\n\s*)([^\W\d_][^\n.!?]{0,30}?)[.!]?\s*$", plain_text(text)
+    )
+    return options.get(normalize(m.group(1))) if m else None
+
+
 def _number_list(text: str) -> bool:
     """Whether the reply is a list of three or more bare numbers under a heading ("Primes: 2,
     3, 5, 7, 11"): the asked one is read out of a list, not answered."""
@@ -742,6 +775,9 @@ def _choice(response: Response, p: ChoiceParams) -> Grade:
     """The reply chooses the expected option, by letter or by name, and only that one."""
     if _lists_options(answer_text(response), p):
         return verdict(False, f"lists the options and chooses none; expected {p.answer}")
+    last = _bare_last(answer_text(response), p)
+    if last is not None:
+        return verdict(last == p.answer, f"picked {last} (alone at the end); expected {p.answer}")
     # "Sydney isn't the capital; Canberra is." sets Sydney aside; when every option named is
     # denied, the denial is the claim ("9 is not prime" answers "which is not prime?")
     everywhere, whole = _choices_in(answer_text(response), p)

@@ -422,7 +422,8 @@ def extract_answer_number(
 
 # "x = 8. Check: 3·8 + 7 = 31 ✓": the answer, then its check, whose numbers are not the answer
 _CHECK = re.compile(
-    r"(?:^|(?<=\n)|(?<=[.!?)])[ \t]+)[\W_]*(?:check(?:ing)?|verif(?:y|ication|ying)|sanity check|"
+    r"(?:^|(?<=\n)|(?<=[.!?)])[ \t]+)[\W_]*(?:(?:a\s+)?(?:quick|final|double|last)\s+)?"
+    r"(?:check(?:ing)?|verif(?:y|ication|ying)|sanity check|"
     r"proof|kontrolle|probe|vérification|проверка)\b[\W_]*?[:：]",
     re.IGNORECASE,
 )

@@ -220,12 +220,14 @@ _ONLY_ASKED = re.compile(
     re.IGNORECASE,
 )
 # What a reply appends after its answer: a labelled note ("Note:", "Alternatives:", "Word by
-# word:", "Literally, ...") or a paragraph. (A bracketed aside, "violet (and sits behind shelf
-# Q9)", is read as part of the answer.)
+# word:", "Literally, ..."), a paragraph, or a bracket after the reply's last stop. (A bracketed
+# aside within the answer, "violet (and sits behind shelf Q9)", is read as part of it.)
 _NOTE = re.compile(
     r"(?:(?<=\s)|^)(?:note|nb|n\.b\.|alternatives?|alternatively|literally|word by word|"
     r"explanation|pronunciation|примечание|remarque|hinweis|注)\s*[:：,—–-]"
-    r"|\n\s*\n(?=\s*\S)",
+    r"|\n\s*\n(?=\s*\S)"
+    # "Der Zug ist heute verspätet. (Oder: ...)": a bracket closing the reply after its stop
+    r"|(?<=[.!?。！？])[^\S\n]*[(（](?=[^()（）]*[)）]\s*$)",
     re.IGNORECASE,
 )
 

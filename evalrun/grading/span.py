@@ -421,7 +421,7 @@ _RETRACTION = re.compile(
     r"my mistake|my bad|make that|or rather|let me (?:double-?check|re-?\w+)(?: that| this| it)?|"
     # "let me add again", "let me work it out again": the reply starts over
     r"let me (?:add|count|compute|calculate|work|do|try|check|go)\w*(?: \w+){0,2} (?:again|over)|"
-    r"entschuldigung|pardon|то есть|извините)\b"
+    r"correcting (?:myself|that|this)|entschuldigung|pardon|то есть|извините)\b"
     r"|\b(?:нет|nein|non),?\s+(?:скорее|eher|plutôt)\b",
     re.IGNORECASE,
 )
