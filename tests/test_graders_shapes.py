@@ -590,6 +590,24 @@ SHAPES = [
     # a bare option after the last sentence's stop is the answer the working leads to
     ("bare-last", "logic-001", "Leo is in the middle and Sam is below him. Sam", True),
     ("bare-last", "logic-001", "Leo is in the middle and Sam is below him. Leo", False),
+    # the output a reply states (a literal) is its answer, not one its working names
+    (
+        "stated-output",
+        "code-006",
+        "sorted gives [1, 2, 3]; with reverse=True, [3, 2, 1].\n\nOutput: [1, 2, 3]",
+        False,
+    ),
+    (
+        "stated-output",
+        "code-006",
+        "sorted gives [1, 2, 3]; with reverse=True, [3, 2, 1].\n\nOutput: [3, 2, 1]",
+        True,
+    ),
+    ("stated-output", "code-012", "It prints None, since IndexError needs a bigger list.", False),
+    ("stated-output", "code-012", "It prints nothing: IndexError, list index out of range.", True),
+    ("stated-output", "code-003", "It prints 3 1 (7 // 2 is 3, 7 % 2 is 1).", True),
+    ("stated-output", "code-009", "It prints False True.", True),
+    ("stated-output", "code-010", "It prints 24... wait, no: it prints 120 (5 factorial).", True),
 ]
 
 

@@ -185,6 +185,15 @@ def grade(item: Any, response: Response) -> Grade:
             if note is not None:
                 detail = f"the prompt asks for the answer only; the reply adds {note[:40]!r}"
                 verdict_ = Grade(passed=False, detail=detail, span=note)
+            elif (stated := _stated_output(question, response.content or "")) is not None and not (
+                grade_spec(
+                    item.grader.kind,
+                    item.grader.params(),
+                    response.model_copy(update={"content": stated}),
+                ).passed
+            ):
+                detail = f"the reply states the output as {stated[:40]!r}"
+                verdict_ = Grade(passed=False, detail=detail, span=stated)
             elif _REFUSAL.match(response.content or ""):
                 verdict_ = Grade(passed=False, detail="the reply declines the task")
             elif (loop := _LOOPED.search(_spaced(response.content or ""))) is not None:
@@ -247,6 +256,46 @@ def _note_beyond_the_answer(item: Any, question: str, response: Response) -> str
         alone = response.model_copy(update={"content": head})
         if grade_spec(item.grader.kind, item.grader.params(), alone).passed:
             return content[m.start() :].strip()
+    return None
+
+
+# "What does this code print?" answered "It prints None — an IndexError would ...", or working
+# that ends "Output: [1, 2, 3]": the output the reply states, a literal (numbers, None/True/False,
+# a quoted string, a bracketed list), is its answer; the right one named in its working is not.
+_OUTPUT_ASKED = re.compile(
+    r"\bwhat (?:does|will|happens when) (?:this|the following)\b[^?\n]{0,40}?"
+    r"\b(?:print|output|run)s?\b",
+    re.IGNORECASE,
+)
+_ATOM = (
+    r"(?:-?\d[\d.,]*|None|True|False|null|undefined|NaN|\"[^\"\n]*\"|'[^'\n]*'"
+    r"|\[[^\]\n]*\]|\{[^}\n]*\}|`[^`\n]+`)"
+)
+_LITERAL = rf"(?P<value>{_ATOM}(?: {_ATOM})*)"
+_STATED = (
+    re.compile(
+        rf"^\W*(?:it|this|the code|the program)\s+(?:prints|outputs|logs|returns)\s*:?\s*{_LITERAL}"
+        r"(?=\s*(?:$|[.;,:(!—–]|-\s|(?:because|since|as|which)\b))",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"(?:^|\n)[^\S\n]*(?:final\s+)?(?:output|answer|result)\s*(?:is)?\s*[:=]\s*{_LITERAL}"
+        r"[^\S\n]*\.?\s*$",
+        re.IGNORECASE,
+    ),
+)
+
+
+def _stated_output(question: str, content: str) -> str | None:
+    """The output a reply states for a question asking what code prints, or None."""
+    if not _OUTPUT_ASKED.search(question):
+        return None
+    claim, _ = final_claim(content)  # "It prints 10... wait, no — 11": the claim after it
+    plain = plain_text(claim).strip()
+    for pattern in _STATED:
+        m = pattern.search(plain)
+        if m:
+            return m.group("value")
     return None
 
 
