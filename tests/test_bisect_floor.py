@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import threading
+import zlib
 
 import pytest
 from fakeserver import reply, simple_item, write_suite
@@ -159,3 +160,85 @@ def test_a_knob_that_only_wobbles_is_judged_by_its_own_spread_too(tmp_path, prob
     assert all(t.fidelity and t.fidelity.drift > 0.05 for t in harmless)  # far from floor 0
     faulty = [t for t in rec.trials if t.applied == [{"knob": "kv-cache-dtype", "value": "fp8"}]]
     assert faulty and all(t.outcome == "divergent" for t in faulty)
+
+
+class KernelAndBatching(WobblyEngine):
+    """A lane that answers the same tokens at one sequence whatever runs beside it, each item's
+    logprobs set by the attention kernel it runs (`attention-backend`: another kernel moves
+    every logprob by up to 0.12 nats and flips some near ties, deterministically); once it
+    batches (max-num-seqs above 1) it wobbles per request as much. So a kernel change is as far
+    from the good side as batching is, and the good side's own floor (0) holds neither."""
+
+    def __call__(self, contract, log_path, *, on_progress=None):
+        batched = contract.args.get("max-num-seqs", 1) > 1
+        kernel = str(contract.args.get("attention-backend", "default"))
+        broken = self.fault(contract)
+        parent = FakeEngine.__call__(self, contract, log_path, on_progress=on_progress)
+
+        def rule(body):
+            prompt = json.dumps(body.get("messages"), sort_keys=True)
+            seed = zlib.crc32(f"{kernel}\x00{prompt}".encode())
+            if batched:
+                with self.lock:
+                    self.draws += 1
+                    seed = seed * 1000 + self.draws
+            return reply("ok", tokens=self.tokens(random.Random(seed), broken))
+
+        server = parent.__enter__()
+        self.servers[-1].rule = rule
+        return _Entered(parent, server)
+
+
+def _kernel_bisect(tmp_path, probe_suite, *, fault=False, **floor):
+    good = _contract(tmp_path / "good.yaml", args={"max-num-seqs": 1, "kv-cache-dtype": "auto"})
+    bad = _contract(
+        tmp_path / "bad.yaml",
+        args={
+            "max-num-seqs": 1,
+            "kv-cache-dtype": "fp8" if fault else "auto",
+            "attention-backend": "flash",
+        },
+    )
+    engine = KernelAndBatching(lambda c: c.args.get("kv-cache-dtype") == "fp8")
+    lines: list[str] = []
+    req = _req(tmp_path, probe_suite, good=good, bad=bad, **floor)
+    return run_bisect(req, launcher=engine, log=lines.append), engine, lines
+
+
+FLASH = {"knob": "attention-backend", "value": "flash"}
+
+
+def test_a_kernel_change_on_a_lane_that_does_not_batch_is_blamed_without_a_floor_knob(
+    tmp_path, probe_suite
+):
+    rec, _, lines = _kernel_bisect(tmp_path, probe_suite)
+    assert rec.floor is not None and rec.floor.diverged == 0
+    assert rec.culprits == [FLASH], rec.verdict
+    assert any("--floor-knob" in line for line in lines)  # the run says what would help
+
+
+def test_a_floor_knob_that_batches_holds_a_kernel_change_in_the_noise(tmp_path, probe_suite):
+    """--floor-knob max-num-seqs=8: the good side's floor boot batches, so the floor holds a
+    change of numerics as large as the kernel's: the kernel change alone is nothing to bisect,
+    and beside a fluent fault only the fault is named."""
+    rec, engine, lines = _kernel_bisect(tmp_path, probe_suite, floor_sets=["max-num-seqs=8"])
+    assert not rec.culprits and "nothing to bisect" in rec.verdict, rec.verdict
+    assert rec.floor is not None and rec.floor.pairs == 2 and rec.floor.drift > 0.05
+    assert rec.floor.source == (
+        "the good side against itself with max-num-seqs=8, and that boot's serial vs burst"
+    )
+    assert [b.args["max-num-seqs"] for b in engine.boots].count(8) == 1  # one floor boot
+    assert not any("alike serial and in the burst" in line for line in lines)
+    rec, _, _ = _kernel_bisect(
+        tmp_path, probe_suite, fault=True, floor_sets=["max-num-seqs=8"], use_cache=False
+    )
+    assert rec.culprits == [{"knob": "kv-cache-dtype", "value": "fp8"}], rec.verdict
+    kernel = [t for t in rec.trials if t.applied == [FLASH]]
+    assert all(t.outcome == "ok" for t in kernel)
+
+
+def test_a_floor_knob_that_is_not_a_knob_is_a_one_line_error(tmp_path, probe_suite):
+    from evalrun.base.errors import UsageError
+
+    with pytest.raises(UsageError, match="--floor-knob"):
+        _kernel_bisect(tmp_path, probe_suite, floor_sets=["max-num-seqs"])

@@ -35,6 +35,7 @@ SETTINGS: dict[str, tuple[list[str], int]] = {
     "np1-fa": (knobs(1, **{"flash-attn": "on"}), 4),
     "np16-q8k": (knobs(16, **{"cache-type-k": "q8_0"}), 16),
     "np16-q4k": (knobs(16, **{"cache-type-k": "q4_0"}), 16),
+    "np1-q4k": (knobs(1, **{"cache-type-k": "q4_0"}), 4),
     "np16-q8kv": (
         knobs(16, **{"flash-attn": "on", "cache-type-k": "q8_0", "cache-type-v": "q8_0"}),
         16,
@@ -45,6 +46,8 @@ SETTINGS: dict[str, tuple[list[str], int]] = {
     ),
 }
 
+BATCHED_FLOOR = [f"--floor-knob={k.removeprefix('--set=')}" for k in knobs(16)]
+
 # Contract pairs for dd bisect: a harmless knob that only changes batching (parallel) beside
 # one fault (a q4_0 K cache). The good side is -np 1; the bad side has both changes.
 BISECTS: dict[str, list[str]] = {
@@ -53,6 +56,11 @@ BISECTS: dict[str, list[str]] = {
     # Flash attention on against off, at 16 slots (a batching lane) and at one (deterministic).
     "fa16": ["--good", "np16", "--bad", "np16-fa"],
     "fa1": ["--good", "np1", "--bad", "np1-fa"],
+    # The same at one slot with the floor measured on a boot that batches (--floor-knob): the
+    # kernel change against a floor that holds a change of numerics, and a fault against it.
+    "fa1-fk": ["--good", "np1", "--bad", "np1-fa", *BATCHED_FLOOR],
+    "q4k1-fk": ["--good", "np1", "--bad", "np1-q4k", *BATCHED_FLOOR],
+    "np-and-q4k-fk": ["--good", "np1", "--bad", "np16-q4k", *BATCHED_FLOOR],
 }
 
 

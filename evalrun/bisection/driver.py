@@ -44,7 +44,14 @@ from evalrun.bisection.releases import (
     ordered_values,
 )
 from evalrun.bisection.request import BisectRequest, Mode
-from evalrun.bisection.trial import Scorer, TrialReach, TrialResult, TrialRules, TrialRunner
+from evalrun.bisection.trial import (
+    Scorer,
+    TrialReach,
+    TrialResult,
+    TrialRules,
+    TrialRunner,
+    floor_contract,
+)
 from evalrun.bisection.variants import (
     ABSENT,
     Difference,
@@ -678,9 +685,12 @@ def _reach(
 def _sides(req: BisectRequest, mode: Mode) -> list[Contract]:
     """The contracts the mode starts from: knob, its one; contracts, good and bad; git, none."""
     names = {"knob": [req.contract], "ordered": [req.contract], "contracts": [req.good, req.bad]}
-    return [
+    sides = [
         load_contract(name or "", sets=req.sets, unsets=req.unsets) for name in names.get(mode, [])
     ]
+    for side in sides[:1]:  # the good side's floor boot must be a contract (one-line error now)
+        floor_contract(side, req.floor_sets)
+    return sides
 
 
 def _new_record(

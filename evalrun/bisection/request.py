@@ -74,6 +74,11 @@ class BisectRequest(BaseModel):
     floor_boots: int = Field(
         default=1, ge=1, le=2, description="Boots of the good side its noise floor is measured on."
     )
+    floor_sets: list[str] = Field(
+        default_factory=list,
+        description="--floor-knob K=V: the good side's floor boot runs with these (a harmless "
+        "knob that batches), so its floor holds that change of numerics too.",
+    )
     garble_rate: float = Field(default=0.25, gt=0, le=1)
     min_score: int | None = None
     tries: int = Field(default=1, ge=1)

@@ -47,7 +47,7 @@ from evalrun.endpoint.http import HttpOptions
 from evalrun.endpoint.logprobs import TokenTrace
 from evalrun.endpoint.options import RequestOptions
 from evalrun.scoring.runner import ScoreHooks, ScoreRequest
-from evalrun.serving.contract import Contract, contract_hash
+from evalrun.serving.contract import Contract, contract_hash, with_overrides
 from evalrun.serving.target import Launcher, Target, TargetSpec, open_target
 from evalrun.store import ItemRecord, RunRecord, RunStore
 from evalrun.store.tokens import load_traces
@@ -297,6 +297,16 @@ class TrialReach:
     boot_progress: Callable[[str], Any] | None = None
 
 
+def floor_contract(good: Contract, sets: list[str]) -> Contract:
+    """The good side as its floor boot runs it: with the --floor-knob harmless knobs set."""
+    if not sets:
+        return good
+    try:
+        return with_overrides(good, sets=sets)
+    except EvalrunError as exc:
+        raise UsageError(f"--floor-knob: {exc}") from exc
+
+
 class TrialRunner:
     """Runs trials with an injected launcher and scorer, caching by contract hash."""
 
@@ -311,6 +321,7 @@ class TrialRunner:
     ) -> None:
         self.target = reach.target
         self.floor_boots = req.floor_boots  # boots of the good side its noise floor is measured on
+        self.floor_sets = list(req.floor_sets)  # --floor-knob: the floor boot's harmless knobs
         # The good side's probe tokens, once its trial ran: every later trial is judged against
         # them (compare/fidelity.py); None without token capture (--no-logprobs).
         self.reference: dict[str, TokenTrace] | None = None
@@ -444,19 +455,33 @@ class TrialRunner:
         self.reference = self._traces(m.run_ids)
         self.reference_runs = list(m.run_ids)
         self.floor = measure_floor(self.reference)
-        if self.floor is not None and self.floor_boots > 1:
+        if self.floor is not None and (self.floor_boots > 1 or self.floor_sets):
             self._floor_boot(contract, chash, variant)
-        if self.floor is not None:
-            self.log(f"trial {n}: good side's {self.floor.line()}")
+        if self.floor is None:
+            return
+        self.log(f"trial {n}: good side's {self.floor.line()}")
+        if not self.floor_sets and self.floor.diverged == 0:
+            self.log(
+                "the good side answered every probe item alike serial and in the burst: any "
+                "change of numerics reads outside its floor, a harmless kernel's too; --floor-knob "
+                "KNOB=VALUE (a harmless knob that batches, e.g. parallel=16) puts one in it"
+            )
 
     def _floor_boot(self, contract: Contract, chash: str, variant: str) -> None:
         """--floor-boots 2: boot the good side once more (cached apart from its first boot) and
-        pool its probe into the floor, so the floor holds what a boot changes too."""
+        pool its probe into the floor, so the floor holds what a boot changes too. With
+        --floor-knob, that boot runs with the harmless knobs set: the floor then holds the
+        change of numerics they make (batching on a lane that answers alike at any load)."""
         key = f"{chash}-floor2"
+        again = f"{variant} again"
+        if self.floor_sets:
+            contract = floor_contract(contract, self.floor_sets)
+            key = f"{key}-{contract_hash(contract)[:16]}"
+            again = f"{variant} with {', '.join(self.floor_sets)}"
         cached = self._cached(key)
         if cached is None:
             n = self._number()
-            self.log(f"trial {n}: booting {variant} again for the floor [{chash[:10]}]")
+            self.log(f"trial {n}: booting {again} for the floor [{chash[:10]}]")
             cached = self._boot_and_probe(contract, chash, n)
             cached = cached.model_copy(update={"contract_hash": key})
             with self._lock:
@@ -467,7 +492,8 @@ class TrialRunner:
             self.log(f"the good side's second boot was {kind}: its floor is from one boot")
             return
         assert self.reference is not None
-        self.floor = measure_floor(self.reference, self._traces(m.run_ids))
+        knobs = ", ".join(self.floor_sets) or None
+        self.floor = measure_floor(self.reference, self._traces(m.run_ids), knobs=knobs)
 
     def _fidelity(self, run_ids: list[str]) -> Fidelity:
         """A trial's probe tokens judged against the good side's; when either side has none,

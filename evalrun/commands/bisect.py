@@ -130,6 +130,16 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "serial against the burst; 2: also a second boot, so what a boot changes is noise too)",
     )
     how.add_argument(
+        "--floor-knob",
+        action="append",
+        default=[],
+        dest="floor_sets",
+        metavar="KNOB=VALUE",
+        help="boot the good side once more with this harmless knob for its floor (repeatable; "
+        "e.g. parallel=16: on a lane that does not batch, the floor then holds what batching "
+        "changes, and a kernel's change of numerics is judged against it)",
+    )
+    how.add_argument(
         "--results", default="results", metavar="DIR", help="run store (default results)"
     )
     how.add_argument("--no-cache", action="store_true", help="boot every trial even if cached")
@@ -194,6 +204,7 @@ def run(args: argparse.Namespace) -> int:
         full=args.full,
         burst=args.burst,
         floor_boots=args.floor_boots,
+        floor_sets=args.floor_sets,
         use_cache=not args.no_cache,
         verify=not args.trust_endpoints,
         lanes=args.lanes,

@@ -536,19 +536,27 @@ def measure_floor(
     second: dict[str, TokenTrace] | None = None,
     *,
     side: str = "the good side",
+    knobs: str | None = None,
 ) -> Floor | None:
     """A lane's noise floor from its own probe (serial against the burst); with a second
     boot's probe (bisect --floor-boots 2), also that boot's serial pair and the two boots'
-    bursts against each other, pooled. `side` names the lane in the floor's source."""
+    bursts against each other, pooled. `knobs` names the harmless knobs the second boot ran
+    with (--floor-knob): the floor is then what those knobs change, the
+    two bursts against each other and the second boot's serial pair (the first side's own
+    pair left out: on a lane that answers alike at any load it is 0 and would halve every
+    rate). `side` names the lane in the floor's source."""
     first = serial_pair(traces)
     if first is None:
         return None
     if second is None:
         return floor_of([first], f"serial vs burst on {side}")
     ids = [i for i in first.item_drift if i in second]
-    pairs = [first, judge(traces, second, ids)]
-    pairs += [f for f in [serial_pair(second)] if f is not None]
-    return floor_of(pairs, f"serial vs burst and across 2 boots of {side}")
+    across = [judge(traces, second, ids)] + [f for f in [serial_pair(second)] if f is not None]
+    if knobs is not None:
+        return floor_of(
+            across, f"{side} against itself with {knobs}, and that boot's serial vs burst"
+        )
+    return floor_of([first, *across], f"serial vs burst and across 2 boots of {side}")
 
 
 def fit_thresholds(healthy: list[Fidelity], base: Thresholds = DEFAULTS) -> Thresholds:
