@@ -607,6 +607,32 @@ SHAPES = [
     ("stated-output", "code-012", "It prints nothing: IndexError, list index out of range.", True),
     ("stated-output", "code-003", "It prints 3 1 (7 // 2 is 3, 7 % 2 is 1).", True),
     ("stated-output", "code-009", "It prints False True.", True),
+    ("stated-output", "code-005", '"abc" * 3 repeats the string\n\nOutput: abc', False),
+    ("stated-output", "code-005", '"abc" * 3 repeats the string\n\nOutput: abcabcabc', True),
+    # the asked kind of thing said of another thing ("silver's symbol" for "the symbol for gold")
+    ("of-another", "factual-002", "Au is the symbol for silver; gold's symbol is Ag.", False),
+    ("of-another", "factual-002", "Au is silver's symbol, while gold is Ag.", False),
+    (
+        "of-another",
+        "factual-008",
+        "The femur is the longest bone of the leg; the longest in the whole body is the tibia.",
+        False,
+    ),
+    (
+        "of-another",
+        "factual-014",
+        "Canberra is the capital of the territory it sits in; Sydney is the national capital.",
+        False,
+    ),
+    ("of-another", "factual-002", "Gold's symbol is Au (Ag is silver's).", True),
+    ("of-another", "factual-008", "The femur is the longest bone of the human skeleton.", True),
+    ("of-another", "factual-020", "The pyramids of Giza rise in Egypt; Sudan has more.", True),
+    (
+        "of-another",
+        "factual-014",
+        "Sydney is the largest city, but the capital of Australia is Canberra.",
+        True,
+    ),
     ("stated-output", "code-010", "It prints 24... wait, no: it prints 120 (5 factorial).", True),
 ]
 

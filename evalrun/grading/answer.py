@@ -574,7 +574,7 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
         }
         if len(picked) == 1:
             weight = question_focus(question, norm, names)
-            if _about_another(question, clause, names):
+            if _about_another(question, clause, names) or _of_another(question, clause, names):
                 weight = (-1, -1.0)
             weighed.append((weight, picked.pop()))
     if not weighed:
@@ -767,6 +767,44 @@ def _about_another(question: str, clause: str, names: set[str]) -> bool:
     return any(
         w.casefold() in before and n.casefold() not in names
         for w, n in re.findall(r"\b([a-z]+)\s+([A-Z][a-z]{2,})\b", clause)
+    )
+
+
+_PREP = re.compile(r"\b(?:of|for|in|on)\s+((?:[\w'’]+[^\S\n]+){0,2}[\w'’]+)", re.IGNORECASE)
+
+
+def _of_phrases(text: str) -> list[tuple[set[str], set[str]]]:
+    """(the two words before, the words of the thing named) for each "<head> of/for/in/on
+    <thing>" phrase: "the chemical symbol for gold" gives ({chemical, symbol}, {gold}), "the
+    longest bone in the human body" ({longest, bone}, {human, body}); "silver's symbol" gives
+    ({symbol}, {silver})."""
+    low = text.casefold()
+    out = []
+    for m in _PREP.finditer(low):
+        words = {w for w in m.group(1).split() if w not in FUNCTION_WORDS and w not in _DETERMINERS}
+        heads = re.findall(r"\w+", low[max(0, m.start() - 40) : m.start()])[-2:]
+        if words and heads:
+            out.append((set(heads), words))
+    for m in re.finditer(r"\b(\w+)['’]s\s+(\w+)", low):
+        out.append(({m.group(2)}, {m.group(1)}))
+    return out
+
+
+def _of_another(question: str, clause: str, names: set[str]) -> bool:
+    """Whether a clause speaks of the asked thing's kind for another thing than the question's:
+    "Au is silver's symbol" to "What is the chemical symbol for gold?", "the femur is the
+    longest bone of the arm" to "... bone in the human body?", "Canberra is the capital of the
+    ACT" to "What is the capital city of Australia?"."""
+    asked = [
+        (heads - FUNCTION_WORDS - names, thing)
+        for heads, thing in _of_phrases(question)
+        if not thing & names
+    ]
+    said = set(re.findall(r"\w+", question.casefold()))
+    return any(
+        heads & q_heads and not thing & (said | names)
+        for q_heads, _ in asked
+        for heads, thing in _of_phrases(clause)
     )
 
 

@@ -279,8 +279,9 @@ _STATED = (
         re.IGNORECASE,
     ),
     re.compile(
-        rf"(?:^|\n)[^\S\n]*(?:final\s+)?(?:output|answer|result)\s*(?:is)?\s*[:=]\s*{_LITERAL}"
-        r"[^\S\n]*\.?\s*$",
+        # the line ending the reply: a literal, or one bare word ("Output: abc")
+        rf"(?:^|\n)[^\S\n]*(?:final\s+)?(?:output|answer|result)\s*(?:is)?\s*[:=]\s*"
+        rf"(?P<value>{_ATOM}(?: {_ATOM})*|[\w'\"`.-]+)[^\S\n]*\.?\s*$",
         re.IGNORECASE,
     ),
 )
