@@ -570,6 +570,8 @@ SHAPES = [
         False,
     ),
     ("only-asked", "ml-007", "La bibliothèque ouvre à neuf heures du matin.", True),
+    ("only-asked", "ml-007", "Traduction : La bibliothèque ouvre à neuf heures du matin.", False),
+    ("only-asked", "ml-017", "Translation: 我每天早上喝茶。", False),
     ("only-asked", "factual-001", "Ottawa. (It is in Ontario.)", True),
     # a check with an adjective before it ("Quick check:") is still the answer's check
     ("answer-then-check", "math-020", "x = 8\n\nA quick check: 3·8 + 7 = 31 ✓", True),

@@ -182,9 +182,13 @@ def grade(item: Any, response: Response) -> Grade:
         verdict_ = grade_spec(item.grader.kind, item.grader.params(), response)
         if verdict_.passed and item.grader.kind not in ("json", "tool_call"):
             note = _note_beyond_the_answer(item, question, response)
+            label = _TRANSLATION_LABEL.match(plain_text(response.content or ""))
             if note is not None:
                 detail = f"the prompt asks for the answer only; the reply adds {note[:40]!r}"
                 verdict_ = Grade(passed=False, detail=detail, span=note)
+            elif label is not None and _ONLY_ASKED.search(question):
+                detail = f"the prompt asks for the translation only; the reply adds {label[0]!r}"
+                verdict_ = Grade(passed=False, detail=detail, span=label[0])
             elif (stated := _stated_output(question, response.content or "")) is not None and not (
                 grade_spec(
                     item.grader.kind,
@@ -237,6 +241,14 @@ _NOTE = re.compile(
     r"|\n\s*\n(?=\s*\S)"
     # "Der Zug ist heute verspätet. (Oder: ...)": a bracket closing the reply after its stop
     r"|(?<=[.!?。！？])[^\S\n]*[(（](?=[^()（）]*[)）]\s*$)",
+    re.IGNORECASE,
+)
+
+
+# "Translation: Der Zug ist heute verspätet." for "Give only the translation": a label the
+# prompt did not ask for
+_TRANSLATION_LABEL = re.compile(
+    r"\W*(?:translation|translated|перевод|traduction|traducción|übersetzung|翻译|译文)\s*[:：]",
     re.IGNORECASE,
 )
 
