@@ -627,6 +627,27 @@ SHAPES = [
         False,
     ),
     ("of-another", "factual-002", "Gold's symbol is Au (Ag is silver's).", True),
+    # a clause whose predicate a "but" denies names its option only to set it aside
+    (
+        "denied-predicate",
+        "factual-004",
+        "Jupiter, by mass; Saturn has the largest rings but isn't the largest planet.",
+        True,
+    ),
+    (
+        "denied-predicate",
+        "factual-004",
+        "Saturn, by volume; Jupiter has more moons but isn't the largest planet.",
+        False,
+    ),
+    (
+        "denied-predicate",
+        "factual-014",
+        "Canberra is the capital but isn't the largest city; Sydney is.",
+        True,
+    ),
+    # an aside in brackets after the answer opens no distractor lead
+    ("distractor-first", "factual-013", "Mars (Venus is often confused with it, but no).", True),
     ("of-another", "factual-008", "The femur is the longest bone of the human skeleton.", True),
     ("of-another", "factual-020", "The pyramids of Giza rise in Egypt; Sudan has more.", True),
     (

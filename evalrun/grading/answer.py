@@ -560,8 +560,13 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
     aside = _qualified_otherwise(clauses, p)
     kept -= aside
     several = bool(aside)
-    for clause in clauses:
+    for n, clause in enumerate(clauses):
         named, norm = _choices_in(clause, p)
+        # "Jupiter has the Great Red Spot but isn't called the Red Planet": a clause whose
+        # predicate the next one denies
+        if n + 1 < len(clauses) and _DENIED_PREDICATE.match(clauses[n + 1]) and not asks_not:
+            several = several or bool(named)
+            continue
         several = several or len({h[0] for h in named}) > 1
         picked = {
             h[0]
@@ -586,6 +591,13 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
         return weighed[0][1] if several and best > (0, 0) else None
     winners = {letter for w, letter in weighed if w == best}
     return winners.pop() if len(winners) == 1 and best > (0, 0) else None
+
+
+_DENIED_PREDICATE = re.compile(
+    r"\s*(?:isn['’]t|is not|wasn['’]t|was not|aren['’]t|are not|doesn['’]t|does not|didn['’]t|"
+    r"did not|never)\b",
+    re.IGNORECASE,
+)
 
 
 def _clauses_of(text: str, p: ChoiceParams) -> list[str]:

@@ -430,12 +430,14 @@ _RETRACTION = re.compile(
 # A clause that names the tempting answer only to set it aside: "People often say Rio, but ...",
 # "It might seem like yes, but ...", "Many guess Toronto, but ...".
 _DISTRACTOR_LEAD = re.compile(
-    r"(?:^|(?<=[.!?\n])\s*)[^.!?\n]*?\b(?:often|commonly|many|most people|some people|some say|"
+    # (an aside in brackets after the answer, "Mars (Venus is often confused ..., but ...)", is
+    # no lead: the lead does not open a bracket)
+    r"(?:^|(?<=[.!?\n])\s*)[^.!?\n(]*?\b(?:often|commonly|many|most people|some people|some say|"
     # "Some textbooks count six, but ...": what some sources teach, as against the asked model
     r"some (?:\w+ )?(?:countries|schools|textbooks|books|sources|models|scholars|experts|"
     r"traditions|cultures|regions|lists|maps|systems|accounts|authors|references)|"
     r"tempting|might (?:seem|think|say|guess)|may (?:seem|think)|misconception|guess|assume|"
-    r"mistake|confuse[ds]?|easy to|looks like|at first glance|you might)\b[^.!?\n]*?"
+    r"mistake|confuse[ds]?|easy to|looks like|at first glance|you might)\b[^.!?\n(]*?"
     r"(?:[,;]?\s+|[.!;]\s*)but\b[\s,]*"  # "Some say seven.\nBut the correct number is six."
     # "Not FIG 207 (that's the paint cabinet) — it's PLUM 318.", "Not 7, but 8": a named thing
     # (a number or a capitalised name) set aside before the claim
