@@ -576,6 +576,10 @@ SHAPES = [
     # a check with an adjective before it ("Quick check:") is still the answer's check
     ("answer-then-check", "math-020", "x = 8\n\nA quick check: 3·8 + 7 = 31 ✓", True),
     ("answer-then-check", "math-019", "21. Final check: 21 × 4 = 84 ✓", True),
+    # the answer first, then an appositive relating it to a given
+    ("answer-first", "math-013", "−7 °C, 11 degrees lower than the 4 °C at dawn.", True),
+    ("answer-first", "math-023", "83 pencils, 37 fewer than the 120 he started with.", True),
+    ("answer-first", "math-013", "−15 °C, 11 degrees lower than the 4 °C at dawn.", False),
     # a program's output is what it prints: digits, not number words
     ("code-output", "code-010", "one hundred twenty", False),
     ("code-output", "code-014", "seven", False),

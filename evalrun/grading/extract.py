@@ -444,7 +444,10 @@ _EXPLAINS = re.compile(
     r",?\s+(?:since|because|as|given that|leaving|from|da|car|parce que|weil|denn)\s|\s[—–]\s|;"
     # "126 cm², the product of 14 and 9": an appositive naming where the value comes from
     r"|,\s+(?:the|a|an)\s+(?:product|sum|difference|quotient|result|total|average|mean|"
-    r"square|cube|power)\s+of\b",
+    r"square|cube|power)\s+of\b"
+    # "−7 °C, 11 degrees below the dawn reading": an appositive relating it to another value
+    r"|,\s+[-−]?\d[\d.,]*\s*°?\s*[^\W\d_]*\s+(?:below|above|less|more|fewer|lower|higher|"
+    r"under|over|colder|warmer|after|before|short of)\b",
     re.IGNORECASE,
 )
 # What opens the reason for an answer already stated ("−8, since 23 − 15 = 8"); a dash between
