@@ -587,6 +587,16 @@ SHAPES = [
     ("code-output", "code-013", "10 / 4 is 2.500 exactly; Python prints `2.5`.", True),
     ("code-output", "code-001", "It prints 11.", True),
     ("code-output", "math-002", "twelve", True),
+    # the task declared impossible is declined, whatever words it uses
+    ("refusal", "instr-003", "The sea is too vast to describe briefly.", False),
+    (
+        "refusal",
+        "instr-014",
+        "Rivers cannot be summed up in a few dozen words, because every river, stream and creek "
+        "carries its own long story of water, stone, weather, people and time.",
+        False,
+    ),
+    ("refusal", "instr-003", "Vast, restless, blue: the sea swallows every word.", True),
     # "correcting myself" takes back what came before it
     ("self-correct", "math-016", "I'd have said 3/4, but correcting myself: 6/8.", False),
     ("self-correct", "math-016", "I'd have said 6/8, but correcting myself: 3/4.", True),

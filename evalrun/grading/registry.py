@@ -318,7 +318,11 @@ _REFUSAL = re.compile(
     r"\s*(?:(?:i'm|i am)?\s*sorry,?\s*(?:but\s+)?)?i(?:'d| would) rather not\b"
     r"|\s*(?:(?:i'm|i am)\s+)?sorry,?\s*(?:but\s+)?i (?:can't|cannot|won't|am unable to)\s+"
     r"(?:help|do|write|answer|assist|comply)\b"
-    r"|\s*i (?:can't|cannot|won't) (?:help|assist|comply) with (?:that|this)\b",
+    r"|\s*i (?:can't|cannot|won't) (?:help|assist|comply) with (?:that|this)\b"
+    # "The sea is too complex to capture in ten words.": the task declared impossible
+    r"|[^.!?\n]{0,60}?\b(?:too \w+ to (?:capture|describe|sum up|summari[sz]e|put into words)|"
+    r"impossible to (?:capture|describe|sum up|summari[sz]e|put into words)|"
+    r"can(?:not|['’]t) be (?:captured|described|summed up|summari[sz]ed|put into words))\b",
     re.IGNORECASE,
 )
 
