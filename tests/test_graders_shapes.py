@@ -641,6 +641,11 @@ SHAPES = [
         False,
     ),
     ("of-another", "factual-002", "Gold's symbol is Au (Ag is silver's).", True),
+    # what was, against what is now, to a question in the present
+    ("then-now", "factual-001", "The capital was once Ottawa, but today it is Toronto.", False),
+    ("then-now", "factual-014", "Canberra was the capital until 1990; now it is Sydney.", False),
+    ("then-now", "factual-014", "Melbourne was the capital until 1927; now it is Canberra.", True),
+    ("then-now", "factual-001", "It used to be Kingston, but today the capital is Ottawa.", True),
     # a clause whose predicate a "but" denies names its option only to set it aside
     (
         "denied-predicate",

@@ -547,6 +547,7 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
     # question asking which one is not
     asks_not = re.search(r"\bnot\b|n['’]t\b", question, re.IGNORECASE)
     weighed = []
+    timed: list[str] = []
     # "North — A is north of B, and C is south of B": a bare option opening the reply, set
     # apart by a dash, a stop or a colon, is its answer; the clauses after it explain
     opening = re.match(r"\W*([^\W\d_][\w ]{0,30}?)\W*(?:\s[—–-]\s|[.:!]\s|$)", plain_text(text))
@@ -582,8 +583,16 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
             if _about_another(question, clause, names) or _of_another(question, clause, names):
                 weight = (-1, -1.0)
             weighed.append((weight, picked.pop()))
+            timed.append("now" if _NOW.search(clause) else "then" if _THEN.search(clause) else "")
     if not weighed:
         return None
+    # "The capital used to be Ottawa, but today it is Toronto": to a question in the present,
+    # the clause saying what is now answers, over those saying what was
+    if re.match(r"\W*(?:what|which|who)\s+(?:is|are)\b", question, re.IGNORECASE):
+        now = {letter for (w, letter), c in zip(weighed, timed, strict=True) if c == "now"}
+        then = {letter for (w, letter), c in zip(weighed, timed, strict=True) if c == "then"}
+        if len(now) == 1 and then - now:
+            return now.pop()
     best = max(w for w, _ in weighed)
     if len({letter for _, letter in weighed}) < 2:
         # "1961–1989: the Wall stood 28 years and fell in 1989": the one clause naming a
@@ -593,6 +602,15 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
     return winners.pop() if len(winners) == 1 and best > (0, 0) else None
 
 
+_NOW = re.compile(
+    r"\b(?:today|now|currently|nowadays|these days|at present|since then|since \d{3,4})\b",
+    re.IGNORECASE,
+)
+_THEN = re.compile(
+    r"\b(?:used to be|was once|once was|formerly|previously|until \d{3,4}|in the past|"
+    r"no longer|originally)\b",
+    re.IGNORECASE,
+)
 _DENIED_PREDICATE = re.compile(
     r"\s*(?:isn['’]t|is not|wasn['’]t|was not|aren['’]t|are not|doesn['’]t|does not|didn['’]t|"
     r"did not|never)\b",
