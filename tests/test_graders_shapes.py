@@ -641,6 +641,11 @@ SHAPES = [
         False,
     ),
     ("of-another", "factual-002", "Gold's symbol is Au (Ag is silver's).", True),
+    # an option placed other than the question asks ("Jo finished third" to "who came second")
+    ("placed", "logic-009", "Jo finished third.", False),
+    ("placed", "logic-009", "Kim came in second, Jo third.", False),
+    ("placed", "logic-009", "Ravi came first, so Jo came second.", True),
+    ("placed", "logic-009", "Jo came second.", True),
     # what was, against what is now, to a question in the present
     ("then-now", "factual-001", "The capital was once Ottawa, but today it is Toronto.", False),
     ("then-now", "factual-014", "Canberra was the capital until 1990; now it is Sydney.", False),

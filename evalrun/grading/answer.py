@@ -508,13 +508,39 @@ _DEMOTED = re.compile(
 )
 
 
+_ORDINALS = {
+    "first": 1,
+    "1st": 1,
+    "second": 2,
+    "2nd": 2,
+    "third": 3,
+    "3rd": 3,
+    "fourth": 4,
+    "4th": 4,
+    "fifth": 5,
+    "5th": 5,
+    "last": 0,
+}
+_ORDINAL = "|".join(_ORDINALS)
+_PLACED = re.compile(
+    rf"\s*(?:came|comes|finished|finishes|placed|is|was|ranked)\s+(?:in\s+)?(?:the\s+)?"
+    rf"({_ORDINAL})\b(?!\s+(?:to|after|before|behind)\b)",
+    re.IGNORECASE,
+)
+
+
 def _demoted(norm: str, end: int) -> bool:
     """Whether the option ending at `end` is said to be second to, or less than, another in
     the sense the question's superlative asks for."""
+    question = current_question()
+    # "Jo came third" to "Who came second?": another place than the one asked
+    placed = _PLACED.match(norm, end)
+    asked = re.search(rf"\b({_ORDINAL})\b", question, re.IGNORECASE)
+    if placed and asked:
+        return _ORDINALS.get(placed.group(1).casefold()) != _ORDINALS.get(asked.group(1).casefold())
     m = _DEMOTED.match(norm, end)
     if not m:
         return False
-    question = current_question()
     if m.group("rank"):
         return _asks_least(question) is not None and not re.search(
             r"\b(?:second|third)\b", question, re.IGNORECASE
