@@ -646,6 +646,19 @@ SHAPES = [
     ("placed", "logic-009", "Kim came in second, Jo third.", False),
     ("placed", "logic-009", "Ravi came first, so Jo came second.", True),
     ("placed", "logic-009", "Jo came second.", True),
+    # a belief named as a mistake, then what really is
+    (
+        "mistaken",
+        "factual-013",
+        "Mars gets called the Red Planet by mistake; it is really Venus.",
+        False,
+    ),
+    (
+        "mistaken",
+        "factual-013",
+        "Venus gets called the Red Planet by mistake; it is really Mars.",
+        True,
+    ),
     # what was, against what is now, to a question in the present
     ("then-now", "factual-001", "The capital was once Ottawa, but today it is Toronto.", False),
     ("then-now", "factual-014", "Canberra was the capital until 1990; now it is Sydney.", False),

@@ -263,12 +263,16 @@ _BUT_ANOTHER = re.compile(
 # a belief named as mistaken, which a semicolon turns from as well as a "but": "Mars is often
 # mistaken for the Red Planet; that title belongs to Jupiter"
 _MISTAKEN = re.compile(
-    r"\b(?:mistaken(?:ly)?|confused|misattributed|wrongly|(?:many|most|some)\s+(?:people\s+)?"
+    r"\b(?:mistaken(?:ly)?|confused|misattributed|wrongly|by mistake|in error|erroneously|"
+    r"(?:many|most|some)\s+(?:people\s+)?"
     r"(?:assume|think|believe))\b",
     re.IGNORECASE,
 )
+# ("...; it is really Venus": a pronoun that goes on to what really is turns from it too)
 _SEMICOLON_ANOTHER = re.compile(
-    r";\s*(?!(?:it|he|she|they|its|his|her)\b|(?:this|that)\s+(?:is|was)\b)\w", re.IGNORECASE
+    r";\s*(?!(?:it|he|she|they|its|his|her)\b(?!\s+(?:is|was)\s+(?:really|actually|in fact)\b)"
+    r"|(?:this|that)\s+(?:is|was)\b)\w",
+    re.IGNORECASE,
 )
 
 
