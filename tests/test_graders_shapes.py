@@ -570,6 +570,15 @@ SHAPES = [
         False,
     ),
     ("only-asked", "ml-007", "La bibliothèque ouvre à neuf heures du matin.", True),
+    # the text to translate given back beside its translation
+    (
+        "only-asked",
+        "ml-002",
+        "Кот спит на подоконнике — The cat is sleeping on the windowsill.",
+        False,
+    ),
+    ("only-asked", "ml-012", "Der Zug ist heute verspätet / The train is late today", False),
+    ("only-asked", "ml-013", "Eine Woche hat sieben Tage.", True),
     ("only-asked", "ml-007", "Traduction : La bibliothèque ouvre à neuf heures du matin.", False),
     ("only-asked", "ml-017", "Translation: 我每天早上喝茶。", False),
     ("only-asked", "factual-001", "Ottawa. (It is in Ontario.)", True),

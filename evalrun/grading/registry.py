@@ -186,6 +186,9 @@ def grade(item: Any, response: Response) -> Grade:
             if note is not None:
                 detail = f"the prompt asks for the answer only; the reply adds {note[:40]!r}"
                 verdict_ = Grade(passed=False, detail=detail, span=note)
+            elif (source := _source_added(question, response.content or "")) is not None:
+                detail = f"the prompt asks for the translation only; the reply adds {source!r}"
+                verdict_ = Grade(passed=False, detail=detail, span=source)
             elif label is not None and _ONLY_ASKED.search(question):
                 detail = f"the prompt asks for the translation only; the reply adds {label[0]!r}"
                 verdict_ = Grade(passed=False, detail=detail, span=label[0])
@@ -251,6 +254,23 @@ _TRANSLATION_LABEL = re.compile(
     r"\W*(?:translation|translated|перевод|traduction|traducción|übersetzung|翻译|译文)\s*[:：]",
     re.IGNORECASE,
 )
+
+
+_QUOTED = re.compile(r"[\"“«„]\s*([^\"”»“]{3,300}?)\s*[\"”»“]")
+
+
+def _source_added(question: str, content: str) -> str | None:
+    """The text the prompt quotes to translate, when a reply asked for the translation only
+    gives it too ("Кот спит на подоконнике. The cat is sleeping on the windowsill."), or None."""
+    if not _ONLY_ASKED.search(question):
+        return None
+    got = normalize(plain_text(content), punct=True)
+    for m in _QUOTED.finditer(question):
+        source = normalize(m.group(1), punct=True)
+        long_enough = len(source.split()) >= 3 or len(source) >= 4 and not source.isascii()
+        if long_enough and source in got and got != source:
+            return m.group(1)
+    return None
 
 
 def _note_beyond_the_answer(item: Any, question: str, response: Response) -> str | None:
