@@ -596,6 +596,15 @@ SHAPES = [
     ("code-output", "code-013", "10 / 4 is 2.500 exactly; Python prints `2.5`.", True),
     ("code-output", "code-001", "It prints 11.", True),
     ("code-output", "math-002", "twelve", True),
+    # more than the one reason asked for
+    (
+        "one-asked",
+        "instr-009",
+        "Yes, for two good reasons: it is a liquid and it soaks cloth.",
+        False,
+    ),
+    ("one-asked", "instr-009", "No, and here are several reasons: it flows, it dries.", False),
+    ("one-asked", "instr-009", "Yes, for one simple reason: it makes things wet.", True),
     # the task declared impossible is declined, whatever words it uses
     ("refusal", "instr-003", "The sea is too vast to describe briefly.", False),
     (

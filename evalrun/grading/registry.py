@@ -206,6 +206,10 @@ def grade(item: Any, response: Response) -> Grade:
             elif (loop := _LOOPED.search(_spaced(response.content or ""))) is not None:
                 unit = " ".join((loop.group(1) or loop.group(2)).split())
                 verdict_ = Grade(passed=False, detail=f"the reply loops {unit!r}", span=unit)
+            elif (many := _more_than_one(question, response.content or "")) is not None:
+                verdict_ = Grade(
+                    passed=False, detail=f"the prompt asks for one; the reply gives {many}"
+                )
             else:
                 extra = _more_words_than_asked(question, response.content or "")
                 if extra is not None:
@@ -360,6 +364,26 @@ def _spaced(text: str) -> str:
     Other marks stay, so "(denominator * denominator)" is no loop; a word said three times
     ("No, no, no.") is emphasis, four times a loop."""
     return re.sub(r"[\s,.;:!?…—–\-]+", " ", plain_text(text)).strip() + " "
+
+
+# "give one short reason" answered "for three reasons: ...": more than the one asked for
+_ONE_ASKED = re.compile(
+    r"\bone\s+(?:short\s+|brief\s+|simple\s+)?(reason|example|tip|fact)\b", re.I
+)
+
+
+def _more_than_one(question: str, content: str) -> str | None:
+    """The count a reply announces of what the prompt asks one of ("three reasons"), or None."""
+    asked = _ONE_ASKED.search(question)
+    if asked is None:
+        return None
+    noun = asked.group(1).casefold()
+    m = re.search(
+        rf"\b(?:two|three|four|five|several|many|multiple|a few|\d+)\s+(?:\w+\s+)?{noun}s\b",
+        content,
+        re.IGNORECASE,
+    )
+    return m.group(0) if m else None
 
 
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
