@@ -596,6 +596,23 @@ SHAPES = [
     ("code-output", "code-013", "10 / 4 is 2.500 exactly; Python prints `2.5`.", True),
     ("code-output", "code-001", "It prints 11.", True),
     ("code-output", "math-002", "twelve", True),
+    # a list of words where prose is asked for
+    (
+        "word-list",
+        "instr-014",
+        "River words: water, stream, bank, current, delta, valley, estuary, meander, "
+        "floodplain, rapids, waterfall, source, mouth, silt, trout, bridge, ferry, "
+        "barge, weir, lock, mill",
+        False,
+    ),
+    (
+        "word-list",
+        "instr-014",
+        "Rivers carve valleys, carry silt to the sea, feed farms and cities, shelter fish and "
+        "birds, and for thousands of years have carried boats, trade, stories and people "
+        "downstream.",
+        True,
+    ),
     # more than the one reason asked for
     (
         "one-asked",

@@ -206,6 +206,10 @@ def grade(item: Any, response: Response) -> Grade:
             elif (loop := _LOOPED.search(_spaced(response.content or ""))) is not None:
                 unit = " ".join((loop.group(1) or loop.group(2)).split())
                 verdict_ = Grade(passed=False, detail=f"the reply loops {unit!r}", span=unit)
+            elif _PROSE_ASKED.search(question) and _word_list(response.content or ""):
+                verdict_ = Grade(
+                    passed=False, detail="the prompt asks for prose; the reply lists words"
+                )
             elif (many := _more_than_one(question, response.content or "")) is not None:
                 verdict_ = Grade(
                     passed=False, detail=f"the prompt asks for one; the reply gives {many}"
@@ -364,6 +368,22 @@ def _spaced(text: str) -> str:
     Other marks stay, so "(denominator * denominator)" is no loop; a word said three times
     ("No, no, no.") is emphasis, four times a loop."""
     return re.sub(r"[\s,.;:!?…—–\-]+", " ", plain_text(text)).strip() + " "
+
+
+# "Write between 20 and 40 words about rivers" answered "Rivers: water, current, banks, ...":
+# a list of words is not the prose asked for
+_PROSE_ASKED = re.compile(
+    r"\bwrite\b[^.?!\n]*\b(?:words|sentences?|story|paragraph)\b", re.IGNORECASE
+)
+
+
+def _word_list(content: str) -> bool:
+    """Whether the reply is a list of eight or more single words (or pairs), a heading before
+    it allowed."""
+    body = re.sub(r"^[^\n:]{0,40}:\s*", "", plain_text(content).strip())
+    items = [x.strip(" .!*-•") for x in re.split(r"[,;\n]", body)]
+    items = [x for x in items if x]
+    return len(items) >= 8 and all(len(x.split()) <= 2 for x in items)
 
 
 # "give one short reason" answered "for three reasons: ...": more than the one asked for
