@@ -291,6 +291,19 @@ def test_a_scored_run_records_its_engine_build(tmp_path, monkeypatch):
         assert target.contract["engine_build"]["install_seconds"] == build["install_seconds"]
 
 
+@pytest.mark.slow
+def test_booting_a_contract_installs_its_engine_build(tmp_path, monkeypatch):
+    """The launcher itself installs the build a contract boots from: a direct boot finds the
+    engine on PATH and yields what run.json records of the build."""
+    from evalrun.serving.launcher import boot_server
+
+    offline_index(monkeypatch, tmp_path, [3])
+    contract = load_contract(release_contract(tmp_path, bad_from=9, build="fake-engine==3"))
+    with boot_server(contract, tmp_path / "server.log") as server:
+        assert server.build is not None and server.build["pip"] == "fake-engine==3"
+        assert server.build["versions"]["fake-engine"] == "3"
+
+
 # Engine builds on disk ---------------------------------------------------------------------------
 
 

@@ -156,8 +156,9 @@ def target_spec(
     """The TargetSpec the parsed flags describe (UsageError on a bad value), built the way a
     score's options build theirs."""
     from evalrun.scoring.options import ScoreOptions
+    from evalrun.scoring.plan import target_spec
 
-    return ScoreOptions(
+    options = ScoreOptions(
         endpoint=getattr(args, "endpoint", None),
         contract=getattr(args, "contract", None),
         reference=getattr(args, "reference", False),
@@ -179,4 +180,5 @@ def target_spec(
         logprob_tokens=getattr(args, "logprob_tokens", None),
         timeout=timeout,
         concurrency=concurrency,
-    ).target_spec()
+    )
+    return target_spec(options)

@@ -1,5 +1,7 @@
 """One score, as options: `ScoreOptions` is what `evalrun score`'s flags and `evalrun.score()`'s
-keywords both build, with one set of defaults; `scoring.runner.score` plans and runs it.
+keywords both build, with one set of defaults: what was asked, as given. The plan
+(scoring/plan.py) settles it (the target spec, the selection, the limits); `scoring.runner.score`
+plans and runs it.
 
 The field names are the flags' (`--request-seed` is `request_seed`, `--category` is
 `categories`); lists may be given as tuples or comma-separated text, headers as `K:V` strings or a
@@ -8,17 +10,10 @@ mapping, the extra body as a mapping or the flag's JSON / @file text.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
-
-from evalrun.base.errors import UsageError
-from evalrun.endpoint.client import ApiKey, resolve_api_key
-from evalrun.endpoint.http import HttpOptions
-from evalrun.endpoint.options import build_options, parse_extra_body, parse_headers
-from evalrun.serving.target import TargetSpec
-from evalrun.suite.select import Selection
 
 Names = tuple[str, ...] | str | None
 # A repeatable flag's spelling -> its field (`--category` -> categories)
@@ -110,80 +105,3 @@ class ScoreOptions:
     @property
     def booted(self) -> bool:
         return bool(self.contract or self.reference)
-
-    @property
-    def picking(self) -> bool:
-        """Whether the options pick a part of the suite."""
-        return self.limit is not None or any(
-            _names(x) for x in (self.items, self.categories, self.tags)
-        )
-
-    def selection(self) -> Selection:
-        return Selection(
-            items=_names(self.items),
-            categories=_names(self.categories),
-            tags=_names(self.tags),
-            limit=self.limit,
-            seed=self.seed,
-        )
-
-    def _logprobs(self) -> dict[str, int | None]:
-        """{top_logprobs} when set: None with no_logprobs, else the K asked (default left out)."""
-        if self.no_logprobs:
-            return {"top_logprobs": None}
-        return {} if self.top_logprobs is None else {"top_logprobs": self.top_logprobs}
-
-    def target_spec(self) -> TargetSpec:
-        """The target these options describe (UsageError on a bad value); its limits those the
-        options give (the plan settles the rest: scoring/plan.py's Limits)."""
-        if self.max_response_mb <= 0:
-            raise UsageError(f"--max-response-mb must be positive, got {self.max_response_mb:g}")
-        extra, headers = self.extra_body, self.headers
-        if isinstance(extra, str):
-            extra = parse_extra_body(extra) if extra else None
-        request = build_options(
-            temperature=self.temperature,
-            top_p=self.top_p,
-            seed=self.request_seed,
-            max_tokens_scale=self.max_tokens_scale,
-            extra_body=dict(extra) if extra else None,
-            headers=(
-                dict(headers) if isinstance(headers, Mapping) else parse_headers(list(headers))
-            )
-            or None,
-            logprob_tokens=self.logprob_tokens,
-            **self._logprobs(),
-        )
-        http = HttpOptions(
-            ca_bundle=self.ca_bundle,
-            insecure=self.insecure,
-            max_response_mb=self.max_response_mb,
-        )  # the limits given, else HttpOptions' own
-        http = replace(
-            http,
-            timeout=http.timeout if self.timeout is None else self.timeout,
-            concurrency=http.concurrency if self.concurrency is None else self.concurrency,
-        )
-        key = (
-            ApiKey(self.api_key, "api_key=") if self.api_key else resolve_api_key(self.api_key_env)
-        )
-        return TargetSpec(
-            endpoint=self.endpoint,
-            contract=self.contract,
-            reference=self.reference,
-            sets=tuple(self.sets),
-            unsets=tuple(self.unsets),
-            model=self.model,
-            api_key=key,
-            options=request,
-            http=http,
-        )
-
-
-def _names(value: Iterable[str] | str | None) -> tuple[str, ...] | None:
-    """`a,b,,c` or ('a', 'b,c') -> ('a', 'b', 'c'); None when nothing is listed."""
-    if value is None:
-        return None
-    parts = [value] if isinstance(value, str) else list(value)
-    out = tuple(t.strip() for p in parts for t in p.split(",") if t.strip())
-    return out or None

@@ -1,6 +1,9 @@
 """A score settled before anything is sent: `ScorePlan`, made once from the options (`plan`) or
 from a caller's ready request (`plan_request`).
 
+The options (scoring/options.py) are settled here and nowhere else: `target_spec` turns them into
+the target to reach with the request options and API key it is sent (commands/target_args.py
+builds slope's, bisect's and watch's spec through it too), `_selection` into the items they pick.
 The plan holds the target spec, checked, with its contract loaded once (a booted score parses
 its YAML here and nowhere else); the suite and the items to ask; a resumed run read back once,
 under its lock, with the items it already has; the run id, label and server log path; and one
@@ -10,14 +13,21 @@ under its lock, with the items it already has; the run id, label and server log 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evalrun.base.errors import SuiteError, UsageError
-from evalrun.endpoint.client import RetryPolicy
+from evalrun.endpoint.client import ApiKey, RetryPolicy, resolve_api_key
 from evalrun.endpoint.http import HttpOptions
-from evalrun.endpoint.options import RequestOptions, options_differ
+from evalrun.endpoint.options import (
+    RequestOptions,
+    build_options,
+    options_differ,
+    parse_extra_body,
+    parse_headers,
+)
 from evalrun.scoring.request import ScoreRequest
 from evalrun.serving.contract import Contract
 from evalrun.serving.target import TargetSpec
@@ -93,7 +103,8 @@ def plan(options: ScoreOptions, store: RunStore) -> ScorePlan:
     """The score the options describe: a resume's run read once (its endpoint, model and suite
     taken where the options say none), the spec checked, the contract loaded once, the request
     options it will send settled (a resume's must be its run's), then limits, names and items."""
-    if options.resume and options.picking:
+    selection = _selection(options)
+    if options.resume and not selection.is_everything:
         raise UsageError(
             "--resume keeps the run's own items; drop --limit/--items/--category/--tags, "
             "or start a new run without --resume"
@@ -102,7 +113,7 @@ def plan(options: ScoreOptions, store: RunStore) -> ScorePlan:
     try:
         if resumed is not None:
             options = _resume_options(options, resumed)
-        spec, contract = options.target_spec().resolved()
+        spec, contract = target_spec(options).resolved()
         # what the run will send, the contract's `request:` block folded in: a bad block
         # fails here, before anything boots; a resume must send what its run sent
         sent = spec.options.with_contract(contract.request) if contract else spec.options
@@ -110,7 +121,6 @@ def plan(options: ScoreOptions, store: RunStore) -> ScorePlan:
         limits = Limits.of(options, contract)
         spec = replace(spec, http=limits.http(spec.http))
         label, run_id, log_path = _naming(store, options.label, contract, resumed)
-        selection = options.selection()
         return _settled(
             ScorePlan(
                 spec=spec,
@@ -134,6 +144,85 @@ def plan(options: ScoreOptions, store: RunStore) -> ScorePlan:
         if lock is not None:
             lock.release()
         raise
+
+
+def target_spec(options: ScoreOptions) -> TargetSpec:
+    """The target the options describe (UsageError on a bad value): what to reach, the request
+    options and API key it is sent, the connection's options; its limits those the options give
+    (a score's plan settles the rest: Limits)."""
+    if options.max_response_mb <= 0:
+        raise UsageError(f"--max-response-mb must be positive, got {options.max_response_mb:g}")
+    http = HttpOptions(
+        ca_bundle=options.ca_bundle,
+        insecure=options.insecure,
+        max_response_mb=options.max_response_mb,
+    )  # the limits given, else HttpOptions' own
+    http = replace(
+        http,
+        timeout=http.timeout if options.timeout is None else options.timeout,
+        concurrency=http.concurrency if options.concurrency is None else options.concurrency,
+    )
+    request = _request_options(options)
+    key = (
+        ApiKey(options.api_key, "api_key=")
+        if options.api_key
+        else resolve_api_key(options.api_key_env)
+    )
+    return TargetSpec(
+        endpoint=options.endpoint,
+        contract=options.contract,
+        reference=options.reference,
+        sets=tuple(options.sets),
+        unsets=tuple(options.unsets),
+        model=options.model,
+        api_key=key,
+        options=request,
+        http=http,
+    )
+
+
+def _request_options(options: ScoreOptions) -> RequestOptions:
+    """What every request of the run is sent, as the options give it (UsageError on a bad
+    value): top_logprobs None with no_logprobs, else the K asked (its default left out)."""
+    logprobs: dict[str, int | None] = {}
+    if options.no_logprobs:
+        logprobs["top_logprobs"] = None
+    elif options.top_logprobs is not None:
+        logprobs["top_logprobs"] = options.top_logprobs
+    extra, headers = options.extra_body, options.headers
+    if isinstance(extra, str):
+        extra = parse_extra_body(extra) if extra else None
+    return build_options(
+        temperature=options.temperature,
+        top_p=options.top_p,
+        seed=options.request_seed,
+        max_tokens_scale=options.max_tokens_scale,
+        extra_body=dict(extra) if extra else None,
+        headers=(dict(headers) if isinstance(headers, Mapping) else parse_headers(list(headers)))
+        or None,
+        logprob_tokens=options.logprob_tokens,
+        **logprobs,
+    )
+
+
+def _selection(options: ScoreOptions) -> Selection:
+    """The items the options pick (none: the whole suite)."""
+    return Selection(
+        items=_names(options.items),
+        categories=_names(options.categories),
+        tags=_names(options.tags),
+        limit=options.limit,
+        seed=options.seed,
+    )
+
+
+def _names(value: Iterable[str] | str | None) -> tuple[str, ...] | None:
+    """`a,b,,c` or ('a', 'b,c') -> ('a', 'b', 'c'); None when nothing is listed."""
+    if value is None:
+        return None
+    parts = [value] if isinstance(value, str) else list(value)
+    out = tuple(t.strip() for p in parts for t in p.split(",") if t.strip())
+    return out or None
 
 
 def plan_request(req: ScoreRequest, store: RunStore) -> ScorePlan:

@@ -5,8 +5,9 @@ The server runs in its own process group with stdout+stderr in server.log; on ev
 verified free. A failed boot raises BootError with a kind and a one-line hint. The parts: ports.py
 (a free port, a port in use and its holder), process.py (the process group's teardown, the servers
 still up), readiness.py (health and a one-token completion, a failure classified), serverlog.py
-(the boot's header line, secrets scrubbed from the log); this module starts the engine, here or
-through serving/remote/, and holds them together.
+(the boot's header line, secrets scrubbed from the log); this module installs the contract's
+engine build when it names one (lanes/builds.py), starts the engine, here or through
+serving/remote/, and holds them together.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import IO
 
 from evalrun.base.errors import BootError, Interrupted
+from evalrun.base.jsondata import JSONObject
 from evalrun.endpoint.http import sync_client
 from evalrun.serving.bootfail import LogWatch, find_elsewhere
 from evalrun.serving.contract import (
@@ -67,6 +69,7 @@ class Server:
     process: Polled | None = field(default=None, repr=False)
     launch: str = "local"
     image: dict[str, str] | None = None  # a container's image: reference, id, digest, runtime
+    build: JSONObject | None = None  # the engine build it booted from, as run.json records it
 
     def exited(self) -> bool:
         """Whether the server process has died (False when there is no process to watch)."""
@@ -91,7 +94,9 @@ def boot_server(
     machine over ssh or in a Slurm job (serving/remote/; `lane` picks the host of an ssh pool).
     Raises BootError (kind + hint) when the boot fails, when the server dies while in use, or when
     its port is still held after teardown. SIGTERM raises KeyboardInterrupt inside the block.
+    The contract's engine build is installed first unless it is there.
     """
+    build = install_build(contract)
     env = effective_env(contract)
     if not contract.remote or contract.launch.kind in PORT_HERE:  # a port of this machine
         port = contract.effective_port or free_port(contract.host)
@@ -144,6 +149,7 @@ def boot_server(
                 process=proc,
                 launch=contract.launch.kind,
                 image=getattr(proc, "facts", None),
+                build=build,
             )
             try:
                 yield server
@@ -171,6 +177,25 @@ def boot_server(
                 kind="teardown",
                 hint="kill that process by its pid; evalrun started it in its own group",
             )
+
+
+def install_build(contract: Contract) -> JSONObject | None:
+    """Install the contract's engine build unless it is there (one venv per build, reused), so
+    the boot finds it first on PATH; what run.json records of it. A build that cannot install
+    is a boot that failed (kind `install`): a bisect skips it rather than blaming it."""
+    if contract.engine_build is None or contract.remote:
+        return None
+    from evalrun.base.errors import LaneError
+    from evalrun.serving.lanes.builds import ensure_build
+
+    try:
+        record, _ = ensure_build(contract.engine_build)
+    except LaneError as exc:
+        raise BootError(exc.message, kind="install", hint=exc.hint) from exc
+    return record.model_dump(
+        mode="json",
+        include={"pip", "extra", "override", "key", "installer", "install_seconds", "versions"},
+    )
 
 
 def _start_remote(

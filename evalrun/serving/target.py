@@ -3,7 +3,8 @@
 `score`, `slope` and `bisect` all take the same target options (commands/target_args.py turns them
 into a `TargetSpec`) and all reach a server through `open_target`: for `--endpoint` (or
 `OPENAI_BASE_URL`) it yields the endpoint as is; for `--contract`/`--reference` (or a bisect
-variant) it boots the contract, yields it once ready, and tears it down on the way out. The
+variant) it boots the contract (the launcher installs its engine build first), yields it once
+ready, and tears it down on the way out. The
 `Target` carries everything a request needs: base URL, model, API key, request options (the
 contract's `request:` block folded in) and HTTP options.
 """
@@ -18,8 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from evalrun.base.errors import BootError, UsageError
-from evalrun.base.jsondata import JSONObject
+from evalrun.base.errors import UsageError
 from evalrun.endpoint.client import ApiKey, normalise_endpoint
 from evalrun.endpoint.http import HttpOptions
 from evalrun.endpoint.options import RequestOptions
@@ -127,7 +127,8 @@ class Target:
 
     @classmethod
     def endpoint(cls, url: str, **kw: Any) -> Target:
-        """A running endpoint (no boot)."""
+        """The Target answering at `url`, as its OpenAI base URL (the one place a URL is
+        normalised: a user's endpoint, or the one a launcher yields)."""
         return cls(base_url=normalise_endpoint(url), **kw)
 
 
@@ -164,6 +165,8 @@ def record_for_run(contract: Contract, server: Server) -> tuple[RenderedContract
     }
     if contract.by_design:
         contract_doc["by_design"] = dict(contract.by_design)
+    if server.build is not None:
+        contract_doc["engine_build"] = server.build
     server_doc: ServerFacts = {
         "base_url": server.base_url,
         "model": server.model,
@@ -193,17 +196,13 @@ def open_target(
     if contract is not None:
         if log_path is None:
             raise UsageError("a booted target needs a log path")  # pragma: no cover - a bug
-        build = prepare_build(contract)
         if launcher is None:
             from evalrun.serving.launcher import boot_server
 
             launcher = boot_server
         on_progress = watch(contract.name) if watch is not None else None
         with launcher(contract, log_path, on_progress=on_progress) as server:
-            target = served_target(spec, contract, server)
-            if build is not None and target.contract is not None:
-                target.contract["engine_build"] = build
-            yield target
+            yield served_target(spec, contract, server)
         return
     if spec.booted:
         raise UsageError("a booted target needs its contract")  # pragma: no cover - a bug
@@ -215,23 +214,4 @@ def open_target(
         api_key=spec.api_key,
         options=spec.options,
         http=spec.http,
-    )
-
-
-def prepare_build(contract: Contract) -> JSONObject | None:
-    """Install the contract's engine build unless it is there (one venv per build, reused), so
-    the boot finds it first on PATH; what run.json records of it. A build that cannot install
-    is a boot that failed (kind `install`): a bisect skips it rather than blaming it."""
-    if contract.engine_build is None or contract.remote:
-        return None
-    from evalrun.base.errors import LaneError
-    from evalrun.serving.lanes.builds import ensure_build
-
-    try:
-        record, _ = ensure_build(contract.engine_build)
-    except LaneError as exc:
-        raise BootError(exc.message, kind="install", hint=exc.hint) from exc
-    return record.model_dump(
-        mode="json",
-        include={"pip", "extra", "override", "key", "installer", "install_seconds", "versions"},
     )
