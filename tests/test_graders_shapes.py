@@ -484,6 +484,251 @@ SHAPES = [
         "3. Let it steep, then remove the bag and enjoy.",
         True,
     ),
+    # numbers listed under a heading that holds a number itself conclude none
+    ("list-readout", "math-002", "Multiples of 12 up to 60: 12, 24, 36, 48, 60", False),
+    ("list-readout", "math-011", "Multiples of 2500: 10000, 12500, 15000", False),
+    ("list-readout", "math-002", "Step 1: 144 / 12 = 12", True),
+    # an option after a comma is the value of the clause before it (an appositive)
+    (
+        "year-before",
+        "factual-010",
+        "In 1989 Hungary opened its border; the Wall came down a year later, 1990.",
+        False,
+    ),
+    (
+        "year-before",
+        "factual-010",
+        "In 1987 Reagan gave his speech; the Wall itself fell two years later, 1989.",
+        True,
+    ),
+    # what some countries or textbooks teach, turned from by a "but"
+    (
+        "distractor-first",
+        "factual-003",
+        "Some textbooks count six continents, but English-speaking schools teach seven.",
+        True,
+    ),
+    (
+        "distractor-first",
+        "factual-003",
+        "Some countries use seven continents, but the English-speaking model has six.",
+        False,
+    ),
+    # the asked term with another qualifier ("special relativity" for "the general theory")
+    (
+        "right-terms-wrong-claim",
+        "factual-018",
+        "Einstein developed special relativity, but general relativity is Bohr's work.",
+        False,
+    ),
+    (
+        "right-terms-wrong-claim",
+        "factual-018",
+        "Einstein worked out special relativity.\nGeneral relativity came from Planck.",
+        False,
+    ),
+    (
+        "right-terms-wrong-claim",
+        "factual-018",
+        "Newton developed classical mechanics, while general relativity is Einstein's.",
+        True,
+    ),
+    ("right-terms-wrong-claim", "factual-018", "Einstein developed general relativity.", True),
+    (
+        "right-terms-wrong-claim",
+        "factual-018",
+        "Einstein gave us special relativity in 1905; general relativity, in 1915, was his too.",
+        True,
+    ),
+    (
+        "right-terms-wrong-claim",
+        "factual-018",
+        "The general theory explains gravity. Einstein built it on his special relativity.",
+        True,
+    ),
+    # the prompt echoed back without its bracketed aside
+    (
+        "echo",
+        "instr-008",
+        "write one sentence about cats using only lowercase letters",
+        False,
+    ),
+    # "— oh, eight:": a restart after a pause takes back what came before it
+    ("self-correct", "canary-004", "A B C D E F — oh, all eight: A B C D E F G H", True),
+    ("self-correct", "canary-004", "A B C D E F G H — oh, nine: A B C D E F G H I", False),
+    # a bracketed gloss or alternative after the answer when the prompt asks for it only
+    (
+        "only-asked",
+        "ml-007",
+        "La bibliothèque ouvre à neuf heures du matin. (« library » = bibliothèque)",
+        False,
+    ),
+    (
+        "only-asked",
+        "ml-012",
+        "Der Zug ist heute verspätet. (Oder auch: Der Zug hat heute Verspätung.)",
+        False,
+    ),
+    ("only-asked", "ml-007", "La bibliothèque ouvre à neuf heures du matin.", True),
+    # the text to translate given back beside its translation
+    (
+        "only-asked",
+        "ml-002",
+        "Кот спит на подоконнике — The cat is sleeping on the windowsill.",
+        False,
+    ),
+    ("only-asked", "ml-012", "Der Zug ist heute verspätet / The train is late today", False),
+    ("only-asked", "ml-013", "Eine Woche hat sieben Tage.", True),
+    ("only-asked", "ml-007", "Traduction : La bibliothèque ouvre à neuf heures du matin.", False),
+    ("only-asked", "ml-017", "Translation: 我每天早上喝茶。", False),
+    ("only-asked", "factual-001", "Ottawa. (It is in Ontario.)", True),
+    # a check with an adjective before it ("Quick check:") is still the answer's check
+    ("answer-then-check", "math-020", "x = 8\n\nA quick check: 3·8 + 7 = 31 ✓", True),
+    ("answer-then-check", "math-019", "21. Final check: 21 × 4 = 84 ✓", True),
+    # the answer first, then an appositive relating it to a given
+    ("answer-first", "math-013", "−7 °C, 11 degrees lower than the 4 °C at dawn.", True),
+    ("answer-first", "math-023", "83 pencils, 37 fewer than the 120 he started with.", True),
+    ("answer-first", "math-013", "−15 °C, 11 degrees lower than the 4 °C at dawn.", False),
+    # a program's output is what it prints: digits, not number words
+    ("code-output", "code-010", "one hundred twenty", False),
+    ("code-output", "code-014", "seven", False),
+    ("code-output", "code-013", "2.5", True),
+    ("code-output", "code-013", "10 / 4 is 2.500 exactly; Python prints `2.5`.", True),
+    ("code-output", "code-001", "It prints 11.", True),
+    ("code-output", "math-002", "twelve", True),
+    # a list of words where prose is asked for
+    (
+        "word-list",
+        "instr-014",
+        "River words: water, stream, bank, current, delta, valley, estuary, meander, "
+        "floodplain, rapids, waterfall, source, mouth, silt, trout, bridge, ferry, "
+        "barge, weir, lock, mill",
+        False,
+    ),
+    (
+        "word-list",
+        "instr-014",
+        "Rivers carve valleys, carry silt to the sea, feed farms and cities, shelter fish and "
+        "birds, and for thousands of years have carried boats, trade, stories and people "
+        "downstream.",
+        True,
+    ),
+    # more than the one reason asked for
+    (
+        "one-asked",
+        "instr-009",
+        "Yes, for two good reasons: it is a liquid and it soaks cloth.",
+        False,
+    ),
+    ("one-asked", "instr-009", "No, and here are several reasons: it flows, it dries.", False),
+    ("one-asked", "instr-009", "Yes, for one simple reason: it makes things wet.", True),
+    # the task declared impossible is declined, whatever words it uses
+    ("refusal", "instr-003", "The sea is too vast to describe briefly.", False),
+    (
+        "refusal",
+        "instr-014",
+        "Rivers cannot be summed up in a few dozen words, because every river, stream and creek "
+        "carries its own long story of water, stone, weather, people and time.",
+        False,
+    ),
+    ("refusal", "instr-003", "Vast, restless, blue: the sea swallows every word.", True),
+    # "correcting myself" takes back what came before it
+    ("self-correct", "math-016", "I'd have said 3/4, but correcting myself: 6/8.", False),
+    ("self-correct", "math-016", "I'd have said 6/8, but correcting myself: 3/4.", True),
+    # a minus glued to an option's number makes another number
+    ("negative-digit", "logic-014", "The answer is -9.", False),
+    ("negative-digit", "logic-014", "9 (since 9 = 3 × 3)", True),
+    # a bare option after the last sentence's stop is the answer the working leads to
+    ("bare-last", "logic-001", "Leo is in the middle and Sam is below him. Sam", True),
+    ("bare-last", "logic-001", "Leo is in the middle and Sam is below him. Leo", False),
+    # the output a reply states (a literal) is its answer, not one its working names
+    (
+        "stated-output",
+        "code-006",
+        "sorted gives [1, 2, 3]; with reverse=True, [3, 2, 1].\n\nOutput: [1, 2, 3]",
+        False,
+    ),
+    (
+        "stated-output",
+        "code-006",
+        "sorted gives [1, 2, 3]; with reverse=True, [3, 2, 1].\n\nOutput: [3, 2, 1]",
+        True,
+    ),
+    ("stated-output", "code-012", "It prints None, since IndexError needs a bigger list.", False),
+    ("stated-output", "code-012", "It prints nothing: IndexError, list index out of range.", True),
+    ("stated-output", "code-003", "It prints 3 1 (7 // 2 is 3, 7 % 2 is 1).", True),
+    ("stated-output", "code-009", "It prints False True.", True),
+    ("stated-output", "code-005", '"abc" * 3 repeats the string\n\nOutput: abc', False),
+    ("stated-output", "code-005", '"abc" * 3 repeats the string\n\nOutput: abcabcabc', True),
+    # the asked kind of thing said of another thing ("silver's symbol" for "the symbol for gold")
+    ("of-another", "factual-002", "Au is the symbol for silver; gold's symbol is Ag.", False),
+    ("of-another", "factual-002", "Au is silver's symbol, while gold is Ag.", False),
+    (
+        "of-another",
+        "factual-008",
+        "The femur is the longest bone of the leg; the longest in the whole body is the tibia.",
+        False,
+    ),
+    (
+        "of-another",
+        "factual-014",
+        "Canberra is the capital of the territory it sits in; Sydney is the national capital.",
+        False,
+    ),
+    ("of-another", "factual-002", "Gold's symbol is Au (Ag is silver's).", True),
+    # an option placed other than the question asks ("Jo finished third" to "who came second")
+    ("placed", "logic-009", "Jo finished third.", False),
+    ("placed", "logic-009", "Kim came in second, Jo third.", False),
+    ("placed", "logic-009", "Ravi came first, so Jo came second.", True),
+    ("placed", "logic-009", "Jo came second.", True),
+    # a belief named as a mistake, then what really is
+    (
+        "mistaken",
+        "factual-013",
+        "Mars gets called the Red Planet by mistake; it is really Venus.",
+        False,
+    ),
+    (
+        "mistaken",
+        "factual-013",
+        "Venus gets called the Red Planet by mistake; it is really Mars.",
+        True,
+    ),
+    # what was, against what is now, to a question in the present
+    ("then-now", "factual-001", "The capital was once Ottawa, but today it is Toronto.", False),
+    ("then-now", "factual-014", "Canberra was the capital until 1990; now it is Sydney.", False),
+    ("then-now", "factual-014", "Melbourne was the capital until 1927; now it is Canberra.", True),
+    ("then-now", "factual-001", "It used to be Kingston, but today the capital is Ottawa.", True),
+    # a clause whose predicate a "but" denies names its option only to set it aside
+    (
+        "denied-predicate",
+        "factual-004",
+        "Jupiter, by mass; Saturn has the largest rings but isn't the largest planet.",
+        True,
+    ),
+    (
+        "denied-predicate",
+        "factual-004",
+        "Saturn, by volume; Jupiter has more moons but isn't the largest planet.",
+        False,
+    ),
+    (
+        "denied-predicate",
+        "factual-014",
+        "Canberra is the capital but isn't the largest city; Sydney is.",
+        True,
+    ),
+    # an aside in brackets after the answer opens no distractor lead
+    ("distractor-first", "factual-013", "Mars (Venus is often confused with it, but no).", True),
+    ("of-another", "factual-008", "The femur is the longest bone of the human skeleton.", True),
+    ("of-another", "factual-020", "The pyramids of Giza rise in Egypt; Sudan has more.", True),
+    (
+        "of-another",
+        "factual-014",
+        "Sydney is the largest city, but the capital of Australia is Canberra.",
+        True,
+    ),
+    ("stated-output", "code-010", "It prints 24... wait, no: it prints 120 (5 factorial).", True),
 ]
 
 

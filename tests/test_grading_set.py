@@ -13,7 +13,7 @@ from collections import defaultdict
 
 import pytest
 from support.garble_corpus import load_corpus
-from support.grading_set import BLIND, BLIND2, BLIND4, WRITTEN5, held_out, load_rows
+from support.grading_set import BLIND, BLIND2, BLIND4, BLIND5, WRITTEN5, held_out, load_rows
 
 from evalrun.endpoint.response import Response, example_to_response
 from evalrun.grading.registry import grade
@@ -216,16 +216,27 @@ def test_second_blind_held_out_half_no_worse_than_measured():
 
 def test_fourth_blind_held_out_half_no_worse_than_measured():
     """blind4.jsonl (the shapes core-v5 still misjudged, tests/data/grading/README.md): its
-    held-out half at or under the figures after the third round of rules for those shapes,
-    false rejects 1/132 (0.8%) and false accepts 3/127 (2.4%); after the second 3/132 and
-    4/127; after the first 3/132 and 5/127; before them 27/132 (20.5%) and 9/127 (7.1%)."""
+    held-out half at or under the figures after the eighth round of rules (the shapes blind5's
+    tuning half showed), false rejects 1/132 (0.8%) and false accepts 2/127 (1.6%); after the
+    third round for its own shapes 1/132 and 3/127; after the second 3/132 and 4/127; after the
+    first 3/132 and 5/127; before them 27/132 (20.5%) and 9/127 (7.1%)."""
     fr, fa = misjudged(judged([r for r in load_rows(BLIND4) if held_out(r)]))
-    assert fr <= 1 and fa <= 3, (fr, fa)
+    assert fr <= 1 and fa <= 2, (fr, fa)
+
+
+def test_fifth_blind_held_out_half_no_worse_than_measured():
+    """blind5.jsonl (four personas over every non-tool item, tests/data/grading/README.md): its
+    held-out half at or under the figures after the eighth round of rules, false rejects 7/205
+    (3.4%) and false accepts 12/250 (4.8%); before it, when the set landed, 8/205 (3.9%) and
+    14/250 (5.6%). Above the 2% target still: floors to keep, not the goal."""
+    fr, fa = misjudged(judged([r for r in load_rows(BLIND5) if held_out(r)]))
+    assert fr <= 7 and fa <= 12, (fr, fa)
 
 
 def test_written_shape_rows_no_worse_than_measured():
     """written5.jsonl (rows written for the shapes the issue names, every one read while tuning,
     tests/data/grading/README.md): a tuning figure, kept from sliding back. Before the seventh
-    round of rules 9/166 false rejects and 20/181 false accepts; after it 1/166 and 9/181."""
+    round of rules 9/166 false rejects and 20/181 false accepts; after it 1/166 and 9/181;
+    after the eighth 0/166 and 3/181."""
     fr, fa = misjudged(judged(load_rows(WRITTEN5)))
-    assert fr <= 1 and fa <= 9, (fr, fa)
+    assert fr <= 0 and fa <= 3, (fr, fa)

@@ -34,6 +34,7 @@ from evalrun.grading.registry import (
     verdict,
 )
 from evalrun.grading.span import (
+    FUNCTION_WORDS,
     answer_spans,
     is_believed,
     is_denied,
@@ -92,6 +93,8 @@ def _numeric(response: Response, p: NumericParams) -> Grade:
     if labelled is not None:
         read = labelled
     wanted = [p.answer] if isinstance(p.answer, (int, float)) else p.answer
+    if _PRINTS.search(current_question()) and not _as_printed(answer_text(response)):
+        return verdict(False, "a program's output is written in digits, as it prints them")
     if is_bare_expression(answer_text(response)):
         return verdict(False, f"the computation restated, not its value ({fmt_number(wanted[0])})")
     if read.value is None:
@@ -120,6 +123,20 @@ def _numeric(response: Response, p: NumericParams) -> Grade:
         for w in wanted
     )
     return Grade(passed=any(close), detail=seen, span=span)
+
+
+# "What does this Python code print?": the output is what the program prints, in digits
+# ("11", never "eleven")
+_PRINTS = re.compile(
+    r"\bwhat (?:does|will) (?:this|the following) (?:\w+ )?(?:code|program|snippet) "
+    r"(?:print|output)",
+    re.IGNORECASE,
+)
+
+
+def _as_printed(text: str) -> bool:
+    """Whether the reply writes its output's numbers in digits, as a program prints them."""
+    return bool(re.search(r"\d", plain_text(text)))
 
 
 # "Red: 9, green: 6." for "How many red balls are there?": values under labels, one of which
@@ -340,8 +357,13 @@ def _name_hits(norm: str, options: dict[str, str]) -> list[tuple[str, int, int]]
     for k, v in options.items():
         want = fold_accents(normalize(v))
         for m in re.finditer(re.escape(want), norm):
-            if (m.start() == 0 or not norm[m.start() - 1].isalnum()) and (
-                m.end() == len(norm) or not norm[m.end()].isalnum()
+            # "-9" is another number than the option 9 (a range "5-9" still names it)
+            glued = m.start() > 0 and norm[m.start() - 1] in "-−" and want[:1].isdigit()
+            glued = glued and (m.start() == 1 or not norm[m.start() - 2].isalnum())
+            if (
+                (m.start() == 0 or not norm[m.start() - 1].isalnum())
+                and (m.end() == len(norm) or not norm[m.end()].isalnum())
+                and not glued
             ):
                 found.append((k, m.start(), m.end()))
     # an option inside a longer one ("Bronte" in "Charlotte Bronte") counts once, as the longer
@@ -486,13 +508,39 @@ _DEMOTED = re.compile(
 )
 
 
+_ORDINALS = {
+    "first": 1,
+    "1st": 1,
+    "second": 2,
+    "2nd": 2,
+    "third": 3,
+    "3rd": 3,
+    "fourth": 4,
+    "4th": 4,
+    "fifth": 5,
+    "5th": 5,
+    "last": 0,
+}
+_ORDINAL = "|".join(_ORDINALS)
+_PLACED = re.compile(
+    rf"\s*(?:came|comes|finished|finishes|placed|is|was|ranked)\s+(?:in\s+)?(?:the\s+)?"
+    rf"({_ORDINAL})\b(?!\s+(?:to|after|before|behind)\b)",
+    re.IGNORECASE,
+)
+
+
 def _demoted(norm: str, end: int) -> bool:
     """Whether the option ending at `end` is said to be second to, or less than, another in
     the sense the question's superlative asks for."""
+    question = current_question()
+    # "Jo came third" to "Who came second?": another place than the one asked
+    placed = _PLACED.match(norm, end)
+    asked = re.search(rf"\b({_ORDINAL})\b", question, re.IGNORECASE)
+    if placed and asked:
+        return _ORDINALS.get(placed.group(1).casefold()) != _ORDINALS.get(asked.group(1).casefold())
     m = _DEMOTED.match(norm, end)
     if not m:
         return False
-    question = current_question()
     if m.group("rank"):
         return _asks_least(question) is not None and not re.search(
             r"\b(?:second|third)\b", question, re.IGNORECASE
@@ -525,26 +573,27 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
     # question asking which one is not
     asks_not = re.search(r"\bnot\b|n['’]t\b", question, re.IGNORECASE)
     weighed = []
-    clauses = _CLAUSE_SPLIT.split(_without_asides(plain_text(text), p.lettered()))
+    timed: list[str] = []
     # "North — A is north of B, and C is south of B": a bare option opening the reply, set
     # apart by a dash, a stop or a colon, is its answer; the clauses after it explain
     opening = re.match(r"\W*([^\W\d_][\w ]{0,30}?)\W*(?:\s[—–-]\s|[.:!]\s|$)", plain_text(text))
     if opening and opening.group(1).casefold() in {v.casefold() for v in p.lettered().values()}:
         return None
-    # "The Wall went up in 1961 and came down in 1989": two options in one clause, each
-    # with its own verb after "and", are two clauses
-    clauses = [
-        part
-        for clause in clauses
-        for part in (_AND_SPLIT.split(clause) if len(_choices_in(clause, p)[0]) > 1 else [clause])
-    ]
+    clauses = _clauses_of(text, p)
     # an option set aside by the sentence around its clause ("Mars is often mistaken for the
     # Red Planet; that title belongs to Jupiter") is set aside in the clause too
     everywhere, whole = _choices_in(text, p)
     kept = {h[0] for h in everywhere if not is_believed(whole, h[1])}
-    several = False
-    for clause in clauses:
+    aside = _qualified_otherwise(clauses, p)
+    kept -= aside
+    several = bool(aside)
+    for n, clause in enumerate(clauses):
         named, norm = _choices_in(clause, p)
+        # "Jupiter has the Great Red Spot but isn't called the Red Planet": a clause whose
+        # predicate the next one denies
+        if n + 1 < len(clauses) and _DENIED_PREDICATE.match(clauses[n + 1]) and not asks_not:
+            several = several or bool(named)
+            continue
         several = several or len({h[0] for h in named}) > 1
         picked = {
             h[0]
@@ -557,11 +606,19 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
         }
         if len(picked) == 1:
             weight = question_focus(question, norm, names)
-            if _about_another(question, clause, names):
+            if _about_another(question, clause, names) or _of_another(question, clause, names):
                 weight = (-1, -1.0)
             weighed.append((weight, picked.pop()))
+            timed.append("now" if _NOW.search(clause) else "then" if _THEN.search(clause) else "")
     if not weighed:
         return None
+    # "The capital used to be Ottawa, but today it is Toronto": to a question in the present,
+    # the clause saying what is now answers, over those saying what was
+    if re.match(r"\W*(?:what|which|who)\s+(?:is|are)\b", question, re.IGNORECASE):
+        now = {letter for (w, letter), c in zip(weighed, timed, strict=True) if c == "now"}
+        then = {letter for (w, letter), c in zip(weighed, timed, strict=True) if c == "then"}
+        if len(now) == 1 and then - now:
+            return now.pop()
     best = max(w for w, _ in weighed)
     if len({letter for _, letter in weighed}) < 2:
         # "1961–1989: the Wall stood 28 years and fell in 1989": the one clause naming a
@@ -569,6 +626,106 @@ def _focus_pick(text: str, p: ChoiceParams) -> str | None:
         return weighed[0][1] if several and best > (0, 0) else None
     winners = {letter for w, letter in weighed if w == best}
     return winners.pop() if len(winners) == 1 and best > (0, 0) else None
+
+
+_NOW = re.compile(
+    r"\b(?:today|now|currently|nowadays|these days|at present|since then|since \d{3,4})\b",
+    re.IGNORECASE,
+)
+_THEN = re.compile(
+    r"\b(?:used to be|was once|once was|formerly|previously|until \d{3,4}|in the past|"
+    r"no longer|originally)\b",
+    re.IGNORECASE,
+)
+_DENIED_PREDICATE = re.compile(
+    r"\s*(?:isn['’]t|is not|wasn['’]t|was not|aren['’]t|are not|doesn['’]t|does not|didn['’]t|"
+    r"did not|never)\b",
+    re.IGNORECASE,
+)
+
+
+def _clauses_of(text: str, p: ChoiceParams) -> list[str]:
+    """The reply's clauses, asides and checks dropped, an option alone after a comma joined to
+    the clause before it."""
+    clauses = _appositives_joined(
+        _CLAUSE_SPLIT.split(_without_asides(plain_text(text), p.lettered())), p
+    )
+    # "The Wall went up in 1961 and came down in 1989": two options in one clause, each
+    # with its own verb after "and", are two clauses
+    return [
+        part
+        for clause in clauses
+        for part in (_AND_SPLIT.split(clause) if len(_choices_in(clause, p)[0]) > 1 else [clause])
+    ]
+
+
+_DETERMINERS = set(
+    "his her their its my our your this that these those some any every each no another other "
+    "such own".split()
+)
+
+
+def _qualified_otherwise(clauses: list[str], p: ChoiceParams) -> set[str]:
+    """The options named only in clauses that put another qualifier before a word of the
+    question where another clause keeps the question's own: "Einstein developed special
+    relativity, but general relativity is Bohr's work" to "Which scientist developed the
+    general theory of relativity?" sets Einstein aside (his clause is about special
+    relativity)."""
+    question = current_question()
+    if not question:
+        return set()
+    names = {w for v in p.lettered().values() for w in normalize(v).split()}
+    asked = {w for w in re.findall(r"\w+", question.casefold())}
+    content = {w for w in asked if w not in FUNCTION_WORDS and w not in names and w.isalpha()}
+
+    def pairs(clause: str) -> list[tuple[str, str]]:
+        words = re.findall(r"\w+", clause.casefold())
+        return [(a, b) for a, b in zip(words, words[1:], strict=False) if b in content]
+
+    # "...; he developed general relativity too", "general relativity, in 1915, was also
+    # his": a sentence speaking of the option by a pronoun is about the same one
+    sentences = re.split(r"[.!?;\n。；]+", plain_text(" ".join(clauses)))
+    pronoun = re.compile(r"\b(?:he|she|they|him|his|her|hers|their|it|its)\b", re.IGNORECASE)
+    own = [
+        set()
+        if any(c.strip() and c.strip() in t and pronoun.search(t) for t in sentences)
+        else {b for a, b in pairs(c) if a in content and a != b}
+        for c in clauses
+    ]
+    aside: set[str] = set()
+    plain: set[str] = set()
+    for n, clause in enumerate(clauses):
+        named = {h[0] for h in _choices_in(clause, p)[0]}
+        if not named:
+            continue
+        other = {
+            b
+            for a, b in pairs(clause)
+            if a not in asked
+            and a not in FUNCTION_WORDS
+            and a not in _DETERMINERS
+            and a not in names
+            and a.isalpha()
+        }
+        elsewhere = set().union(*(o for m, o in enumerate(own) if m != n))
+        if other - own[n] & elsewhere:
+            aside |= named
+        else:
+            plain |= named
+    return aside - plain
+
+
+def _appositives_joined(clauses: list[str], p: ChoiceParams) -> list[str]:
+    """The clauses with one that is only an option after a comma joined to the clause before it:
+    in "the Wall itself fell the following year, 1990" the year is what the clause says."""
+    names = {normalize(v) for v in p.lettered().values()}
+    out: list[str] = []
+    for clause in clauses:
+        if out and normalize(clause.strip(" .!")) in names and out[-1].strip():
+            out[-1] = f"{out[-1]} {clause}"
+        else:
+            out.append(clause)
+    return out
 
 
 # "Jo. (Ravi came first, Kim third.)", "Saturday. Check: 7 days later is Wednesday again":
@@ -622,11 +779,24 @@ def _lists_options(text: str, p: ChoiceParams) -> bool:
     return listed and short and len(parts) >= 3 and len({n for n in named if n}) >= 2
 
 
+def _bare_last(text: str, p: ChoiceParams) -> str | None:
+    """The option a reply ends on alone, after the last stop of its working ("Mia is the
+    tallest and Sam the shortest. Sam"), or None. Not for yes/no items."""
+    options = {normalize(v): k for k, v in p.lettered().items()}
+    if set(options) == {"yes", "no"}:
+        return None
+    m = re.search(
+        r"\w[^\n]*?(?:[.!?]\s+|\n\s*)([^\W\d_][^\n.!?]{0,30}?)[.!]?\s*$", plain_text(text)
+    )
+    return options.get(normalize(m.group(1))) if m else None
+
+
 def _number_list(text: str) -> bool:
     """Whether the reply is a list of three or more bare numbers under a heading ("Primes: 2,
     3, 5, 7, 11"): the asked one is read out of a list, not answered."""
     plain = plain_text(text).strip()
-    body = re.sub(r"^[^\n:\d]{1,40}:\s*", "", plain)
+    # the heading may hold a number of its own ("Multiples of 12: 12, 24, 36")
+    body = re.sub(r"^(?:[^\n:\d]|(?<=\w )\d)[^\n:]{0,39}:\s*", "", plain)
     if body == plain:
         return False
     parts = [x.strip(" \t-*•.") for x in re.split(r"[,;\n]", body)]
@@ -656,11 +826,52 @@ def _about_another(question: str, clause: str, names: set[str]) -> bool:
     )
 
 
+_PREP = re.compile(r"\b(?:of|for|in|on)\s+((?:[\w'’]+[^\S\n]+){0,2}[\w'’]+)", re.IGNORECASE)
+
+
+def _of_phrases(text: str) -> list[tuple[set[str], set[str]]]:
+    """(the two words before, the words of the thing named) for each "<head> of/for/in/on
+    <thing>" phrase: "the chemical symbol for gold" gives ({chemical, symbol}, {gold}), "the
+    longest bone in the human body" ({longest, bone}, {human, body}); "silver's symbol" gives
+    ({symbol}, {silver})."""
+    low = text.casefold()
+    out = []
+    for m in _PREP.finditer(low):
+        words = {w for w in m.group(1).split() if w not in FUNCTION_WORDS and w not in _DETERMINERS}
+        heads = re.findall(r"\w+", low[max(0, m.start() - 40) : m.start()])[-2:]
+        if words and heads:
+            out.append((set(heads), words))
+    for m in re.finditer(r"\b(\w+)['’]s\s+(\w+)", low):
+        out.append(({m.group(2)}, {m.group(1)}))
+    return out
+
+
+def _of_another(question: str, clause: str, names: set[str]) -> bool:
+    """Whether a clause speaks of the asked thing's kind for another thing than the question's:
+    "Au is silver's symbol" to "What is the chemical symbol for gold?", "the femur is the
+    longest bone of the arm" to "... bone in the human body?", "Canberra is the capital of the
+    ACT" to "What is the capital city of Australia?"."""
+    asked = [
+        (heads - FUNCTION_WORDS - names, thing)
+        for heads, thing in _of_phrases(question)
+        if not thing & names
+    ]
+    said = set(re.findall(r"\w+", question.casefold()))
+    return any(
+        heads & q_heads and not thing & (said | names)
+        for q_heads, _ in asked
+        for heads, thing in _of_phrases(clause)
+    )
+
+
 @grader("choice", ChoiceParams, reads_claim=True)
 def _choice(response: Response, p: ChoiceParams) -> Grade:
     """The reply chooses the expected option, by letter or by name, and only that one."""
     if _lists_options(answer_text(response), p):
         return verdict(False, f"lists the options and chooses none; expected {p.answer}")
+    last = _bare_last(answer_text(response), p)
+    if last is not None:
+        return verdict(last == p.answer, f"picked {last} (alone at the end); expected {p.answer}")
     # "Sydney isn't the capital; Canberra is." sets Sydney aside; when every option named is
     # denied, the denial is the claim ("9 is not prime" answers "which is not prime?")
     everywhere, whole = _choices_in(answer_text(response), p)
@@ -669,6 +880,9 @@ def _choice(response: Response, p: ChoiceParams) -> Grade:
     # pick of a bold or opening span that names it alone
     denied = {h[0] for h in everywhere if is_denied(whole, h[2])} if deny else set()
     spans = answer_spans(answer_text(response))
+    # "Einstein developed special relativity; general relativity is Bohr's" to a question on
+    # the general theory: an option named only about another kind of the asked thing
+    aside = _qualified_otherwise(_clauses_of(answer_text(response), p), p)
     # bold on two options ("Built: **1961**, fell: **1989**") marks no one answer
     bold = {h[0] for how, span in spans if how == "bold" for h in _choices_in(span, p)[0]}
     for how, span in spans:
@@ -681,7 +895,10 @@ def _choice(response: Response, p: ChoiceParams) -> Grade:
         rejected = {
             h[1]
             for h in named
-            if is_negated(norm, h[1]) or _compared(norm, h[1]) or _demoted(norm, h[2])
+            if is_negated(norm, h[1])
+            or _compared(norm, h[1])
+            or _demoted(norm, h[2])
+            or h[0] in aside
         }
         if deny:
             rejected |= {h[1] for h in named if is_denied(norm, h[2])}

@@ -422,7 +422,8 @@ def extract_answer_number(
 
 # "x = 8. Check: 3·8 + 7 = 31 ✓": the answer, then its check, whose numbers are not the answer
 _CHECK = re.compile(
-    r"(?:^|(?<=\n)|(?<=[.!?)])[ \t]+)[\W_]*(?:check(?:ing)?|verif(?:y|ication|ying)|sanity check|"
+    r"(?:^|(?<=\n)|(?<=[.!?)])[ \t]+)[\W_]*(?:(?:a\s+)?(?:quick|final|double|last)\s+)?"
+    r"(?:check(?:ing)?|verif(?:y|ication|ying)|sanity check|"
     r"proof|kontrolle|probe|vérification|проверка)\b[\W_]*?[:：]",
     re.IGNORECASE,
 )
@@ -443,7 +444,10 @@ _EXPLAINS = re.compile(
     r",?\s+(?:since|because|as|given that|leaving|from|da|car|parce que|weil|denn)\s|\s[—–]\s|;"
     # "126 cm², the product of 14 and 9": an appositive naming where the value comes from
     r"|,\s+(?:the|a|an)\s+(?:product|sum|difference|quotient|result|total|average|mean|"
-    r"square|cube|power)\s+of\b",
+    r"square|cube|power)\s+of\b"
+    # "−7 °C, 11 degrees below the dawn reading": an appositive relating it to another value
+    r"|,\s+[-−]?\d[\d.,]*\s*°?\s*[^\W\d_]*\s+(?:below|above|less|more|fewer|lower|higher|"
+    r"under|over|colder|warmer|after|before|short of)\b",
     re.IGNORECASE,
 )
 # What opens the reason for an answer already stated ("−8, since 23 − 15 = 8"); a dash between

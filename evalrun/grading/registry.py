@@ -182,14 +182,38 @@ def grade(item: Any, response: Response) -> Grade:
         verdict_ = grade_spec(item.grader.kind, item.grader.params(), response)
         if verdict_.passed and item.grader.kind not in ("json", "tool_call"):
             note = _note_beyond_the_answer(item, question, response)
+            label = _TRANSLATION_LABEL.match(plain_text(response.content or ""))
             if note is not None:
                 detail = f"the prompt asks for the answer only; the reply adds {note[:40]!r}"
                 verdict_ = Grade(passed=False, detail=detail, span=note)
+            elif (source := _source_added(question, response.content or "")) is not None:
+                detail = f"the prompt asks for the translation only; the reply adds {source!r}"
+                verdict_ = Grade(passed=False, detail=detail, span=source)
+            elif label is not None and _ONLY_ASKED.search(question):
+                detail = f"the prompt asks for the translation only; the reply adds {label[0]!r}"
+                verdict_ = Grade(passed=False, detail=detail, span=label[0])
+            elif (stated := _stated_output(question, response.content or "")) is not None and not (
+                grade_spec(
+                    item.grader.kind,
+                    item.grader.params(),
+                    response.model_copy(update={"content": stated}),
+                ).passed
+            ):
+                detail = f"the reply states the output as {stated[:40]!r}"
+                verdict_ = Grade(passed=False, detail=detail, span=stated)
             elif _REFUSAL.match(response.content or ""):
                 verdict_ = Grade(passed=False, detail="the reply declines the task")
             elif (loop := _LOOPED.search(_spaced(response.content or ""))) is not None:
                 unit = " ".join((loop.group(1) or loop.group(2)).split())
                 verdict_ = Grade(passed=False, detail=f"the reply loops {unit!r}", span=unit)
+            elif _PROSE_ASKED.search(question) and _word_list(response.content or ""):
+                verdict_ = Grade(
+                    passed=False, detail="the prompt asks for prose; the reply lists words"
+                )
+            elif (many := _more_than_one(question, response.content or "")) is not None:
+                verdict_ = Grade(
+                    passed=False, detail=f"the prompt asks for one; the reply gives {many}"
+                )
             else:
                 extra = _more_words_than_asked(question, response.content or "")
                 if extra is not None:
@@ -220,14 +244,41 @@ _ONLY_ASKED = re.compile(
     re.IGNORECASE,
 )
 # What a reply appends after its answer: a labelled note ("Note:", "Alternatives:", "Word by
-# word:", "Literally, ...") or a paragraph. (A bracketed aside, "violet (and sits behind shelf
-# Q9)", is read as part of the answer.)
+# word:", "Literally, ..."), a paragraph, or a bracket after the reply's last stop. (A bracketed
+# aside within the answer, "violet (and sits behind shelf Q9)", is read as part of it.)
 _NOTE = re.compile(
     r"(?:(?<=\s)|^)(?:note|nb|n\.b\.|alternatives?|alternatively|literally|word by word|"
     r"explanation|pronunciation|примечание|remarque|hinweis|注)\s*[:：,—–-]"
-    r"|\n\s*\n(?=\s*\S)",
+    r"|\n\s*\n(?=\s*\S)"
+    # "Der Zug ist heute verspätet. (Oder: ...)": a bracket closing the reply after its stop
+    r"|(?<=[.!?。！？])[^\S\n]*[(（](?=[^()（）]*[)）]\s*$)",
     re.IGNORECASE,
 )
+
+
+# "Translation: Der Zug ist heute verspätet." for "Give only the translation": a label the
+# prompt did not ask for
+_TRANSLATION_LABEL = re.compile(
+    r"\W*(?:translation|translated|перевод|traduction|traducción|übersetzung|翻译|译文)\s*[:：]",
+    re.IGNORECASE,
+)
+
+
+_QUOTED = re.compile(r"[\"“«„]\s*([^\"”»“]{3,300}?)\s*[\"”»“]")
+
+
+def _source_added(question: str, content: str) -> str | None:
+    """The text the prompt quotes to translate, when a reply asked for the translation only
+    gives it too ("Кот спит на подоконнике. The cat is sleeping on the windowsill."), or None."""
+    if not _ONLY_ASKED.search(question):
+        return None
+    got = normalize(plain_text(content), punct=True)
+    for m in _QUOTED.finditer(question):
+        source = normalize(m.group(1), punct=True)
+        long_enough = len(source.split()) >= 3 or len(source) >= 4 and not source.isascii()
+        if long_enough and source in got and got != source:
+            return m.group(1)
+    return None
 
 
 def _note_beyond_the_answer(item: Any, question: str, response: Response) -> str | None:
@@ -248,13 +299,58 @@ def _note_beyond_the_answer(item: Any, question: str, response: Response) -> str
     return None
 
 
+# "What does this code print?" answered "It prints None — an IndexError would ...", or working
+# that ends "Output: [1, 2, 3]": the output the reply states, a literal (numbers, None/True/False,
+# a quoted string, a bracketed list), is its answer; the right one named in its working is not.
+_OUTPUT_ASKED = re.compile(
+    r"\bwhat (?:does|will|happens when) (?:this|the following)\b[^?\n]{0,40}?"
+    r"\b(?:print|output|run)s?\b",
+    re.IGNORECASE,
+)
+_ATOM = (
+    r"(?:-?\d[\d.,]*|None|True|False|null|undefined|NaN|\"[^\"\n]*\"|'[^'\n]*'"
+    r"|\[[^\]\n]*\]|\{[^}\n]*\}|`[^`\n]+`)"
+)
+_LITERAL = rf"(?P<value>{_ATOM}(?: {_ATOM})*)"
+_STATED = (
+    re.compile(
+        rf"^\W*(?:it|this|the code|the program)\s+(?:prints|outputs|logs|returns)\s*:?\s*{_LITERAL}"
+        r"(?=\s*(?:$|[.;,:(!—–]|-\s|(?:because|since|as|which)\b))",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        # the line ending the reply: a literal, or one bare word ("Output: abc")
+        rf"(?:^|\n)[^\S\n]*(?:final\s+)?(?:output|answer|result)\s*(?:is)?\s*[:=]\s*"
+        rf"(?P<value>{_ATOM}(?: {_ATOM})*|[\w'\"`.-]+)[^\S\n]*\.?\s*$",
+        re.IGNORECASE,
+    ),
+)
+
+
+def _stated_output(question: str, content: str) -> str | None:
+    """The output a reply states for a question asking what code prints, or None."""
+    if not _OUTPUT_ASKED.search(question):
+        return None
+    claim, _ = final_claim(content)  # "It prints 10... wait, no — 11": the claim after it
+    plain = plain_text(claim).strip()
+    for pattern in _STATED:
+        m = pattern.search(plain)
+        if m:
+            return m.group("value")
+    return None
+
+
 # A reply that opens by declining the task ("I'd rather not describe the sea.", "Sorry, I can't
 # help with that."): whatever words it happens to use, it does not do what was asked.
 _REFUSAL = re.compile(
     r"\s*(?:(?:i'm|i am)?\s*sorry,?\s*(?:but\s+)?)?i(?:'d| would) rather not\b"
     r"|\s*(?:(?:i'm|i am)\s+)?sorry,?\s*(?:but\s+)?i (?:can't|cannot|won't|am unable to)\s+"
     r"(?:help|do|write|answer|assist|comply)\b"
-    r"|\s*i (?:can't|cannot|won't) (?:help|assist|comply) with (?:that|this)\b",
+    r"|\s*i (?:can't|cannot|won't) (?:help|assist|comply) with (?:that|this)\b"
+    # "The sea is too complex to capture in ten words.": the task declared impossible
+    r"|[^.!?\n]{0,60}?\b(?:too \w+ to (?:capture|describe|sum up|summari[sz]e|put into words)|"
+    r"impossible to (?:capture|describe|sum up|summari[sz]e|put into words)|"
+    r"can(?:not|['’]t) be (?:captured|described|summed up|summari[sz]ed|put into words))\b",
     re.IGNORECASE,
 )
 
@@ -272,6 +368,42 @@ def _spaced(text: str) -> str:
     Other marks stay, so "(denominator * denominator)" is no loop; a word said three times
     ("No, no, no.") is emphasis, four times a loop."""
     return re.sub(r"[\s,.;:!?…—–\-]+", " ", plain_text(text)).strip() + " "
+
+
+# "Write between 20 and 40 words about rivers" answered "Rivers: water, current, banks, ...":
+# a list of words is not the prose asked for
+_PROSE_ASKED = re.compile(
+    r"\bwrite\b[^.?!\n]*\b(?:words|sentences?|story|paragraph)\b", re.IGNORECASE
+)
+
+
+def _word_list(content: str) -> bool:
+    """Whether the reply is a list of eight or more single words (or pairs), a heading before
+    it allowed."""
+    body = re.sub(r"^[^\n:]{0,40}:\s*", "", plain_text(content).strip())
+    items = [x.strip(" .!*-•") for x in re.split(r"[,;\n]", body)]
+    items = [x for x in items if x]
+    return len(items) >= 8 and all(len(x.split()) <= 2 for x in items)
+
+
+# "give one short reason" answered "for three reasons: ...": more than the one asked for
+_ONE_ASKED = re.compile(
+    r"\bone\s+(?:short\s+|brief\s+|simple\s+)?(reason|example|tip|fact)\b", re.I
+)
+
+
+def _more_than_one(question: str, content: str) -> str | None:
+    """The count a reply announces of what the prompt asks one of ("three reasons"), or None."""
+    asked = _ONE_ASKED.search(question)
+    if asked is None:
+        return None
+    noun = asked.group(1).casefold()
+    m = re.search(
+        rf"\b(?:two|three|four|five|several|many|multiple|a few|\d+)\s+(?:\w+\s+)?{noun}s\b",
+        content,
+        re.IGNORECASE,
+    )
+    return m.group(0) if m else None
 
 
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
@@ -348,7 +480,13 @@ def echoes_prompt(item: Any, response: Response) -> bool:
     if "copy" in getattr(item, "tags", []) and len(without_lead_in(user)) < 2:
         return False  # the prompt is only the text to copy; with "Repeat exactly:" it is not
     got = normalize(plain_text(response.content or ""), punct=True)
-    return bool(got) and got == normalize(plain_text(user), punct=True)
+    # "write one sentence about cats using only lowercase letters" for the same prompt with
+    # "(no capital letters at all)" after it: the prompt echoed without its aside
+    bare = re.sub(r"\s*\([^()]*\)", "", user)
+    return bool(got) and got in (
+        normalize(plain_text(user), punct=True),
+        normalize(plain_text(bare), punct=True),
+    )
 
 
 def describe_graders() -> str:

@@ -263,12 +263,16 @@ _BUT_ANOTHER = re.compile(
 # a belief named as mistaken, which a semicolon turns from as well as a "but": "Mars is often
 # mistaken for the Red Planet; that title belongs to Jupiter"
 _MISTAKEN = re.compile(
-    r"\b(?:mistaken(?:ly)?|confused|misattributed|wrongly|(?:many|most|some)\s+(?:people\s+)?"
+    r"\b(?:mistaken(?:ly)?|confused|misattributed|wrongly|by mistake|in error|erroneously|"
+    r"(?:many|most|some)\s+(?:people\s+)?"
     r"(?:assume|think|believe))\b",
     re.IGNORECASE,
 )
+# ("...; it is really Venus": a pronoun that goes on to what really is turns from it too)
 _SEMICOLON_ANOTHER = re.compile(
-    r";\s*(?!(?:it|he|she|they|its|his|her)\b|(?:this|that)\s+(?:is|was)\b)\w", re.IGNORECASE
+    r";\s*(?!(?:it|he|she|they|its|his|her)\b(?!\s+(?:is|was)\s+(?:really|actually|in fact)\b)"
+    r"|(?:this|that)\s+(?:is|was)\b)\w",
+    re.IGNORECASE,
 )
 
 
@@ -402,6 +406,8 @@ _RETRACTION = re.compile(
     # "12, no, 10": a number taken back between commas
     r"|(?<=\d),\s*no\s*[,:—–-]+\s*"
     rf"|(?:{_PAUSE}|{_STOP})\s*(?:(?:oh|ah|uh|um)\s*,?\s*)?(?:no\s+)?wait\s*[,!:—–-]+(?:[\s,]*(?:no|sorry|actually)\b[\s,.!—–-]*)*"
+    # "A B C D E F G — oh, eight: A B C D E F G H": a restart after a pause, up to its colon
+    rf"|{_PAUSE}\s*(?:oh|ah)\s*,[^\n.!?:]{{1,30}}:\s*"
     # "Yes. Eh, no — ...": a hesitation, then the "no" that takes the answer back
     # (the "no" stays: a yes/no item's verdict)
     rf"|(?:{_PAUSE}|{_STOP}|,\s)\s*(?:eh|er|uh|um|oh|ah)\s*[,.!:—–-]*\s*(?=no\b\s*[,.!:—–-])"
@@ -419,7 +425,7 @@ _RETRACTION = re.compile(
     r"my mistake|my bad|make that|or rather|let me (?:double-?check|re-?\w+)(?: that| this| it)?|"
     # "let me add again", "let me work it out again": the reply starts over
     r"let me (?:add|count|compute|calculate|work|do|try|check|go)\w*(?: \w+){0,2} (?:again|over)|"
-    r"entschuldigung|pardon|то есть|извините)\b"
+    r"correcting (?:myself|that|this)|entschuldigung|pardon|то есть|извините)\b"
     r"|\b(?:нет|nein|non),?\s+(?:скорее|eher|plutôt)\b",
     re.IGNORECASE,
 )
@@ -428,9 +434,14 @@ _RETRACTION = re.compile(
 # A clause that names the tempting answer only to set it aside: "People often say Rio, but ...",
 # "It might seem like yes, but ...", "Many guess Toronto, but ...".
 _DISTRACTOR_LEAD = re.compile(
-    r"(?:^|(?<=[.!?\n])\s*)[^.!?\n]*?\b(?:often|commonly|many|most people|some people|some say|"
+    # (an aside in brackets after the answer, "Mars (Venus is often confused ..., but ...)", is
+    # no lead: the lead does not open a bracket)
+    r"(?:^|(?<=[.!?\n])\s*)[^.!?\n(]*?\b(?:often|commonly|many|most people|some people|some say|"
+    # "Some textbooks count six, but ...": what some sources teach, as against the asked model
+    r"some (?:\w+ )?(?:countries|schools|textbooks|books|sources|models|scholars|experts|"
+    r"traditions|cultures|regions|lists|maps|systems|accounts|authors|references)|"
     r"tempting|might (?:seem|think|say|guess)|may (?:seem|think)|misconception|guess|assume|"
-    r"mistake|confuse[ds]?|easy to|looks like|at first glance|you might)\b[^.!?\n]*?"
+    r"mistake|confuse[ds]?|easy to|looks like|at first glance|you might)\b[^.!?\n(]*?"
     r"(?:[,;]?\s+|[.!;]\s*)but\b[\s,]*"  # "Some say seven.\nBut the correct number is six."
     # "Not FIG 207 (that's the paint cabinet) — it's PLUM 318.", "Not 7, but 8": a named thing
     # (a number or a capitalised name) set aside before the claim
@@ -581,7 +592,7 @@ def offered_alternatives(text: str) -> list[tuple[str, str, str, str]]:
 
 # ---------------------------------------------------------------- the question's focus
 
-_FUNCTION_WORDS = set(
+FUNCTION_WORDS = set(
     "a an the is are was were be of in on at to for and or with by from as it its this that "
     "these those there what which who whom whose how many much does do did has have had will "
     "would can could should your you reply answer just only name word one please give".split()
@@ -647,16 +658,16 @@ def question_focus(question: str, clause: str, names: set[str]) -> tuple[int, fl
     # "In which year did the Berlin Wall fall?": the verb a did-question ends on is what it
     # asks about, ahead of its subject (which a clause about another deed repeats too)
     verb = re.search(r"\b(?:did|does|do)\b[^?？]*?\b(\w+)\W*$", asked[-1] if asked else "")
-    if verb and verb.group(1).casefold() not in _FUNCTION_WORDS:
+    if verb and verb.group(1).casefold() not in FUNCTION_WORDS:
         last = _BASE.get(verb.group(1).casefold(), verb.group(1).casefold())
         words = [last] + [w for w in words if w != last]
     # a pair of function words ("is the") is in every clause: it repeats nothing asked
     pairs = {
         (a, b)
         for a, b in zip(words, words[1:])
-        if a not in names and b not in names and not {a, b} <= _FUNCTION_WORDS
+        if a not in names and b not in names and not {a, b} <= FUNCTION_WORDS
     }
     said_pairs = set(zip(said, said[1:]))
-    content = [w for w in dict.fromkeys(words) if w not in _FUNCTION_WORDS and w not in names]
+    content = [w for w in dict.fromkeys(words) if w not in FUNCTION_WORDS and w not in names]
     weight = sum(1 / (n + 1) for n, w in enumerate(content) if w in said)
     return len(pairs & said_pairs), weight

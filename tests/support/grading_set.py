@@ -23,6 +23,7 @@ BLIND2 = DATA / "blind2.jsonl"
 BLIND3 = DATA / "blind3.jsonl"  # tuning rows only: every row was read while tuning
 BLIND4 = DATA / "blind4.jsonl"  # the shapes core-v5's graders still misjudged
 WRITTEN5 = DATA / "written5.jsonl"  # tuning rows only: written for the issue's shapes, not blind
+BLIND5 = DATA / "blind5.jsonl"  # blind, four personas, every non-tool item
 SETS = {
     "existing": ANSWERS,
     "blind": BLIND,
@@ -30,6 +31,7 @@ SETS = {
     "blind3": BLIND3,
     "blind4": BLIND4,
     "written5": WRITTEN5,
+    "blind5": BLIND5,
 }
 
 
