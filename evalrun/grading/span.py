@@ -57,7 +57,7 @@ _MARKDOWN = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`+")
 _HEADING = re.compile(r"(?m)^\s{0,3}#{1,6}\s+")
 _QUOTE_LINE = re.compile(r"(?m)^\s{0,3}>\s?")
 _STRUCK = re.compile(r"~~[^~\n]+~~")  # "~~Toronto~~ Ottawa": struck out, taken back
-_FENCE_INFO = re.compile(r"(?m)^(\s*)```[\w+.-]+[ \t]*\n")
+_FENCE_INFO = re.compile(r"(?m)^([^\S\n]*)```[\w+.-]+[ \t]*\n")
 
 
 _POWERS = str.maketrans({"²": "^2", "³": "^3", "¹": "^1", "⁰": "^0"})

@@ -127,7 +127,7 @@ _PUNCT_RUN = re.compile(r"[,;!?]{3,}|[\[\](){}]{3,}")  # ,,,, or ([( inside a wo
 _BRACKETS = re.compile(r"[\[\]{}()<>|\"'`]")
 
 
-_MD_LINK = re.compile(r"!?\[[^\]]*\]\([^)]*\)")
+_MD_LINK = re.compile(r"!?\[[^\]]{0,200}\]\([^)]{0,400}\)")
 
 
 _CODE_CHARS = re.compile(r"[=(){}\[\]<>;|`_/\\#*$@^~&]")
@@ -185,7 +185,8 @@ STOPS = frozenset(",;.:!?)]—–…")
 # A short phrase of two words or more in quotes or brackets, where prose cites another language:
 # its words need be in no list. (Not a docstring, nor one-word strings in a JSON list.)
 _SET_APART = re.compile(
-    r'(?<!["\w])"[^"\n ]+ [^"\n]{1,40}"(?!")|“[^”\n]{1,40}”|«[^»\n]{1,40}»|\([^)\n ]+ [^)\n]{1,40}\)'
+    r'(?<!["\w])"[^"\n ]{1,60} [^"\n]{1,40}"(?!")|“[^”\n]{1,40}”|«[^»\n]{1,40}»'
+    r"|\([^)\n ]{1,60} [^)\n]{1,40}\)"
 )
 
 
