@@ -34,7 +34,7 @@ from typing import Any
 from evalrun.compare.pairing import compare_runs
 from evalrun.compare.report import render_text
 from evalrun.endpoint.response import example_to_response
-from evalrun.scoring.runner import ScoreRequest, score_suite
+from evalrun.scoring.run import ScoreRequest, score_suite
 from evalrun.serving.target import Target
 from evalrun.store import RunStore
 from evalrun.store.tokens import TOKENS_FILE

@@ -18,7 +18,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 from evalrun.endpoint.response import example_to_response  # noqa: E402
-from evalrun.scoring.runner import ScoreRequest, score_suite  # noqa: E402
+from evalrun.scoring.run import ScoreRequest, score_suite  # noqa: E402
 from evalrun.serving.target import Target  # noqa: E402
 from evalrun.store import RunStore  # noqa: E402
 from evalrun.suite.load import load_suite  # noqa: E402

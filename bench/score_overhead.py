@@ -304,7 +304,7 @@ def main() -> None:
         return serve()
 
     from evalrun.endpoint.options import build_options
-    from evalrun.scoring.runner import ScoreRequest, score_suite
+    from evalrun.scoring.run import ScoreRequest, score_suite
     from evalrun.serving.target import Target
     from evalrun.store import RunStore
     from evalrun.suite.load import load_suite

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalrun.scoring import runner
+from evalrun.scoring import run as runner
 from evalrun.scoring.options import ScoreOptions
 from evalrun.scoring.request import ScoreHooks
 from evalrun.store import RunRecord

@@ -102,7 +102,7 @@ def test_junit_errors_skips_and_bad_xml_characters(tmp_path: Path, fake_server) 
     from fakeserver import http_error, simple_item, write_suite
 
     from evalrun.endpoint.client import RetryPolicy
-    from evalrun.scoring.runner import ScoreRequest, score_suite
+    from evalrun.scoring.run import ScoreRequest, score_suite
     from evalrun.serving.target import Target
     from evalrun.store import RunStore
     from evalrun.suite.load import load_suite

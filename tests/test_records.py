@@ -15,7 +15,7 @@ from evalrun.compare.pairing import garble_kind
 from evalrun.endpoint.client import RetryPolicy
 from evalrun.endpoint.options import RequestOptions
 from evalrun.grading.garble import detect
-from evalrun.scoring.runner import ScoreRequest, score_suite
+from evalrun.scoring.run import ScoreRequest, score_suite
 from evalrun.serving.target import Target
 from evalrun.slope.record import SlopeRecord
 from evalrun.store import ItemRecord, RunRecord, RunStore, dump_json_line, numbered_rows

@@ -340,7 +340,7 @@ class FullDisk(RunStore):
 
 def test_disk_full_stops_the_run_with_one_line(fake_server, make_suite, tmp_path):
     from evalrun.base.errors import ConfigError
-    from evalrun.scoring.runner import ScoreRequest, score_suite
+    from evalrun.scoring.run import ScoreRequest, score_suite
     from evalrun.serving.target import Target
     from evalrun.suite.load import load_suite
 

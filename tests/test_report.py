@@ -116,7 +116,7 @@ def test_history_svg_draws_the_label_runs(tmp_path: Path, fake_server) -> None:
     store, first = hostile_run(tmp_path, fake_server, label="lane")
     from support.viewruns import answer_for
 
-    from evalrun.scoring.runner import ScoreRequest, score_suite
+    from evalrun.scoring.run import ScoreRequest, score_suite
     from evalrun.serving.target import Target
 
     fake_server.rule = lambda body: answer_for(body, first_pass=False)

@@ -21,7 +21,7 @@ from evalrun.endpoint.options import RequestOptions
 from evalrun.grading import garble
 from evalrun.grading import registry as graders
 from evalrun.grading.garble import GarbleSignal, GarbleVerdict
-from evalrun.scoring.runner import ScoreHooks, ScoreRequest, score_suite
+from evalrun.scoring.run import ScoreHooks, ScoreRequest, score_suite
 from evalrun.serving.target import Target
 from evalrun.store import RunStore
 from evalrun.suite.load import load_suite

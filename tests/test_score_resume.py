@@ -108,7 +108,7 @@ def test_ctrl_c_marks_run_and_exits_130(fake_server, slow_suite, tmp_path):
 
 def test_sigterm_interrupts_like_ctrl_c(fake_server, slow_suite, tmp_path):
     from evalrun.base.errors import Interrupted
-    from evalrun.scoring.runner import ScoreRequest, score_suite
+    from evalrun.scoring.run import ScoreRequest, score_suite
     from evalrun.serving.target import Target
     from evalrun.suite.load import load_suite
 

@@ -615,7 +615,7 @@ def run_bisect(
 ) -> BisectRecord:
     """Run a bisect end to end and write bisect.json. `target` carries the request options and
     API key sent to every variant; the launcher and scorer default to
-    evalrun.serving.launcher.boot_server and evalrun.scoring.runner.score_suite."""
+    evalrun.serving.launcher.boot_server and evalrun.scoring.run.score_suite."""
     from evalrun.store import RunStore
     from evalrun.suite.load import load_suite
 
@@ -670,7 +670,7 @@ def _reach(
     """How the trials reach their servers: the launcher and scorer given, else boot_server
     and score_suite."""
     if scorer is None:
-        from evalrun.scoring.runner import score_suite
+        from evalrun.scoring.run import score_suite
 
         scorer = score_suite
     return TrialReach(

@@ -46,7 +46,7 @@ from evalrun.compare.floor import Floor, floor_of
 from evalrun.endpoint.http import HttpOptions
 from evalrun.endpoint.logprobs import TokenTrace
 from evalrun.endpoint.options import RequestOptions
-from evalrun.scoring.runner import ScoreHooks, ScoreRequest
+from evalrun.scoring.run import ScoreHooks, ScoreRequest
 from evalrun.serving.contract import Contract, contract_hash, with_overrides
 from evalrun.serving.target import Launcher, Target, TargetSpec, open_target
 from evalrun.store import ItemRecord, RunRecord, RunStore
@@ -62,7 +62,7 @@ Log = Callable[[str], None]
 
 
 class Scorer(Protocol):
-    """Scores one request against a target (scoring.runner.score_suite is one)."""
+    """Scores one request against a target (scoring.run.score_suite is one)."""
 
     def __call__(
         self, req: ScoreRequest, store: RunStore, hooks: ScoreHooks = ...

@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     from evalrun.base.errors import BootError, EndpointError, EvalrunError, UsageError
     from evalrun.scoring.report import ProgressBar, score_json, score_text
     from evalrun.scoring.request import ScoreHooks
-    from evalrun.scoring.runner import score
+    from evalrun.scoring.run import score
     from evalrun.serving.launcher import stderr_progress
     from evalrun.store import RunStore, json_text
 

@@ -6,7 +6,7 @@ answer arrives (the status line and headers, each chunk of a body) and when the 
 flight: a wait between tries (a Retry-After) or a pause with nothing asked is no silence of the
 server's. It is wall-clock time, like an item's own deadline: a loop too busy to read counts,
 and the items waiting would time out anyway. The runner calls the server dead once it reaches
-the run's `--timeout` (runner.py).
+the run's `--timeout` (scoring/run.py).
 
 It also keeps the run's connection policy, for servers that take fewer connections than the run
 asks with (a proxy or a small threaded server with a connection cap; a busy engine queueing):

@@ -1,8 +1,8 @@
 """Scoring a suite against an endpoint or a booted contract.
 
 A score is plan (plan.py: `ScorePlan`, settled once), open the target (serving/target.py), run
-(run.py: `Run`, a run's life and its workers over the items); runner.py holds the entries
-(`score` from options, `score_suite` with request.py's `ScoreRequest` and `ScoreHooks`); asking.py
+(run.py: `Run`, a run's life and its workers over the items, and the entries: `score` from
+options, `score_suite` with request.py's `ScoreRequest` and `ScoreHooks`); asking.py
 asks one item and grades it, state.py holds what a run knows of the endpoint's health, recording.py
 appends each item to the run store as it finishes and reads a run back to resume it; judge.py
 grades beside the requests; options.py is the one options object of the CLI and the API;
@@ -15,7 +15,7 @@ from __future__ import annotations
 from evalrun.scoring.options import ScoreOptions
 from evalrun.scoring.plan import Limits, ScorePlan, plan
 from evalrun.scoring.request import ScoreHooks, ScoreRequest
-from evalrun.scoring.runner import ascore, ascore_suite, score, score_suite
+from evalrun.scoring.run import ascore, ascore_suite, score, score_suite
 
 __all__ = [
     "Limits",

@@ -1,6 +1,6 @@
 """One score, as options: `ScoreOptions` is what `evalrun score`'s flags and `evalrun.score()`'s
 keywords both build, with one set of defaults: what was asked, as given. The plan
-(scoring/plan.py) settles it (the target spec, the selection, the limits); `scoring.runner.score`
+(scoring/plan.py) settles it (the target spec, the selection, the limits); `scoring.run.score`
 plans and runs it.
 
 The field names are the flags' (`--request-seed` is `request_seed`, `--category` is

@@ -9,7 +9,7 @@ import subprocess
 
 from evalrun.base.errors import EvalrunError, Interrupted, UsageError
 from evalrun.base.jsondata import JSONObject, json_bytes
-from evalrun.scoring.runner import ScoreRequest, score_suite
+from evalrun.scoring.run import ScoreRequest, score_suite
 from evalrun.signoff import Policy, signoff
 from evalrun.store import RunRecord, RunStore
 

@@ -35,7 +35,7 @@ from evalrun.compare.fidelity import (
 )
 from evalrun.compare.floor import floor_of
 from evalrun.endpoint.options import build_options
-from evalrun.scoring.runner import ScoreRequest, score_suite
+from evalrun.scoring.run import ScoreRequest, score_suite
 from evalrun.serving.signals import sigterm_raises
 from evalrun.serving.target import Target, TargetSpec, open_target
 from evalrun.signoff import load_policy

@@ -37,7 +37,7 @@ def score_on(
     (one boot, several runs); `extra` is sent in every request body."""
     from evalrun.endpoint.http import HttpOptions
     from evalrun.endpoint.options import RequestOptions
-    from evalrun.scoring.runner import ScoreRequest, score_suite
+    from evalrun.scoring.run import ScoreRequest, score_suite
     from evalrun.serving.target import Target
     from evalrun.store import RunStore
     from evalrun.suite.select import Selection

@@ -78,7 +78,7 @@ def answer_for(request: dict[str, Any], *, first_pass: bool) -> Any:
 def hostile_run(root: Path, server: FakeServer, *, label: str = "hostile") -> tuple[RunStore, str]:
     """Score the suite, resume it; return the store and the run id."""
     from evalrun.base.errors import EvalrunError
-    from evalrun.scoring.runner import ScoreRequest, score_suite
+    from evalrun.scoring.run import ScoreRequest, score_suite
     from evalrun.serving.target import Target
 
     suite = load_suite(str(write_suite(root / "suite", _items(), name="mini")))
@@ -103,7 +103,7 @@ def hostile_run(root: Path, server: FakeServer, *, label: str = "hostile") -> tu
 
 def baseline_run(root: Path, server: FakeServer, *, label: str = "baseline") -> str:
     """The same suite with every answer right (after hostile_run): a baseline to pair with."""
-    from evalrun.scoring.runner import ScoreRequest, score_suite
+    from evalrun.scoring.run import ScoreRequest, score_suite
     from evalrun.serving.target import Target
 
     def right(body: dict[str, Any]) -> Any:
