@@ -14,12 +14,12 @@ from evalrun.endpoint.client import (
     chat_attempt,
     list_models,
     make_client,
-    normalise_endpoint,
     parse_completion,
     parse_retry_after,
     pick_model,
 )
 from evalrun.endpoint.http import HttpOptions
+from evalrun.endpoint.options import normalise_endpoint
 
 FAST = RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.02)
 PARAMS = {

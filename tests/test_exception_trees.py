@@ -33,11 +33,11 @@ from evalrun.endpoint.client import (
     chat_attempt,
     list_models,
     make_client,
-    normalise_endpoint,
     run_sync,
 )
 from evalrun.endpoint.failures import describe_failure
 from evalrun.endpoint.http import HttpOptions, async_client
+from evalrun.endpoint.options import normalise_endpoint
 
 PARAMS = {"model": "fake-model", "messages": [{"role": "user", "content": "hi"}]}
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")

@@ -27,10 +27,10 @@ from evalrun.endpoint.client import (
     RetryPolicy,
     chat_attempt,
     make_client,
-    normalise_endpoint,
     run_sync,
 )
 from evalrun.endpoint.http import HttpOptions
+from evalrun.endpoint.options import normalise_endpoint
 
 ONE_TRY = RetryPolicy(attempts=1)
 

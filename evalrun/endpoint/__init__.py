@@ -19,10 +19,10 @@ if TYPE_CHECKING:
         error_message,
         list_models,
         make_client,
-        normalise_endpoint,
         pick_model,
     )
     from evalrun.endpoint.diagnose import diagnose_error, diagnose_response
+    from evalrun.endpoint.options import normalise_endpoint
     from evalrun.endpoint.response import (
         ItemError,
         Response,
@@ -56,6 +56,6 @@ def __getattr__(name: str) -> Any:
     types (response.py, logprobs.py) and must not load the client (asyncio, the HTTP stack)."""
     if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from evalrun.endpoint import client, diagnose, response
+    from evalrun.endpoint import client, diagnose, options, response
 
-    return next(getattr(m, name) for m in (client, diagnose, response) if hasattr(m, name))
+    return next(getattr(m, name) for m in (client, diagnose, options, response) if hasattr(m, name))

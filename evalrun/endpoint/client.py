@@ -17,22 +17,21 @@ import contextlib
 import email.utils
 import gc
 import json
-import os
 import random
 import re
 import sys
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 from evalrun.base.errors import EndpointError, UsageError
 from evalrun.base.jsondata import JSONObject, collector_paused, loads
 from evalrun.endpoint.activity import Activity
 from evalrun.endpoint.http import HttpOptions, async_client, describe_failure
 from evalrun.endpoint.limits import BadEncoding, ResponseTooLarge
+from evalrun.endpoint.options import ApiKey
 from evalrun.endpoint.response import ItemError, Response, parse_completion
 
 if TYPE_CHECKING:
@@ -101,78 +100,6 @@ class _Retryable(Exception):
         super().__init__(failure.message)
         self.failure = failure
         self.retry_after = retry_after
-
-
-def normalise_endpoint(endpoint: str) -> str:
-    """The OpenAI base URL: 'host:8000', 'http://h:8000', '.../v1/chat/completions' -> '.../v1'."""
-    text = endpoint.strip()
-    if not text:
-        raise UsageError("empty --endpoint; pass the server's URL, e.g. http://127.0.0.1:8000/v1")
-    if "://" not in text:
-        text = "http://" + text
-    example = "pass e.g. http://127.0.0.1:8000/v1"
-    try:
-        parts = urlsplit(text)
-    except ValueError as exc:  # an unclosed [IPv6 bracket
-        raise UsageError(f"--endpoint {endpoint!r}: {exc}; {example}") from exc
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"--endpoint {endpoint!r} is not an http(s) URL with a host; {example}")
-    try:
-        parts.port  # noqa: B018 - urlsplit checks the port's range only when asked
-    except ValueError as exc:
-        raise UsageError(f"--endpoint {endpoint!r}: {exc}; pass a port from 1 to 65535") from exc
-    path = parts.path.rstrip("/")
-    for suffix in ("/chat/completions", "/completions", "/models"):
-        path = path.removesuffix(suffix)
-    if not path.endswith("/v1"):
-        path = path + "/v1"
-    url = urlunsplit((parts.scheme, parts.netloc, path, "", ""))
-    _check_url(url, endpoint)
-    return url
-
-
-def _check_url(url: str, endpoint: str) -> None:
-    """UsageError unless the HTTP stack can ask `url` (it refuses a control character, a space
-    in the host, a malformed port) before a request is built."""
-    import httpx2
-
-    try:
-        httpx2.URL(url)
-    except httpx2.InvalidURL as exc:
-        why = str(exc).rstrip(".")
-        raise UsageError(
-            f"--endpoint {endpoint!r}: {why}; pass e.g. http://127.0.0.1:8000/v1"
-        ) from exc
-
-
-@dataclass(frozen=True)
-class ApiKey:
-    """The API key to send, and where it came from (named in error hints, never stored)."""
-
-    value: str | None = field(default=None, repr=False)
-    source: str | None = None  # "--api-key-env VAR" | "OPENAI_API_KEY"; None: no key
-
-    def refused_hint(self) -> str:
-        """What to do after a 401/403, naming what the user actually set."""
-        if self.source:
-            return f"the key from {self.source} was refused: check that it is valid for this server"
-        return "no API key was sent: export OPENAI_API_KEY, or pass --api-key-env VAR"
-
-
-def resolve_api_key(api_key_env: str | None, environ: Mapping[str, str] | None = None) -> ApiKey:
-    """--api-key-env VAR wins, else OPENAI_API_KEY, else no key; UsageError when VAR is empty."""
-    env = os.environ if environ is None else environ
-    if api_key_env:
-        value = env.get(api_key_env)
-        if not value:
-            raise UsageError(
-                f"environment variable {api_key_env} is empty or unset; "
-                "export the API key there or drop --api-key-env"
-            )
-        return ApiKey(value, f"--api-key-env {api_key_env}")
-    if env.get("OPENAI_API_KEY"):
-        return ApiKey(env["OPENAI_API_KEY"], "OPENAI_API_KEY")
-    return ApiKey()
 
 
 def load_sdk(*, freeze: bool = False) -> bool:

@@ -1,4 +1,9 @@
-"""Request options: the sampling and body fields sent with every chat request of a run.
+"""Request options: where a run's chat requests go, the key they carry, and the sampling and body
+fields sent with every one of them.
+
+The address is the OpenAI base URL (`normalise_endpoint`: 'host:8000' and
+'.../v1/chat/completions' both become '.../v1'); the key comes from `--api-key-env VAR` or
+OPENAI_API_KEY (`resolve_api_key`) and is never stored, only where it came from.
 
 The same thing three ways: CLI flags (`--temperature`, `--top-p`, `--request-seed`, `--max-tokens-scale`,
 `--extra-body JSON|@file.yaml`, `--header K:V`), a contract's `request:` block (known sampling keys
@@ -11,9 +16,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from typing_extensions import TypedDict
@@ -176,3 +184,75 @@ def options_differ(a: Mapping[str, object], b: Mapping[str, object]) -> list[str
     keys = sorted((set(a) | set(b)) - _NOT_OPTIONS)
     defaults: Mapping[str, object] = RequestOptions().record()
     return [k for k in keys if a.get(k, defaults.get(k)) != b.get(k, defaults.get(k))]
+
+
+def normalise_endpoint(endpoint: str) -> str:
+    """The OpenAI base URL: 'host:8000', 'http://h:8000', '.../v1/chat/completions' -> '.../v1'."""
+    text = endpoint.strip()
+    if not text:
+        raise UsageError("empty --endpoint; pass the server's URL, e.g. http://127.0.0.1:8000/v1")
+    if "://" not in text:
+        text = "http://" + text
+    example = "pass e.g. http://127.0.0.1:8000/v1"
+    try:
+        parts = urlsplit(text)
+    except ValueError as exc:  # an unclosed [IPv6 bracket
+        raise UsageError(f"--endpoint {endpoint!r}: {exc}; {example}") from exc
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"--endpoint {endpoint!r} is not an http(s) URL with a host; {example}")
+    try:
+        parts.port  # noqa: B018 - urlsplit checks the port's range only when asked
+    except ValueError as exc:
+        raise UsageError(f"--endpoint {endpoint!r}: {exc}; pass a port from 1 to 65535") from exc
+    path = parts.path.rstrip("/")
+    for suffix in ("/chat/completions", "/completions", "/models"):
+        path = path.removesuffix(suffix)
+    if not path.endswith("/v1"):
+        path = path + "/v1"
+    url = urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+    _check_url(url, endpoint)
+    return url
+
+
+def _check_url(url: str, endpoint: str) -> None:
+    """UsageError unless the HTTP stack can ask `url` (it refuses a control character, a space
+    in the host, a malformed port) before a request is built."""
+    import httpx2
+
+    try:
+        httpx2.URL(url)
+    except httpx2.InvalidURL as exc:
+        why = str(exc).rstrip(".")
+        raise UsageError(
+            f"--endpoint {endpoint!r}: {why}; pass e.g. http://127.0.0.1:8000/v1"
+        ) from exc
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """The API key to send, and where it came from (named in error hints, never stored)."""
+
+    value: str | None = field(default=None, repr=False)
+    source: str | None = None  # "--api-key-env VAR" | "OPENAI_API_KEY"; None: no key
+
+    def refused_hint(self) -> str:
+        """What to do after a 401/403, naming what the user actually set."""
+        if self.source:
+            return f"the key from {self.source} was refused: check that it is valid for this server"
+        return "no API key was sent: export OPENAI_API_KEY, or pass --api-key-env VAR"
+
+
+def resolve_api_key(api_key_env: str | None, environ: Mapping[str, str] | None = None) -> ApiKey:
+    """--api-key-env VAR wins, else OPENAI_API_KEY, else no key; UsageError when VAR is empty."""
+    env = os.environ if environ is None else environ
+    if api_key_env:
+        value = env.get(api_key_env)
+        if not value:
+            raise UsageError(
+                f"environment variable {api_key_env} is empty or unset; "
+                "export the API key there or drop --api-key-env"
+            )
+        return ApiKey(value, f"--api-key-env {api_key_env}")
+    if env.get("OPENAI_API_KEY"):
+        return ApiKey(env["OPENAI_API_KEY"], "OPENAI_API_KEY")
+    return ApiKey()

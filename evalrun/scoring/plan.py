@@ -19,14 +19,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evalrun.base.errors import SuiteError, UsageError
-from evalrun.endpoint.client import ApiKey, RetryPolicy, resolve_api_key
+from evalrun.endpoint.client import RetryPolicy
 from evalrun.endpoint.http import HttpOptions
 from evalrun.endpoint.options import (
+    ApiKey,
     RequestOptions,
     build_options,
     options_differ,
     parse_extra_body,
     parse_headers,
+    resolve_api_key,
 )
 from evalrun.scoring.request import ScoreRequest
 from evalrun.serving.contract import Contract

@@ -109,6 +109,11 @@ class Run:
         self.grading: Tasks = set()
         self.server_exited = hooks.server_exited or target.exited
 
+    def go_sync(self) -> tuple[RunRecord, list[ItemRecord]]:
+        """`go` from sync code, the loop the run's own (in a worker thread when the caller is
+        inside a running event loop)."""
+        return run_sync(lambda: self.go(own_loop=True))
+
     async def go(self, *, own_loop: bool) -> tuple[RunRecord, list[ItemRecord]]:
         """Run to the end; the run and its item records, in the items' order. EndpointError
         when the endpoint stopped answering, Interrupted on Ctrl-C or SIGTERM (with `own_loop`;
@@ -476,7 +481,7 @@ def score(
             watch=hooks.boot,
             launcher=launcher,
         ) as target:
-            return run_sync(lambda: Run(settled, target, store, hooks).go(own_loop=True))
+            return Run(settled, target, store, hooks).go_sync()
     finally:
         settled.release()
 
@@ -505,19 +510,17 @@ def score_suite(req: ScoreRequest, store: RunStore, hooks: ScoreHooks = NO_HOOKS
     error is raised. Works inside a running event loop too (the run then gets its own thread).
     """
     settled = plan_request(req, store)
-    return run_sync(lambda: _run(settled, req, store, hooks, own_loop=True))
+    try:
+        return Run(settled, req.target, store, hooks).go_sync()
+    finally:
+        settled.release()
 
 
 async def ascore_suite(req: ScoreRequest, store: RunStore, hooks: ScoreHooks = NO_HOOKS) -> Result:
     """`score_suite` for a caller already in an event loop (a notebook): the same run, awaited.
     Cancelling it leaves the run `interrupted` and resumable."""
-    return await _run(plan_request(req, store), req, store, hooks, own_loop=False)
-
-
-async def _run(
-    settled: ScorePlan, req: ScoreRequest, store: RunStore, hooks: ScoreHooks, *, own_loop: bool
-) -> Result:
+    settled = plan_request(req, store)
     try:
-        return await Run(settled, req.target, store, hooks).go(own_loop=own_loop)
+        return await Run(settled, req.target, store, hooks).go(own_loop=False)
     finally:
         settled.release()

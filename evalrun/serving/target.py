@@ -20,9 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from evalrun.base.errors import UsageError
-from evalrun.endpoint.client import ApiKey, normalise_endpoint
 from evalrun.endpoint.http import HttpOptions
-from evalrun.endpoint.options import RequestOptions
+from evalrun.endpoint.options import ApiKey, RequestOptions, normalise_endpoint
 from evalrun.provenance import RenderedContract, ServerFacts
 from evalrun.serving.contract import Contract, contract_hash, engine_api_key, redact_args
 from evalrun.serving.remote.engine import BootProgress

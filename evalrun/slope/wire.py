@@ -21,8 +21,9 @@ import httpx2 as httpx
 
 from evalrun.base.errors import EndpointError
 from evalrun.base.jsondata import JSONObject
-from evalrun.endpoint.client import ApiKey, error_message
+from evalrun.endpoint.client import error_message
 from evalrun.endpoint.http import describe_failure, refused
+from evalrun.endpoint.options import ApiKey
 
 OPTIONAL_EXTRAS = ("ignore_eos", "min_tokens", "stream_options")
 INSTRUCTION = (
