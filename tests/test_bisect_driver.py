@@ -14,6 +14,7 @@ from test_bisect_git import _git
 
 from evalrun.base.errors import BootError, UsageError
 from evalrun.bisection.driver import BisectRecord, BisectRequest, run_bisect
+from evalrun.serving.contract import contract_hash
 from evalrun.serving.launcher import Server
 from evalrun.store import RunStore
 
@@ -70,6 +71,7 @@ class FakeEngine:
                 host="127.0.0.1",
                 port=fake.port,
                 pid=0,
+                contract_hash=contract_hash(contract),
             )
         finally:
             fake.stop()

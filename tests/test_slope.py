@@ -376,7 +376,7 @@ def test_contract_lane_is_booted_recorded_and_its_request_extra_sent(
 ) -> None:
     from contextlib import contextmanager
 
-    from evalrun.serving.contract import contract_from_data
+    from evalrun.serving.contract import contract_from_data, contract_hash
     from evalrun.serving.launcher import Server
 
     contract = contract_from_data(
@@ -404,6 +404,7 @@ def test_contract_lane_is_booted_recorded_and_its_request_extra_sent(
             host="127.0.0.1",
             port=fake.port,
             pid=1,
+            contract_hash=contract_hash(c),
         )
 
     path = tmp_path / "lane-x.yaml"

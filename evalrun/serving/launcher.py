@@ -65,6 +65,7 @@ class Server:
     host: str
     port: int
     pid: int
+    contract_hash: str  # the booted contract's key (serving.contract.contract_hash)
     version_source: str | None = None
     process: Polled | None = field(default=None, repr=False)
     launch: str = "local"
@@ -146,6 +147,7 @@ def boot_server(
                 host=host,
                 port=port,
                 pid=int(getattr(proc, "pid", 0) or 0),
+                contract_hash=contract_hash(contract),
                 process=proc,
                 launch=contract.launch.kind,
                 image=getattr(proc, "facts", None),

@@ -23,7 +23,7 @@ from evalrun.base.errors import UsageError
 from evalrun.endpoint.http import HttpOptions
 from evalrun.endpoint.options import ApiKey, RequestOptions, normalise_endpoint
 from evalrun.provenance import RenderedContract, ServerFacts
-from evalrun.serving.contract import Contract, contract_hash, engine_api_key, redact_args
+from evalrun.serving.contract import Contract, engine_api_key, redact_args
 from evalrun.serving.remote.engine import BootProgress
 
 if TYPE_CHECKING:
@@ -152,7 +152,7 @@ def record_for_run(contract: Contract, server: Server) -> tuple[RenderedContract
     contract_doc: RenderedContract = {
         "name": contract.name,
         "engine": contract.engine,
-        "hash": contract_hash(contract),
+        "hash": server.contract_hash,
         "argv": server.argv,
         "env": server.env_redacted,
         "path_prepend": contract.expanded_path_prepend(),
