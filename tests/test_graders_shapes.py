@@ -729,6 +729,11 @@ SHAPES = [
         True,
     ),
     ("stated-output", "code-010", "It prints 24... wait, no: it prints 120 (5 factorial).", True),
+    # a program prints a quotient as a decimal: a fraction is not its output
+    ("printed-fraction", "code-013", "5/2", False),
+    ("printed-fraction", "code-013", "$\\frac{5}{2}$", False),
+    ("printed-fraction", "code-013", "2.5 (10 / 4)", True),
+    ("printed-fraction", "code-013", "10 / 4 = 2.5", True),
 ]
 
 

@@ -95,6 +95,8 @@ def _numeric(response: Response, p: NumericParams) -> Grade:
     wanted = [p.answer] if isinstance(p.answer, (int, float)) else p.answer
     if _PRINTS.search(current_question()) and not _as_printed(answer_text(response)):
         return verdict(False, "a program's output is written in digits, as it prints them")
+    if _PRINTS.search(current_question()) and _FRACTION.fullmatch(read.span.strip(" .")):
+        return verdict(False, f"a program prints a quotient as a decimal, not as {read.span!r}")
     if is_bare_expression(answer_text(response)):
         return verdict(False, f"the computation restated, not its value ({fmt_number(wanted[0])})")
     if read.value is None:
@@ -132,6 +134,10 @@ _PRINTS = re.compile(
     r"(?:print|output)",
     re.IGNORECASE,
 )
+
+
+# "5/2" read as the value: a fraction, which a program printing a number never writes
+_FRACTION = re.compile(r"[-−]?\d{1,20}\s{0,3}/\s{0,3}\d{1,20}")
 
 
 def _as_printed(text: str) -> bool:
