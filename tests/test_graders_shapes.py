@@ -734,6 +734,19 @@ SHAPES = [
     ("printed-fraction", "code-013", "$\\frac{5}{2}$", False),
     ("printed-fraction", "code-013", "2.5 (10 / 4)", True),
     ("printed-fraction", "code-013", "10 / 4 = 2.5", True),
+    # the asked term opening a later clause that says it is something the question does not ask
+    # about: it is defined as another thing, not given as the answer
+    (
+        "said-of-another",
+        "long-005",
+        "The fuel tap is not violet; violet is the compressor drain valve.",
+        False,
+    ),
+    ("said-of-another", "factual-019", "H2O2; H2O is hydrogen peroxide.", False),
+    ("said-of-another", "factual-019", "H2O2 is hydrogen peroxide; H2O is water.", True),
+    ("said-of-another", "factual-019", "It is H2O. H2O is dihydrogen monoxide.", True),
+    ("said-of-another", "long-005", "Per the listing; violet is the colour of the tap.", True),
+    ("said-of-another", "long-005", "I checked the listing. Violet is correct.", True),
 ]
 
 
