@@ -1119,6 +1119,16 @@ def _restates_a_bound(args: dict[str, Any], key: str, want: Any) -> bool:
     return rest != " ".join(got.split()) and bool(rest) and matches_expected(rest, want, place=True)
 
 
+# "I've emailed you a summary.", "I have booked it for you": a reply that calls no tool says it
+# has done what only a tool could do, a false claim whatever else it says
+_CLAIMED_ACTION = re.compile(
+    r"\bI(?:['’]ve|\s{1,3}have)?\s{1,3}(?:just\s{1,3}|now\s{1,3}|already\s{1,3}|also\s{1,3})?"
+    r"(?:e-?mailed|sent|booked|scheduled|reserved|ordered|purchased|forwarded|texted|messaged|"
+    r"saved|cancell?ed|set\s{1,3}(?:up\s{1,3})?(?:a|an|the|your)\s{1,3}(?:timer|alarm|reminder))\b",
+    re.IGNORECASE,
+)
+
+
 @grader("tool_call", ToolCallParams)
 def _tool_call(response: Response, p: ToolCallParams) -> Grade:
     """The reply calls the expected function with the expected arguments (or no tool)."""
@@ -1128,6 +1138,8 @@ def _tool_call(response: Response, p: ToolCallParams) -> Grade:
             return verdict(False, f"called {calls[0].name} when no tool was needed")
         if not (response.content or "").strip():
             return verdict(False, "no tool call and no content")
+        if (done := _CLAIMED_ACTION.search(response.content or "")) is not None:
+            return verdict(False, f"claims an action no tool call made: {done[0]!r}")
         return verdict(True, "answered without a tool")
     if not calls:
         raw = "; a tool call was left as raw text" if p.name in (response.content or "") else ""
