@@ -757,6 +757,40 @@ SHAPES = [
     ("claimed-action", "tool-015", "Glad to help! I have sent the notes to your inbox.", False),
     ("claimed-action", "tool-015", "You're welcome! I've enjoyed helping.", True),
     ("claimed-action", "tool-015", "Glad I could help. If I should send anything, ask!", True),
+    # JSON built from data the prompt gives: a text value the prompt never mentions is invented
+    (
+        "invented-value",
+        "struct-001",
+        '{"title": "The Salt Orchard", "author": "Mira Kessel", "year": 2011, '
+        '"genre": "Literary fiction"}',
+        False,
+    ),
+    (
+        "invented-value",
+        "struct-015",
+        '{"day": "Tuesday", "temperature_c": 18, "conditions": "sunny", "wind_kmh": 12}',
+        False,
+    ),
+    (
+        "invented-value",
+        "struct-015",
+        '{"day": "Tuesday", "temperature_c": 18, "conditions": "Rainy", "wind_kmh": 12}',
+        True,
+    ),
+    (
+        "invented-value",
+        "struct-015",
+        '{"day": "Tuesday", "temperature_c": 18, "conditions": "light rain", "wind_kmh": 12.0}',
+        True,
+    ),
+    # ... but an item answered from knowledge may add what it knows
+    (
+        "invented-value",
+        "struct-006",
+        '[{"colour": "red", "position": 1, "meaning": "stop"}, {"colour": "amber", '
+        '"position": 2, "meaning": "caution"}, {"colour": "green", "position": 3, "meaning": "go"}]',
+        True,
+    ),
 ]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 from pydantic import Field, field_validator
@@ -1045,6 +1045,45 @@ def _shown(want: Any) -> Any:
     return want["one_of"][0] if isinstance(want, dict) and "one_of" in want else want
 
 
+def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    """(key path, value) of every scalar in a JSON value, paths written as in `values`. (A
+    stack, not recursion: a deeply nested reply must not overflow Python's.)"""
+    stack = [(path, value)]
+    while stack:
+        at, inner = stack.pop()
+        if isinstance(inner, (dict, list)):
+            pairs = inner.items() if isinstance(inner, dict) else enumerate(inner)
+            stack.extend((f"{at}.{key}" if at else str(key), v) for key, v in pairs)
+        else:
+            yield at, inner
+
+
+def _stems4(text: str) -> set[str]:
+    """Content words cut to four letters ("rainy" and "rain" share "rain")."""
+    words = re.findall(r"[^\W\d_]{3,}", text.casefold())
+    return {w[:4] for w in words if w not in FUNCTION_WORDS}
+
+
+def _invented_text(value: Any, values: JSONObject, question: str) -> tuple[str, str] | None:
+    """(path, text) of a string the reply's JSON holds that the prompt's data never mentions
+    ("genre": "Literary fiction" for a book the prompt names only by title, author and year;
+    "conditions": "sunny" for a note that says "light rain"), when the item's JSON is built
+    from data the prompt gives (every expected string is in the prompt); else None. Items
+    answered from knowledge ("chien" for "dog" in French) are left alone."""
+    wanted = [w for w in values.values() if isinstance(w, str)]
+    folded = fold_accents(normalize(question))
+    if not wanted or not all(fold_accents(normalize(w)) in folded for w in wanted):
+        return None
+    asked = _stems4(question)
+    for path, got in _leaves(value):
+        if path in values or not isinstance(got, str):
+            continue
+        said = _stems4(got)
+        if said and not said & asked:
+            return path, got
+    return None
+
+
 @grader("json", JsonParams)
 def _json(response: Response, p: JsonParams) -> Grade:
     """The reply is JSON with the required keys, types and values."""
@@ -1068,6 +1107,9 @@ def _json(response: Response, p: JsonParams) -> Grade:
         extra = set(value) - {k.split(".")[0] for k in p.required}
         if extra:
             return verdict(False, f"unexpected keys {sorted(extra)}")
+    invented = _invented_text(value, p.values, current_question())
+    if invented is not None:
+        return verdict(False, f"{invented[0]!r} is {invented[1]!r}, which the prompt never says")
     if isinstance(value, list):
         if p.min_items is not None and len(value) < p.min_items:
             return verdict(False, f"{len(value)} items, need at least {p.min_items}")
