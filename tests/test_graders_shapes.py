@@ -783,6 +783,28 @@ SHAPES = [
         '{"day": "Tuesday", "temperature_c": 18, "conditions": "light rain", "wind_kmh": 12.0}',
         True,
     ),
+    # another value conceded to "some sources" after the answer: two candidates, a hedge
+    (
+        "conceded",
+        "instr-019",
+        "It's around 0 °C, though some sources say 4 °C.\nHave a nice day!",
+        False,
+    ),
+    ("conceded", "factual-001", "Ottawa, although some people say Toronto.", False),
+    ("conceded", "math-019", "The average is 21, though some sources give 22.", False),
+    (
+        "conceded",
+        "instr-019",
+        "It's 0 °C, though some sources wrongly say 4 °C.\nHave a nice day!",
+        True,
+    ),
+    (
+        "conceded",
+        "instr-019",
+        "It's 0 °C, though some sources say 32 °F.\nHave a nice day!",
+        True,
+    ),
+    ("conceded", "factual-001", "Ottawa, though some people think it is Toronto, wrongly.", True),
     # ... but an item answered from knowledge may add what it knows
     (
         "invented-value",

@@ -587,6 +587,46 @@ def offered_alternatives(text: str) -> list[tuple[str, str, str, str]]:
         only_first = text[:lead] + text[lead:cut].rstrip(" ,") + text[end:]
         only_second = text[:lead] + second.strip() + text[end:]
         out.append((text[lead:cut].strip(" ,"), second.strip(" ,"), only_first, only_second))
+    return out + _conceded(text)
+
+
+# "It's around 0 °C, though some sources say 4 °C.": after its answer, the reply grants another
+# value to "some sources" without setting it aside, so it offers both. (Set aside: "some
+# sources wrongly say 4 °C", "... say 4 °C, which is a myth".)
+_CONCEDED = re.compile(
+    r",?[^\S\n]{1,3}(?:though|although|but|even though|while)[^\S\n]{1,3}"
+    r"(?:some|other|many|a few|certain)[^\S\n]{1,3}(?P<gap>[\w'’ ]{0,40}?)\b"
+    r"(?:say|says|said|claim|claims|give|gives|list|lists|suggest|suggests|put it at|think)"
+    r"(?:[^\S\n]{1,3}(?:it\s(?:is|was)|that|it['’]s))?[^\S\n]{1,3}",
+    re.IGNORECASE,
+)
+_SET_ASIDE = re.compile(
+    r"\b(?:wrong\w*|mistaken\w*|incorrect\w*|erroneous\w*|false\w*|myth|outdated|error)\b",
+    re.IGNORECASE,
+)
+
+
+def _conceded(text: str) -> list[tuple[str, str, str, str]]:
+    out = []
+    for m in _CONCEDED.finditer(text):
+        # the clauses on either side, looked for within a bounded window (each candidate is a
+        # few words; an unbounded look would rescan a long reply at every match)
+        lo = max(0, m.start() - 200)
+        start = max((e.end() for e in _CLAUSE_END.finditer(text, lo, m.start())), default=lo)
+        end_m = _CLAUSE_END.search(text, m.end(), m.end() + 200)
+        end = end_m.start() if end_m else min(len(text), m.end() + 200)
+        first, second = text[start : m.start()], text[m.end() : end]
+        if (
+            not re.search(r"\w", first)
+            or not re.search(r"\w", second)
+            or _SET_ASIDE.search(m["gap"] + " " + second)
+            or _converted(first, second)
+            or max(len(first.split()), len(second.split())) > MAX_CANDIDATE_WORDS
+        ):
+            continue
+        only_first = text[: m.start()] + text[end:]
+        only_second = text[:start] + second.strip() + text[end:]
+        out.append((first.strip(" ,"), second.strip(" ,"), only_first, only_second))
     return out
 
 
