@@ -750,6 +750,8 @@ SHAPES = [
         False,
     ),
     ("said-of-another", "factual-019", "HO; H2O is the formula for heavy water.", False),
+    ("said-of-another", "long-005", "Not violet — violet is the drain valve's colour.", False),
+    ("said-of-another", "long-005", "Per the listing, yes; violet is the fuel tap's colour.", True),
     ("said-of-another", "factual-019", "Water: H2O. H2O is the formula of water.", True),
     ("said-of-another", "factual-019", "H2O2 is hydrogen peroxide; H2O is water.", True),
     ("said-of-another", "factual-019", "It is H2O. H2O is dihydrogen monoxide.", True),
@@ -800,6 +802,8 @@ SHAPES = [
     ),
     ("conceded", "factual-001", "Ottawa, although some people say Toronto.", False),
     ("conceded", "math-019", "The average is 21, though some sources give 22.", False),
+    ("conceded", "math-019", "21, although others say 22.", False),
+    ("conceded", "factual-001", "The capital is Ottawa, but some argue Toronto.", False),
     (
         "conceded",
         "instr-019",

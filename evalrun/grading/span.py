@@ -595,8 +595,9 @@ def offered_alternatives(text: str) -> list[tuple[str, str, str, str]]:
 # sources wrongly say 4 °C", "... say 4 °C, which is a myth".)
 _CONCEDED = re.compile(
     r",?[^\S\n]{1,3}(?:though|although|but|even though|while)[^\S\n]{1,3}"
-    r"(?:some|other|many|a few|certain)[^\S\n]{1,3}(?P<gap>[\w'’ ]{0,40}?)\b"
-    r"(?:say|says|said|claim|claims|give|gives|list|lists|suggest|suggests|put it at|think)"
+    r"(?:some|others?|many|a few|certain)\b[^\S\n]{0,3}(?P<gap>[\w'’ ]{0,40}?)\b"
+    r"(?:say|says|said|claim|claims|give|gives|list|lists|suggest|suggests|put it at|think|"
+    r"argue|argues|believe|believes|insist|insists)"
     r"(?:[^\S\n]{1,3}(?:it\s(?:is|was)|that|it['’]s))?[^\S\n]{1,3}",
     re.IGNORECASE,
 )

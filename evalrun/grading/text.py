@@ -239,7 +239,7 @@ _WORD_LETTER = re.compile(r"[A-Za-z\u00c0-\u024f\u0400-\u04ff]")
 # "The fuel tap is not violet; violet is the compressor drain valve.", "H2O2; H2O is hydrogen
 # peroxide.": the match opens a later clause as the subject of "is", and what it is said to be
 # shares no word with the question, or belongs to a thing with a word the question lacks ("the
-# colour of the compressor drain valve"); the reply defines it as another thing, it does not
+# colour of the compressor drain valve", "the drain valve's colour"); the reply defines it as another thing, it does not
 # answer with it. (Said of the question's own words, "violet is the colour of the tap", it answers; so
 # does a bare verdict, "Violet is correct.")
 _CLAUSE_BEFORE = re.compile(r"\w[^\w\n]{0,6}[;.!?—–][\s\"'“”«»*_`]{0,6}$")
@@ -270,8 +270,10 @@ def _said_of_another(text: str, a: int, b: int) -> bool:
     asked = _stems(current_question().strip().rsplit("\n\n", 1)[-1])
     # "violet is the colour of the compressor drain valve", "the formula for heavy water": the
     # question's kind of thing, of a thing it does not name
-    owner = re.search(r"\b(?:of|for)\s(?P<thing>.+)", m["what"], re.IGNORECASE)
-    if owner and _stems(owner["thing"]) - asked:
+    owner = re.search(
+        r"\b(?:of|for)\s(?P<thing>.+)|^(?P<whose>.+?)['’]s?\s", m["what"], re.IGNORECASE
+    )
+    if owner and _stems(owner["thing"] or owner["whose"]) - asked:
         return True
     return not _stems(m["what"]) & asked
 
