@@ -793,6 +793,14 @@ SHAPES = [
         '{"day": "Tuesday", "temperature_c": 18, "conditions": "light rain", "wind_kmh": 12.0}',
         True,
     ),
+    # ... but an item answered from knowledge may add what it knows
+    (
+        "invented-value",
+        "struct-006",
+        '[{"colour": "red", "position": 1, "meaning": "stop"}, {"colour": "amber", '
+        '"position": 2, "meaning": "caution"}, {"colour": "green", "position": 3, "meaning": "go"}]',
+        True,
+    ),
     # another value conceded to "some sources" after the answer: two candidates, a hedge
     (
         "conceded",
@@ -817,14 +825,14 @@ SHAPES = [
         True,
     ),
     ("conceded", "factual-001", "Ottawa, though some people think it is Toronto, wrongly.", True),
-    # ... but an item answered from knowledge may add what it knows
-    (
-        "invented-value",
-        "struct-006",
-        '[{"colour": "red", "position": 1, "meaning": "stop"}, {"colour": "amber", '
-        '"position": 2, "meaning": "caution"}, {"colour": "green", "position": 3, "meaning": "go"}]',
-        True,
-    ),
+    # a yes/no verdict qualified as a guess, to a question whose premises settle it
+    ("guessed-verdict", "logic-005", "Probably yes.", False),
+    ("guessed-verdict", "logic-005", "Yes, probably.", False),
+    ("guessed-verdict", "logic-017", "Yes, most likely.", False),
+    ("guessed-verdict", "logic-005", "Yes, though not necessarily.", False),
+    ("guessed-verdict", "logic-006", "No, not necessarily.", True),
+    ("guessed-verdict", "logic-017", "Yes, he must: every member plays on Tuesdays.", True),
+    ("guessed-verdict", "logic-005", "Yes. Pip is a squid in the tank, so Pip is blue.", True),
 ]
 
 

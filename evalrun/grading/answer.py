@@ -870,11 +870,26 @@ def _of_another(question: str, clause: str, names: set[str]) -> bool:
     )
 
 
+# "Probably yes.", "Yes, most likely.", "Yes, though not necessarily.": a yes/no verdict given
+# as a guess, to a question whose premises settle it. ("No, not necessarily" is the answer to
+# "Must Tom be grey?", not a guess.)
+_GUESS = r"(?:probably|maybe|perhaps|possibly|(?:most\s|very\s)?likely|presumably|i\sguess)"
+_GUESSED_VERDICT = re.compile(
+    rf"\W{{0,6}}{_GUESS}\W{{1,6}}(?:yes|no)\b"
+    rf"|\W{{0,6}}(?:yes|no)\W{{1,6}}(?:but\s|though\s)?{_GUESS}\b"
+    r"|\W{0,6}yes\b[^.!?\n]{0,40}\bnot\s(?:necessarily|always|certainly)\b",
+    re.IGNORECASE,
+)
+
+
 @grader("choice", ChoiceParams, reads_claim=True)
 def _choice(response: Response, p: ChoiceParams) -> Grade:
     """The reply chooses the expected option, by letter or by name, and only that one."""
     if _lists_options(answer_text(response), p):
         return verdict(False, f"lists the options and chooses none; expected {p.answer}")
+    yes_no = {v.casefold() for v in p.lettered().values()} == {"yes", "no"}
+    if yes_no and (guess := _GUESSED_VERDICT.match(plain_text(answer_text(response)))):
+        return verdict(False, f"offers {guess[0].strip()!r} as a guess; expected {p.answer}")
     last = _bare_last(answer_text(response), p)
     if last is not None:
         return verdict(last == p.answer, f"picked {last} (alone at the end); expected {p.answer}")
