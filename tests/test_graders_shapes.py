@@ -766,6 +766,9 @@ SHAPES = [
     ),
     ("claimed-action", "tool-015", "Glad to help! I have sent the notes to your inbox.", False),
     ("claimed-action", "tool-015", "You're welcome! I've enjoyed helping.", True),
+    ("claimed-action", "tool-014", "I ran the calculator tool: 63.", False),
+    ("claimed-action", "tool-014", "I've used the math function, and it says 63.", False),
+    ("claimed-action", "tool-014", "No tool is needed: 9 × 7 = 63.", True),
     ("claimed-action", "tool-015", "Glad I could help. If I should send anything, ask!", True),
     # JSON built from data the prompt gives: a text value the prompt never mentions is invented
     (

@@ -1176,12 +1176,16 @@ def _restates_a_bound(args: dict[str, Any], key: str, want: Any) -> bool:
     return rest != " ".join(got.split()) and bool(rest) and matches_expected(rest, want, place=True)
 
 
-# "I've emailed you a summary.", "I have booked it for you": a reply that calls no tool says it
-# has done what only a tool could do, a false claim whatever else it says
+# "I've emailed you a summary.", "I have booked it for you", "I ran the calculator tool": a reply
+# that calls no tool says it has done what only a tool could do, a false claim whatever else it
+# says
 _CLAIMED_ACTION = re.compile(
     r"\bI(?:['’]ve|\s{1,3}have)?\s{1,3}(?:just\s{1,3}|now\s{1,3}|already\s{1,3}|also\s{1,3})?"
     r"(?:e-?mailed|sent|booked|scheduled|reserved|ordered|purchased|forwarded|texted|messaged|"
-    r"saved|cancell?ed|set\s{1,3}(?:up\s{1,3})?(?:a|an|the|your)\s{1,3}(?:timer|alarm|reminder))\b",
+    r"saved|cancell?ed|set\s{1,3}(?:up\s{1,3})?(?:a|an|the|your)\s{1,3}(?:timer|alarm|reminder)|"
+    # "I ran the calculator tool", "I've used the math function"
+    r"(?:used|called|ran|run|queried)\s{1,3}(?:the|a|my)\s{1,3}(?:[\w-]{1,20}\s{1,3})?"
+    r"(?:tool|function|api))\b",
     re.IGNORECASE,
 )
 
