@@ -13,7 +13,16 @@ from collections import defaultdict
 
 import pytest
 from support.garble_corpus import load_corpus
-from support.grading_set import BLIND, BLIND2, BLIND4, BLIND5, WRITTEN5, held_out, load_rows
+from support.grading_set import (
+    BLIND,
+    BLIND2,
+    BLIND4,
+    BLIND5,
+    BLIND6,
+    WRITTEN5,
+    held_out,
+    load_rows,
+)
 
 from evalrun.endpoint.response import Response, example_to_response
 from evalrun.grading.registry import grade
@@ -231,6 +240,14 @@ def test_fifth_blind_held_out_half_no_worse_than_measured():
     14/250 (5.6%). Above the 2% target still: floors to keep, not the goal."""
     fr, fa = misjudged(judged([r for r in load_rows(BLIND5) if held_out(r)]))
     assert fr <= 7 and fa <= 12, (fr, fa)
+
+
+def test_sixth_blind_held_out_half_no_worse_than_measured():
+    """blind6.jsonl (two blind writers over every item, tests/data/grading/README.md): its
+    held-out half at or under the figures when it landed, false rejects 5/239 (2.1%) and false
+    accepts 15/292 (5.1%). Above the 2% target: floors to keep, not the goal."""
+    fr, fa = misjudged(judged([r for r in load_rows(BLIND6) if held_out(r)]))
+    assert fr <= 5 and fa <= 15, (fr, fa)
 
 
 def test_written_shape_rows_no_worse_than_measured():
