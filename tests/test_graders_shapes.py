@@ -828,6 +828,65 @@ SHAPES = [
         True,
     ),
     ("conceded", "factual-001", "Ottawa, though some people think it is Toronto, wrongly.", True),
+    # one value in two forms that two of an item's accepted forms each take: not a hedge
+    ("two-forms", "math-016", "3/4 or 0.75", True),
+    ("two-forms", "logic-018", "0.4 or 40%", True),
+    ("two-forms", "math-016", "3/4 or 2/3", False),
+    # a value after a trailing-off: a fraction is a value, not a computation
+    (
+        "trailing-off",
+        "math-016",
+        "GCD is 6, so 18/24 = 3/4 = **0.75**... or in simplest form **4/3**.",
+        False,
+    ),
+    ("trailing-off", "math-016", "3/4... or 0.75 as a decimal.", True),
+    # "more precisely" puts a value in place of the one before it
+    (
+        "more-precisely",
+        "factual-006",
+        "Water boils at 100 °C at sea level... more precisely **99 °C**.",
+        False,
+    ),
+    ("more-precisely", "factual-006", "About 100 °C; more precisely, 100 °C at 1 atm.", True),
+    # a numbered list where a bulleted one is asked
+    (
+        "numbered-not-bullets",
+        "instr-006",
+        "1. Apple\n2. Banana\n3. Cherry\n4. Mango\n5. Kiwi",
+        False,
+    ),
+    ("numbered-not-bullets", "instr-006", "- Apple\n- Banana\n- Cherry\n- Mango\n- Kiwi", True),
+    ("numbered-not-bullets", "instr-010", "1. Boil water.\n2. Steep the tea.\n3. Serve it.", True),
+    # a "full sentence" asked, two words given
+    ("full-sentence", "ml-005", "12 месяцев.", False),
+    ("full-sentence", "ml-013", "Sieben Tage.", False),
+    ("full-sentence", "ml-005", "В году 12 месяцев.", True),
+    ("full-sentence", "ml-013", "Eine Woche hat sieben Tage.", True),
+    # a value from a list the prompt or the tool's schema gives, written otherwise
+    (
+        "enum-case",
+        "tool-001",
+        {
+            "content": "",
+            "tool_calls": [
+                {"name": "get_weather", "arguments": {"city": "Lisbon", "unit": "Celsius"}}
+            ],
+        },
+        False,
+    ),
+    (
+        "enum-case",
+        "tool-001",
+        {
+            "content": "",
+            "tool_calls": [
+                {"name": "get_weather", "arguments": {"city": "Lisbon", "unit": "celsius"}}
+            ],
+        },
+        True,
+    ),
+    ("enum-case", "struct-017", '{"sentiment": "Positive", "confidence": 0.97}', False),
+    ("enum-case", "struct-017", '{"sentiment": "positive", "confidence": 0.97}', True),
     # a yes/no verdict qualified as a guess, to a question whose premises settle it
     ("guessed-verdict", "logic-005", "Probably yes.", False),
     ("guessed-verdict", "logic-005", "Yes, probably.", False),

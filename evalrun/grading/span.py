@@ -411,8 +411,10 @@ _RETRACTION = re.compile(
     # "Yes. Eh, no — ...": a hesitation, then the "no" that takes the answer back
     # (the "no" stays: a yes/no item's verdict)
     rf"|(?:{_PAUSE}|{_STOP}|,\s)\s*(?:eh|er|uh|um|oh|ah)\s*[,.!:—–-]*\s*(?=no\b\s*[,.!:—–-])"
-    # "Yes. Actually no — ...": the "no" after "actually" stays, a yes/no item's verdict
-    rf"|(?:{_PAUSE}|{_STOP}|[,;:]\s)\s*(?:actually|en fait|eigentlich|вернее|точнее)(?!\w)"
+    # "Yes. Actually no — ...": the "no" after "actually" stays, a yes/no item's verdict;
+    # "100 °C... more precisely 99 °C": the more precise value replaces the one before it
+    rf"|(?:{_PAUSE}|{_STOP}|[,;:]\s)\s*(?:actually|en fait|eigentlich|вернее|точнее|"
+    r"more (?:precisely|exactly)|to be (?:more )?(?:precise|exact))(?!\w)"
     r"(?:\s*,?\s*on second thought\b)?"
     rf"|(?:{_PAUSE}|{_STOP}|,\s)\s*(?:hmm+|sorry)\s*[,.!:—–-]*\s*(?:no\b\s*[,.!:—–-]+)?"
     r"|\b(?:on second thoughts?|second thoughts|correction|scratch that|strike that|let me recheck|"
@@ -551,14 +553,15 @@ def offered_alternatives(text: str) -> list[tuple[str, str, str, str]]:
         start = max((e.end() for e in _CLAUSE_END.finditer(before)), default=0)
         first = before[start:]
         cut = m.start()
-        # "21 — or 21.5", "83... or 73": the candidate before a dash or a trailing-off, when
-        # the one after it is a value rather than a computation
+        # "21 — or 21.5", "83... or 73", "0.75... or 4/3": the candidate before a dash or a
+        # trailing-off, when the one after it is a value (a fraction is one) rather than a
+        # computation
         tail = re.search(r"[\s—–.…]*$", before)
         if (
             not re.search(r"\w", first)
             and tail
             and re.fullmatch(r"\s*(?:[—–]|\.\.\.|…)\s*", tail.group())
-            and not re.search(r"[×*+/=−]|\s-\s", text[m.end() : m.end() + 30])
+            and not re.search(r"[×*+=−]|(?<!\d)/|/(?!\d)|\s-\s", text[m.end() : m.end() + 30])
         ):
             cut = tail.start()
             start = max((e.end() for e in _CLAUSE_END.finditer(before[:cut])), default=0)

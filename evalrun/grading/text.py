@@ -720,11 +720,24 @@ def _format(response: Response, p: FormatParams) -> Grade:
         elif own and (close or p.ends_with_exact) and close != own:
             fails.append(f"ends with {close!r}, not the phrase's {own!r}")
     fails += [f"contains {s!r}" for s in p.forbid if s in text]
+    counted = (p.bullets, p.min_bullets, p.max_bullets) != (None, None, None)
+    question = current_question()
+    if counted and _BULLETS_ASKED.search(question) and not _NUMBERS_ASKED.search(question):
+        numbered = [ln for ln in list_lines if _NUMBERED.match(ln)]
+        if numbered:
+            fails.append(f"numbered line {numbered[0].strip()[:30]!r} where bullets are asked")
     if p.bullets is not None and _steps_out_of_order(list_lines):
         fails.append("a step that finishes comes before one that starts")
     if p.max_words is not None and _says_only_the_subject(body):
         fails.append("says only the prompt's subject back")
     return verdict(not fails, "; ".join(fails) or "format ok")
+
+
+# "as a bulleted list", "8 bullet points" (and no numbers asked): a numbered list ("1. Apple") is
+# another kind of list than the one asked
+_BULLETS_ASKED = re.compile(r"\bbullet", re.IGNORECASE)
+_NUMBERS_ASKED = re.compile(r"\bnumbered\b", re.IGNORECASE)
+_NUMBERED = re.compile(r"\s{0,8}\d{1,3}[.)]\s")
 
 
 # Steps of a procedure: one that finishes it ("drink", "remove the bag", "serve") before one
