@@ -1073,34 +1073,6 @@ def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
             yield at, inner
 
 
-# '"sentiment" is one of positive, negative or neutral': values the prompt lists to choose from
-_ONE_OF = re.compile(
-    r"\bone\s+of\s+[\"'“]?([\w-]{1,30}[\"'”]?(?:\s*,\s*[\"'“]?[\w-]{1,30}[\"'”]?){0,8},?"
-    r"\s+(?:or|and)\s+[\"'“]?[\w-]{1,30})",
-    re.IGNORECASE,
-)
-
-
-def _listed_otherwise(value: Any, question: str) -> tuple[str, str] | None:
-    """(the reply's string, the prompt's) where the reply's JSON writes a value from a list the
-    prompt gives ("one of positive, negative or neutral") in another case ("Positive"): the
-    value to choose is the listed one, as written."""
-    listed = {
-        w.casefold(): w
-        for m in _ONE_OF.finditer(question)
-        for w in re.findall(r"[\w-]+", m.group(1))
-        if w.casefold() not in ("or", "and")
-    }
-    if not listed:
-        return None
-    for _, got in _leaves(value):
-        if isinstance(got, str) and got.strip().casefold() in listed:
-            want = listed[got.strip().casefold()]
-            if got.strip() != want:
-                return got, want
-    return None
-
-
 def _stems4(text: str) -> set[str]:
     """Content words cut to four letters ("rainy" and "rain" share "rain")."""
     words = re.findall(r"[^\W\d_]{3,}", text.casefold())
@@ -1150,11 +1122,6 @@ def _json(response: Response, p: JsonParams) -> Grade:
         extra = set(value) - {k.split(".")[0] for k in p.required}
         if extra:
             return verdict(False, f"unexpected keys {sorted(extra)}")
-    restyled = _listed_otherwise(value, current_question())
-    if restyled is not None:
-        return verdict(
-            False, f"{restyled[0]!r} is written otherwise than the prompt's {restyled[1]!r}"
-        )
     invented = _invented_text(value, p.values, current_question())
     if invented is not None:
         return verdict(False, f"{invented[0]!r} is {invented[1]!r}, which the prompt never says")
