@@ -885,6 +885,16 @@ SHAPES = [
         },
         True,
     ),
+    # the one number set in bold is the answer the other numbers explain
+    ("bold-number", "logic-012", "**90°**, a quarter of 360°.", True),
+    ("bold-number", "factual-011", "**6** sides, one more than a pentagon's 5.", True),
+    ("bold-number", "code-004", "**10** (0 + 1 + 2 + 3 + 4; range(5) stops before 5).", True),
+    ("bold-number", "math-007", "Six muffins cost **$15.00** in total at $2.50 each.", True),
+    ("bold-number", "math-006", "**160**, a quarter of 640.", True),
+    ("bold-number", "math-006", "**180**, a quarter of 640.", False),
+    # ... unless it is a given, or a conclusion follows it
+    ("bold-number", "math-008", "She reads **18** pages an evening, so 252 in two weeks.", True),
+    ("bold-number", "math-006", "A quarter is **0.25**, so 25% of 640 is 160.", True),
     # a yes/no verdict qualified as a guess, to a question whose premises settle it
     ("guessed-verdict", "logic-005", "Probably yes.", False),
     ("guessed-verdict", "logic-005", "Yes, probably.", False),
