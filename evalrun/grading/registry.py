@@ -608,6 +608,9 @@ _HEDGES_CHECKED_ABOVE: ContextVar[bool] = ContextVar("hedges_checked_above", def
 def _any(response: Response, p: CombineParams) -> Grade:
     """At least one sub-grader passes (and, offered two candidates, not only for one)."""
     details = []
+    # only the outermost check weighs the candidates: the readings it grades are not checked
+    # again, so the check does not recurse through every pair of candidates
+    outermost = not _HEDGES_CHECKED_ABOVE.get()
     token = _HEDGES_CHECKED_ABOVE.set(True)
     try:
         for sub in p.graders:
@@ -617,9 +620,9 @@ def _any(response: Response, p: CombineParams) -> Grade:
             details.append(f"{sub.kind}: {g.detail}")
         else:
             return verdict(False, "; ".join(details))
+        hedge = _hedged("any", p, response) if outermost else None
     finally:
         _HEDGES_CHECKED_ABOVE.reset(token)
-    hedge = _hedged("any", p, response)
     if hedge:
         return Grade(passed=False, detail=f"offers {hedge} as alternatives", span=hedge)
     return verdict(True, f"{sub.kind}: {g.detail}")
