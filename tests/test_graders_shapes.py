@@ -729,6 +729,180 @@ SHAPES = [
         True,
     ),
     ("stated-output", "code-010", "It prints 24... wait, no: it prints 120 (5 factorial).", True),
+    # a program prints a quotient as a decimal: a fraction is not its output
+    ("printed-fraction", "code-013", "5/2", False),
+    ("printed-fraction", "code-013", "$\\frac{5}{2}$", False),
+    ("printed-fraction", "code-013", "2.5 (10 / 4)", True),
+    ("printed-fraction", "code-013", "10 / 4 = 2.5", True),
+    # the asked term opening a later clause that says it is something the question does not ask
+    # about: it is defined as another thing, not given as the answer
+    (
+        "said-of-another",
+        "long-005",
+        "The fuel tap is not violet; violet is the compressor drain valve.",
+        False,
+    ),
+    ("said-of-another", "factual-019", "H2O2; H2O is hydrogen peroxide.", False),
+    (
+        "said-of-another",
+        "long-005",
+        "The fuel tap is not violet; violet is the colour of the compressor drain valve.",
+        False,
+    ),
+    ("said-of-another", "factual-019", "HO; H2O is the formula for heavy water.", False),
+    ("said-of-another", "long-005", "Not violet — violet is the drain valve's colour.", False),
+    ("said-of-another", "long-005", "Per the listing, yes; violet is the fuel tap's colour.", True),
+    ("said-of-another", "factual-019", "Water: H2O. H2O is the formula of water.", True),
+    ("said-of-another", "factual-019", "H2O2 is hydrogen peroxide; H2O is water.", True),
+    ("said-of-another", "factual-019", "It is H2O. H2O is dihydrogen monoxide.", True),
+    ("said-of-another", "long-005", "Per the listing; violet is the colour of the tap.", True),
+    ("said-of-another", "long-005", "I checked the listing. Violet is correct.", True),
+    # a reply that needs no tool but says it has done what only a tool does
+    (
+        "claimed-action",
+        "tool-015",
+        "I've emailed you a summary of our conversation. You're welcome!",
+        False,
+    ),
+    ("claimed-action", "tool-015", "Glad to help! I have sent the notes to your inbox.", False),
+    ("claimed-action", "tool-015", "You're welcome! I've enjoyed helping.", True),
+    ("claimed-action", "tool-014", "I ran the calculator tool: 63.", False),
+    ("claimed-action", "tool-014", "I've used the math function, and it says 63.", False),
+    ("claimed-action", "tool-014", "No tool is needed: 9 × 7 = 63.", True),
+    ("claimed-action", "tool-015", "Glad I could help. If I should send anything, ask!", True),
+    # JSON built from data the prompt gives: a text value the prompt never mentions is invented
+    (
+        "invented-value",
+        "struct-001",
+        '{"title": "The Salt Orchard", "author": "Mira Kessel", "year": 2011, '
+        '"genre": "Literary fiction"}',
+        False,
+    ),
+    (
+        "invented-value",
+        "struct-015",
+        '{"day": "Tuesday", "temperature_c": 18, "conditions": "sunny", "wind_kmh": 12}',
+        False,
+    ),
+    (
+        "invented-value",
+        "struct-015",
+        '{"day": "Tuesday", "temperature_c": 18, "conditions": "Rainy", "wind_kmh": 12}',
+        True,
+    ),
+    (
+        "invented-value",
+        "struct-015",
+        '{"day": "Tuesday", "temperature_c": 18, "conditions": "light rain", "wind_kmh": 12.0}',
+        True,
+    ),
+    # ... but an item answered from knowledge may add what it knows
+    (
+        "invented-value",
+        "struct-006",
+        '[{"colour": "red", "position": 1, "meaning": "stop"}, {"colour": "amber", '
+        '"position": 2, "meaning": "caution"}, {"colour": "green", "position": 3, "meaning": "go"}]',
+        True,
+    ),
+    # another value conceded to "some sources" after the answer: two candidates, a hedge
+    (
+        "conceded",
+        "instr-019",
+        "It's around 0 °C, though some sources say 4 °C.\nHave a nice day!",
+        False,
+    ),
+    ("conceded", "factual-001", "Ottawa, although some people say Toronto.", False),
+    ("conceded", "math-019", "The average is 21, though some sources give 22.", False),
+    ("conceded", "math-019", "21, although others say 22.", False),
+    ("conceded", "factual-001", "The capital is Ottawa, but some argue Toronto.", False),
+    (
+        "conceded",
+        "instr-019",
+        "It's 0 °C, though some sources wrongly say 4 °C.\nHave a nice day!",
+        True,
+    ),
+    (
+        "conceded",
+        "instr-019",
+        "It's 0 °C, though some sources say 32 °F.\nHave a nice day!",
+        True,
+    ),
+    ("conceded", "factual-001", "Ottawa, though some people think it is Toronto, wrongly.", True),
+    # one value in two forms that two of an item's accepted forms each take: not a hedge
+    ("two-forms", "math-016", "3/4 or 0.75", True),
+    ("two-forms", "logic-018", "0.4 or 40%", True),
+    ("two-forms", "math-016", "3/4 or 2/3", False),
+    # a value after a trailing-off: a fraction is a value, not a computation
+    (
+        "trailing-off",
+        "math-016",
+        "GCD is 6, so 18/24 = 3/4 = **0.75**... or in simplest form **4/3**.",
+        False,
+    ),
+    ("trailing-off", "math-016", "3/4... or 0.75 as a decimal.", True),
+    # "more precisely" puts a value in place of the one before it
+    (
+        "more-precisely",
+        "factual-006",
+        "Water boils at 100 °C at sea level... more precisely **99 °C**.",
+        False,
+    ),
+    ("more-precisely", "factual-006", "About 100 °C; more precisely, 100 °C at 1 atm.", True),
+    # a numbered list where a bulleted one is asked
+    (
+        "numbered-not-bullets",
+        "instr-006",
+        "1. Apple\n2. Banana\n3. Cherry\n4. Mango\n5. Kiwi",
+        False,
+    ),
+    ("numbered-not-bullets", "instr-006", "- Apple\n- Banana\n- Cherry\n- Mango\n- Kiwi", True),
+    ("numbered-not-bullets", "instr-010", "1. Boil water.\n2. Steep the tea.\n3. Serve it.", True),
+    # a "full sentence" asked, two words given
+    ("full-sentence", "ml-005", "12 месяцев.", False),
+    ("full-sentence", "ml-013", "Sieben Tage.", False),
+    ("full-sentence", "ml-005", "В году 12 месяцев.", True),
+    ("full-sentence", "ml-013", "Eine Woche hat sieben Tage.", True),
+    # a tool argument written otherwise than its schema's enum lists it
+    (
+        "enum-case",
+        "tool-001",
+        {
+            "content": "",
+            "tool_calls": [
+                {"name": "get_weather", "arguments": {"city": "Lisbon", "unit": "Celsius"}}
+            ],
+        },
+        False,
+    ),
+    (
+        "enum-case",
+        "tool-001",
+        {
+            "content": "",
+            "tool_calls": [
+                {"name": "get_weather", "arguments": {"city": "Lisbon", "unit": "celsius"}}
+            ],
+        },
+        True,
+    ),
+    # the one number set in bold is the answer the other numbers explain
+    ("bold-number", "logic-012", "**90°**, a quarter of 360°.", True),
+    ("bold-number", "factual-011", "**6** sides, one more than a pentagon's 5.", True),
+    ("bold-number", "code-004", "**10** (0 + 1 + 2 + 3 + 4; range(5) stops before 5).", True),
+    ("bold-number", "math-007", "Six muffins cost **$15.00** in total at $2.50 each.", True),
+    ("bold-number", "math-006", "**160**, a quarter of 640.", True),
+    ("bold-number", "math-006", "**180**, a quarter of 640.", False),
+    # ... unless it is a given, or a conclusion follows it
+    ("bold-number", "math-008", "She reads **18** pages an evening, so 252 in two weeks.", True),
+    ("bold-number", "math-006", "A quarter is **0.25**, so 25% of 640 is 160.", True),
+    # a yes/no verdict qualified as a guess, to a question whose premises settle it
+    ("guessed-verdict", "logic-005", "Probably yes.", False),
+    ("guessed-verdict", "logic-005", "Yes, probably.", False),
+    ("guessed-verdict", "logic-017", "Yes, most likely.", False),
+    ("guessed-verdict", "logic-005", "Yes, though not necessarily.", False),
+    ("guessed-verdict", "logic-006", "No, not necessarily.", True),
+    ("guessed-verdict", "logic-017", "Yes, he must: every member plays on Tuesdays.", True),
+    ("guessed-verdict", "logic-005", "Yes. Pip is a squid in the tank, so Pip is blue.", True),
 ]
 
 

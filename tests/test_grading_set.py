@@ -13,7 +13,16 @@ from collections import defaultdict
 
 import pytest
 from support.garble_corpus import load_corpus
-from support.grading_set import BLIND, BLIND2, BLIND4, BLIND5, WRITTEN5, held_out, load_rows
+from support.grading_set import (
+    BLIND,
+    BLIND2,
+    BLIND4,
+    BLIND5,
+    BLIND6,
+    WRITTEN5,
+    held_out,
+    load_rows,
+)
 
 from evalrun.endpoint.response import Response, example_to_response
 from evalrun.grading.registry import grade
@@ -192,26 +201,26 @@ BLIND_ROWS = load_rows(BLIND)
 def test_blind_held_out_half_no_worse_than_measured():
     """The blind set's held-out half (tests/data/grading/README.md) at or under the figures
     measured by `.venv/bin/python -m bench.grading_bench --set blind` on core-v5: false rejects
-    8/604 (1.3%), false accepts 8/661 (1.2%), no category above 4%; before the seventh round of
-    rules 9/604 and 8/661. Earlier (suites/core/README.md): core-v4 12/604 and 12/661; before
-    its fifth round of rules 13/604 and 12/661; before the fourth 15/604 and 13/661; core-v3
-    14/597 and 25/668; core-v2's items with the same graders 18/601 and 25/664; before the
-    retraction and opening-claim reading 49/601 and 64/664. The target is 2% each, no category
-    above 4%; these are floors to keep."""
+    7/604 (1.2%), false accepts 8/661 (1.2%), no category above 4%, after the ninth round of
+    rules; before it 8/604 and 8/661; before the seventh round 9/604 and 8/661. Earlier
+    (suites/core/README.md): core-v4 12/604 and 12/661; before its fifth round of rules 13/604
+    and 12/661; before the fourth 15/604 and 13/661; core-v3 14/597 and 25/668; core-v2's items
+    with the same graders 18/601 and 25/664; before the retraction and opening-claim reading
+    49/601 and 64/664. The target is 2% each, no category above 4%; these are floors to keep."""
     pairs = judged([r for r in BLIND_ROWS if held_out(r)])
     fr, fa = misjudged(pairs)
-    assert fr <= 8 and fa <= 8, (fr, fa)
+    assert fr <= 7 and fa <= 8, (fr, fa)
     worst = {cat: max(rates(part)) for cat, part in by_category(pairs).items()}
     assert max(worst.values()) <= 0.04, worst
 
 
 def test_second_blind_held_out_half_no_worse_than_measured():
     """blind2.jsonl (the canary and instruction items, tests/data/grading/README.md): its
-    held-out half at or under the figures after the seventh round of rules, false rejects 5/152
-    (3.3%) and false accepts 7/170 (4.1%); after the loop and refusal rules 5/152 and 8/170;
-    core-v5 5/152 and 9/170; core-v4 10/152 and 20/170."""
+    held-out half at or under the figures after the ninth round of rules, false rejects 5/152
+    (3.3%) and false accepts 4/170 (2.4%); after the seventh 5/152 and 7/170; after the loop
+    and refusal rules 5/152 and 8/170; core-v5 5/152 and 9/170; core-v4 10/152 and 20/170."""
     fr, fa = misjudged(judged([r for r in load_rows(BLIND2) if held_out(r)]))
-    assert fr <= 5 and fa <= 7, (fr, fa)
+    assert fr <= 5 and fa <= 4, (fr, fa)
 
 
 def test_fourth_blind_held_out_half_no_worse_than_measured():
@@ -226,11 +235,21 @@ def test_fourth_blind_held_out_half_no_worse_than_measured():
 
 def test_fifth_blind_held_out_half_no_worse_than_measured():
     """blind5.jsonl (four personas over every non-tool item, tests/data/grading/README.md): its
-    held-out half at or under the figures after the eighth round of rules, false rejects 7/205
-    (3.4%) and false accepts 12/250 (4.8%); before it, when the set landed, 8/205 (3.9%) and
-    14/250 (5.6%). Above the 2% target still: floors to keep, not the goal."""
+    held-out half at or under the figures after the ninth round of rules, false rejects 6/205
+    (2.9%) and false accepts 12/250 (4.8%); after the eighth 7/205 and 12/250; before it, when
+    the set landed, 8/205 (3.9%) and 14/250 (5.6%). Above the 2% target still: floors to keep,
+    not the goal."""
     fr, fa = misjudged(judged([r for r in load_rows(BLIND5) if held_out(r)]))
-    assert fr <= 7 and fa <= 12, (fr, fa)
+    assert fr <= 6 and fa <= 12, (fr, fa)
+
+
+def test_sixth_blind_held_out_half_no_worse_than_measured():
+    """blind6.jsonl (two blind writers over every item, tests/data/grading/README.md): its
+    held-out half at or under the figures after the rules written from its tuning half, false
+    rejects 3/239 (1.3%) and false accepts 13/292 (4.5%); when it landed 5/239 (2.1%) and 15/292
+    (5.1%). False accepts above the 2% target: a floor to keep, not the goal."""
+    fr, fa = misjudged(judged([r for r in load_rows(BLIND6) if held_out(r)]))
+    assert fr <= 3 and fa <= 13, (fr, fa)
 
 
 def test_written_shape_rows_no_worse_than_measured():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 from pydantic import Field, field_validator
@@ -95,6 +95,8 @@ def _numeric(response: Response, p: NumericParams) -> Grade:
     wanted = [p.answer] if isinstance(p.answer, (int, float)) else p.answer
     if _PRINTS.search(current_question()) and not _as_printed(answer_text(response)):
         return verdict(False, "a program's output is written in digits, as it prints them")
+    if _PRINTS.search(current_question()) and _FRACTION.fullmatch(read.span.strip(" .")):
+        return verdict(False, f"a program prints a quotient as a decimal, not as {read.span!r}")
     if is_bare_expression(answer_text(response)):
         return verdict(False, f"the computation restated, not its value ({fmt_number(wanted[0])})")
     if read.value is None:
@@ -132,6 +134,10 @@ _PRINTS = re.compile(
     r"(?:print|output)",
     re.IGNORECASE,
 )
+
+
+# "5/2" read as the value: a fraction, which a program printing a number never writes
+_FRACTION = re.compile(r"[-−]?\d{1,20}\s{0,3}/\s{0,3}\d{1,20}")
 
 
 def _as_printed(text: str) -> bool:
@@ -864,11 +870,26 @@ def _of_another(question: str, clause: str, names: set[str]) -> bool:
     )
 
 
+# "Probably yes.", "Yes, most likely.", "Yes, though not necessarily.": a yes/no verdict given
+# as a guess, to a question whose premises settle it. ("No, not necessarily" is the answer to
+# "Must Tom be grey?", not a guess.)
+_GUESS = r"(?:probably|maybe|perhaps|possibly|(?:most\s|very\s)?likely|presumably|i\sguess)"
+_GUESSED_VERDICT = re.compile(
+    rf"\W{{0,6}}{_GUESS}\W{{1,6}}(?:yes|no)\b"
+    rf"|\W{{0,6}}(?:yes|no)\W{{1,6}}(?:but\s|though\s)?{_GUESS}\b"
+    r"|\W{0,6}yes\b[^.!?\n]{0,40}\bnot\s(?:necessarily|always|certainly)\b",
+    re.IGNORECASE,
+)
+
+
 @grader("choice", ChoiceParams, reads_claim=True)
 def _choice(response: Response, p: ChoiceParams) -> Grade:
     """The reply chooses the expected option, by letter or by name, and only that one."""
     if _lists_options(answer_text(response), p):
         return verdict(False, f"lists the options and chooses none; expected {p.answer}")
+    yes_no = {v.casefold() for v in p.lettered().values()} == {"yes", "no"}
+    if yes_no and (guess := _GUESSED_VERDICT.match(plain_text(answer_text(response)))):
+        return verdict(False, f"offers {guess[0].strip()!r} as a guess; expected {p.answer}")
     last = _bare_last(answer_text(response), p)
     if last is not None:
         return verdict(last == p.answer, f"picked {last} (alone at the end); expected {p.answer}")
@@ -1039,6 +1060,45 @@ def _shown(want: Any) -> Any:
     return want["one_of"][0] if isinstance(want, dict) and "one_of" in want else want
 
 
+def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    """(key path, value) of every scalar in a JSON value, paths written as in `values`. (A
+    stack, not recursion: a deeply nested reply must not overflow Python's.)"""
+    stack = [(path, value)]
+    while stack:
+        at, inner = stack.pop()
+        if isinstance(inner, (dict, list)):
+            pairs = inner.items() if isinstance(inner, dict) else enumerate(inner)
+            stack.extend((f"{at}.{key}" if at else str(key), v) for key, v in pairs)
+        else:
+            yield at, inner
+
+
+def _stems4(text: str) -> set[str]:
+    """Content words cut to four letters ("rainy" and "rain" share "rain")."""
+    words = re.findall(r"[^\W\d_]{3,}", text.casefold())
+    return {w[:4] for w in words if w not in FUNCTION_WORDS}
+
+
+def _invented_text(value: Any, values: JSONObject, question: str) -> tuple[str, str] | None:
+    """(path, text) of a string the reply's JSON holds that the prompt's data never mentions
+    ("genre": "Literary fiction" for a book the prompt names only by title, author and year;
+    "conditions": "sunny" for a note that says "light rain"), when the item's JSON is built
+    from data the prompt gives (every expected string is in the prompt); else None. Items
+    answered from knowledge ("chien" for "dog" in French) are left alone."""
+    wanted = [w for w in values.values() if isinstance(w, str)]
+    folded = fold_accents(normalize(question))
+    if not wanted or not all(fold_accents(normalize(w)) in folded for w in wanted):
+        return None
+    asked = _stems4(question)
+    for path, got in _leaves(value):
+        if path in values or not isinstance(got, str):
+            continue
+        said = _stems4(got)
+        if said and not said & asked:
+            return path, got
+    return None
+
+
 @grader("json", JsonParams)
 def _json(response: Response, p: JsonParams) -> Grade:
     """The reply is JSON with the required keys, types and values."""
@@ -1062,6 +1122,9 @@ def _json(response: Response, p: JsonParams) -> Grade:
         extra = set(value) - {k.split(".")[0] for k in p.required}
         if extra:
             return verdict(False, f"unexpected keys {sorted(extra)}")
+    invented = _invented_text(value, p.values, current_question())
+    if invented is not None:
+        return verdict(False, f"{invented[0]!r} is {invented[1]!r}, which the prompt never says")
     if isinstance(value, list):
         if p.min_items is not None and len(value) < p.min_items:
             return verdict(False, f"{len(value)} items, need at least {p.min_items}")
@@ -1113,6 +1176,20 @@ def _restates_a_bound(args: dict[str, Any], key: str, want: Any) -> bool:
     return rest != " ".join(got.split()) and bool(rest) and matches_expected(rest, want, place=True)
 
 
+# "I've emailed you a summary.", "I have booked it for you", "I ran the calculator tool": a reply
+# that calls no tool says it has done what only a tool could do, a false claim whatever else it
+# says
+_CLAIMED_ACTION = re.compile(
+    r"\bI(?:['’]ve|\s{1,3}have)?\s{1,3}(?:just\s{1,3}|now\s{1,3}|already\s{1,3}|also\s{1,3})?"
+    r"(?:e-?mailed|sent|booked|scheduled|reserved|ordered|purchased|forwarded|texted|messaged|"
+    r"saved|cancell?ed|set\s{1,3}(?:up\s{1,3})?(?:a|an|the|your)\s{1,3}(?:timer|alarm|reminder)|"
+    # "I ran the calculator tool", "I've used the math function"
+    r"(?:used|called|ran|run|queried)\s{1,3}(?:the|a|my)\s{1,3}(?:[\w-]{1,20}\s{1,3})?"
+    r"(?:tool|function|api))\b",
+    re.IGNORECASE,
+)
+
+
 @grader("tool_call", ToolCallParams)
 def _tool_call(response: Response, p: ToolCallParams) -> Grade:
     """The reply calls the expected function with the expected arguments (or no tool)."""
@@ -1122,6 +1199,8 @@ def _tool_call(response: Response, p: ToolCallParams) -> Grade:
             return verdict(False, f"called {calls[0].name} when no tool was needed")
         if not (response.content or "").strip():
             return verdict(False, "no tool call and no content")
+        if (done := _CLAIMED_ACTION.search(response.content or "")) is not None:
+            return verdict(False, f"claims an action no tool call made: {done[0]!r}")
         return verdict(True, "answered without a tool")
     if not calls:
         raw = "; a tool call was left as raw text" if p.name in (response.content or "") else ""

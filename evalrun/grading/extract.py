@@ -393,6 +393,11 @@ def extract_answer_number(
         got = got or read(span, "marked")
         if got:
             return got
+    bold = _bold_number(text, givens, kw)
+    if bold is not None:
+        got = read(_signed(plain_text(bold)), "bold")
+        if got:
+            return got
     lead = _leading_number(plain, kw)
     if lead is not None:
         got = read(*lead)
@@ -470,6 +475,30 @@ _CONCLUDES_IN = re.compile(r"[,;]\s*(?:so|therefore|thus|hence)\b", re.IGNORECAS
 _CONCLUSION_LATER = re.compile(
     r"\b(?:so|therefore|thus|hence|answer|total|result|in all|altogether)\b", re.IGNORECASE
 )
+
+
+# "**90°**, a quarter of 360°.", "Six muffins cost **$15.00** in total at $2.50 each.": the one
+# number the reply sets in bold, alone in its bold span (a unit or currency aside), is the
+# answer its other numbers explain
+_BOLD_NUMBER = re.compile(r"\*\*([^*\n]{1,40})\*\*|__([^_\n]{1,40})__")
+_NUMBER_ONLY = re.compile(
+    r"[\s$€£~≈]*[-−]?\d[\d,.\u00a0\u202f]*\s?(?:[^\W\d_]{1,12}|°\s?[CF]?|%|²|[/\w²]{1,8})?"
+    r"(?:\s[^\W\d_]{1,12})?\s*"
+)
+_LATER_CONCLUSION = re.compile(r"\b(?:so|therefore|thus|hence|answer)\b", re.IGNORECASE)
+
+
+def _bold_number(text: str, givens: tuple[float, ...], kw: dict[str, bool]) -> str | None:
+    """The bold span holding the reply's one bold number, when that number is no given of the
+    question, is not negated, and no "so"/"answer" after it concludes anew; else None."""
+    spans = [m for m in _BOLD_NUMBER.finditer(text) if _NUMBER_ONLY.fullmatch(m[1] or m[2])]
+    values = {n[0] for m in spans for n in number_matches(m[1] or m[2], **kw)}
+    if len(values) != 1 or any(abs(v - g) < 1e-9 for v in values for g in givens):
+        return None
+    m = spans[-1]
+    if is_negated(text, m.start()) or _LATER_CONCLUSION.search(text, m.end()):
+        return None
+    return m[1] or m[2]
 
 
 def _leading_number(plain: str, kw: dict[str, bool]) -> tuple[str, str] | None:

@@ -118,7 +118,7 @@ def grade_spec(kind: str, params: JSONObject, response: Response) -> Grade:
     got = GRADERS[kind](response, validated)
     if retracted:
         got = got.model_copy(update={"span": got.span or claim})
-    if got.passed:
+    if got.passed and not _HEDGES_CHECKED_ABOVE.get():
         hedge = _hedged(kind, validated, response)
         if hedge:
             return Grade(passed=False, detail=f"offers {hedge} as alternatives", span=hedge)
@@ -180,6 +180,9 @@ def grade(item: Any, response: Response) -> Grade:
         return Grade(passed=False, detail=detail, garble=garble)
     with asking(question):
         verdict_ = grade_spec(item.grader.kind, item.grader.params(), response)
+        off = _off_schema(getattr(item, "tools", None), response) if verdict_.passed else None
+        if off is not None:
+            return Grade(passed=False, detail=off, garble=garble)
         if verdict_.passed and item.grader.kind not in ("json", "tool_call"):
             note = _note_beyond_the_answer(item, question, response)
             label = _TRANSLATION_LABEL.match(plain_text(response.content or ""))
@@ -206,6 +209,10 @@ def grade(item: Any, response: Response) -> Grade:
             elif (loop := _LOOPED.search(_spaced(response.content or ""))) is not None:
                 unit = " ".join((loop.group(1) or loop.group(2)).split())
                 verdict_ = Grade(passed=False, detail=f"the reply loops {unit!r}", span=unit)
+            elif _SENTENCE_ASKED.search(question) and _fragment(response.content or ""):
+                verdict_ = Grade(
+                    passed=False, detail="the prompt asks for a full sentence; the reply is not one"
+                )
             elif _PROSE_ASKED.search(question) and _word_list(response.content or ""):
                 verdict_ = Grade(
                     passed=False, detail="the prompt asks for prose; the reply lists words"
@@ -219,6 +226,24 @@ def grade(item: Any, response: Response) -> Grade:
                 if extra is not None:
                     verdict_ = Grade(passed=False, detail=extra)
     return verdict_.model_copy(update={"garble": garble})
+
+
+def _off_schema(tools: Any, response: Response) -> str | None:
+    """A tool call argument outside the values its function's schema allows ("unit":
+    "Celsius" where the enum is ["celsius", "fahrenheit"]): a call the tool would refuse."""
+    schemas = {
+        t["function"].get("name"): t["function"].get("parameters") or {}
+        for t in tools or []
+        if isinstance(t, dict) and isinstance(t.get("function"), dict)
+    }
+    for call in response.tool_calls or []:
+        props = schemas.get(call.name, {}).get("properties") or {}
+        args = call.arguments if isinstance(call.arguments, dict) else {}
+        for key, got in args.items():
+            allowed = (props.get(key) or {}).get("enum") if isinstance(props, dict) else None
+            if isinstance(allowed, list) and isinstance(got, str) and got not in allowed:
+                return f"argument {key!r} is {got!r}, not one of the tool's values {allowed}"
+    return None
 
 
 # A reply that opens by offering candidates and lists them ("Possible outputs:\n- 3 1\n- 3 0",
@@ -372,6 +397,19 @@ def _spaced(text: str) -> str:
 
 # "Write between 20 and 40 words about rivers" answered "Rivers: water, current, banks, ...":
 # a list of words is not the prose asked for
+# "Answer in one full sentence", "одним полным предложением", "in einem ganzen Satz": a reply of
+# two words or fewer ("12 месяцев.", "Sieben Tage.") is a fragment, not the sentence asked
+_SENTENCE_ASKED = re.compile(
+    r"\b(?:full|complete|whole)\s+sentence|полн\w{0,4}\s+предложени|\bganzen\s+Satz|"
+    r"\bvollständigen\s+Satz|\bphrase\s+complète",
+    re.IGNORECASE,
+)
+
+
+def _fragment(content: str) -> bool:
+    return len(re.findall(r"\w+", plain_text(content))) <= 2
+
+
 _PROSE_ASKED = re.compile(
     r"\bwrite\b[^.?!\n]*\b(?:words|sentences?|story|paragraph)\b", re.IGNORECASE
 )
@@ -560,13 +598,31 @@ def _all(response: Response, p: CombineParams) -> Grade:
     return Grade(passed=True, detail="; ".join(details), span=span)
 
 
+# Set while `any` grades its sub-graders: two candidates are a hedge only when the `any` as a
+# whole passes one and not the other. "3/4 or 0.75" offers one value in two forms that two
+# sub-graders each accept; each on its own would read the other form as a second candidate.
+_HEDGES_CHECKED_ABOVE: ContextVar[bool] = ContextVar("hedges_checked_above", default=False)
+
+
 @grader("any", CombineParams)
 def _any(response: Response, p: CombineParams) -> Grade:
-    """At least one sub-grader passes."""
+    """At least one sub-grader passes (and, offered two candidates, not only for one)."""
     details = []
-    for sub in p.graders:
-        g = grade_spec(sub.kind, sub.params(), response)
-        if g.passed:
-            return verdict(True, f"{sub.kind}: {g.detail}")
-        details.append(f"{sub.kind}: {g.detail}")
-    return verdict(False, "; ".join(details))
+    # only the outermost check weighs the candidates: the readings it grades are not checked
+    # again, so the check does not recurse through every pair of candidates
+    outermost = not _HEDGES_CHECKED_ABOVE.get()
+    token = _HEDGES_CHECKED_ABOVE.set(True)
+    try:
+        for sub in p.graders:
+            g = grade_spec(sub.kind, sub.params(), response)
+            if g.passed:
+                break
+            details.append(f"{sub.kind}: {g.detail}")
+        else:
+            return verdict(False, "; ".join(details))
+        hedge = _hedged("any", p, response) if outermost else None
+    finally:
+        _HEDGES_CHECKED_ABOVE.reset(token)
+    if hedge:
+        return Grade(passed=False, detail=f"offers {hedge} as alternatives", span=hedge)
+    return verdict(True, f"{sub.kind}: {g.detail}")

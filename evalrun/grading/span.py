@@ -411,8 +411,10 @@ _RETRACTION = re.compile(
     # "Yes. Eh, no — ...": a hesitation, then the "no" that takes the answer back
     # (the "no" stays: a yes/no item's verdict)
     rf"|(?:{_PAUSE}|{_STOP}|,\s)\s*(?:eh|er|uh|um|oh|ah)\s*[,.!:—–-]*\s*(?=no\b\s*[,.!:—–-])"
-    # "Yes. Actually no — ...": the "no" after "actually" stays, a yes/no item's verdict
-    rf"|(?:{_PAUSE}|{_STOP}|[,;:]\s)\s*(?:actually|en fait|eigentlich|вернее|точнее)(?!\w)"
+    # "Yes. Actually no — ...": the "no" after "actually" stays, a yes/no item's verdict;
+    # "100 °C... more precisely 99 °C": the more precise value replaces the one before it
+    rf"|(?:{_PAUSE}|{_STOP}|[,;:]\s)\s*(?:actually|en fait|eigentlich|вернее|точнее|"
+    r"more (?:precisely|exactly)|to be (?:more )?(?:precise|exact))(?!\w)"
     r"(?:\s*,?\s*on second thought\b)?"
     rf"|(?:{_PAUSE}|{_STOP}|,\s)\s*(?:hmm+|sorry)\s*[,.!:—–-]*\s*(?:no\b\s*[,.!:—–-]+)?"
     r"|\b(?:on second thoughts?|second thoughts|correction|scratch that|strike that|let me recheck|"
@@ -551,14 +553,15 @@ def offered_alternatives(text: str) -> list[tuple[str, str, str, str]]:
         start = max((e.end() for e in _CLAUSE_END.finditer(before)), default=0)
         first = before[start:]
         cut = m.start()
-        # "21 — or 21.5", "83... or 73": the candidate before a dash or a trailing-off, when
-        # the one after it is a value rather than a computation
+        # "21 — or 21.5", "83... or 73", "0.75... or 4/3": the candidate before a dash or a
+        # trailing-off, when the one after it is a value (a fraction is one) rather than a
+        # computation
         tail = re.search(r"[\s—–.…]*$", before)
         if (
             not re.search(r"\w", first)
             and tail
             and re.fullmatch(r"\s*(?:[—–]|\.\.\.|…)\s*", tail.group())
-            and not re.search(r"[×*+/=−]|\s-\s", text[m.end() : m.end() + 30])
+            and not re.search(r"[×*+=−]|(?<!\d)/|/(?!\d)|\s-\s", text[m.end() : m.end() + 30])
         ):
             cut = tail.start()
             start = max((e.end() for e in _CLAUSE_END.finditer(before[:cut])), default=0)
@@ -587,6 +590,47 @@ def offered_alternatives(text: str) -> list[tuple[str, str, str, str]]:
         only_first = text[:lead] + text[lead:cut].rstrip(" ,") + text[end:]
         only_second = text[:lead] + second.strip() + text[end:]
         out.append((text[lead:cut].strip(" ,"), second.strip(" ,"), only_first, only_second))
+    return out + _conceded(text)
+
+
+# "It's around 0 °C, though some sources say 4 °C.": after its answer, the reply grants another
+# value to "some sources" without setting it aside, so it offers both. (Set aside: "some
+# sources wrongly say 4 °C", "... say 4 °C, which is a myth".)
+_CONCEDED = re.compile(
+    r",?[^\S\n]{1,3}(?:though|although|but|even though|while)[^\S\n]{1,3}"
+    r"(?:some|others?|many|a few|certain)\b[^\S\n]{0,3}(?P<gap>[\w'’ ]{0,40}?)\b"
+    r"(?:say|says|said|claim|claims|give|gives|list|lists|suggest|suggests|put it at|think|"
+    r"argue|argues|believe|believes|insist|insists)"
+    r"(?:[^\S\n]{1,3}(?:it\s(?:is|was)|that|it['’]s))?[^\S\n]{1,3}",
+    re.IGNORECASE,
+)
+_SET_ASIDE = re.compile(
+    r"\b(?:wrong\w*|mistaken\w*|incorrect\w*|erroneous\w*|false\w*|myth|outdated|error)\b",
+    re.IGNORECASE,
+)
+
+
+def _conceded(text: str) -> list[tuple[str, str, str, str]]:
+    out = []
+    for m in _CONCEDED.finditer(text):
+        # the clauses on either side, looked for within a bounded window (each candidate is a
+        # few words; an unbounded look would rescan a long reply at every match)
+        lo = max(0, m.start() - 200)
+        start = max((e.end() for e in _CLAUSE_END.finditer(text, lo, m.start())), default=lo)
+        end_m = _CLAUSE_END.search(text, m.end(), m.end() + 200)
+        end = end_m.start() if end_m else min(len(text), m.end() + 200)
+        first, second = text[start : m.start()], text[m.end() : end]
+        if (
+            not re.search(r"\w", first)
+            or not re.search(r"\w", second)
+            or _SET_ASIDE.search(m["gap"] + " " + second)
+            or _converted(first, second)
+            or max(len(first.split()), len(second.split())) > MAX_CANDIDATE_WORDS
+        ):
+            continue
+        only_first = text[: m.start()] + text[end:]
+        only_second = text[:start] + second.strip() + text[end:]
+        out.append((first.strip(" ,"), second.strip(" ,"), only_first, only_second))
     return out
 
 

@@ -36,6 +36,7 @@ from evalrun.grading.registry import (
     verdict,
 )
 from evalrun.grading.span import (
+    FUNCTION_WORDS,
     concluded,
     is_negated,
     plain_text,
@@ -203,6 +204,7 @@ def _regex_hit(pattern: str, text: str, flags: int) -> bool:
         and not (joins and _BLANK_LINE.search(text, a, b))
         and not (other and other.match(text, b))
         and not _inside_longer(text, a, b)
+        and not _said_of_another(text, a, b)
         for a, b in spans
     )
 
@@ -232,6 +234,48 @@ def _inside_longer(text: str, a: int, b: int) -> bool:
 
 
 _WORD_LETTER = re.compile(r"[A-Za-z\u00c0-\u024f\u0400-\u04ff]")
+
+
+# "The fuel tap is not violet; violet is the compressor drain valve.", "H2O2; H2O is hydrogen
+# peroxide.": the match opens a later clause as the subject of "is", and what it is said to be
+# shares no word with the question, or belongs to a thing with a word the question lacks ("the
+# colour of the compressor drain valve", "the drain valve's colour"); the reply defines it as another thing, it does not
+# answer with it. (Said of the question's own words, "violet is the colour of the tap", it answers; so
+# does a bare verdict, "Violet is correct.")
+_CLAUSE_BEFORE = re.compile(r"\w[^\w\n]{0,6}[;.!?—–][\s\"'“”«»*_`]{0,6}$")
+_SUBJECT_OF = re.compile(
+    r"[\"'”»*_`]{0,3}[^\S\n]{1,3}(?:is|was)[^\S\n]{1,3}(?!not\b|never\b)(?P<what>[^.;!?\n—–]{1,80})",
+    re.IGNORECASE,
+)
+_VERDICT_PREDICATE = re.compile(
+    r"\W*(?:it|its|this|that|the\s+(?:correct\s+|right\s+)?(?:answer|one)|correct|right|true)\b",
+    re.IGNORECASE,
+)
+
+
+def _stems(text: str) -> set[str]:
+    """The content words of `text`, cut to five letters ("painted" and "paint" share "paint")."""
+    words = re.findall(r"[^\W\d_]{3,}", text.casefold())
+    return {w[:5] for w in words if w not in FUNCTION_WORDS}
+
+
+def _said_of_another(text: str, a: int, b: int) -> bool:
+    """Whether the match text[a:b] opens a later clause that says it is something the question
+    (its last paragraph: a long document is not what it asks) does not name."""
+    if not _CLAUSE_BEFORE.search(text, max(0, a - 14), a):
+        return False
+    m = _SUBJECT_OF.match(text, b)
+    if m is None or _VERDICT_PREDICATE.match(m["what"]):
+        return False
+    asked = _stems(current_question().strip().rsplit("\n\n", 1)[-1])
+    # "violet is the colour of the compressor drain valve", "the formula for heavy water": the
+    # question's kind of thing, of a thing it does not name
+    owner = re.search(
+        r"\b(?:of|for)\s(?P<thing>.+)|^(?P<whose>.+?)['’]s?\s", m["what"], re.IGNORECASE
+    )
+    if owner and _stems(owner["thing"] or owner["whose"]) - asked:
+        return True
+    return not _stems(m["what"]) & asked
 
 
 # A temperature asked on one scale ("in degrees Celsius") and given on another ("0 °F"): the
@@ -676,11 +720,24 @@ def _format(response: Response, p: FormatParams) -> Grade:
         elif own and (close or p.ends_with_exact) and close != own:
             fails.append(f"ends with {close!r}, not the phrase's {own!r}")
     fails += [f"contains {s!r}" for s in p.forbid if s in text]
+    counted = (p.bullets, p.min_bullets, p.max_bullets) != (None, None, None)
+    question = current_question()
+    if counted and _BULLETS_ASKED.search(question) and not _NUMBERS_ASKED.search(question):
+        numbered = [ln for ln in list_lines if _NUMBERED.match(ln)]
+        if numbered:
+            fails.append(f"numbered line {numbered[0].strip()[:30]!r} where bullets are asked")
     if p.bullets is not None and _steps_out_of_order(list_lines):
         fails.append("a step that finishes comes before one that starts")
     if p.max_words is not None and _says_only_the_subject(body):
         fails.append("says only the prompt's subject back")
     return verdict(not fails, "; ".join(fails) or "format ok")
+
+
+# "as a bulleted list", "8 bullet points" (and no numbers asked): a numbered list ("1. Apple") is
+# another kind of list than the one asked
+_BULLETS_ASKED = re.compile(r"\bbullet", re.IGNORECASE)
+_NUMBERS_ASKED = re.compile(r"\bnumbered\b", re.IGNORECASE)
+_NUMBERED = re.compile(r"\s{0,8}\d{1,3}[.)]\s")
 
 
 # Steps of a procedure: one that finishes it ("drink", "remove the bag", "serve") before one

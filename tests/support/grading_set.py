@@ -24,6 +24,7 @@ BLIND3 = DATA / "blind3.jsonl"  # tuning rows only: every row was read while tun
 BLIND4 = DATA / "blind4.jsonl"  # the shapes core-v5's graders still misjudged
 WRITTEN5 = DATA / "written5.jsonl"  # tuning rows only: written for the issue's shapes, not blind
 BLIND5 = DATA / "blind5.jsonl"  # blind, four personas, every non-tool item
+BLIND6 = DATA / "blind6.jsonl"  # blind, two writers, every item
 SETS = {
     "existing": ANSWERS,
     "blind": BLIND,
@@ -32,6 +33,7 @@ SETS = {
     "blind4": BLIND4,
     "written5": WRITTEN5,
     "blind5": BLIND5,
+    "blind6": BLIND6,
 }
 
 
