@@ -114,11 +114,13 @@ def boot_server(
         watch = LogWatch(log_path, start=start, secrets=secrets)  # this boot's part of the log
         log_header(log, argv, contract)
         proc: Polled
-        if contract.remote:
+        if contract.remote:  # the boot counts from the engine's start: after a job's queue wait
             engine = _start_remote(contract, argv, port, log_path, log, lane, on_progress)
+            started = time.monotonic()
             proc, host, port, root = engine, engine.host, engine.port, engine.root
             stop: Callable[[], str | None] = engine.stop
         else:
+            started = time.monotonic()
             local = _spawn(contract, argv, env, log)
             proc, host, root = local, contract.host, f"http://{contract.host}:{port}"
             stop = functools.partial(teardown, local, host, port)
@@ -130,7 +132,7 @@ def boot_server(
                 key = engine_api_key(contract)
                 if key is not None:  # the engine requires it: probe as the scoring client asks
                     client.headers["Authorization"] = f"Bearer {key[0]}"
-                booting = Booting(contract, proc, watch, env, argv)
+                booting = Booting(contract, proc, watch, env, argv, started)
                 boot_s, model = wait_ready(booting, client, root, model, on_progress, poll_interval)
                 version, source = probe_version(client, root)
             if not contract.remote and (version or "b0-").startswith("b0-"):

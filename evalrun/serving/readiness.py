@@ -117,13 +117,14 @@ def poll_delay(polls: int, poll: float) -> float:
 @dataclass(frozen=True)
 class Booting:
     """A server being booted, as readiness and the failure classifiers see it: its contract,
-    its process, its log, its environment and argv."""
+    its process, its log, its environment and argv, and when it was started (monotonic)."""
 
     contract: Contract
     proc: Polled
     watch: LogWatch
     env: dict[str, str]
     argv: list[str]
+    started: float
 
     def classify(self, code: int | None) -> tuple[str, str, str]:
         """(kind, line, hint) of an engine that ended: what a remote target knows first (a
@@ -159,7 +160,7 @@ def wait_ready(
     poll: float,
 ) -> tuple[float, str]:
     contract, proc, watch = booting.contract, booting.proc, booting.watch
-    start = time.monotonic()
+    start = booting.started  # the boot counts from the engine's start, not from the first poll
     health_url = root + contract.health_path
     was_healthy = flaps = refusals = polls = 0
     last_refusal = ""
