@@ -100,6 +100,14 @@ class ScorePlan:
         if self.lock is not None:
             self.lock.release()
 
+    def __enter__(self) -> ScorePlan:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """A plan used as a context releases its lock however the run ends (a boot that
+        failed, a run that raised); a run that ended released it already."""
+        self.release()
+
 
 def plan(options: ScoreOptions, store: RunStore) -> ScorePlan:
     """The score the options describe: a resume's run read once (its endpoint, model and suite

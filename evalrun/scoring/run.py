@@ -472,18 +472,13 @@ def score(
     code and from inside a running event loop alike. A run that stops early raises (the error
     names the stored run: `run_id`)."""
     store = RunStore(options.results)
-    settled = plan(options, store)
-    try:
-        with open_target(
-            settled.spec,
-            settled.contract,
-            settled.log_path,
-            watch=hooks.boot,
-            launcher=launcher,
-        ) as target:
-            return Run(settled, target, store, hooks).go_sync()
-    finally:
-        settled.release()
+    with (
+        plan(options, store) as settled,
+        open_target(
+            settled.spec, settled.contract, settled.log_path, watch=hooks.boot, launcher=launcher
+        ) as target,
+    ):
+        return Run(settled, target, store, hooks).go_sync()
 
 
 async def ascore(options: ScoreOptions, hooks: ScoreHooks = NO_HOOKS) -> Result:
@@ -492,12 +487,8 @@ async def ascore(options: ScoreOptions, hooks: ScoreHooks = NO_HOOKS) -> Result:
     if options.booted:
         return await asyncio.to_thread(score, options, hooks)
     store = RunStore(options.results)
-    settled = plan(options, store)
-    try:
-        with open_target(settled.spec) as target:
-            return await Run(settled, target, store, hooks).go(own_loop=False)
-    finally:
-        settled.release()
+    with plan(options, store) as settled, open_target(settled.spec) as target:
+        return await Run(settled, target, store, hooks).go(own_loop=False)
 
 
 def score_suite(req: ScoreRequest, store: RunStore, hooks: ScoreHooks = NO_HOOKS) -> Result:
@@ -509,18 +500,12 @@ def score_suite(req: ScoreRequest, store: RunStore, hooks: ScoreHooks = NO_HOOKS
     requests in flight; the run is `incomplete` unless every item had already finished, and no
     error is raised. Works inside a running event loop too (the run then gets its own thread).
     """
-    settled = plan_request(req, store)
-    try:
+    with plan_request(req, store) as settled:
         return Run(settled, req.target, store, hooks).go_sync()
-    finally:
-        settled.release()
 
 
 async def ascore_suite(req: ScoreRequest, store: RunStore, hooks: ScoreHooks = NO_HOOKS) -> Result:
     """`score_suite` for a caller already in an event loop (a notebook): the same run, awaited.
     Cancelling it leaves the run `interrupted` and resumable."""
-    settled = plan_request(req, store)
-    try:
+    with plan_request(req, store) as settled:
         return await Run(settled, req.target, store, hooks).go(own_loop=False)
-    finally:
-        settled.release()
