@@ -184,48 +184,51 @@ def grade(item: Any, response: Response) -> Grade:
         if off is not None:
             return Grade(passed=False, detail=off, garble=garble)
         if verdict_.passed and item.grader.kind not in ("json", "tool_call"):
-            note = _note_beyond_the_answer(item, question, response)
-            label = _TRANSLATION_LABEL.match(plain_text(response.content or ""))
-            if note is not None:
-                detail = f"the prompt asks for the answer only; the reply adds {note[:40]!r}"
-                verdict_ = Grade(passed=False, detail=detail, span=note)
-            elif (source := _source_added(question, response.content or "")) is not None:
-                detail = f"the prompt asks for the translation only; the reply adds {source!r}"
-                verdict_ = Grade(passed=False, detail=detail, span=source)
-            elif label is not None and _ONLY_ASKED.search(question):
-                detail = f"the prompt asks for the translation only; the reply adds {label[0]!r}"
-                verdict_ = Grade(passed=False, detail=detail, span=label[0])
-            elif (stated := _stated_output(question, response.content or "")) is not None and not (
-                grade_spec(
-                    item.grader.kind,
-                    item.grader.params(),
-                    response.model_copy(update={"content": stated}),
-                ).passed
-            ):
-                detail = f"the reply states the output as {stated[:40]!r}"
-                verdict_ = Grade(passed=False, detail=detail, span=stated)
-            elif _REFUSAL.match(response.content or ""):
-                verdict_ = Grade(passed=False, detail="the reply declines the task")
-            elif (loop := _LOOPED.search(_spaced(response.content or ""))) is not None:
-                unit = " ".join((loop.group(1) or loop.group(2)).split())
-                verdict_ = Grade(passed=False, detail=f"the reply loops {unit!r}", span=unit)
-            elif _SENTENCE_ASKED.search(question) and _fragment(response.content or ""):
-                verdict_ = Grade(
-                    passed=False, detail="the prompt asks for a full sentence; the reply is not one"
-                )
-            elif _PROSE_ASKED.search(question) and _word_list(response.content or ""):
-                verdict_ = Grade(
-                    passed=False, detail="the prompt asks for prose; the reply lists words"
-                )
-            elif (many := _more_than_one(question, response.content or "")) is not None:
-                verdict_ = Grade(
-                    passed=False, detail=f"the prompt asks for one; the reply gives {many}"
-                )
-            else:
-                extra = _more_words_than_asked(question, response.content or "")
-                if extra is not None:
-                    verdict_ = Grade(passed=False, detail=extra)
+            verdict_ = _beyond_the_answer(item, question, response) or verdict_
     return verdict_.model_copy(update={"garble": garble})
+
+
+def _beyond_the_answer(item: Any, question: str, response: Response) -> Grade | None:
+    """The failure of a reply whose answer passed but that does more or less than the prompt
+    asks (a note after "answer only", the source beside its translation, a stated output the
+    grader would not pass, a refusal, a loop, a fragment for a sentence, a word list for prose,
+    several for one, too many words), checked in that order; None when it does what was asked."""
+    content = response.content or ""
+    note = _note_beyond_the_answer(item, question, response)
+    if note is not None:
+        detail = f"the prompt asks for the answer only; the reply adds {note[:40]!r}"
+        return Grade(passed=False, detail=detail, span=note)
+    source = _source_added(question, content)
+    if source is not None:
+        detail = f"the prompt asks for the translation only; the reply adds {source!r}"
+        return Grade(passed=False, detail=detail, span=source)
+    label = _TRANSLATION_LABEL.match(plain_text(content))
+    if label is not None and _ONLY_ASKED.search(question):
+        detail = f"the prompt asks for the translation only; the reply adds {label[0]!r}"
+        return Grade(passed=False, detail=detail, span=label[0])
+    stated = _stated_output(question, content)
+    if stated is not None:
+        alone = response.model_copy(update={"content": stated})
+        if not grade_spec(item.grader.kind, item.grader.params(), alone).passed:
+            detail = f"the reply states the output as {stated[:40]!r}"
+            return Grade(passed=False, detail=detail, span=stated)
+    if _REFUSAL.match(content):
+        return Grade(passed=False, detail="the reply declines the task")
+    loop = _LOOPED.search(_spaced(content))
+    if loop is not None:
+        unit = " ".join((loop.group(1) or loop.group(2)).split())
+        return Grade(passed=False, detail=f"the reply loops {unit!r}", span=unit)
+    if _SENTENCE_ASKED.search(question) and _fragment(content):
+        return Grade(
+            passed=False, detail="the prompt asks for a full sentence; the reply is not one"
+        )
+    if _PROSE_ASKED.search(question) and _word_list(content):
+        return Grade(passed=False, detail="the prompt asks for prose; the reply lists words")
+    many = _more_than_one(question, content)
+    if many is not None:
+        return Grade(passed=False, detail=f"the prompt asks for one; the reply gives {many}")
+    extra = _more_words_than_asked(question, content)
+    return Grade(passed=False, detail=extra) if extra is not None else None
 
 
 def _off_schema(tools: Any, response: Response) -> str | None:
@@ -395,8 +398,6 @@ def _spaced(text: str) -> str:
     return re.sub(r"[\s,.;:!?…—–\-]+", " ", plain_text(text)).strip() + " "
 
 
-# "Write between 20 and 40 words about rivers" answered "Rivers: water, current, banks, ...":
-# a list of words is not the prose asked for
 # "Answer in one full sentence", "одним полным предложением", "in einem ganzen Satz": a reply of
 # two words or fewer ("12 месяцев.", "Sieben Tage.") is a fragment, not the sentence asked
 _SENTENCE_ASKED = re.compile(
@@ -410,6 +411,8 @@ def _fragment(content: str) -> bool:
     return len(re.findall(r"\w+", plain_text(content))) <= 2
 
 
+# "Write between 20 and 40 words about rivers" answered "Rivers: water, current, banks, ...":
+# a list of words is not the prose asked for
 _PROSE_ASKED = re.compile(
     r"\bwrite\b[^.?!\n]*\b(?:words|sentences?|story|paragraph)\b", re.IGNORECASE
 )
@@ -426,7 +429,7 @@ def _word_list(content: str) -> bool:
 
 # "give one short reason" answered "for three reasons: ...": more than the one asked for
 _ONE_ASKED = re.compile(
-    r"\bone\s+(?:short\s+|brief\s+|simple\s+)?(reason|example|tip|fact)\b", re.I
+    r"\bone\s+(?:short\s+|brief\s+|simple\s+)?(reason|example|tip|fact)\b", re.IGNORECASE
 )
 
 

@@ -239,9 +239,9 @@ _WORD_LETTER = re.compile(r"[A-Za-z\u00c0-\u024f\u0400-\u04ff]")
 # "The fuel tap is not violet; violet is the compressor drain valve.", "H2O2; H2O is hydrogen
 # peroxide.": the match opens a later clause as the subject of "is", and what it is said to be
 # shares no word with the question, or belongs to a thing with a word the question lacks ("the
-# colour of the compressor drain valve", "the drain valve's colour"); the reply defines it as another thing, it does not
-# answer with it. (Said of the question's own words, "violet is the colour of the tap", it answers; so
-# does a bare verdict, "Violet is correct.")
+# colour of the compressor drain valve", "the drain valve's colour"); the reply defines it as
+# another thing, it does not answer with it. (Said of the question's own words, "violet is the
+# colour of the tap", it answers; so does a bare verdict, "Violet is correct.")
 _CLAUSE_BEFORE = re.compile(r"\w[^\w\n]{0,6}[;.!?—–][\s\"'“”«»*_`]{0,6}$")
 _SUBJECT_OF = re.compile(
     r"[\"'”»*_`]{0,3}[^\S\n]{1,3}(?:is|was)[^\S\n]{1,3}(?!not\b|never\b)(?P<what>[^.;!?\n—–]{1,80})",
