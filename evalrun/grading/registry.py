@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from evalrun.base.errors import SuiteError
 from evalrun.base.jsondata import JSONObject
 from evalrun.endpoint.response import Response
+from evalrun.grading.code_claims import false_code_claim
 from evalrun.grading.extract import normalize
 from evalrun.grading.span import final_claim, offered_alternatives, plain_text, without_lead_in
 from evalrun.verdicts import Grade
@@ -212,6 +213,9 @@ def _beyond_the_answer(item: Any, question: str, response: Response) -> Grade | 
         if not grade_spec(item.grader.kind, item.grader.params(), alone).passed:
             detail = f"the reply states the output as {stated[:40]!r}"
             return Grade(passed=False, detail=detail, span=stated)
+    false_claim = false_code_claim(question, content)
+    if false_claim is not None:
+        return Grade(passed=False, detail=f"the reply's explanation is false: {false_claim}")
     if _REFUSAL.match(content):
         return Grade(passed=False, detail="the reply declines the task")
     loop = _LOOPED.search(_spaced(content))

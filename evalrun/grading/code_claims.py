@@ -1,0 +1,151 @@
+"""False claims about what a shown program does, in a reply that explains its output.
+
+"What does this code print?" answered "Because y = x creates a copy, appending to y leaves x
+unchanged, so it prints 4." names the right output for a reason that is false: a careful grader
+fails it. Each entry below is a fact of the language's semantics, tied to a construct the shown
+code holds: when the code holds it and the reply asserts the opposite (not denied, not as a
+belief it turns from, not in a conditional), the reply's explanation is false.
+
+Only replies to a question that shows code are read, and only their prose: the code the reply
+quotes back is left out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from evalrun.grading.span import plain_text
+
+
+@dataclass(frozen=True)
+class _Misbelief:
+    what: str  # the fact the claim gets wrong, for the grade's detail
+    construct: re.Pattern[str]  # in the shown code
+    claim: re.Pattern[str]  # in the reply's prose
+
+
+def _claim(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+_MISBELIEFS = (
+    _Misbelief(
+        "assigning one name to another binds the same object; it copies nothing",
+        re.compile(r"(?m)^\s*\w+\s*=\s*\w+\s*$"),
+        _claim(
+            r"\b(?:creates?|creating|makes?|making|is|as|gets?|becomes?|holds?|receives?)\s+"
+            r"(?:a|an|its own)\s+(?:new\s+|separate\s+|independent\s+|shallow\s+)?(?:copy|clone)\b"
+            r"|\bcop(?:ies|ied)\s+(?:the\s+)?(?:list|x|it)\b"
+            r"|\b(?:leaves?|leaving|keeps?)\s+(?:the\s+(?:original\s+)?list\s+|x\s+)"
+            r"(?:unchanged|untouched|as it was)"
+            r"|\bx\s+(?:stays|remains|is)\s+(?:unchanged|untouched|the same)\b"
+            r"|\b(?:two|a)\s+(?:separate|independent|different)\s+lists?\b"
+        ),
+    ),
+    _Misbelief(
+        "an expression on a line of its own changes no variable",
+        re.compile(r"(?m)^\s*[A-Za-z_]\w*\s*[-+*/]\s*\d+\s*$"),
+        _claim(
+            r"\b(?:increments?|incrementing|increases?|increasing|bumps?|updates?|updating)\s+"
+            r"(?:the\s+)?(?:count|counter|total|it|the variable)\b"
+            r"|\badds?\s+(?:one|1)\s+to\s+(?:the\s+)?(?:count|counter|total)\b"
+            r"|\b(?:count|counter|total)\s+(?:is\s+(?:incremented|increased|updated)|"
+            r"goes up|increases|becomes\s+\d)"
+        ),
+    ),
+    _Misbelief(
+        "range(n) stops before n",
+        re.compile(r"\brange\(\s*\d+\s*\)"),
+        _claim(
+            r"\brange\(\s*(\d+)\s*\)\s+(?:includes|goes\s+(?:up\s+)?to|runs\s+(?:up\s+)?to|"
+            r"counts\s+(?:up\s+)?to|gives|yields|is)\s+(?:\d+\s*(?:to|through|-|–|\.\.)\s*)?\1\b"
+            r"(?!\s*(?:\(?(?:exclusive|excluded|not included|not inclusive)|-?\s*1\b))"
+            r"|\b(?:including|inclusive of)\s+(?:the\s+)?(?:number\s+)?(\d+)\b(?=[^.\n]{0,30}range)"
+        ),
+    ),
+    _Misbelief(
+        'typeof null is "object"',
+        re.compile(r"\btypeof\s+null\b"),
+        _claim(
+            r"\btypeof\s+null\s+(?:is|returns|gives|evaluates\s+to|prints)\s+[\"'`]?"
+            r"(?!object)(?:null|undefined)\b"
+            r"|[\"'`]?object[\"'`]?\s+is\s+what\s+typeof\s+(?:returns|gives)\s+for\s+undefined"
+            r"|\btypeof\s+undefined\s+(?:is|returns|gives)\s+[\"'`]?object"
+        ),
+    ),
+    _Misbelief(
+        "Python and JavaScript index lists from 0",
+        re.compile(r"\[\s*len\(|\[\s*\d+\s*\]|\[\s*\d*\s*:\s*\d*\s*\]"),
+        _claim(
+            r"\b(?:lists?|strings?|arrays?|indexing|indices|indexes|python)\s+"
+            r"(?:are|is|start(?:s)?\s+at|begins?\s+at)\s+(?:1|one)(?:-|\s)?(?:indexed|based)?\b"
+            r"|\b(?:1|one)-(?:indexed|based)\b"
+            r"|\bindex(?:ing)?\s+starts?\s+(?:at|from)\s+(?:1|one)\b"
+        ),
+    ),
+    _Misbelief(
+        "a space is a character len() counts",
+        re.compile(r"\blen\(\s*\"[^\"]* [^\"]*\"\s*\)"),
+        _claim(
+            r"\b(?:not\s+counting|excluding|without|ignoring)\s+(?:the\s+)?spaces?\b"
+            r"|\bspaces?\s+(?:is|are)\s*(?:not|n't)\s+counted\b"
+            r"|\blen\(\)?\s+(?:ignores|skips|doesn't count|does not count)\s+(?:the\s+)?spaces?\b"
+        ),
+    ),
+    _Misbelief(
+        "assigning to a key the dict holds replaces its value",
+        re.compile(r"(?m)^\s*\w+\[\s*[\"']\w+[\"']\s*\]\s*=\s*[^=]"),
+        _claim(
+            r"\badds?\s+(?:a\s+)?(?:new|another|second|duplicate)\s+(?:key|entry)\b"
+            r"|\b(?:both|the old and new)\s+values?\s+(?:are|is)\s+(?:kept|summed|added)\b"
+        ),
+    ),
+)
+
+# A claim inside a denial, a conditional, or a belief the reply turns from is not asserted:
+# "y = x does not create a copy", "if y were a copy, x would be unchanged", "you might think
+# range(5) includes 5"
+_NOT_ASSERTED = re.compile(
+    r"\b(?:not|never|no|without|instead\s+of|rather\s+than|if|were|would|might|may|could|"
+    r"think|thinks|thought|expect|expects|assume|assumes|believe|believes|seem|seems|say|"
+    r"tempting|common|often|"
+    r"mistake|mistakenly|misconception|myth|wrongly|incorrectly|unlike)\b|n[’']t\b",
+    re.IGNORECASE,
+)
+_CLAUSE_BREAK = re.compile(r"[.;!?\n]|,\s*(?:but|so|and)\b|\s[—–]\s|\bbut\b|\bso\b", re.IGNORECASE)
+_CODE = re.compile(r"```.*?(?:```|$)|`[^`\n]*`", re.DOTALL)
+
+
+def _shown_code(question: str) -> str:
+    return "\n".join(m.group(0).strip("`") for m in _CODE.finditer(question))
+
+
+def false_code_claim(question: str, content: str) -> str | None:
+    """The fact a reply's explanation gets wrong about the code its question shows, or None."""
+    code = _shown_code(question)
+    if not code:
+        return None
+    prose = plain_text(_CODE.sub(lambda m: _inline(m.group(0)), content))
+    for belief in _MISBELIEFS:
+        if not belief.construct.search(code):
+            continue
+        for m in belief.claim.finditer(prose):
+            if _asserted(prose, m.start()):
+                return belief.what
+    return None
+
+
+def _inline(code: str) -> str:
+    """Inline code kept as prose (`typeof null` is a subject of the sentence); a fenced block
+    quoted back is dropped."""
+    return code.strip("`") if not code.startswith("```") else " "
+
+
+def _asserted(prose: str, start: int) -> bool:
+    """Whether the claim at `start` is asserted: no denial, condition or turned-from belief
+    between the start of its clause and the claim."""
+    head = prose[:start]
+    breaks = list(_CLAUSE_BREAK.finditer(head))
+    clause = head[breaks[-1].end() :] if breaks else head
+    return not _NOT_ASSERTED.search(clause)

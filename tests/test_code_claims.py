@@ -1,0 +1,78 @@
+"""A reply naming a program's right output for a false reason about the code fails; a true
+reason, a denied misbelief, or one the reply turns from, does not."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalrun.endpoint.response import example_to_response
+from evalrun.grading.code_claims import false_code_claim
+from evalrun.grading.registry import grade
+from evalrun.suite.load import load_suite
+
+ITEMS = {i.id: i for i in load_suite("core").items}
+
+CASES = [
+    # assignment binds, it does not copy
+    (
+        "code-002",
+        "Because y = x creates a copy, appending to y leaves x unchanged, so it prints 4.",
+        False,
+    ),
+    ("code-002", "4 — y is a copy of x, but len counts the original list.", False),
+    ("code-002", "It prints 4. x and y are two separate lists, yet both grew.", False),
+    ("code-002", "It prints 4, because y and x are the same list.", True),
+    ("code-002", "4. `y = x` does not create a copy, so appending to y changes x.", True),
+    ("code-002", "4 — if y were a copy, x would be unchanged and it would print 3.", True),
+    ("code-002", "You might think y is a copy, but it is the same list: 4.", True),
+    ("code-002", "4 (y isn't a copy; both names point to one list)", True),
+    # an expression on its own line assigns nothing
+    ("code-015", 'count + 1 increments count each time an "a" is seen, so it prints 0.', False),
+    ("code-015", "0 — the loop adds 1 to count three times but prints before.", False),
+    ("code-015", "0, because `count + 1` never updates count.", True),
+    (
+        "code-015",
+        "It prints 0: count + 1 computes a value and throws it away; count is never incremented.",
+        True,
+    ),
+    ("code-015", "0", True),
+    # range(n) stops before n
+    ("code-004", "10 — range(5) goes up to 5, and the sum is 10.", False),
+    ("code-004", "It prints 10 (0 + 1 + 2 + 3 + 4 = 10; range(5) stops before 5).", True),
+    ("code-004", "10, since range(5) gives 0 to 4.", True),
+    # typeof null
+    (
+        "code-007",
+        '"object" is what typeof returns for undefined; for null it prints "null".',
+        False,
+    ),
+    ("code-007", "object — typeof null is a long-standing quirk; many expect it to be null.", True),
+    (
+        "code-007",
+        'It prints "object". People often think typeof null is null, but it isn\'t.',
+        True,
+    ),
+    # indices start at 0
+    ("code-012", "IndexError: Python lists are 1-indexed, so items[3] is past the end.", False),
+    ("code-012", "IndexError — indexing starts at 0, so the last index is 2.", True),
+    ("code-011", "yth — indexing starts at 1, so [1:4] is y, t, h.", False),
+    ("code-011", "yth (indices 1, 2 and 3; the end index is excluded)", True),
+    # a space is a character
+    ("code-001", "11 — not counting the space.", False),
+    ("code-001", "11: ten letters and the space.", True),
+    # assigning to a key replaces its value
+    ("code-014", '7 — d["a"] = 5 adds a new key, so the values sum to 7.', False),
+    ("code-014", "7 (5 replaces 1, and 5 + 2 = 7).", True),
+]
+
+
+@pytest.mark.parametrize(("item", "reply", "passed"), CASES)
+def test_false_reasons_about_code(item: str, reply: str, passed: bool) -> None:
+    got = grade(ITEMS[item], example_to_response(reply))
+    assert got.passed is passed, got.detail
+
+
+def test_only_questions_showing_code_are_read() -> None:
+    assert false_code_claim("Who wrote Hamlet?", "y is a copy of x") is None
+    quoted = "```python\ny = x  # creates a copy?\n```\nIt prints 4: both names are one list."
+    assert false_code_claim("What prints?\n```python\ny = x\n```", quoted) is None
