@@ -25,6 +25,7 @@ BLIND4 = DATA / "blind4.jsonl"  # the shapes core-v5's graders still misjudged
 WRITTEN5 = DATA / "written5.jsonl"  # tuning rows only: written for the issue's shapes, not blind
 BLIND5 = DATA / "blind5.jsonl"  # blind, four personas, every non-tool item
 BLIND6 = DATA / "blind6.jsonl"  # blind, two writers, every item
+BLIND7 = DATA / "blind7.jsonl"  # blind, three writers, every item
 SETS = {
     "existing": ANSWERS,
     "blind": BLIND,
@@ -34,6 +35,7 @@ SETS = {
     "written5": WRITTEN5,
     "blind5": BLIND5,
     "blind6": BLIND6,
+    "blind7": BLIND7,
 }
 
 
