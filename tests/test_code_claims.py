@@ -76,3 +76,60 @@ def test_only_questions_showing_code_are_read() -> None:
     assert false_code_claim("Who wrote Hamlet?", "y is a copy of x") is None
     quoted = "```python\ny = x  # creates a copy?\n```\nIt prints 4: both names are one list."
     assert false_code_claim("What prints?\n```python\ny = x\n```", quoted) is None
+
+
+MORE = [
+    # retracted misbelief: judged by what it ends on
+    ("code-002", "3, since y is a copy... no, y is the same list, not a copy. 4", True),
+    (
+        "code-001",
+        "11, because len counts the 10 letters plus the terminating null character.",
+        False,
+    ),
+    ("code-001", "11 — ten letters and one space; Python strings carry no terminator.", True),
+    ("code-006", "[3, 2, 1], because sorted() sorts the original list in place.", False),
+    ("code-006", "[3, 2, 1]: sorted() returns a new list in descending order.", True),
+    ("code-007", "object, because null is an instance of Object.", False),
+    ("code-007", "object (though null instanceof Object is false).", True),
+    (
+        "code-009",
+        "False True, because bool() on a string checks whether it is a valid number.",
+        False,
+    ),
+    ("code-009", "False True: an empty string is falsy, any other string truthy.", True),
+    ("code-009", "(False, True)", False),
+    ("code-009", "It prints (False, True).", False),
+    ("code-009", "False True", True),
+    ("code-014", "7, since d.values() returns the values in reverse order (2 + 5).", False),
+    (
+        "code-015",
+        '0, because the comparison is case-sensitive and "banana" contains no "a".',
+        False,
+    ),
+    ("code-015", '0: "banana" has three a\'s, but count + 1 is never stored.', True),
+    ("code-006", "[3, 2, 1]", True),
+]
+
+
+@pytest.mark.parametrize(("item", "reply", "passed"), MORE)
+def test_more_false_reasons_and_forms(item: str, reply: str, passed: bool) -> None:
+    got = grade(ITEMS[item], example_to_response(reply))
+    assert got.passed is passed, got.detail
+
+
+@pytest.mark.parametrize(
+    ("item", "reply", "passed"),
+    [
+        ("math-015", "**√196 = 14**, because 14 × 14 = 196.", True),
+        ("math-015", "√196 = 13, because 13 × 13 = 169.", False),
+        ("math-003", "9 × 8 = 72, because nine eights are seventy-two.", True),
+        (
+            "ml-010",
+            "The black cat is sleeping under the table. " * 3,
+            False,
+        ),
+    ],
+)
+def test_root_stated_and_sentence_loop(item: str, reply: str, passed: bool) -> None:
+    got = grade(ITEMS[item], example_to_response(reply))
+    assert got.passed is passed, got.detail

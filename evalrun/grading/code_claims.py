@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from evalrun.grading.span import plain_text
+from evalrun.grading.span import final_claim, plain_text
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,39 @@ _MISBELIEFS = (
         ),
     ),
     _Misbelief(
+        'typeof null is "object" by a historical quirk; null is no instance of Object',
+        re.compile(r"\btypeof\s+null\b"),
+        _claim(
+            r"\bnull\s+instanceof\s+Object\s+(?:is|returns|gives|evaluates\s+to)\s+true\b"
+            r"|\bnull\s+is\s+(?:an?\s+)?(?:instance|subclass)\s+of\s+Object\b"
+        ),
+    ),
+    _Misbelief(
+        "a Python string has no terminating null character",
+        re.compile(r"\blen\(\s*[\"']"),
+        _claim(
+            r"\b(?:terminating|trailing|terminator|null)\s+(?:null\s+)?(?:character|byte|terminator)\b|\\0"
+        ),
+    ),
+    _Misbelief(
+        "sorted() returns a new list; it leaves its argument alone",
+        re.compile(r"\bsorted\("),
+        _claim(
+            r"\bsorted\(\)?\s+(?:sorts|modifies|changes|reorders)\s+(?:the\s+)?"
+            r"(?:original\s+)?(?:list|it|its argument)\s+in[\s-]place\b"
+        ),
+    ),
+    _Misbelief(
+        "bool() of a string is True exactly when the string is not empty",
+        re.compile(r"\bbool\(\s*[\"']"),
+        _claim(
+            r"\bbool\(\)?\s+(?:on|of)\s+a\s+string\s+(?:checks|tests|asks)\s+whether\s+it\s+"
+            r"(?:is|represents|holds)\s+a\s+(?:valid\s+)?(?:number|digit|numeric)"
+            r"|\bbool\(\)?\s+(?:converts|parses)\s+(?:the\s+)?string\s+(?:to|into|as)\s+a\s+number"
+            r"|[\"']0[\"']\s+is\s+(?:falsy|false)\b"
+        ),
+    ),
+    _Misbelief(
         "Python and JavaScript index lists from 0",
         re.compile(r"\[\s*len\(|\[\s*\d+\s*\]|\[\s*\d*\s*:\s*\d*\s*\]"),
         _claim(
@@ -99,6 +132,8 @@ _MISBELIEFS = (
         _claim(
             r"\badds?\s+(?:a\s+)?(?:new|another|second|duplicate)\s+(?:key|entry)\b"
             r"|\b(?:both|the old and new)\s+values?\s+(?:are|is)\s+(?:kept|summed|added)\b"
+            r"|\bvalues?\(\)\s+(?:returns|gives|lists)\s+(?:the\s+)?values\s+in\s+"
+            r"(?:reverse|random|sorted|alphabetical)\b"
         ),
     ),
 )
@@ -126,14 +161,50 @@ def false_code_claim(question: str, content: str) -> str | None:
     code = _shown_code(question)
     if not code:
         return None
-    prose = plain_text(_CODE.sub(lambda m: _inline(m.group(0)), content))
+    claim, _ = final_claim(content)  # "y is a copy... no, the same list": what is taken back
+    prose = plain_text(_CODE.sub(lambda m: _inline(m.group(0)), claim))
     for belief in _MISBELIEFS:
         if not belief.construct.search(code):
             continue
         for m in belief.claim.finditer(prose):
             if _asserted(prose, m.start()):
                 return belief.what
+    return _literal_claim(code, prose)
+
+
+# "banana" said to contain no "a": a claim about a string literal of the code the literal refutes
+_LACKS = re.compile(
+    r"[\"“'`]?(\w+)[\"”'`]?\s+(?:contains|has|holds)\s+no\s+[\"“'`]?(\w)[\"”'`]?(?:'?s)?\b",
+    re.IGNORECASE,
+)
+
+
+def _literal_claim(code: str, prose: str) -> str | None:
+    literals = set(re.findall(r"[\"']([^\"'\n]+)[\"']", code))
+    for m in _LACKS.finditer(prose):
+        word, char = m.group(1), m.group(2)
+        if word in literals and char in word and _asserted(prose, m.start()):
+            return f"{word!r} contains {char!r}"
     return None
+
+
+# print(a, b) writes its arguments separated by a space; "(False, True)" is a tuple's repr,
+# what print((a, b)) would write
+_PRINT_ARGS = re.compile(r"\bprint\((?:[^(),]|\([^()]*\))+,")
+_TUPLE_OUTPUT = re.compile(
+    r"^\W*(?:(?:it|this|the code|the program)\s+(?:prints|outputs)\s*:?\s*|output\s*:\s*)?"
+    r"\(([^()\n]*,[^()\n]*)\)\W*$",
+    re.IGNORECASE,
+)
+
+
+def printed_as_tuple(question: str, content: str) -> bool:
+    """Whether the reply gives a tuple for what a print of several arguments writes."""
+    code = _shown_code(question)
+    if not _PRINT_ARGS.search(code):
+        return False
+    claim, _ = final_claim(content)
+    return bool(_TUPLE_OUTPUT.match(plain_text(claim).strip()))
 
 
 def _inline(code: str) -> str:

@@ -398,7 +398,7 @@ def extract_answer_number(
         got = read(_signed(plain_text(bold)), "bold")
         if got:
             return got
-    lead = _leading_number(plain, kw)
+    lead = _leading_number(plain, kw, givens)
     if lead is not None:
         got = read(*lead)
         later = _later_claim(plain, got, givens, kw) if got and lead[1] == "leading" else None
@@ -501,7 +501,19 @@ def _bold_number(text: str, givens: tuple[float, ...], kw: dict[str, bool]) -> s
     return m[1] or m[2]
 
 
-def _leading_number(plain: str, kw: dict[str, bool]) -> tuple[str, str] | None:
+def _worked(left: str, right: str, givens: tuple[float, ...], kw: dict[str, bool]) -> bool:
+    """Whether the side of an opening claim before its "=" is working rather than the question's
+    own quantity: "√196 = 14" names the one given it is asked about, "9 × 8 = 72" works; a
+    value given as "±14" is two values, left to the hedge reading."""
+    nums = number_matches(left, **kw)
+    if len(nums) == 1 and not _OPERATOR_RE.search(left) and "±" not in right:
+        return not any(abs(nums[0][0] - g) < 1e-9 for g in givens)
+    return any(ch.isdigit() for ch in left)
+
+
+def _leading_number(
+    plain: str, kw: dict[str, bool], givens: tuple[float, ...] = ()
+) -> tuple[str, str] | None:
     """The opening claim when a reply states its number first and explains after it.
 
     `14 (because 14² = 196)`, `The total is 42 (6 × 7).`, `Each pays $29 (3 × 29 = 87).`,
@@ -544,7 +556,8 @@ def _leading_number(plain: str, kw: dict[str, bool]) -> tuple[str, str] | None:
     if eq < 0 and _OPERATOR_RE.search(plain_claim):
         return None
     if eq >= 0 and (
-        any(ch.isdigit() for ch in plain_claim[:eq]) or _OPERATOR_RE.search(plain_claim[eq + 1 :])
+        _worked(plain_claim[:eq], plain_claim[eq + 1 :], givens, kw)
+        or _OPERATOR_RE.search(plain_claim[eq + 1 :])
     ):
         return None
     if len(nums) == 1:

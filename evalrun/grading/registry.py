@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from evalrun.base.errors import SuiteError
 from evalrun.base.jsondata import JSONObject
 from evalrun.endpoint.response import Response
-from evalrun.grading.code_claims import false_code_claim
+from evalrun.grading.code_claims import false_code_claim, printed_as_tuple
 from evalrun.grading.extract import normalize
 from evalrun.grading.span import final_claim, offered_alternatives, plain_text, without_lead_in
 from evalrun.verdicts import Grade
@@ -213,6 +213,8 @@ def _beyond_the_answer(item: Any, question: str, response: Response) -> Grade | 
         if not grade_spec(item.grader.kind, item.grader.params(), alone).passed:
             detail = f"the reply states the output as {stated[:40]!r}"
             return Grade(passed=False, detail=detail, span=stated)
+    if printed_as_tuple(question, content):
+        return Grade(passed=False, detail="print writes its arguments apart, not as a tuple")
     false_claim = false_code_claim(question, content)
     if false_claim is not None:
         return Grade(passed=False, detail=f"the reply's explanation is false: {false_claim}")
@@ -386,11 +388,11 @@ _REFUSAL = re.compile(
     re.IGNORECASE,
 )
 
-# A phrase of one to six words said three times or more in a row ("lantern lantern lantern",
-# "Have a nice day! Have a nice day! Have a nice day!"): a loop, not an answer. Only words
+# A phrase or sentence of one to thirty words said three times or more in a row ("lantern
+# lantern lantern", "Have a nice day! Have a nice day! Have a nice day!"): a loop, not an answer. Only words
 # count, so a count ("1, 2, 3") is no loop; marks between the words are not compared.
 _LOOPED = re.compile(
-    r"(?<![^\s])((?:[^\W\d_]+ ){2,6}?)\1{2,}|(?<![^\s])([^\W\d_]+ )\2{3,}",
+    r"(?<![^\s])((?:[^\W\d_]+ ){2,30}?)\1{2,}|(?<![^\s])([^\W\d_]+ )\2{3,}",
     re.IGNORECASE,
 )
 
