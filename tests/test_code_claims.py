@@ -133,3 +133,53 @@ def test_more_false_reasons_and_forms(item: str, reply: str, passed: bool) -> No
 def test_root_stated_and_sentence_loop(item: str, reply: str, passed: bool) -> None:
     got = grade(ITEMS[item], example_to_response(reply))
     assert got.passed is passed, got.detail
+
+
+# True reasons in the shapes the catalogue reads: a purpose, an ought, a denial, an aside
+TRUE_REASONS = [
+    ("code-015", "0 — `count + 1` should be `count += 1` to increment count."),
+    ("code-015", "0. To update count you need count += 1; the expression alone is discarded."),
+    ("code-015", "0, since the line meant to increment the counter never assigns."),
+    (
+        "code-015",
+        "It prints 0 because count is never updated: `count + 1` is evaluated and thrown away.",
+    ),
+    ("code-002", "4, because y = x doesn't make a copy — both names refer to one list."),
+    ("code-002", "4. To get a separate list you would write y = x.copy()."),
+    ("code-002", "4: y is an alias, not a copy, so x is modified too."),
+    ("code-002", "4 — no copy is made; x and y are the same object."),
+    ("code-002", "4 (x is not unchanged: y.append changes the shared list)"),
+    ("code-004", "10 — range(5) yields 0 through 4, so 0+1+2+3+4 = 10."),
+    ("code-004", "10. Note that range(5) goes up to 4, not 5."),
+    ("code-004", "10, because range(5) is 0, 1, 2, 3, 4 (5 is excluded)."),
+    (
+        "code-012",
+        "IndexError: list index out of range — lists are 0-indexed, so the last valid index is 2.",
+    ),
+    ("code-012", "IndexError. Unlike 1-indexed languages such as Lua, Python starts at 0."),
+    ("code-011", "yth: the slice starts at index 1 and stops before index 4."),
+    ("code-001", "11 — the space counts as a character."),
+    ("code-001", "11 (len counts every character, spaces included)"),
+    ("code-007", "object — a historical bug; null is not actually an object."),
+    (
+        "code-007",
+        '"object". It\'s a quirk: typeof null returns "object" even though null is a primitive.',
+    ),
+    (
+        "code-009",
+        "False True — bool() only checks whether the string is empty, not whether it looks like a number.",
+    ),
+    (
+        "code-006",
+        "[3, 2, 1]. sorted() returns a new list; it does not sort in place like list.sort().",
+    ),
+    ("code-014", '7 — assigning d["a"] = 5 replaces the old value 1, it does not add a new key.'),
+    ("code-015", '0. Even though "banana" has three a\'s, count never changes.'),
+    ("code-009", 'False True. "0" is a non-empty string, so it is truthy even though 0 is falsy.'),
+]
+
+
+@pytest.mark.parametrize(("item", "reply"), TRUE_REASONS)
+def test_true_reasons_pass(item: str, reply: str) -> None:
+    got = grade(ITEMS[item], example_to_response(reply))
+    assert got.passed, got.detail

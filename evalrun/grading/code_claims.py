@@ -148,6 +148,13 @@ _NOT_ASSERTED = re.compile(
     r"mistake|mistakenly|misconception|myth|wrongly|incorrectly|unlike)\b|n[’']t\b",
     re.IGNORECASE,
 )
+# "should be `count += 1` to increment count", "To get a separate list you would write ...":
+# what the code ought to do, or a purpose, is no claim about what it does
+_PURPOSE = re.compile(
+    r"\b(?:should|must|need|needs|needed|meant|intended|supposed|want|wants|wanted)\b"
+    r"|\bto\s+(?:get|make|have|create|produce|keep|obtain)\s+$|\bto\s+$",
+    re.IGNORECASE,
+)
 _CLAUSE_BREAK = re.compile(r"[.;!?\n]|,\s*(?:but|so|and)\b|\s[—–]\s|\bbut\b|\bso\b", re.IGNORECASE)
 _CODE = re.compile(r"```.*?(?:```|$)|`[^`\n]*`", re.DOTALL)
 
@@ -219,4 +226,4 @@ def _asserted(prose: str, start: int) -> bool:
     head = prose[:start]
     breaks = list(_CLAUSE_BREAK.finditer(head))
     clause = head[breaks[-1].end() :] if breaks else head
-    return not _NOT_ASSERTED.search(clause)
+    return not (_NOT_ASSERTED.search(clause) or _PURPOSE.search(clause))
