@@ -1,0 +1,64 @@
+"""Wrong replies the graders passed, and the right ones beside them, on the shipped core items.
+
+Each case is (item id, reply, whether a careful grader passes it). The reply is in the shape of an
+item's `accept` example: a string (the content) or {content, tool_calls}.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from evalrun.endpoint.response import example_to_response
+from evalrun.grading.registry import grade
+from evalrun.suite.load import load_suite
+
+ITEMS = {i.id: i for i in load_suite("core").items}
+
+
+def graded(item_id: str, reply: object) -> bool:
+    return grade(ITEMS[item_id], example_to_response(reply)).passed
+
+
+# A key the item does not ask for, whose value the prompt's data does not give, is invented:
+# "country" for a person the sentence places only in Porto, "humidity" for a note without one,
+# "passed" for a CSV row without it. A key restating what the prompt gives ("street" for a
+# contact with a street) is not.
+@pytest.mark.parametrize(
+    "item_id,reply,ok",
+    [
+        (
+            "struct-002",
+            '{"name": "Tomas Ribeiro", "age": 34, "city": "Porto", "country": "Portugal"}',
+            False,
+        ),
+        (
+            "struct-015",
+            '{"day": "Tuesday", "temperature_c": 18, "conditions": "light rain", "wind_kmh": 12,'
+            ' "humidity": 80}',
+            False,
+        ),
+        ("struct-021", '{"id": 7, "name": "Lena", "score": 88, "passed": true}', False),
+        (
+            "struct-004",
+            '{"person": {"name": "Dana Whitlow", "address": {"street": "12 Elm Row",'
+            ' "city": "Boston", "zip": "02134", "country": "USA"}}}',
+            False,
+        ),
+        (
+            "struct-004",
+            '{"person": {"name": "Dana Whitlow", "address": {"street": "12 Elm Row",'
+            ' "city": "Boston", "zip": "02134"}}}',
+            True,
+        ),
+        (
+            "struct-015",
+            '{"day": "Tuesday", "temperature_c": 18, "conditions": "light rain", "wind_kmh": 12,'
+            ' "unit": "Celsius"}',
+            True,
+        ),
+        ("struct-002", '{"name": "Tomas Ribeiro", "age": 34, "city": "Porto"}', True),
+        ("struct-021", '{"id": 7, "name": "Lena", "score": 88}', True),
+    ],
+)
+def test_a_key_holding_what_the_prompt_never_gives_fails(item_id, reply, ok):
+    assert graded(item_id, reply) is ok
