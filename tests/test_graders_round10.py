@@ -62,3 +62,56 @@ def graded(item_id: str, reply: object) -> bool:
 )
 def test_a_key_holding_what_the_prompt_never_gives_fails(item_id, reply, ok):
     assert graded(item_id, reply) is ok
+
+
+# A listed sequence with one more item of the same shape past its end ("..., December,
+# Undecember") lists more than the sequence holds; a remark after the list is no item.
+@pytest.mark.parametrize(
+    "item_id,reply,ok",
+    [
+        (
+            "canary-006",
+            "January, February, March, April, May, June, July, August, September, October,"
+            " November, December, Undecember",
+            False,
+        ),
+        (
+            "canary-006",
+            "1. January\n2. February\n3. March\n4. April\n5. May\n6. June\n7. July\n8. August\n"
+            "9. September\n10. October\n11. November\n12. December\n13. Smarch",
+            False,
+        ),
+        (
+            "canary-006",
+            "January\nFebruary\nMarch\nApril\nMay\nJune\nJuly\nAugust\nSeptember\nOctober\n"
+            "November\nDecember\nUndecember",
+            False,
+        ),
+        (
+            "canary-006",
+            "January, February, March, April, May, June, July, August, September, October,"
+            " November, December",
+            True,
+        ),
+        (
+            "canary-006",
+            "January, February, March, April, May, June, July, August, September, October,"
+            " November, December, in that order.",
+            True,
+        ),
+        (
+            "canary-006",
+            "January, February, March, April, May, June, July, August, September, October,"
+            " November, December, basically.",
+            True,
+        ),
+        (
+            "canary-006",
+            "1. January\n2. February\n3. March\n4. April\n5. May\n6. June\n7. July\n8. August\n"
+            "9. September\n10. October\n11. November\n12. December\n\nThat's all twelve.",
+            True,
+        ),
+    ],
+)
+def test_an_item_past_the_end_of_a_listed_sequence_fails(item_id, reply, ok):
+    assert graded(item_id, reply) is ok
