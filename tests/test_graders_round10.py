@@ -115,3 +115,27 @@ def test_a_key_holding_what_the_prompt_never_gives_fails(item_id, reply, ok):
 )
 def test_an_item_past_the_end_of_a_listed_sequence_fails(item_id, reply, ok):
     assert graded(item_id, reply) is ok
+
+
+# "give one short reason" answered with a numbered or bulleted list of reasons gives several,
+# as "for three reasons: ..." does in prose; one reason after the verdict passes.
+@pytest.mark.parametrize(
+    "item_id,reply,ok",
+    [
+        (
+            "instr-009",
+            "Yes, water is wet.\n\n1. It adheres to surfaces.\n2. It is a liquid.\n"
+            "3. It makes things damp.\n4. Scientists agree it can wet itself.",
+            False,
+        ),
+        (
+            "instr-009",
+            "No, it is not.\n- It makes other things wet.\n- It is not itself wet.",
+            False,
+        ),
+        ("instr-009", "Yes, because it makes other things wet.", True),
+        ("instr-009", "No, water itself is not wet;\n- it makes things wet.", True),
+    ],
+)
+def test_a_list_of_reasons_for_one_reason_fails(item_id, reply, ok):
+    assert graded(item_id, reply) is ok
