@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import re
 from collections.abc import Callable, Iterator
@@ -1079,24 +1080,86 @@ def _stems4(text: str) -> set[str]:
     return {w[:4] for w in words if w not in FUNCTION_WORDS}
 
 
-def _invented_text(value: Any, values: JSONObject, question: str) -> tuple[str, str] | None:
-    """(path, text) of a string the reply's JSON holds that the prompt's data never mentions
-    ("genre": "Literary fiction" for a book the prompt names only by title, author and year;
-    "conditions": "sunny" for a note that says "light rain"), when the item's JSON is built
-    from data the prompt gives (every expected string is in the prompt); else None. Items
-    answered from knowledge ("chien" for "dog" in French) are left alone."""
+def _invented_text(
+    value: Any, values: JSONObject, question: str, required: dict[str, JsonType] | None = None
+) -> tuple[str, str] | None:
+    """(path, text) of a value the reply's JSON holds that the prompt's data never gives, when
+    the item's JSON is built from data the prompt gives (every expected string is in the
+    prompt); else None. Items answered from knowledge ("chien" for "dog" in French) are left
+    alone. A string under a key the item asks for must share a word with the prompt
+    ("conditions": "sunny" for a note that says "light rain" fails); a key the item does not
+    ask for must hold what the prompt gives, word for word or number for number ("street":
+    "12 Elm Row" for a contact at 12 Elm Row passes; "country": "Portugal" for a person in
+    Porto, "humidity": 80 for a note without one, and a true/false under a key the prompt
+    never names, "passed", fail)."""
     wanted = [w for w in values.values() if isinstance(w, str)]
     folded = fold_accents(normalize(question))
     if not wanted or not all(fold_accents(normalize(w)) in folded for w in wanted):
         return None
     asked = _stems4(question)
+    # every expected number in the prompt too: the JSON is the prompt's data and nothing more
+    # ("legs": 2 for an owl comes from knowledge, and so may a key beside it)
+    extracted = all(
+        _given(w, "", question)
+        for w in values.values()
+        if isinstance(w, (int, float)) and not isinstance(w, bool)
+    )
     for path, got in _leaves(value):
-        if path in values or not isinstance(got, str):
+        if path in values:
+            continue
+        unasked = extracted and not _asked_path(path, values, required or {})
+        if unasked and not _given(got, path, question):
+            return path, json.dumps(got, ensure_ascii=False)
+        if not isinstance(got, str):
             continue
         said = _stems4(got)
         if said and not said & asked:
             return path, got
     return None
+
+
+def _general(path: str) -> str:
+    """A key path with its array indices as "*" ("items.1.name" -> "items.*.name")."""
+    return ".".join("*" if part.isdigit() else part for part in path.split("."))
+
+
+def _asked_path(path: str, values: JSONObject, required: dict[str, JsonType]) -> bool:
+    """Whether the item asks for this leaf: its path (any array index) is in `required` or
+    `values`, or it lies within an array or a value the item names whole ("squares.2" of
+    "squares")."""
+    named = {_general(p) for p in values} | {_general(p) for p in required}
+    whole = {_general(p) for p in values} | {
+        _general(p) for p, kind in required.items() if kind == "array"
+    }
+    at = _general(path)
+    parts = at.split(".")
+    prefixes = {".".join(parts[:n]) for n in range(1, len(parts))}
+    return at in named or bool(prefixes & whole)
+
+
+def _given(got: Any, path: str, question: str) -> bool:
+    """Whether the prompt gives a leaf of an unasked key: every word and number of a string
+    in the prompt, a number in the prompt, a true/false under a key whose words the prompt
+    uses ("in_stock" for "in stock"); a null gives nothing and is let be."""
+    prompt = fold_accents(question.casefold())
+    words = set(re.findall(r"[^\W\d_]+", prompt))
+    numbers = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", prompt.replace(",", ""))]
+
+    def said(word: str) -> bool:
+        return word in words or word.removesuffix("s") in words or word + "s" in words
+
+    if got is None:
+        return True
+    if isinstance(got, bool):
+        key = path.split(".")[-1]
+        return all(said(w) for w in re.findall(r"[^\W\d_]+", fold_accents(key.casefold())))
+    if isinstance(got, (int, float)):
+        return any(math.isclose(got, n, abs_tol=1e-9) for n in numbers)
+    text = fold_accents(str(got).casefold())
+    nums = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", text.replace(",", ""))]
+    return all(said(w) for w in re.findall(r"[^\W\d_]+", text)) and all(
+        any(math.isclose(x, n, abs_tol=1e-9) for n in numbers) for x in nums
+    )
 
 
 @grader("json", JsonParams)
@@ -1122,7 +1185,7 @@ def _json(response: Response, p: JsonParams) -> Grade:
         extra = set(value) - {k.split(".")[0] for k in p.required}
         if extra:
             return verdict(False, f"unexpected keys {sorted(extra)}")
-    invented = _invented_text(value, p.values, current_question())
+    invented = _invented_text(value, p.values, current_question(), p.required)
     if invented is not None:
         return verdict(False, f"{invented[0]!r} is {invented[1]!r}, which the prompt never says")
     if isinstance(value, list):

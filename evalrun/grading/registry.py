@@ -440,7 +440,8 @@ _ONE_ASKED = re.compile(
 
 
 def _more_than_one(question: str, content: str) -> str | None:
-    """The count a reply announces of what the prompt asks one of ("three reasons"), or None."""
+    """The count a reply announces of what the prompt asks one of ("three reasons"), or the
+    list of two or more it sets out ("1. It adheres.\n2. It is a liquid."), or None."""
     asked = _ONE_ASKED.search(question)
     if asked is None:
         return None
@@ -450,7 +451,14 @@ def _more_than_one(question: str, content: str) -> str | None:
         content,
         re.IGNORECASE,
     )
-    return m.group(0) if m else None
+    if m:
+        return m.group(0)
+    listed = _LIST_LINE.findall(content)
+    return f"a list of {len(listed)} {noun}s" if len(listed) >= 2 else None
+
+
+# a line of a numbered or bulleted list: "1. ...", "2) ...", "- ...", "* ...", "• ..."
+_LIST_LINE = re.compile(r"^[^\S\n]*(?:[-*•]|\d+[.)])[^\S\n]+\S", re.MULTILINE)
 
 
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}

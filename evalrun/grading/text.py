@@ -795,9 +795,10 @@ class SequenceParams(GraderParams):
 
 def _sequence_tokens(
     text: str, p: SequenceParams, *, asides: bool = False
-) -> tuple[list[str], bool, list[str]]:
-    """The reply's items in order (negated ones dropped), whether two were hedged ("or"), and
-    the text between each two items. Bracketed asides are left out unless `asides`."""
+) -> tuple[list[str], bool, list[str], tuple[str, str]]:
+    """The reply's items in order (negated ones dropped), whether two were hedged ("or"), the
+    text between each two items, and the last item as written with the text after it.
+    Bracketed asides are left out unless `asides`."""
     t = plain_text(text) if asides else re.sub(r"\([^()]*\)", " ", plain_text(text))
     expand: dict[str, str] = {}  # an abbreviation -> the item it stands for
     if p.tokens == "numbers":
@@ -830,7 +831,26 @@ def _sequence_tokens(
     )
     gaps = [t[a.end() : b.start()] for a, b in itertools.pairwise(hits)]
     tokens = [normalize(m.group(0)) for m in hits]
-    return [expand.get(tok, tok) for tok in tokens], hedged, gaps
+    end = (hits[-1].group(0), t[hits[-1].end() :]) if hits else ("", "")
+    return [expand.get(tok, tok) for tok in tokens], hedged, gaps, end
+
+
+def _item_past_the_end(gaps: list[str], tail: str, last: str) -> str | None:
+    """The word a list of items set out alike ("A, B, C", "1. A\n2. B") adds after its last
+    item in the same way (", Undecember", "\n13. Smarch"): one word, capitalised as the last
+    item is, ending the reply or followed by the same separator. A remark after the list
+    (", in that order.", "\n\nThat's all.") is no item."""
+    shapes = {re.sub(r"\d+", "#", g) for g in gaps}
+    if len(gaps) < 2 or len(shapes) != 1 or not last[:1].isalpha():
+        return None
+    sep = shapes.pop()
+    after = re.sub(r"\d+", "#", tail)
+    if not sep.strip(" ") or not after.startswith(sep):
+        return None
+    m = re.match(r"([^\W\d_]+)[.!]?\s*(?:$|" + re.escape(sep) + ")", after[len(sep) :])
+    if m is None or m.group(1)[0].isupper() != last[0].isupper():
+        return None
+    return m.group(1)
 
 
 # "1, 2, ... 9... and 10. So: 1, 2, ..., 10": the reply restates its whole answer after a
@@ -939,7 +959,7 @@ def _explained(text: str, p: SequenceParams, sep: Separator | None) -> Grade | N
 
 
 def _sequence_reading(text: str, p: SequenceParams, sep: Separator | None = None) -> Grade:
-    got, hedged, gaps = _sequence_tokens(text, p)
+    got, hedged, gaps, (last, tail) = _sequence_tokens(text, p)
     vocab = {normalize(w) for w in p.items + p.given}
     beyond = [t for t in _sequence_tokens(text, p, asides=True)[0] if t not in vocab]
     if beyond and re.search(r"\(", text) and not [t for t in got if t not in vocab]:
@@ -963,6 +983,9 @@ def _sequence_reading(text: str, p: SequenceParams, sep: Separator | None = None
             continue
         rest = got[len(head) :]
         if least <= len(rest) <= len(items) and rest == items[: len(rest)]:
+            extra = _item_past_the_end(gaps, tail, last)
+            if extra is not None:
+                return verdict(False, f"lists {extra!r} past the sequence's end")
             return verdict(True, f"{len(rest)} items in order")
     shown = ", ".join(got[:14]) + (" ..." if len(got) > 14 else "")
     return verdict(False, f"read {len(got)} items [{shown}]; expected {', '.join(p.items[:least])}")
