@@ -139,3 +139,41 @@ def test_an_item_past_the_end_of_a_listed_sequence_fails(item_id, reply, ok):
 )
 def test_a_list_of_reasons_for_one_reason_fails(item_id, reply, ok):
     assert graded(item_id, reply) is ok
+
+
+def call(name: str, **arguments: object) -> dict:
+    return {"content": "", "tool_calls": [{"name": name, "arguments": arguments}]}
+
+
+# An argument whose JSON type is not the one the tool's schema asks for: the tool would refuse
+# "250" for a number. An integer is a number; 4.0 is an integer, 4.5 is not.
+@pytest.mark.parametrize(
+    "item_id,reply,ok",
+    [
+        (
+            "tool-002",
+            call("convert_currency", amount="250", from_currency="USD", to_currency="EUR"),
+            False,
+        ),
+        ("tool-010", call("book_table", restaurant="Luigi's", party_size="4", time="19:00"), False),
+        ("tool-011", call("set_thermostat", room="bedroom", temperature="21"), False),
+        ("tool-011", call("set_thermostat", room="bedroom", temperature=True), False),
+        ("tool-010", call("book_table", restaurant="Luigi's", party_size=4.5, time="19:00"), False),
+        (
+            "tool-002",
+            call("convert_currency", amount=250, from_currency="USD", to_currency="EUR"),
+            True,
+        ),
+        (
+            "tool-002",
+            call("convert_currency", amount=250.0, from_currency="USD", to_currency="EUR"),
+            True,
+        ),
+        ("tool-010", call("book_table", restaurant="Luigi's", party_size=4, time="19:00"), True),
+        ("tool-010", call("book_table", restaurant="Luigi's", party_size=4.0, time="19:00"), True),
+        ("tool-011", call("set_thermostat", room="bedroom", temperature=21), True),
+        ("tool-011", call("set_thermostat", room="bedroom", temperature=21.0), True),
+    ],
+)
+def test_an_argument_of_the_wrong_json_type_fails(item_id, reply, ok):
+    assert graded(item_id, reply) is ok

@@ -239,7 +239,8 @@ def _beyond_the_answer(item: Any, question: str, response: Response) -> Grade | 
 
 def _off_schema(tools: Any, response: Response) -> str | None:
     """A tool call argument outside the values its function's schema allows ("unit":
-    "Celsius" where the enum is ["celsius", "fahrenheit"]): a call the tool would refuse."""
+    "Celsius" where the enum is ["celsius", "fahrenheit"]) or of another JSON type than the
+    schema's ("amount": "250" where it asks for a number): a call the tool would refuse."""
     schemas = {
         t["function"].get("name"): t["function"].get("parameters") or {}
         for t in tools or []
@@ -249,10 +250,31 @@ def _off_schema(tools: Any, response: Response) -> str | None:
         props = schemas.get(call.name, {}).get("properties") or {}
         args = call.arguments if isinstance(call.arguments, dict) else {}
         for key, got in args.items():
-            allowed = (props.get(key) or {}).get("enum") if isinstance(props, dict) else None
+            schema = (props.get(key) or {}) if isinstance(props, dict) else {}
+            allowed = schema.get("enum") if isinstance(schema, dict) else None
             if isinstance(allowed, list) and isinstance(got, str) and got not in allowed:
                 return f"argument {key!r} is {got!r}, not one of the tool's values {allowed}"
+            want = schema.get("type") if isinstance(schema, dict) else None
+            types = [want] if isinstance(want, str) else want if isinstance(want, list) else []
+            known = [t for t in types if t in _JSON_TYPES]
+            if got is not None and known and not any(_JSON_TYPES[t](got) for t in known):
+                return f"argument {key!r} is {got!r}, not of the tool's type {'/'.join(known)}"
     return None
+
+
+# What each JSON Schema type admits of a parsed JSON value. A bool is no number; an integer is a
+# number; 4.0 is an integer (JSON has one number type), 4.5 is not. A null is left to the grader:
+# it stands for an optional argument not given.
+_JSON_TYPES: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "integer": lambda v: (
+        isinstance(v, int) and not isinstance(v, bool) or isinstance(v, float) and v.is_integer()
+    ),
+    "boolean": lambda v: isinstance(v, bool),
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+}
 
 
 # A reply that opens by offering candidates and lists them ("Possible outputs:\n- 3 1\n- 3 0",
