@@ -19,6 +19,7 @@ from support.grading_set import (
     BLIND4,
     BLIND5,
     BLIND6,
+    BLIND7,
     WRITTEN5,
     held_out,
     load_rows,
@@ -250,6 +251,17 @@ def test_sixth_blind_held_out_half_no_worse_than_measured():
     (5.1%). False accepts above the 2% target: a floor to keep, not the goal."""
     fr, fa = misjudged(judged([r for r in load_rows(BLIND6) if held_out(r)]))
     assert fr <= 3 and fa <= 13, (fr, fa)
+
+
+def test_seventh_blind_held_out_half_no_worse_than_measured():
+    """blind7.jsonl (three blind writers over every item, briefed to write the right value in a
+    false statement often, tests/data/grading/README.md): its held-out half at or under the
+    figures after the tenth round of rules, false rejects 4/308 (1.3%) and false accepts
+    31/489 (6.3%); when it landed 4/308 and 34/489. Most of the false accepts left are a right
+    answer beside a false claim about the world that no pattern can check ("Ottawa, in the
+    province of Quebec"): a floor to keep, not the goal."""
+    fr, fa = misjudged(judged([r for r in load_rows(BLIND7) if held_out(r)]))
+    assert fr <= 4 and fa <= 31, (fr, fa)
 
 
 def test_written_shape_rows_no_worse_than_measured():
