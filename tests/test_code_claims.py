@@ -63,22 +63,7 @@ CASES = [
     # assigning to a key replaces its value
     ("code-014", '7 — d["a"] = 5 adds a new key, so the values sum to 7.', False),
     ("code-014", "7 (5 replaces 1, and 5 + 2 = 7).", True),
-]
-
-
-@pytest.mark.parametrize(("item", "reply", "passed"), CASES)
-def test_false_reasons_about_code(item: str, reply: str, passed: bool) -> None:
-    got = grade(ITEMS[item], example_to_response(reply))
-    assert got.passed is passed, got.detail
-
-
-def test_only_questions_showing_code_are_read() -> None:
-    assert false_code_claim("Who wrote Hamlet?", "y is a copy of x") is None
-    quoted = "```python\ny = x  # creates a copy?\n```\nIt prints 4: both names are one list."
-    assert false_code_claim("What prints?\n```python\ny = x\n```", quoted) is None
-
-
-MORE = [
+    # retracted misbeliefs, more language facts, and a tuple for what print writes
     # retracted misbelief: judged by what it ends on
     ("code-002", "3, since y is a copy... no, y is the same list, not a copy. 4", True),
     (
@@ -108,78 +93,73 @@ MORE = [
     ),
     ("code-015", '0: "banana" has three a\'s, but count + 1 is never stored.', True),
     ("code-006", "[3, 2, 1]", True),
-]
-
-
-@pytest.mark.parametrize(("item", "reply", "passed"), MORE)
-def test_more_false_reasons_and_forms(item: str, reply: str, passed: bool) -> None:
-    got = grade(ITEMS[item], example_to_response(reply))
-    assert got.passed is passed, got.detail
-
-
-@pytest.mark.parametrize(
-    ("item", "reply", "passed"),
-    [
-        ("math-015", "**√196 = 14**, because 14 × 14 = 196.", True),
-        ("math-015", "√196 = 13, because 13 × 13 = 169.", False),
-        ("math-003", "9 × 8 = 72, because nine eights are seventy-two.", True),
-        (
-            "ml-010",
-            "The black cat is sleeping under the table. " * 3,
-            False,
-        ),
-    ],
-)
-def test_root_stated_and_sentence_loop(item: str, reply: str, passed: bool) -> None:
-    got = grade(ITEMS[item], example_to_response(reply))
-    assert got.passed is passed, got.detail
-
-
-# True reasons in the shapes the catalogue reads: a purpose, an ought, a denial, an aside
-TRUE_REASONS = [
-    ("code-015", "0 — `count + 1` should be `count += 1` to increment count."),
-    ("code-015", "0. To update count you need count += 1; the expression alone is discarded."),
-    ("code-015", "0, since the line meant to increment the counter never assigns."),
+    # true reasons in the shapes the catalogue reads: a purpose, an ought, a denial, an aside
+    ("code-015", "0 — `count + 1` should be `count += 1` to increment count.", True),
+    (
+        "code-015",
+        "0. To update count you need count += 1; the expression alone is discarded.",
+        True,
+    ),
+    ("code-015", "0, since the line meant to increment the counter never assigns.", True),
     (
         "code-015",
         "It prints 0 because count is never updated: `count + 1` is evaluated and thrown away.",
+        True,
     ),
-    ("code-002", "4, because y = x doesn't make a copy — both names refer to one list."),
-    ("code-002", "4. To get a separate list you would write y = x.copy()."),
-    ("code-002", "4: y is an alias, not a copy, so x is modified too."),
-    ("code-002", "4 — no copy is made; x and y are the same object."),
-    ("code-002", "4 (x is not unchanged: y.append changes the shared list)"),
-    ("code-004", "10 — range(5) yields 0 through 4, so 0+1+2+3+4 = 10."),
-    ("code-004", "10. Note that range(5) goes up to 4, not 5."),
-    ("code-004", "10, because range(5) is 0, 1, 2, 3, 4 (5 is excluded)."),
+    ("code-002", "4, because y = x doesn't make a copy — both names refer to one list.", True),
+    ("code-002", "4. To get a separate list you would write y = x.copy().", True),
+    ("code-002", "4: y is an alias, not a copy, so x is modified too.", True),
+    ("code-002", "4 — no copy is made; x and y are the same object.", True),
+    ("code-002", "4 (x is not unchanged: y.append changes the shared list)", True),
+    ("code-004", "10 — range(5) yields 0 through 4, so 0+1+2+3+4 = 10.", True),
+    ("code-004", "10. Note that range(5) goes up to 4, not 5.", True),
+    ("code-004", "10, because range(5) is 0, 1, 2, 3, 4 (5 is excluded).", True),
     (
         "code-012",
         "IndexError: list index out of range — lists are 0-indexed, so the last valid index is 2.",
+        True,
     ),
-    ("code-012", "IndexError. Unlike 1-indexed languages such as Lua, Python starts at 0."),
-    ("code-011", "yth: the slice starts at index 1 and stops before index 4."),
-    ("code-001", "11 — the space counts as a character."),
-    ("code-001", "11 (len counts every character, spaces included)"),
-    ("code-007", "object — a historical bug; null is not actually an object."),
+    ("code-012", "IndexError. Unlike 1-indexed languages such as Lua, Python starts at 0.", True),
+    ("code-011", "yth: the slice starts at index 1 and stops before index 4.", True),
+    ("code-001", "11 — the space counts as a character.", True),
+    ("code-001", "11 (len counts every character, spaces included)", True),
+    ("code-007", "object — a historical bug; null is not actually an object.", True),
     (
         "code-007",
         '"object". It\'s a quirk: typeof null returns "object" even though null is a primitive.',
+        True,
     ),
     (
         "code-009",
         "False True — bool() only checks whether the string is empty, not whether it looks like a number.",
+        True,
     ),
     (
         "code-006",
         "[3, 2, 1]. sorted() returns a new list; it does not sort in place like list.sort().",
+        True,
     ),
-    ("code-014", '7 — assigning d["a"] = 5 replaces the old value 1, it does not add a new key.'),
-    ("code-015", '0. Even though "banana" has three a\'s, count never changes.'),
-    ("code-009", 'False True. "0" is a non-empty string, so it is truthy even though 0 is falsy.'),
+    (
+        "code-014",
+        '7 — assigning d["a"] = 5 replaces the old value 1, it does not add a new key.',
+        True,
+    ),
+    ("code-015", '0. Even though "banana" has three a\'s, count never changes.', True),
+    (
+        "code-009",
+        'False True. "0" is a non-empty string, so it is truthy even though 0 is falsy.',
+        True,
+    ),
 ]
 
 
-@pytest.mark.parametrize(("item", "reply"), TRUE_REASONS)
-def test_true_reasons_pass(item: str, reply: str) -> None:
+@pytest.mark.parametrize(("item", "reply", "passed"), CASES)
+def test_false_reasons_about_code(item: str, reply: str, passed: bool) -> None:
     got = grade(ITEMS[item], example_to_response(reply))
-    assert got.passed, got.detail
+    assert got.passed is passed, got.detail
+
+
+def test_only_questions_showing_code_are_read() -> None:
+    assert false_code_claim("Who wrote Hamlet?", "y is a copy of x") is None
+    quoted = "```python\ny = x  # creates a copy?\n```\nIt prints 4: both names are one list."
+    assert false_code_claim("What prints?\n```python\ny = x\n```", quoted) is None

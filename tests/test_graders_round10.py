@@ -177,3 +177,21 @@ def call(name: str, **arguments: object) -> dict:
 )
 def test_an_argument_of_the_wrong_json_type_fails(item_id, reply, ok):
     assert graded(item_id, reply) is ok
+
+
+# "√196 = 14, because ..." opens with its claim; a sentence said three times is a loop
+@pytest.mark.parametrize(
+    ("item", "reply", "passed"),
+    [
+        ("math-015", "**√196 = 14**, because 14 × 14 = 196.", True),
+        ("math-015", "√196 = 13, because 13 × 13 = 169.", False),
+        ("math-003", "9 × 8 = 72, because nine eights are seventy-two.", True),
+        (
+            "ml-010",
+            "The black cat is sleeping under the table. " * 3,
+            False,
+        ),
+    ],
+)
+def test_root_stated_and_sentence_loop(item: str, reply: str, passed: bool) -> None:
+    assert graded(item, reply) is passed
