@@ -195,3 +195,25 @@ def test_an_argument_of_the_wrong_json_type_fails(item_id, reply, ok):
 )
 def test_root_stated_and_sentence_loop(item: str, reply: str, passed: bool) -> None:
     assert graded(item, reply) is passed
+
+
+# The answer restated in another unit by a false conversion ("100 °C (180 °F)"); true
+# conversions, rounded ones and those said to be "about" pass, and two values compared or
+# offered in one unit are not a conversion
+@pytest.mark.parametrize(
+    ("item", "reply", "passed"),
+    [
+        ("factual-006", "100 °C (180 °F).", False),
+        ("factual-006", "Water boils at 100 °C, which is 200 °F.", False),
+        ("factual-006", "100 °C (212 °F).", True),
+        ("factual-006", "100 °C — 212 °F, or 373.15 K.", True),
+        ("factual-006", "100 °C (about 210 °F)", True),
+        ("factual-012", "32 °F, i.e. 0 °C.", True),
+        ("factual-012", "32 °F (−1 °C).", False),
+        ("math-021", "72 km/h (about 45 mph).", True),
+        ("math-021", "72 km/h, or about 60 mph.", False),
+        ("math-021", "72 km/h (20 m/s).", True),
+    ],
+)
+def test_a_false_conversion_fails(item: str, reply: str, passed: bool) -> None:
+    assert graded(item, reply) is passed
