@@ -217,3 +217,20 @@ def test_root_stated_and_sentence_loop(item: str, reply: str, passed: bool) -> N
 )
 def test_a_false_conversion_fails(item: str, reply: str, passed: bool) -> None:
     assert graded(item, reply) is passed
+
+
+# A number given a property the arithmetic settles ("2, the only odd prime"); a property
+# denied, true, or words that only look like one ("even though") pass
+@pytest.mark.parametrize(
+    ("item", "reply", "passed"),
+    [
+        ("factual-017", "2, the only odd prime.", False),
+        ("factual-017", "2 — the only even prime.", True),
+        ("factual-017", "2. (1 is not prime.)", True),
+        ("math-015", "14, and 14 is odd.", False),
+        ("math-015", "14, even though 196 looks odd at first.", True),
+        ("math-015", "14, an even number.", True),
+    ],
+)
+def test_a_false_property_of_a_number_fails(item: str, reply: str, passed: bool) -> None:
+    assert graded(item, reply) is passed

@@ -34,7 +34,7 @@ from evalrun.base.errors import SuiteError
 from evalrun.base.jsondata import JSONObject
 from evalrun.endpoint.response import Response
 from evalrun.grading.code_claims import false_code_claim, printed_as_tuple
-from evalrun.grading.conversions import false_conversion
+from evalrun.grading.exact_claims import false_conversion, false_number_claim
 from evalrun.grading.extract import normalize
 from evalrun.grading.span import final_claim, offered_alternatives, plain_text, without_lead_in
 from evalrun.verdicts import Grade
@@ -219,10 +219,16 @@ def _beyond_the_answer(item: Any, question: str, response: Response) -> Grade | 
     false_claim = false_code_claim(question, content)
     if false_claim is not None:
         return Grade(passed=False, detail=f"the reply's explanation is false: {false_claim}")
-    converted = false_conversion(plain_text(final_claim(content)[0]))
+    ended_on = plain_text(final_claim(content)[0])
+    converted = false_conversion(ended_on)
     if converted is not None:
         detail = f"the reply restates its value by a false conversion: {converted!r}"
         return Grade(passed=False, detail=detail, span=converted)
+    property_ = false_number_claim(ended_on)
+    if property_ is not None:
+        return Grade(
+            passed=False, detail=f"the reply's claim is false: {property_!r}", span=property_
+        )
     if _REFUSAL.match(content):
         return Grade(passed=False, detail="the reply declines the task")
     loop = _LOOPED.search(_spaced(content))

@@ -1,11 +1,11 @@
-"""A value restated in another unit by a false conversion: "100 °C (180 °F)".
+"""Side claims a grader can check exactly, beside an answer that passed.
 
-A reply that gives its answer and then the same quantity in another unit ("0 °C, which is
-32 °F", "212 °F (100 °C)", "72 km/h, or about 45 mph") makes a second claim a grader can check
-exactly. When the two values are not the same quantity, within the rounding written and a
-little more where the reply says "about", the restatement is false and a careful grader fails
-the reply. Only pairs joined as equivalents are read: "not 0 °F but 32 °F" or "0 °C or 4 °C"
-compare two values, they do not convert one.
+A value restated in another unit ("0 °C, which is 32 °F", "212 °F (100 °C)", "72 km/h, or
+about 45 mph") is the same quantity or it is not; a number said to be odd, even or prime ("2,
+the only odd prime") is or it is not. When the claim is false, a careful grader fails the
+reply, whatever its answer. Only pairs joined as equivalents are read as conversions ("not 0 °F
+but 32 °F" or "0 °C or 4 °C" compare two values, they do not convert one), and a claim denied
+("9 is not prime") is not asserted.
 """
 
 from __future__ import annotations
@@ -73,5 +73,30 @@ def false_conversion(text: str) -> str | None:
         if re.search(_ABOUT, m["join"], re.IGNORECASE):
             slack += 0.03 * max(abs(a), abs(b)) + (1.0 if dim_a == "temperature" else 0.0)
         if abs(a - b) > slack + 1e-9:
+            return m.group(0)
+    return None
+
+
+# "2, the only odd prime", "9 is a prime", "15 is an even number": a number given a property
+# the arithmetic settles
+_PROPERTY = re.compile(
+    r"(?<![\w.,-])(?P<n>\d{1,9})(?:,\s*|\s+is\s+|\s+—\s+)(?:also\s+)?(?:the\s+(?:only|smallest|"
+    r"largest|first|one)\s+|an?\s+|one\s+)?(?P<adj>odd|even|prime)\b"
+    # the property ends the phrase ("odd prime.", "even number, so"): "5, even though ..." is no claim
+    r"(?=(?:\s+(?:prime|number|integer))?\s*(?:[.,;:!?)]|$|\s+(?:and|but|so|since|because)\b))",
+    re.IGNORECASE,
+)
+
+
+def _prime(n: int) -> bool:
+    return n > 1 and all(n % d for d in range(2, int(n**0.5) + 1))
+
+
+def false_number_claim(text: str) -> str | None:
+    """The first property a reply gives a number that the number does not have, or None."""
+    for m in _PROPERTY.finditer(text):
+        n, adj = int(m["n"]), m["adj"].lower()
+        holds = {"odd": n % 2 == 1, "even": n % 2 == 0, "prime": _prime(n)}[adj]
+        if not holds:
             return m.group(0)
     return None
