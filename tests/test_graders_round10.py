@@ -234,3 +234,24 @@ def test_a_false_conversion_fails(item: str, reply: str, passed: bool) -> None:
 )
 def test_a_false_property_of_a_number_fails(item: str, reply: str, passed: bool) -> None:
     assert graded(item, reply) is passed
+
+
+# The answer, then an equation checking it that ends on a given of the question ("14, and
+# 14 × 14 = 196."): the check is not the answer; a wrong answer with its check still fails
+@pytest.mark.parametrize(
+    ("item", "reply", "passed"),
+    [
+        ("math-015", "14, and 14 × 14 = 196.", True),
+        ("math-015", "It's 14: 14 × 14 = 196.", True),
+        ("math-002", "It's 12: 12 × 12 = 144.", True),
+        ("math-004", "−8, and −8 + 23 = 15.", True),
+        ("math-020", "**x = 8**\n\n3 × 8 + 7 = 31.", True),
+        ("math-020", "x = 8. That's because 3 × 8 + 7 = 31.", True),
+        ("math-015", "13, and 13 × 13 = 196.", False),
+        ("math-015", "15, and 14 × 14 = 196.", False),
+        ("math-002", "It's 11: 11 × 12 = 144.", False),
+        ("math-020", "x = 7. That's because 3 × 7 + 10 = 31.", False),
+    ],
+)
+def test_a_check_after_the_answer_is_not_the_answer(item: str, reply: str, passed: bool) -> None:
+    assert graded(item, reply) is passed

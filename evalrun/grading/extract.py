@@ -344,6 +344,7 @@ def extract_answer_number(
     kw = {"decimal_comma": decimal_comma, "fractions": fractions}
     text = with_digits(text)
     text = _before_check(text, kw)
+    text = _before_verification(text, givens, kw)
 
     def given(span: str) -> list[tuple[float, int, int]]:
         return [
@@ -443,6 +444,39 @@ def _before_check(text: str, kw: dict[str, bool]) -> str:
     if _CONCLUSION_LATER.search(re.sub(r"\btotal\b", " ", text[m.end() :], flags=re.I)):
         return text
     return text[: m.start()]
+
+
+# A closing equation that ends on one of the question's givens ("... and 14 × 14 = 196.",
+# "It's 12: 12 × 12 = 144", "x = 8. That's because 3 × 8 + 7 = 31."): a check of the answer
+# stated before it, when a number on its left side was stated there
+_CLOSING_EQUATION = re.compile(
+    r"(?P<lead>(?:^|[.:;,\n—–]|\band\b|\bbecause\b|\bsince\b|\bas\b)\s*)"
+    r"(?P<eq>(?:(?!\b(?:and|because|since|as)\b)[^=\n.;:,—–])*?=\s*"
+    r"(?P<result>[-−]?\d[\d,]*(?:\.\d+)?))[\s.!✓]*$",
+    re.IGNORECASE,
+)
+
+
+def _before_verification(text: str, givens: tuple[float, ...], kw: dict[str, bool]) -> str:
+    """The text before a closing equation that checks the answer already given, or the text."""
+    plain = plain_text(text)
+    m = None
+    for m in _CLOSING_EQUATION.finditer(plain):
+        pass
+    if m is None or not givens:
+        return text
+    result = number_matches(m["result"], **kw)
+    if not result or not any(abs(result[0][0] - g) < 1e-9 for g in givens):
+        return text
+    head = plain[: m.start("eq")]
+    stated = {n[0] for n in number_matches(head, **kw)}
+    used = {n[0] for n in number_matches(m["eq"].split("=")[0], **kw)}
+    if not used & stated:
+        return text
+    head = re.sub(
+        r"(?:\s|[.:;,—–]|\b(?:and|because|since|as|that'?s|this is)\b)*$", "", head, flags=re.I
+    )
+    return head if re.search(r"\d", head) else text
 
 
 _EXPLAINS = re.compile(
