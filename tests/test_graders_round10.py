@@ -255,3 +255,23 @@ def test_a_false_property_of_a_number_fails(item: str, reply: str, passed: bool)
 )
 def test_a_check_after_the_answer_is_not_the_answer(item: str, reply: str, passed: bool) -> None:
     assert graded(item, reply) is passed
+
+
+# A candidate called wrong, a belief people hold and the reply turns from, an option named
+# only as another person's relative: none is the answer
+@pytest.mark.parametrize(
+    ("item", "reply", "passed"),
+    [
+        ("math-015", "14 is wrong; 13 is right.", False),
+        ("math-015", "13 is wrong; 14 is right.", True),
+        ("math-015", "A common guess is 13, which is wrong: it's 14.", True),
+        ("factual-001", "People say Ottawa, but it's Toronto.", False),
+        ("factual-001", "People say Toronto, but it's Ottawa.", True),
+        ("factual-001", "Toronto is wrong — the capital is Ottawa.", True),
+        ("factual-005", "Jane Austen's sister, Cassandra.", False),
+        ("factual-005", "Jane Austen, whose sister Cassandra kept her letters.", True),
+        ("factual-005", "Jane Austen (Cassandra Austen's younger sister).", True),
+    ],
+)
+def test_a_candidate_set_aside_is_not_the_answer(item: str, reply: str, passed: bool) -> None:
+    assert graded(item, reply) is passed

@@ -515,6 +515,17 @@ _DEMOTED = re.compile(
 )
 
 
+# "Jane Austen's sister, Cassandra", "Einstein's student": the option names the one this
+# other person is related to, not the answer
+_KIN = re.compile(
+    r"['’]s\s+(?:(?:own|younger|older|elder|eldest|little|big|twin|half|step|late)\s+)?(?:sister|"
+    r"brother|sibling|wife|husband|spouse|son|daughter|father|mother|parent|niece|nephew|"
+    r"cousin|uncle|aunt|friend|rival|teacher|tutor|student|pupil|assistant|secretary|"
+    r"colleague|contemporary|editor|publisher|biographer|successor|predecessor)s?\b",
+    re.IGNORECASE,
+)
+
+
 _ORDINALS = {
     "first": 1,
     "1st": 1,
@@ -920,6 +931,7 @@ def _choice(response: Response, p: ChoiceParams) -> Grade:
             if is_negated(norm, h[1])
             or _compared(norm, h[1])
             or _demoted(norm, h[2])
+            or _KIN.match(norm, h[2])
             or h[0] in aside
         }
         if deny:

@@ -496,6 +496,9 @@ _BECAUSE = re.compile(
     re.IGNORECASE,
 )
 # "32 °F, which is 0 °C": after a lone number, "which is" restates it in other terms
+_CALLED_WRONG = re.compile(
+    r",\s*which\s+(?:is|was)\s+(?:wrong|incorrect|false|a mistake|mistaken)\b", re.IGNORECASE
+)
 _RESTATES = re.compile(r",\s+(?:which|that)\s+(?:is|equals|makes)\s", re.IGNORECASE)
 _COPULA = re.compile(
     r"(?:\b(?:is|are|was|were|equals|makes|gives|has|have|keeps|pays|gets|comes to|takes|"
@@ -569,6 +572,8 @@ def _leading_number(
     # "It takes 32 minutes; the tank loses ...": what follows a semicolon explains
     aside = claim != head or len(cut) > 1 or rest.lstrip().startswith(";")
     claim = cut[0]
+    if _CALLED_WRONG.search(claim):
+        return None  # "A common guess is 13, which is wrong: it's 14": read on
     restated = _RESTATES.split(claim, maxsplit=1)
     if len(restated) > 1 and len(number_matches(restated[0], **kw)) == 1:
         claim, aside = restated[0], True

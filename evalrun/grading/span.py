@@ -321,6 +321,8 @@ def is_negated(text: str, start: int) -> bool:
 
 _DENIED_AFTER = re.compile(
     r"\s*(?:(?:is|was)\s+not\b|(?:isn't|wasn't|isn’t)(?!\w)"
+    # "14 is wrong; 13 is right": a candidate called wrong is denied
+    r"|(?:,?\s*which\s+)?(?:is|was)\s+(?:wrong|incorrect|false|a mistake|mistaken)\b"
     # "Austen didn't write it — Dickens did": the subject of a denied deed ("didn't just" adds)
     r"|(?:did|does)\s+not\b(?!\s+(?:just|only|merely))"
     r"|(?:didn['’]t|doesn['’]t)(?!\w)(?!\s+(?:just|only|merely)))",
@@ -443,6 +445,7 @@ _DISTRACTOR_LEAD = re.compile(
     r"some (?:\w+ )?(?:countries|schools|textbooks|books|sources|models|scholars|experts|"
     r"traditions|cultures|regions|lists|maps|systems|accounts|authors|references)|"
     r"tempting|might (?:seem|think|say|guess)|may (?:seem|think)|misconception|guess|assume|"
+    r"people (?:say|think|believe|expect)|some (?:think|believe)|others (?:say|think)|"
     r"mistake|confuse[ds]?|easy to|looks like|at first glance|you might)\b[^.!?\n(]*?"
     r"(?:[,;]?\s+|[.!;]\s*)but\b[\s,]*"  # "Some say seven.\nBut the correct number is six."
     # "Not FIG 207 (that's the paint cabinet) — it's PLUM 318.", "Not 7, but 8": a named thing
