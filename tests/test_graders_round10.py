@@ -275,3 +275,20 @@ def test_a_check_after_the_answer_is_not_the_answer(item: str, reply: str, passe
 )
 def test_a_candidate_set_aside_is_not_the_answer(item: str, reply: str, passed: bool) -> None:
     assert graded(item, reply) is passed
+
+
+# "Priya has more than Omar" to "who has the fewest?": a comparison the other way from the
+# question's superlative sets the option aside, whatever its verb
+@pytest.mark.parametrize(
+    ("item", "reply", "passed"),
+    [
+        ("logic-021", "Priya has more than Omar.", False),
+        ("logic-021", "Priya has fewer than Omar.", True),
+        ("logic-021", "Priya, since Lena has more than Omar and Omar has more than Priya.", True),
+        ("logic-021", "Lena has more than Omar, who has more than Priya, so Priya.", True),
+    ],
+)
+def test_a_comparison_the_other_way_sets_an_option_aside(
+    item: str, reply: str, passed: bool
+) -> None:
+    assert graded(item, reply) is passed

@@ -506,11 +506,13 @@ def _asks_least(question: str) -> bool | None:
     return _is_lesser(found[0]) if found else None
 
 
-# "The Pacific is only the second-largest ocean", "Jupiter is smaller than Saturn": what
-# follows the option puts it below the superlative asked
+# "The Pacific is only the second-largest ocean", "Jupiter is smaller than Saturn", "Priya has
+# more than Omar" to "who has the fewest?": what follows the option puts it on the other side of
+# the superlative asked
 _DEMOTED = re.compile(
-    r"\s*(?:is|are|was|were)\s+(?:(?:only|just|merely|actually|much|far|slightly|a bit)\s+)?"
-    r"(?:(?:the\s+)?(?P<rank>second|third|2nd|3rd)\b|(?:(?P<adv>less|more)\s+)?(?P<cmp>\w+)\s+than\b)",
+    r"\s*(?:is|are|was|were|has|have|had|owns|holds|gets|got|earns|scored|weighs)\s+"
+    r"(?:(?:only|just|merely|actually|much|far|slightly|a bit)\s+)?"
+    r"(?:(?:the\s+)?(?P<rank>second|third|2nd|3rd)\b|(?:(?P<adv>less|more|fewer)\s+)?(?P<cmp>\w+)\s+than\b)",
     re.IGNORECASE,
 )
 
@@ -563,7 +565,10 @@ def _demoted(norm: str, end: int) -> bool:
         return _asks_least(question) is not None and not re.search(
             r"\b(?:second|third)\b", question, re.IGNORECASE
         )
-    least, way = _asks_least(question), _comparison_way(m.group("adv"), m.group("cmp"))
+    # "has more than Omar": the bare "more", "fewer" or "less" is the comparison's way
+    cmp = m.group("cmp").casefold()
+    adv = m.group("adv") or (cmp if cmp in ("more", "fewer", "less") else None)
+    least, way = _asks_least(question), _comparison_way(adv, m.group("cmp"))
     return least is not None and way is not None and way != least
 
 
