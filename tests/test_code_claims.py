@@ -93,6 +93,13 @@ CASES = [
     ),
     ("code-015", '0: "banana" has three a\'s, but count + 1 is never stored.', True),
     ("code-006", "[3, 2, 1]", True),
+    # print(a, b) writes one line: one value a line is two prints' output
+    ("code-009", "False\nTrue", False),
+    ("code-003", "Output:\n```\n3\n1\n```", False),
+    ("code-003", "3 1\n\n7 // 2 is 3\n7 % 2 is 1", True),
+    # the last sentence stating the output is the reply's word on it
+    ("code-007", '"null" — no wait, it\'s an object type? It prints null.', False),
+    ("code-007", "It prints null? No: it prints object.", True),
     # true reasons in the shapes the catalogue reads: a purpose, an ought, a denial, an aside
     ("code-015", "0 — `count + 1` should be `count += 1` to increment count.", True),
     (

@@ -195,9 +195,8 @@ def _literal_claim(code: str, prose: str) -> str | None:
     return None
 
 
-# print(a, b) writes its arguments separated by a space; "(False, True)" is a tuple's repr,
-# what print((a, b)) would write
-_PRINT_ARGS = re.compile(r"\bprint\((?:[^(),]|\([^()]*\))+,")
+# print(a, b) writes its arguments on one line, separated by a space: "(False, True)" is a
+# tuple's repr (what print((a, b)) writes), "False\nTrue" the output of two prints
 _TUPLE_OUTPUT = re.compile(
     r"^\W*(?:(?:it|this|the code|the program)\s+(?:prints|outputs)\s*:?\s*|output\s*:\s*)?"
     r"\(([^()\n]*,[^()\n]*)\)\W*$",
@@ -205,13 +204,43 @@ _TUPLE_OUTPUT = re.compile(
 )
 
 
-def printed_as_tuple(question: str, content: str) -> bool:
-    """Whether the reply gives a tuple for what a print of several arguments writes."""
-    code = _shown_code(question)
-    if not _PRINT_ARGS.search(code):
-        return False
-    claim, _ = final_claim(content)
-    return bool(_TUPLE_OUTPUT.match(plain_text(claim).strip()))
+def _print_arity(code: str) -> int:
+    """How many arguments the code's first print call passes (0 when it has none)."""
+    m = re.search(r"\bprint\(", code)
+    if m is None:
+        return 0
+    depth, quote, count = 0, "", 1
+    for ch in code[m.end() :]:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                return count
+            depth -= 1
+        elif ch == "," and depth == 0:
+            count += 1
+    return 0
+
+
+def print_misread(question: str, content: str) -> str | None:
+    """How the reply misstates what a print of several arguments writes (as a tuple, or one
+    value a line), or None."""
+    arity = _print_arity(_shown_code(question))
+    if arity < 2:
+        return None
+    plain = plain_text(final_claim(content)[0]).strip()
+    if _TUPLE_OUTPUT.match(plain):
+        return "print writes its arguments apart, not as a tuple"
+    lines = [ln.strip() for ln in plain.splitlines() if ln.strip()]
+    if lines and lines[0].endswith(":"):
+        lines = lines[1:]  # "Output:" over the block
+    if len(lines) >= arity and all(len(ln.split()) == 1 for ln in lines[:arity]):
+        return "print writes its arguments on one line, not one a line"
+    return None
 
 
 def _inline(code: str) -> str:

@@ -460,9 +460,8 @@ _CLOSING_EQUATION = re.compile(
 def _before_verification(text: str, givens: tuple[float, ...], kw: dict[str, bool]) -> str:
     """The text before a closing equation that checks the answer already given, or the text."""
     plain = plain_text(text)
-    m = None
-    for m in _CLOSING_EQUATION.finditer(plain):
-        pass
+    found = list(_CLOSING_EQUATION.finditer(plain))
+    m = found[-1] if found else None
     if m is None or not givens:
         return text
     result = number_matches(m["result"], **kw)

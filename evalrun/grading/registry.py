@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from evalrun.base.errors import SuiteError
 from evalrun.base.jsondata import JSONObject
 from evalrun.endpoint.response import Response
-from evalrun.grading.code_claims import false_code_claim, printed_as_tuple
+from evalrun.grading.code_claims import false_code_claim, print_misread
 from evalrun.grading.exact_claims import false_conversion, false_number_claim
 from evalrun.grading.extract import normalize
 from evalrun.grading.span import final_claim, offered_alternatives, plain_text, without_lead_in
@@ -214,8 +214,9 @@ def _beyond_the_answer(item: Any, question: str, response: Response) -> Grade | 
         if not grade_spec(item.grader.kind, item.grader.params(), alone).passed:
             detail = f"the reply states the output as {stated[:40]!r}"
             return Grade(passed=False, detail=detail, span=stated)
-    if printed_as_tuple(question, content):
-        return Grade(passed=False, detail="print writes its arguments apart, not as a tuple")
+    misread = print_misread(question, content)
+    if misread is not None:
+        return Grade(passed=False, detail=misread)
     false_claim = false_code_claim(question, content)
     if false_claim is not None:
         return Grade(passed=False, detail=f"the reply's explanation is false: {false_claim}")
@@ -381,7 +382,9 @@ _ATOM = (
 _LITERAL = rf"(?P<value>{_ATOM}(?: {_ATOM})*)"
 _STATED = (
     re.compile(
-        rf"^\W*(?:it|this|the code|the program)\s+(?:prints|outputs|logs|returns)\s*:?\s*{_LITERAL}"
+        # at the start of a sentence; the last such sentence is the reply's last word on it
+        rf"(?:^|(?<=[.!?\n]))\W*(?:it|this|the code|the program)\s+(?:prints|outputs|logs|returns)"
+        rf"\s*:?\s*{_LITERAL}"
         r"(?=\s*(?:$|[.;,:(!—–]|-\s|(?:because|since|as|which)\b))",
         re.IGNORECASE,
     ),
@@ -401,9 +404,9 @@ def _stated_output(question: str, content: str) -> str | None:
     claim, _ = final_claim(content)  # "It prints 10... wait, no — 11": the claim after it
     plain = plain_text(claim).strip()
     for pattern in _STATED:
-        m = pattern.search(plain)
-        if m:
-            return m.group("value")
+        found = list(pattern.finditer(plain))
+        if found:
+            return found[-1].group("value")
     return None
 
 
