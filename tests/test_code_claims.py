@@ -100,6 +100,29 @@ CASES = [
     # the last sentence stating the output is the reply's word on it
     ("code-007", '"null" — no wait, it\'s an object type? It prints null.', False),
     ("code-007", "It prints null? No: it prints object.", True),
+    # floor division, the remainder, true division, slices, repeated strings, stop values
+    ("code-003", "3 1, because // rounds to the nearest whole number.", False),
+    ("code-003", "3 1 — // is regular division and % gives the quotient.", False),
+    ("code-003", "3 1: 7 // 2 is 3.5 rounded down... it prints 3 1.", False),
+    ("code-003", "3 1 — // is floor division (3) and % gives the remainder (1).", True),
+    (
+        "code-003",
+        "3 1. // floors rather than rounding to the nearest, and % is the remainder, not the quotient.",
+        True,
+    ),
+    ("code-013", "2.5, because / is integer division but 10 and 4 are floats.", False),
+    ("code-013", "2.5: / always returns a float in Python 3, even for integers.", True),
+    ("code-011", "yth, since the slice [1:4] includes the character at index 4.", False),
+    ("code-011", "yth (indices 1 to 3 inclusive)", True),
+    ("code-005", "abcabcabc — the copies are joined with nothing between them.", True),
+    ("code-005", "abcabcabc, the three copies separated by spaces.", False),
+    ("code-016", "[2, 5, 8], since range(2, 10, 3) goes up to 10.", False),
+    ("code-016", "[2, 5, 8] — range(2, 10, 3) stops before 10, so 11 is never reached.", True),
+    ("code-016", "[2, 5, 8] — counting up from 2 in steps of 3 while below 10.", True),
+    ("code-009", 'False True: "" is None, so it is falsy.', False),
+    ("code-009", "False True — an empty string is falsy, not None.", True),
+    ("code-014", "7 — sum adds the keys' values: 5 + 2.", True),
+    ("code-014", "7, because sum(d.values()) adds the keys.", False),
     # true reasons in the shapes the catalogue reads: a purpose, an ought, a denial, an aside
     ("code-015", "0 — `count + 1` should be `count += 1` to increment count.", True),
     (

@@ -55,6 +55,65 @@ _MISBELIEFS = (
         ),
     ),
     _Misbelief(
+        "range(a, b, step) stops before b",
+        re.compile(r"\brange\(\s*\d+\s*,\s*\d+\s*(?:,\s*\d+\s*)?\)"),
+        _claim(
+            r"\brange\(\s*\d+\s*,\s*(\d+)\s*(?:,\s*\d+\s*)?\)\s+(?:includes|goes\s+(?:up\s+)?to|"
+            r"runs\s+(?:up\s+)?to|ends\s+(?:at|with)|stops\s+at)\s+\1\b"
+            r"(?!\s*(?:\(?(?:exclusive|excluded|not included|not inclusive)))"
+            r"|\b(?:up\s+to\s+and\s+)?including\s+(?:the\s+)?(?:stop\s+(?:value\s+)?)?10\b"
+            r"(?=[^.\n]{0,30}range)"
+        ),
+    ),
+    _Misbelief(
+        "// divides and floors; it does not round to the nearest or keep the fraction",
+        re.compile(r"\d\s*//\s*\d"),
+        _claim(
+            r"//\s*(?:rounds|round)\s+(?:to\s+the\s+nearest|up|half)"
+            r"|//\s+(?:is|does|performs|means)\s+(?:regular|normal|true|float(?:ing[- ]point)?)\s+"
+            r"division"
+            r"|\b\d+\s*//\s*\d+\s+(?:is|gives|equals|=)\s+\d+\.[1-9]"
+        ),
+    ),
+    _Misbelief(
+        "% gives the remainder, not the quotient or a percentage",
+        re.compile(r"\d\s*%\s*\d"),
+        _claim(
+            r"%\s*(?:\(?(?:the\s+)?(?:modulo|modulus)\s+operator\)?\s*)?(?:gives|returns|is|"
+            r"computes|means)\s+(?:the\s+)?(?:quotient|percent(?:age)?|division\s+result)\b"
+        ),
+    ),
+    _Misbelief(
+        "/ in Python 3 divides exactly; it is not integer division",
+        re.compile(r"(?m)^\s*print\([^/\n]*\d\s*/\s*\d"),
+        _claim(
+            r"(?<!/)/\s+(?:is|does|performs|means)\s+(?:integer|floor)\s+division"
+            r"|\b(?:rounds|truncates)\s+(?:the\s+result\s+)?(?:down\s+)?to\s+(?:an\s+)?integer"
+        ),
+    ),
+    _Misbelief(
+        "a slice stops before its end index",
+        re.compile(r"\[\s*\d*\s*:\s*\d+\s*\]"),
+        _claim(
+            r"\[\s*\d*\s*:\s*(\d+)\s*\]\s+(?:includes|takes|goes\s+(?:up\s+)?to\s+and\s+includes)"
+            r"\s+(?:the\s+character\s+at\s+)?(?:index\s+)?\1\b"
+            r"|\b(?:end|stop)\s+index\s+(?:is\s+)?(?:included|inclusive)\b"
+        ),
+    ),
+    _Misbelief(
+        "repeating a string with * joins the copies with nothing between them",
+        re.compile(r"[\"']\w+[\"']\s*\*\s*\d"),
+        _claim(
+            r"\b(?:separated|joined|spaced)\s+(?:by|with)\s+(?:a\s+)?(?:spaces?|commas?)\b"
+            r"|\b(?:adds?|inserts?|puts?)\s+(?:a\s+)?(?:space|comma)s?\s+between\b"
+        ),
+    ),
+    _Misbelief(
+        "the empty string is falsy, and it is not None",
+        re.compile(r"\bbool\(\s*(?:\"\"|'')\s*\)"),
+        _claim(r"(?:\"\"|''|\ban?\s+empty\s+string)\s+is\s+None\b"),
+    ),
+    _Misbelief(
         "range(n) stops before n",
         re.compile(r"\brange\(\s*\d+\s*\)"),
         _claim(
@@ -134,6 +193,7 @@ _MISBELIEFS = (
             r"|\b(?:both|the old and new)\s+values?\s+(?:are|is)\s+(?:kept|summed|added)\b"
             r"|\bvalues?\(\)\s+(?:returns|gives|lists)\s+(?:the\s+)?values\s+in\s+"
             r"(?:reverse|random|sorted|alphabetical)\b"
+            r"|\b(?:sums?|adds?(?:\s+up)?|totals?)\s+(?:the\s+|all\s+the\s+)?keys\b(?!['’])"
         ),
     ),
 )
