@@ -292,3 +292,21 @@ def test_a_comparison_the_other_way_sets_an_option_aside(
     item: str, reply: str, passed: bool
 ) -> None:
     assert graded(item, reply) is passed
+
+
+# Working, then the conclusion after a semicolon; label pairs, then their check after a colon
+@pytest.mark.parametrize(
+    ("item", "reply", "passed"),
+    [
+        ("logic-011", "His sister is 7, Tom is 14; in three years Tom will be 17.", True),
+        ("logic-011", "Tom is 14; in three years he will be 20.", False),
+        ("logic-011", "17; Tom is 14", True),
+        ("math-012", "It takes 32 minutes; the tank loses 75 L a minute.", True),
+        ("logic-022", "Red = 9, green = 6: 9 + 6 = 15 and 9 − 6 = 3.", True),
+        ("logic-022", "Red = 6, green = 9: 6 + 9 = 15.", False),
+    ],
+)
+def test_a_conclusion_after_working_and_pairs_before_their_check(
+    item: str, reply: str, passed: bool
+) -> None:
+    assert graded(item, reply) is passed

@@ -166,6 +166,12 @@ _VALUE_LABELLED = re.compile(
 )
 
 
+# "Red = 9, green = 6: 9 + 6 = 15 and 9 − 6 = 3": the pairs' check after a colon or a dash
+_ARITHMETIC_AFTER = re.compile(
+    r"[:(—–]\s*[\d\s+\-−×x*/÷=.,()]+(?:\s+and\s+[\d\s+\-−×x*/÷=.,()]+)*\)?"
+)
+
+
 def _labelled_value(text: str, question: str, p: NumericParams) -> NumberReading | None:
     """The value under the label the question asks for, when the reply is two or more
     "label: value" pairs and exactly one label is a word of "how many <...>"; or two or more
@@ -177,7 +183,8 @@ def _labelled_value(text: str, question: str, p: NumericParams) -> NumberReading
         return None
     words = {w.casefold().rstrip("s") for w in asked.group(1).split()}
     pairs = list(_LABELLED.finditer(plain))
-    if len(pairs) >= 2 and _LABELLED.sub("", plain).strip(" .,;\n") == "":
+    rest = _LABELLED.sub("", plain).strip(" .,;\n")
+    if len(pairs) >= 2 and (rest == "" or _ARITHMETIC_AFTER.fullmatch(rest)):
         hits = [m for m in pairs if {w.casefold().rstrip("s") for w in m.group(1).split()} & words]
         value = hits[0].group(2) if len(hits) == 1 else None
     else:

@@ -547,6 +547,26 @@ def _worked(left: str, right: str, givens: tuple[float, ...], kw: dict[str, bool
     return any(ch.isdigit() for ch in left)
 
 
+_CONCLUDING_VERB = re.compile(
+    r"\b(?:will|would|so|therefore|thus|hence|makes|gives|comes to|in all|altogether)\b|=",
+    re.IGNORECASE,
+)
+
+
+def _concludes_after(head: str, tail: str, givens: tuple[float, ...], kw: dict[str, bool]) -> bool:
+    """Whether the clause after a semicolon concludes rather than explains: it says what will
+    be or follows ("will", "so", "="), and ends on a new number, neither one of the opening nor
+    a given of the question."""
+    if not tail.lstrip().startswith(";") or not _CONCLUDING_VERB.search(tail):
+        return False
+    nums = number_matches(tail, **kw)
+    if not nums or re.search(r"\w", tail[nums[-1][2] :].replace("years", "").strip(" .!")):
+        return False
+    last = nums[-1][0]
+    seen = [n[0] for n in number_matches(head, **kw)] + list(givens)
+    return not any(abs(last - v) < 1e-9 for v in seen)
+
+
 def _leading_number(
     plain: str, kw: dict[str, bool], givens: tuple[float, ...] = ()
 ) -> tuple[str, str] | None:
@@ -568,6 +588,9 @@ def _leading_number(
         return None if _CONCLUSION_LATER.search(rest) else (bare, "leading")
     claim = _PAREN_RE.sub(" ", head)
     cut = _EXPLAINS.split(claim, maxsplit=1)
+    tail = claim[len(cut[0]) :] if len(cut) > 1 else rest
+    if _concludes_after(cut[0], tail, givens, kw):
+        return None  # "Tom is 14; in three years Tom will be 17": what follows concludes
     # "It takes 32 minutes; the tank loses ...": what follows a semicolon explains
     aside = claim != head or len(cut) > 1 or rest.lstrip().startswith(";")
     claim = cut[0]
