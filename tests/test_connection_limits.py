@@ -86,3 +86,43 @@ def test_a_server_resetting_every_connection_is_one_line(make_suite, tmp_path):
     lines = [ln for ln in proc.stderr.splitlines() if "no answer from the server" not in ln]
     assert proc.returncode == 3 and len(lines) == 1, proc.stderr
     assert "never awaited" not in proc.stderr and "the endpoint stopped answering" in lines[0]
+
+
+def test_a_failure_finishing_as_the_deadline_passes_is_not_left_unretrieved(monkeypatch):
+    """A request that fails in the same turn of the loop as its deadline passes: the deadline
+    wins (TimeoutError) and the failure is retrieved, so asyncio prints no "Task exception was
+    never retrieved" traceback to stderr (seen once on a busy machine against a server that
+    resets every connection)."""
+    import asyncio
+    import gc
+
+    from evalrun.endpoint import client
+
+    real_wait = asyncio.wait
+
+    async def wait_reporting_a_timeout(tasks, timeout=None):
+        await real_wait(tasks)  # the request finishes, but the wait reports its timeout first
+        return set(), set(tasks)
+
+    async def failing() -> None:
+        raise ConnectionResetError("reset by peer")
+
+    unretrieved: list[str] = []
+    now = iter([0.0, 5.0, 5.0, 5.0])
+
+    async def run() -> None:
+        asyncio.get_running_loop().set_exception_handler(
+            lambda loop, ctx: unretrieved.append(ctx["message"])
+        )
+        monkeypatch.setattr(client.asyncio, "wait", wait_reporting_a_timeout)
+        try:
+            with pytest.raises(TimeoutError):
+                await client._within(failing(), lambda: 1.0, lambda: next(now))
+        finally:
+            monkeypatch.setattr(client.asyncio, "wait", real_wait)
+        gc.collect()
+        await asyncio.sleep(0)
+
+    asyncio.run(run())
+    gc.collect()
+    assert not unretrieved, unretrieved

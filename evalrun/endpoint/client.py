@@ -430,6 +430,10 @@ async def _within(
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        elif not task.cancelled():
+            # a failure that finished as the deadline passed: retrieved here, so asyncio does
+            # not print it to stderr as a task exception that was never retrieved
+            task.exception()
 
 
 async def _sleep_unless(
