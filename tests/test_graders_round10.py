@@ -179,134 +179,78 @@ def test_an_argument_of_the_wrong_json_type_fails(item_id, reply, ok):
     assert graded(item_id, reply) is ok
 
 
-# "√196 = 14, because ..." opens with its claim; a sentence said three times is a loop
-@pytest.mark.parametrize(
-    ("item", "reply", "passed"),
-    [
-        ("math-015", "**√196 = 14**, because 14 × 14 = 196.", True),
-        ("math-015", "√196 = 13, because 13 × 13 = 169.", False),
-        ("math-003", "9 × 8 = 72, because nine eights are seventy-two.", True),
-        (
-            "ml-010",
-            "The black cat is sleeping under the table. " * 3,
-            False,
-        ),
-    ],
-)
-def test_root_stated_and_sentence_loop(item: str, reply: str, passed: bool) -> None:
-    assert graded(item, reply) is passed
+# The round's reading rules, found by written probes and blind7's tuning half: each row an
+# item, a reply, and whether a careful grader passes it
+READING = [
+    # "√196 = 14, because ..." opens with its claim; a sentence said three times is a loop
+    ("math-015", "**√196 = 14**, because 14 × 14 = 196.", True),
+    ("math-015", "√196 = 13, because 13 × 13 = 169.", False),
+    ("math-003", "9 × 8 = 72, because nine eights are seventy-two.", True),
+    (
+        "ml-010",
+        "The black cat is sleeping under the table. " * 3,
+        False,
+    ),
+    # The answer restated in another unit by a false conversion ("100 °C (180 °F)"); true
+    # conversions, rounded ones and those said to be "about" pass, and two values compared or
+    # offered in one unit are not a conversion
+    ("factual-006", "100 °C (180 °F).", False),
+    ("factual-006", "Water boils at 100 °C, which is 200 °F.", False),
+    ("factual-006", "100 °C (212 °F).", True),
+    ("factual-006", "100 °C — 212 °F, or 373.15 K.", True),
+    ("factual-006", "100 °C (about 210 °F)", True),
+    ("factual-012", "32 °F, i.e. 0 °C.", True),
+    ("factual-012", "32 °F (−1 °C).", False),
+    ("math-021", "72 km/h (about 45 mph).", True),
+    ("math-021", "72 km/h, or about 60 mph.", False),
+    ("math-021", "72 km/h (20 m/s).", True),
+    # A number given a property the arithmetic settles ("2, the only odd prime"); a property
+    # denied, true, or words that only look like one ("even though") pass
+    ("factual-017", "2, the only odd prime.", False),
+    ("factual-017", "2 — the only even prime.", True),
+    ("factual-017", "2. (1 is not prime.)", True),
+    ("math-015", "14, and 14 is odd.", False),
+    ("math-015", "14, even though 196 looks odd at first.", True),
+    ("math-015", "14, an even number.", True),
+    # The answer, then an equation checking it that ends on a given of the question ("14, and
+    # 14 × 14 = 196."): the check is not the answer; a wrong answer with its check still fails
+    ("math-015", "14, and 14 × 14 = 196.", True),
+    ("math-015", "It's 14: 14 × 14 = 196.", True),
+    ("math-002", "It's 12: 12 × 12 = 144.", True),
+    ("math-004", "−8, and −8 + 23 = 15.", True),
+    ("math-020", "**x = 8**\n\n3 × 8 + 7 = 31.", True),
+    ("math-020", "x = 8. That's because 3 × 8 + 7 = 31.", True),
+    ("math-015", "13, and 13 × 13 = 196.", False),
+    ("math-015", "15, and 14 × 14 = 196.", False),
+    ("math-002", "It's 11: 11 × 12 = 144.", False),
+    ("math-020", "x = 7. That's because 3 × 7 + 10 = 31.", False),
+    # A candidate called wrong, a belief people hold and the reply turns from, an option named
+    # only as another person's relative: none is the answer
+    ("math-015", "14 is wrong; 13 is right.", False),
+    ("math-015", "13 is wrong; 14 is right.", True),
+    ("math-015", "A common guess is 13, which is wrong: it's 14.", True),
+    ("factual-001", "People say Ottawa, but it's Toronto.", False),
+    ("factual-001", "People say Toronto, but it's Ottawa.", True),
+    ("factual-001", "Toronto is wrong — the capital is Ottawa.", True),
+    ("factual-005", "Jane Austen's sister, Cassandra.", False),
+    ("factual-005", "Jane Austen, whose sister Cassandra kept her letters.", True),
+    ("factual-005", "Jane Austen (Cassandra Austen's younger sister).", True),
+    # "Priya has more than Omar" to "who has the fewest?": a comparison the other way from the
+    # question's superlative sets the option aside, whatever its verb
+    ("logic-021", "Priya has more than Omar.", False),
+    ("logic-021", "Priya has fewer than Omar.", True),
+    ("logic-021", "Priya, since Lena has more than Omar and Omar has more than Priya.", True),
+    ("logic-021", "Lena has more than Omar, who has more than Priya, so Priya.", True),
+    # Working, then the conclusion after a semicolon; label pairs, then their check after a colon
+    ("logic-011", "His sister is 7, Tom is 14; in three years Tom will be 17.", True),
+    ("logic-011", "Tom is 14; in three years he will be 20.", False),
+    ("logic-011", "17; Tom is 14", True),
+    ("math-012", "It takes 32 minutes; the tank loses 75 L a minute.", True),
+    ("logic-022", "Red = 9, green = 6: 9 + 6 = 15 and 9 − 6 = 3.", True),
+    ("logic-022", "Red = 6, green = 9: 6 + 9 = 15.", False),
+]
 
 
-# The answer restated in another unit by a false conversion ("100 °C (180 °F)"); true
-# conversions, rounded ones and those said to be "about" pass, and two values compared or
-# offered in one unit are not a conversion
-@pytest.mark.parametrize(
-    ("item", "reply", "passed"),
-    [
-        ("factual-006", "100 °C (180 °F).", False),
-        ("factual-006", "Water boils at 100 °C, which is 200 °F.", False),
-        ("factual-006", "100 °C (212 °F).", True),
-        ("factual-006", "100 °C — 212 °F, or 373.15 K.", True),
-        ("factual-006", "100 °C (about 210 °F)", True),
-        ("factual-012", "32 °F, i.e. 0 °C.", True),
-        ("factual-012", "32 °F (−1 °C).", False),
-        ("math-021", "72 km/h (about 45 mph).", True),
-        ("math-021", "72 km/h, or about 60 mph.", False),
-        ("math-021", "72 km/h (20 m/s).", True),
-    ],
-)
-def test_a_false_conversion_fails(item: str, reply: str, passed: bool) -> None:
-    assert graded(item, reply) is passed
-
-
-# A number given a property the arithmetic settles ("2, the only odd prime"); a property
-# denied, true, or words that only look like one ("even though") pass
-@pytest.mark.parametrize(
-    ("item", "reply", "passed"),
-    [
-        ("factual-017", "2, the only odd prime.", False),
-        ("factual-017", "2 — the only even prime.", True),
-        ("factual-017", "2. (1 is not prime.)", True),
-        ("math-015", "14, and 14 is odd.", False),
-        ("math-015", "14, even though 196 looks odd at first.", True),
-        ("math-015", "14, an even number.", True),
-    ],
-)
-def test_a_false_property_of_a_number_fails(item: str, reply: str, passed: bool) -> None:
-    assert graded(item, reply) is passed
-
-
-# The answer, then an equation checking it that ends on a given of the question ("14, and
-# 14 × 14 = 196."): the check is not the answer; a wrong answer with its check still fails
-@pytest.mark.parametrize(
-    ("item", "reply", "passed"),
-    [
-        ("math-015", "14, and 14 × 14 = 196.", True),
-        ("math-015", "It's 14: 14 × 14 = 196.", True),
-        ("math-002", "It's 12: 12 × 12 = 144.", True),
-        ("math-004", "−8, and −8 + 23 = 15.", True),
-        ("math-020", "**x = 8**\n\n3 × 8 + 7 = 31.", True),
-        ("math-020", "x = 8. That's because 3 × 8 + 7 = 31.", True),
-        ("math-015", "13, and 13 × 13 = 196.", False),
-        ("math-015", "15, and 14 × 14 = 196.", False),
-        ("math-002", "It's 11: 11 × 12 = 144.", False),
-        ("math-020", "x = 7. That's because 3 × 7 + 10 = 31.", False),
-    ],
-)
-def test_a_check_after_the_answer_is_not_the_answer(item: str, reply: str, passed: bool) -> None:
-    assert graded(item, reply) is passed
-
-
-# A candidate called wrong, a belief people hold and the reply turns from, an option named
-# only as another person's relative: none is the answer
-@pytest.mark.parametrize(
-    ("item", "reply", "passed"),
-    [
-        ("math-015", "14 is wrong; 13 is right.", False),
-        ("math-015", "13 is wrong; 14 is right.", True),
-        ("math-015", "A common guess is 13, which is wrong: it's 14.", True),
-        ("factual-001", "People say Ottawa, but it's Toronto.", False),
-        ("factual-001", "People say Toronto, but it's Ottawa.", True),
-        ("factual-001", "Toronto is wrong — the capital is Ottawa.", True),
-        ("factual-005", "Jane Austen's sister, Cassandra.", False),
-        ("factual-005", "Jane Austen, whose sister Cassandra kept her letters.", True),
-        ("factual-005", "Jane Austen (Cassandra Austen's younger sister).", True),
-    ],
-)
-def test_a_candidate_set_aside_is_not_the_answer(item: str, reply: str, passed: bool) -> None:
-    assert graded(item, reply) is passed
-
-
-# "Priya has more than Omar" to "who has the fewest?": a comparison the other way from the
-# question's superlative sets the option aside, whatever its verb
-@pytest.mark.parametrize(
-    ("item", "reply", "passed"),
-    [
-        ("logic-021", "Priya has more than Omar.", False),
-        ("logic-021", "Priya has fewer than Omar.", True),
-        ("logic-021", "Priya, since Lena has more than Omar and Omar has more than Priya.", True),
-        ("logic-021", "Lena has more than Omar, who has more than Priya, so Priya.", True),
-    ],
-)
-def test_a_comparison_the_other_way_sets_an_option_aside(
-    item: str, reply: str, passed: bool
-) -> None:
-    assert graded(item, reply) is passed
-
-
-# Working, then the conclusion after a semicolon; label pairs, then their check after a colon
-@pytest.mark.parametrize(
-    ("item", "reply", "passed"),
-    [
-        ("logic-011", "His sister is 7, Tom is 14; in three years Tom will be 17.", True),
-        ("logic-011", "Tom is 14; in three years he will be 20.", False),
-        ("logic-011", "17; Tom is 14", True),
-        ("math-012", "It takes 32 minutes; the tank loses 75 L a minute.", True),
-        ("logic-022", "Red = 9, green = 6: 9 + 6 = 15 and 9 − 6 = 3.", True),
-        ("logic-022", "Red = 6, green = 9: 6 + 9 = 15.", False),
-    ],
-)
-def test_a_conclusion_after_working_and_pairs_before_their_check(
-    item: str, reply: str, passed: bool
-) -> None:
+@pytest.mark.parametrize(("item", "reply", "passed"), READING)
+def test_the_rounds_reading_rules(item: str, reply: str, passed: bool) -> None:
     assert graded(item, reply) is passed
