@@ -494,10 +494,11 @@ _BECAUSE = re.compile(
     r",?\s+(?:since|because|as|given that|da|car|parce que|weil|denn)\s|\s[—–]\s(?![-\d(])",
     re.IGNORECASE,
 )
-# "32 °F, which is 0 °C": after a lone number, "which is" restates it in other terms
+# "A common guess is 13, which is wrong": the opening names a candidate only to reject it
 _CALLED_WRONG = re.compile(
     r",\s*which\s+(?:is|was)\s+(?:wrong|incorrect|false|a mistake|mistaken)\b", re.IGNORECASE
 )
+# "32 °F, which is 0 °C": after a lone number, "which is" restates it in other terms
 _RESTATES = re.compile(r",\s+(?:which|that)\s+(?:is|equals|makes)\s", re.IGNORECASE)
 _COPULA = re.compile(
     r"(?:\b(?:is|are|was|were|equals|makes|gives|has|have|keeps|pays|gets|comes to|takes|"
@@ -560,7 +561,8 @@ def _concludes_after(head: str, tail: str, givens: tuple[float, ...], kw: dict[s
     if not tail.lstrip().startswith(";") or not _CONCLUDING_VERB.search(tail):
         return False
     nums = number_matches(tail, **kw)
-    if not nums or re.search(r"\w", tail[nums[-1][2] :].replace("years", "").strip(" .!")):
+    # the number ends the clause, a unit word after it at most ("17 years.")
+    if not nums or not re.fullmatch(r"\s*(?:[^\W\d_]+)?[\s.!]*", tail[nums[-1][2] :]):
         return False
     last = nums[-1][0]
     seen = [n[0] for n in number_matches(head, **kw)] + list(givens)

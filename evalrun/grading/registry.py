@@ -425,8 +425,9 @@ _REFUSAL = re.compile(
 )
 
 # A phrase or sentence of one to thirty words said three times or more in a row ("lantern
-# lantern lantern", "Have a nice day! Have a nice day! Have a nice day!"): a loop, not an answer. Only words
-# count, so a count ("1, 2, 3") is no loop; marks between the words are not compared.
+# lantern lantern", "Have a nice day! Have a nice day! Have a nice day!"): a loop, not an
+# answer. Only words count, so a count ("1, 2, 3") is no loop; marks between the words are
+# not compared.
 _LOOPED = re.compile(
     r"(?<![^\s])((?:[^\W\d_]+ ){2,30}?)\1{2,}|(?<![^\s])([^\W\d_]+ )\2{3,}",
     re.IGNORECASE,
