@@ -248,6 +248,10 @@ READING = [
     ("math-012", "It takes 32 minutes; the tank loses 75 L a minute.", True),
     ("logic-022", "Red = 9, green = 6: 9 + 6 = 15 and 9 − 6 = 3.", True),
     ("logic-022", "Red = 6, green = 9: 6 + 9 = 15.", False),
+    # a label ending in a colon, then the block it introduces: no paragraphs joined
+    ("code-015", "The output is:\n\n```\n0\n```\n\nThat is what Python shows.", True),
+    ("code-015", "The output is:\n\n3", False),
+    ("code-009", "It prints `False`:\n\nTrue", False),
 ]
 
 

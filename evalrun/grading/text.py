@@ -201,7 +201,7 @@ def _regex_hit(pattern: str, text: str, flags: int) -> bool:
     return any(
         not is_negated(text, a)
         and not _denied_for_another(text, b)
-        and not (joins and _BLANK_LINE.search(text, a, b))
+        and not (joins and _joins_paragraphs(text, a, b))
         and not (other and other.match(text, b))
         and not _inside_longer(text, a, b)
         and not _said_of_another(text, a, b)
@@ -292,6 +292,17 @@ def _other_scale(question: str) -> re.Pattern[str] | None:
 
 
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
+# "The output is:\n\n0": a label ending in a colon, then the block it introduces
+_LABEL_BEFORE = re.compile(
+    r"\b(?:output|result|answer|prints?|returns?|outputs|is|are|shows?)\s*:\s*$", re.IGNORECASE
+)
+
+
+def _joins_paragraphs(text: str, a: int, b: int) -> bool:
+    """Whether the match text[a:b] runs across a blank line from one paragraph's words into
+    the next's; not when the line before the blank is a label introducing what follows."""
+    blank = _BLANK_LINE.search(text, a, b)
+    return blank is not None and not _LABEL_BEFORE.search(text, a, blank.start())
 
 
 # "« Pomme » ne veut pas dire apple ; c'est « poire »", "Diamond is not the hardest — quartz
