@@ -11,6 +11,9 @@ culprits, run.json's provenance): reading checks it against the TypedDict (a mis
 key is a ValidationError), and the dict is kept and written back exactly as it was read, key order
 and number spelling included, so a stored record re-writes byte for byte.
 
+`SCHEMA_TYPES` says which parsed JSON values each JSON Schema type admits (the json grader's
+`required` types, a tool call's parameter types).
+
 `loads` and `json_bytes` are the fast JSON evalrun reads response bodies and writes token traces
 with (orjson; a body with logprobs holds thousands of small objects).
 
@@ -24,7 +27,7 @@ import json
 import math
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Annotated, Any, TypeAlias, TypeVar, cast
 
@@ -32,6 +35,18 @@ import orjson
 from pydantic import PlainSerializer, TypeAdapter, ValidatorFunctionWrapHandler, WrapValidator
 
 JSONObject: TypeAlias = dict[str, Any]
+
+# What each JSON Schema type admits of a parsed value: a bool is no number, an integer is one
+SCHEMA_TYPES: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+    "null": lambda v: v is None,
+    "any": lambda v: True,
+}
 
 T = TypeVar("T")
 

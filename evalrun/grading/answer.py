@@ -6,12 +6,12 @@ import itertools
 import json
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from evalrun.base.jsondata import JSONObject
+from evalrun.base.jsondata import SCHEMA_TYPES, JSONObject
 from evalrun.endpoint.response import Response
 from evalrun.grading.extract import (
     NumberReading,
@@ -981,16 +981,6 @@ def _choice(response: Response, p: ChoiceParams) -> Grade:
 # ---------------------------------------------------------------- json
 
 JsonType = Literal["string", "number", "integer", "boolean", "array", "object", "null", "any"]
-_PY_TYPES: dict[str, Callable[[Any], bool]] = {
-    "string": lambda v: isinstance(v, str),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "boolean": lambda v: isinstance(v, bool),
-    "array": lambda v: isinstance(v, list),
-    "object": lambda v: isinstance(v, dict),
-    "null": lambda v: v is None,
-    "any": lambda v: True,
-}
 
 
 class JsonParams(GraderParams):
@@ -1193,13 +1183,13 @@ def _json(response: Response, p: JsonParams) -> Grade:
         value, how = extract_json(answer_text(response), allow_prose=p.allow_prose)
     except ValueError as exc:
         return verdict(False, f"not JSON: {exc}")
-    if p.root != "any" and not _PY_TYPES[p.root](value):
+    if p.root != "any" and not SCHEMA_TYPES[p.root](value):
         return verdict(False, f"top level is {type(value).__name__}, expected {p.root}")
     for path, kind in p.required.items():
         present, got = _lookup(value, path)
         if not present:
             return verdict(False, f"missing key {path!r}")
-        if not _PY_TYPES[kind](got):
+        if not SCHEMA_TYPES[kind](got):
             return verdict(False, f"{path!r} is {type(got).__name__}, expected {kind}")
     for path, want in p.values.items():
         present, got = _lookup(value, path)

@@ -31,7 +31,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from evalrun.base.errors import SuiteError
-from evalrun.base.jsondata import JSONObject
+from evalrun.base.jsondata import SCHEMA_TYPES, JSONObject
 from evalrun.endpoint.response import Response
 from evalrun.grading.code_claims import false_code_claim, print_misread
 from evalrun.grading.exact_claims import false_conversion, false_number_claim
@@ -268,25 +268,18 @@ def _off_schema(tools: Any, response: Response) -> str | None:
                 return f"argument {key!r} is {got!r}, not one of the tool's values {allowed}"
             want = schema.get("type") if isinstance(schema, dict) else None
             types = [want] if isinstance(want, str) else want if isinstance(want, list) else []
-            known = [t for t in types if t in _JSON_TYPES]
-            if got is not None and known and not any(_JSON_TYPES[t](got) for t in known):
+            # a null is left to the grader: it stands for an optional argument not given
+            known = [t for t in types if t in SCHEMA_TYPES]
+            if got is not None and known and not any(_admits(t, got) for t in known):
                 return f"argument {key!r} is {got!r}, not of the tool's type {'/'.join(known)}"
     return None
 
 
-# What each JSON Schema type admits of a parsed JSON value. A bool is no number; an integer is a
-# number; 4.0 is an integer (JSON has one number type), 4.5 is not. A null is left to the grader:
-# it stands for an optional argument not given.
-_JSON_TYPES: dict[str, Callable[[Any], bool]] = {
-    "string": lambda v: isinstance(v, str),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "integer": lambda v: (
-        isinstance(v, int) and not isinstance(v, bool) or isinstance(v, float) and v.is_integer()
-    ),
-    "boolean": lambda v: isinstance(v, bool),
-    "array": lambda v: isinstance(v, list),
-    "object": lambda v: isinstance(v, dict),
-}
+def _admits(kind: str, value: Any) -> bool:
+    """Whether a tool argument is of the schema's type; 4.0 passes for an integer (a parser
+    may hand JSON's one number type over as a float)."""
+    integral = kind == "integer" and isinstance(value, float) and value.is_integer()
+    return integral or SCHEMA_TYPES[kind](value)
 
 
 # A reply that opens by offering candidates and lists them ("Possible outputs:\n- 3 1\n- 3 0",
