@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from evalrun.grading.span import final_claim, plain_text
+from evalrun.grading.span import plain_text
 
 
 @dataclass(frozen=True)
@@ -61,8 +61,6 @@ _MISBELIEFS = (
             r"\brange\(\s*\d+\s*,\s*(\d+)\s*(?:,\s*\d+\s*)?\)\s+(?:includes|goes\s+(?:up\s+)?to|"
             r"runs\s+(?:up\s+)?to|ends\s+(?:at|with)|stops\s+at)\s+\1\b"
             r"(?!\s*(?:\(?(?:exclusive|excluded|not included|not inclusive)))"
-            r"|\b(?:up\s+to\s+and\s+)?including\s+(?:the\s+)?(?:stop\s+(?:value\s+)?)?10\b"
-            r"(?=[^.\n]{0,30}range)"
         ),
     ),
     _Misbelief(
@@ -120,7 +118,6 @@ _MISBELIEFS = (
             r"\brange\(\s*(\d+)\s*\)\s+(?:includes|goes\s+(?:up\s+)?to|runs\s+(?:up\s+)?to|"
             r"counts\s+(?:up\s+)?to|gives|yields|is)\s+(?:\d+\s*(?:to|through|-|–|\.\.)\s*)?\1\b"
             r"(?!\s*(?:\(?(?:exclusive|excluded|not included|not inclusive)|-?\s*1\b))"
-            r"|\b(?:including|inclusive of)\s+(?:the\s+)?(?:number\s+)?(\d+)\b(?=[^.\n]{0,30}range)"
         ),
     ),
     _Misbelief(
@@ -223,12 +220,12 @@ def _shown_code(question: str) -> str:
     return "\n".join(m.group(0).strip("`") for m in _CODE.finditer(question))
 
 
-def false_code_claim(question: str, content: str) -> str | None:
-    """The fact a reply's explanation gets wrong about the code its question shows, or None."""
+def false_code_claim(question: str, claim: str) -> str | None:
+    """The fact a reply's final claim (what is left after a retraction: "y is a copy... no,
+    the same list") gets wrong about the code its question shows, or None."""
     code = _shown_code(question)
     if not code:
         return None
-    claim, _ = final_claim(content)  # "y is a copy... no, the same list": what is taken back
     prose = plain_text(_CODE.sub(lambda m: _inline(m.group(0)), claim))
     for belief in _MISBELIEFS:
         if not belief.construct.search(code):
@@ -286,13 +283,13 @@ def _print_arity(code: str) -> int:
     return 0
 
 
-def print_misread(question: str, content: str) -> str | None:
-    """How the reply misstates what a print of several arguments writes (as a tuple, or one
-    value a line), or None."""
+def print_misread(question: str, claim: str) -> str | None:
+    """How a reply's final claim misstates what a print of several arguments writes (as a
+    tuple, or one value a line), or None."""
     arity = _print_arity(_shown_code(question))
     if arity < 2:
         return None
-    plain = plain_text(final_claim(content)[0]).strip()
+    plain = plain_text(claim).strip()
     if _TUPLE_OUTPUT.match(plain):
         return "print writes its arguments apart, not as a tuple"
     lines = [ln.strip() for ln in plain.splitlines() if ln.strip()]

@@ -11,6 +11,7 @@ import unicodedata
 from typing import Any, NamedTuple
 
 from evalrun.grading.span import (
+    CALLED_WRONG,
     after_working_list,
     boxed,
     concluded,
@@ -495,9 +496,7 @@ _BECAUSE = re.compile(
     re.IGNORECASE,
 )
 # "A common guess is 13, which is wrong": the opening names a candidate only to reject it
-_CALLED_WRONG = re.compile(
-    r",\s*which\s+(?:is|was)\s+(?:wrong|incorrect|false|a mistake|mistaken)\b", re.IGNORECASE
-)
+_CALLED_WRONG = re.compile(rf",\s*which\s+{CALLED_WRONG}", re.IGNORECASE)
 # "32 °F, which is 0 °C": after a lone number, "which is" restates it in other terms
 _RESTATES = re.compile(r",\s+(?:which|that)\s+(?:is|equals|makes)\s", re.IGNORECASE)
 _COPULA = re.compile(

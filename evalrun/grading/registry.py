@@ -193,9 +193,13 @@ def grade(item: Any, response: Response) -> Grade:
 def _beyond_the_answer(item: Any, question: str, response: Response) -> Grade | None:
     """The failure of a reply whose answer passed but that does more or less than the prompt
     asks (a note after "answer only", the source beside its translation, a stated output the
-    grader would not pass, a refusal, a loop, a fragment for a sentence, a word list for prose,
-    several for one, too many words), checked in that order; None when it does what was asked."""
+    grader would not pass, a print's output misread, a false reason about the shown code, a
+    false conversion or number property, a refusal, a loop, a fragment for a sentence, a word
+    list for prose, several for one, too many words), checked in that order; None when it does
+    what was asked. The output and the side claims are read from what the reply ends on, after
+    its last retraction."""
     content = response.content or ""
+    claim, _ = final_claim(content)
     note = _note_beyond_the_answer(item, question, response)
     if note is not None:
         detail = f"the prompt asks for the answer only; the reply adds {note[:40]!r}"
@@ -208,19 +212,19 @@ def _beyond_the_answer(item: Any, question: str, response: Response) -> Grade | 
     if label is not None and _ONLY_ASKED.search(question):
         detail = f"the prompt asks for the translation only; the reply adds {label[0]!r}"
         return Grade(passed=False, detail=detail, span=label[0])
-    stated = _stated_output(question, content)
+    stated = _stated_output(question, claim)
     if stated is not None:
         alone = response.model_copy(update={"content": stated})
         if not grade_spec(item.grader.kind, item.grader.params(), alone).passed:
             detail = f"the reply states the output as {stated[:40]!r}"
             return Grade(passed=False, detail=detail, span=stated)
-    misread = print_misread(question, content)
+    misread = print_misread(question, claim)
     if misread is not None:
         return Grade(passed=False, detail=misread)
-    false_claim = false_code_claim(question, content)
+    false_claim = false_code_claim(question, claim)
     if false_claim is not None:
         return Grade(passed=False, detail=f"the reply's explanation is false: {false_claim}")
-    ended_on = plain_text(final_claim(content)[0])
+    ended_on = plain_text(claim)
     converted = false_conversion(ended_on)
     if converted is not None:
         detail = f"the reply restates its value by a false conversion: {converted!r}"
@@ -390,11 +394,11 @@ _STATED = (
 )
 
 
-def _stated_output(question: str, content: str) -> str | None:
-    """The output a reply states for a question asking what code prints, or None."""
+def _stated_output(question: str, claim: str) -> str | None:
+    """The output a reply's final claim ("It prints 10... wait, no — 11": the part after the
+    retraction) states for a question asking what code prints, or None."""
     if not _OUTPUT_ASKED.search(question):
         return None
-    claim, _ = final_claim(content)  # "It prints 10... wait, no — 11": the claim after it
     plain = plain_text(claim).strip()
     for pattern in _STATED:
         found = list(pattern.finditer(plain))

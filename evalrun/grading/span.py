@@ -319,10 +319,11 @@ def is_negated(text: str, start: int) -> bool:
     return bool(_ALTHOUGH.search(clause)) and not re.search(r"\bbut\b", clause, re.IGNORECASE)
 
 
+# "14 is wrong", "13, which is wrong": what the reply says of a candidate it calls wrong
+CALLED_WRONG = r"(?:is|was)\s+(?:wrong|incorrect|false|a mistake|mistaken)\b"
 _DENIED_AFTER = re.compile(
     r"\s*(?:(?:is|was)\s+not\b|(?:isn't|wasn't|isn’t)(?!\w)"
-    # "14 is wrong; 13 is right": a candidate called wrong is denied
-    r"|(?:,?\s*which\s+)?(?:is|was)\s+(?:wrong|incorrect|false|a mistake|mistaken)\b"
+    rf"|(?:,?\s*which\s+)?{CALLED_WRONG}"
     # "Austen didn't write it — Dickens did": the subject of a denied deed ("didn't just" adds)
     r"|(?:did|does)\s+not\b(?!\s+(?:just|only|merely))"
     r"|(?:didn['’]t|doesn['’]t)(?!\w)(?!\s+(?:just|only|merely)))",
