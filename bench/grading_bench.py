@@ -22,10 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 from evalrun.endpoint.response import Response, example_to_response
 from evalrun.grading.registry import grade
 from evalrun.suite.load import Item, load_suite
-from tests.support.grading_set import SETS, held_out, load_rows
+from tests.support.grading_set import BLINDS, SETS, held_out, load_rows
 
-# The blind sets whose held-out half was never read while tuning (blind3 and written5 were)
-BLINDS = ("blind", "blind2", "blind4", "blind5", "blind6", "blind7")
 CONSTANTS = ["Yes", "No", "A", "B", "C", "D", "0", "1", "OK", "True"]
 
 

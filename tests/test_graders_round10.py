@@ -19,169 +19,133 @@ def graded(item_id: str, reply: object) -> bool:
     return grade(ITEMS[item_id], example_to_response(reply)).passed
 
 
-# A key the item does not ask for, whose value the prompt's data does not give, is invented:
-# "country" for a person the sentence places only in Porto, "humidity" for a note without one,
-# "passed" for a CSV row without it. A key restating what the prompt gives ("street" for a
-# contact with a street) is not.
-@pytest.mark.parametrize(
-    "item_id,reply,ok",
-    [
-        (
-            "struct-002",
-            '{"name": "Tomas Ribeiro", "age": 34, "city": "Porto", "country": "Portugal"}',
-            False,
-        ),
-        (
-            "struct-015",
-            '{"day": "Tuesday", "temperature_c": 18, "conditions": "light rain", "wind_kmh": 12,'
-            ' "humidity": 80}',
-            False,
-        ),
-        ("struct-021", '{"id": 7, "name": "Lena", "score": 88, "passed": true}', False),
-        (
-            "struct-004",
-            '{"person": {"name": "Dana Whitlow", "address": {"street": "12 Elm Row",'
-            ' "city": "Boston", "zip": "02134", "country": "USA"}}}',
-            False,
-        ),
-        (
-            "struct-004",
-            '{"person": {"name": "Dana Whitlow", "address": {"street": "12 Elm Row",'
-            ' "city": "Boston", "zip": "02134"}}}',
-            True,
-        ),
-        (
-            "struct-015",
-            '{"day": "Tuesday", "temperature_c": 18, "conditions": "light rain", "wind_kmh": 12,'
-            ' "unit": "Celsius"}',
-            True,
-        ),
-        ("struct-002", '{"name": "Tomas Ribeiro", "age": 34, "city": "Porto"}', True),
-        ("struct-021", '{"id": 7, "name": "Lena", "score": 88}', True),
-    ],
-)
-def test_a_key_holding_what_the_prompt_never_gives_fails(item_id, reply, ok):
-    assert graded(item_id, reply) is ok
-
-
-# A listed sequence with one more item of the same shape past its end ("..., December,
-# Undecember") lists more than the sequence holds; a remark after the list is no item.
-@pytest.mark.parametrize(
-    "item_id,reply,ok",
-    [
-        (
-            "canary-006",
-            "January, February, March, April, May, June, July, August, September, October,"
-            " November, December, Undecember",
-            False,
-        ),
-        (
-            "canary-006",
-            "1. January\n2. February\n3. March\n4. April\n5. May\n6. June\n7. July\n8. August\n"
-            "9. September\n10. October\n11. November\n12. December\n13. Smarch",
-            False,
-        ),
-        (
-            "canary-006",
-            "January\nFebruary\nMarch\nApril\nMay\nJune\nJuly\nAugust\nSeptember\nOctober\n"
-            "November\nDecember\nUndecember",
-            False,
-        ),
-        (
-            "canary-006",
-            "January, February, March, April, May, June, July, August, September, October,"
-            " November, December",
-            True,
-        ),
-        (
-            "canary-006",
-            "January, February, March, April, May, June, July, August, September, October,"
-            " November, December, in that order.",
-            True,
-        ),
-        (
-            "canary-006",
-            "January, February, March, April, May, June, July, August, September, October,"
-            " November, December, basically.",
-            True,
-        ),
-        (
-            "canary-006",
-            "1. January\n2. February\n3. March\n4. April\n5. May\n6. June\n7. July\n8. August\n"
-            "9. September\n10. October\n11. November\n12. December\n\nThat's all twelve.",
-            True,
-        ),
-    ],
-)
-def test_an_item_past_the_end_of_a_listed_sequence_fails(item_id, reply, ok):
-    assert graded(item_id, reply) is ok
-
-
-# "give one short reason" answered with a numbered or bulleted list of reasons gives several,
-# as "for three reasons: ..." does in prose; one reason after the verdict passes.
-@pytest.mark.parametrize(
-    "item_id,reply,ok",
-    [
-        (
-            "instr-009",
-            "Yes, water is wet.\n\n1. It adheres to surfaces.\n2. It is a liquid.\n"
-            "3. It makes things damp.\n4. Scientists agree it can wet itself.",
-            False,
-        ),
-        (
-            "instr-009",
-            "No, it is not.\n- It makes other things wet.\n- It is not itself wet.",
-            False,
-        ),
-        ("instr-009", "Yes, because it makes other things wet.", True),
-        ("instr-009", "No, water itself is not wet;\n- it makes things wet.", True),
-    ],
-)
-def test_a_list_of_reasons_for_one_reason_fails(item_id, reply, ok):
-    assert graded(item_id, reply) is ok
-
-
 def call(name: str, **arguments: object) -> dict:
     return {"content": "", "tool_calls": [{"name": name, "arguments": arguments}]}
 
 
-# An argument whose JSON type is not the one the tool's schema asks for: the tool would refuse
-# "250" for a number. An integer is a number; 4.0 is an integer, 4.5 is not.
-@pytest.mark.parametrize(
-    "item_id,reply,ok",
-    [
-        (
-            "tool-002",
-            call("convert_currency", amount="250", from_currency="USD", to_currency="EUR"),
-            False,
-        ),
-        ("tool-010", call("book_table", restaurant="Luigi's", party_size="4", time="19:00"), False),
-        ("tool-011", call("set_thermostat", room="bedroom", temperature="21"), False),
-        ("tool-011", call("set_thermostat", room="bedroom", temperature=True), False),
-        ("tool-010", call("book_table", restaurant="Luigi's", party_size=4.5, time="19:00"), False),
-        (
-            "tool-002",
-            call("convert_currency", amount=250, from_currency="USD", to_currency="EUR"),
-            True,
-        ),
-        (
-            "tool-002",
-            call("convert_currency", amount=250.0, from_currency="USD", to_currency="EUR"),
-            True,
-        ),
-        ("tool-010", call("book_table", restaurant="Luigi's", party_size=4, time="19:00"), True),
-        ("tool-010", call("book_table", restaurant="Luigi's", party_size=4.0, time="19:00"), True),
-        ("tool-011", call("set_thermostat", room="bedroom", temperature=21), True),
-        ("tool-011", call("set_thermostat", room="bedroom", temperature=21.0), True),
-    ],
-)
-def test_an_argument_of_the_wrong_json_type_fails(item_id, reply, ok):
-    assert graded(item_id, reply) is ok
-
-
-# The round's reading rules, found by written probes and blind7's tuning half: each row an
-# item, a reply, and whether a careful grader passes it
-READING = [
+# The round's rules, found by blind7's tuning half and by written probes: each row an item, a
+# reply, and whether a careful grader passes it
+CASES = [
+    # A key the item does not ask for, whose value the prompt's data does not give, is invented:
+    # "country" for a person the sentence places only in Porto, "humidity" for a note without one,
+    # "passed" for a CSV row without it. A key restating what the prompt gives ("street" for a
+    # contact with a street) is not.
+    (
+        "struct-002",
+        '{"name": "Tomas Ribeiro", "age": 34, "city": "Porto", "country": "Portugal"}',
+        False,
+    ),
+    (
+        "struct-015",
+        '{"day": "Tuesday", "temperature_c": 18, "conditions": "light rain", "wind_kmh": 12,'
+        ' "humidity": 80}',
+        False,
+    ),
+    ("struct-021", '{"id": 7, "name": "Lena", "score": 88, "passed": true}', False),
+    (
+        "struct-004",
+        '{"person": {"name": "Dana Whitlow", "address": {"street": "12 Elm Row",'
+        ' "city": "Boston", "zip": "02134", "country": "USA"}}}',
+        False,
+    ),
+    (
+        "struct-004",
+        '{"person": {"name": "Dana Whitlow", "address": {"street": "12 Elm Row",'
+        ' "city": "Boston", "zip": "02134"}}}',
+        True,
+    ),
+    (
+        "struct-015",
+        '{"day": "Tuesday", "temperature_c": 18, "conditions": "light rain", "wind_kmh": 12,'
+        ' "unit": "Celsius"}',
+        True,
+    ),
+    ("struct-002", '{"name": "Tomas Ribeiro", "age": 34, "city": "Porto"}', True),
+    ("struct-021", '{"id": 7, "name": "Lena", "score": 88}', True),
+    # A listed sequence with one more item of the same shape past its end ("..., December,
+    # Undecember") lists more than the sequence holds; a remark after the list is no item.
+    (
+        "canary-006",
+        "January, February, March, April, May, June, July, August, September, October,"
+        " November, December, Undecember",
+        False,
+    ),
+    (
+        "canary-006",
+        "1. January\n2. February\n3. March\n4. April\n5. May\n6. June\n7. July\n8. August\n"
+        "9. September\n10. October\n11. November\n12. December\n13. Smarch",
+        False,
+    ),
+    (
+        "canary-006",
+        "January\nFebruary\nMarch\nApril\nMay\nJune\nJuly\nAugust\nSeptember\nOctober\n"
+        "November\nDecember\nUndecember",
+        False,
+    ),
+    (
+        "canary-006",
+        "January, February, March, April, May, June, July, August, September, October,"
+        " November, December",
+        True,
+    ),
+    (
+        "canary-006",
+        "January, February, March, April, May, June, July, August, September, October,"
+        " November, December, in that order.",
+        True,
+    ),
+    (
+        "canary-006",
+        "January, February, March, April, May, June, July, August, September, October,"
+        " November, December, basically.",
+        True,
+    ),
+    (
+        "canary-006",
+        "1. January\n2. February\n3. March\n4. April\n5. May\n6. June\n7. July\n8. August\n"
+        "9. September\n10. October\n11. November\n12. December\n\nThat's all twelve.",
+        True,
+    ),
+    # "give one short reason" answered with a numbered or bulleted list of reasons gives several,
+    # as "for three reasons: ..." does in prose; one reason after the verdict passes.
+    (
+        "instr-009",
+        "Yes, water is wet.\n\n1. It adheres to surfaces.\n2. It is a liquid.\n"
+        "3. It makes things damp.\n4. Scientists agree it can wet itself.",
+        False,
+    ),
+    (
+        "instr-009",
+        "No, it is not.\n- It makes other things wet.\n- It is not itself wet.",
+        False,
+    ),
+    ("instr-009", "Yes, because it makes other things wet.", True),
+    ("instr-009", "No, water itself is not wet;\n- it makes things wet.", True),
+    # An argument whose JSON type is not the one the tool's schema asks for: the tool would refuse
+    # "250" for a number. An integer is a number; 4.0 is an integer, 4.5 is not.
+    (
+        "tool-002",
+        call("convert_currency", amount="250", from_currency="USD", to_currency="EUR"),
+        False,
+    ),
+    ("tool-010", call("book_table", restaurant="Luigi's", party_size="4", time="19:00"), False),
+    ("tool-011", call("set_thermostat", room="bedroom", temperature="21"), False),
+    ("tool-011", call("set_thermostat", room="bedroom", temperature=True), False),
+    ("tool-010", call("book_table", restaurant="Luigi's", party_size=4.5, time="19:00"), False),
+    (
+        "tool-002",
+        call("convert_currency", amount=250, from_currency="USD", to_currency="EUR"),
+        True,
+    ),
+    (
+        "tool-002",
+        call("convert_currency", amount=250.0, from_currency="USD", to_currency="EUR"),
+        True,
+    ),
+    ("tool-010", call("book_table", restaurant="Luigi's", party_size=4, time="19:00"), True),
+    ("tool-010", call("book_table", restaurant="Luigi's", party_size=4.0, time="19:00"), True),
+    ("tool-011", call("set_thermostat", room="bedroom", temperature=21), True),
+    ("tool-011", call("set_thermostat", room="bedroom", temperature=21.0), True),
     # "√196 = 14, because ..." opens with its claim; a sentence said three times is a loop
     ("math-015", "**√196 = 14**, because 14 × 14 = 196.", True),
     ("math-015", "√196 = 13, because 13 × 13 = 169.", False),
@@ -255,6 +219,6 @@ READING = [
 ]
 
 
-@pytest.mark.parametrize(("item", "reply", "passed"), READING)
-def test_the_rounds_reading_rules(item: str, reply: str, passed: bool) -> None:
+@pytest.mark.parametrize(("item", "reply", "passed"), CASES)
+def test_the_rounds_rules(item: str, reply: str, passed: bool) -> None:
     assert graded(item, reply) is passed

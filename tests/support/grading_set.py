@@ -37,6 +37,8 @@ SETS = {
     "blind6": BLIND6,
     "blind7": BLIND7,
 }
+# The blind sets whose held-out half was never read while tuning (blind3 and written5 were)
+BLINDS = ("blind", "blind2", "blind4", "blind5", "blind6", "blind7")
 
 
 def load_rows(path: Path = ANSWERS) -> list[dict[str, Any]]:
