@@ -103,8 +103,10 @@ class FloorGrade(BaseModel):
     p_drift: float = Field(description="Paired bootstrap: the candidate's drift at or under.")
 
 
-def floor_of(pairs: Iterable[Judged], source: str) -> Floor | None:
-    """The floor pooled over A/A pairs (None: no pair compared an item)."""
+def floor_of(pairs: Iterable[Judged], source: str, *, widest: bool = False) -> Floor | None:
+    """The floor pooled over A/A pairs (None: no pair compared an item). `widest`: the counts
+    pooled, the drift (and its items') the widest pair's rather than the token-weighted mean,
+    for pairs of a few items each, where one item's variant decides a pair's drift."""
     pairs = list(pairs)
     per: dict[str, tuple[float, int]] = {}
     for f in pairs:
@@ -116,6 +118,9 @@ def floor_of(pairs: Iterable[Judged], source: str) -> Floor | None:
         return None
     tokens = sum(f.tokens for f in pairs)
     drift = sum(f.drift * f.tokens for f in pairs) / tokens if tokens else 0.0
+    if widest:
+        wide = max(pairs, key=lambda f: f.drift)
+        drift, per, tokens = wide.drift, dict(wide.item_drift), wide.tokens
     return Floor(
         source=source,
         pairs=len(pairs),

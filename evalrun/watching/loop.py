@@ -220,9 +220,12 @@ class Watch:
         time, bisect's A/A pair of one boot (compare.fidelity.serial_pair), pooled with both
         against the anchor: on a healthy server (which the watch assumes at its start, as the
         anchor does) those are A/A pairs too, and the very distance every later tick is
-        measured by, so three pairs for the price of one make the floor's scale steadier than
-        one pair of a few items would. An endpoint that fails it leaves the floor unmeasured:
-        the next tick tries again."""
+        measured by. Their counts are pooled; the drift is the widest pair's: a probe's few
+        items each come back in one of a few variants (a near tie goes one way or the other
+        with the batch), so one pair's drift is one draw of which variants met, and the mean
+        of three sat at half of what healthy ticks then measured (every tick near 2 floor
+        units, the running test's reference value). An endpoint that fails it leaves the floor
+        unmeasured: the next tick tries again."""
         ids = set(state.probe.ids)
         serial = serial_suite(self.suite, [i for i in self.suite.items if i.id in ids], "watch")
         store = RunStore(self.folder / TICKS_DIR)
@@ -246,7 +249,8 @@ class Watch:
         floor = floor_of(
             [f for f in pairs if f.items],
             f"serial vs burst, and both against the anchor, on the watched lane at tick "
-            f"{state.tick}",
+            f"{state.tick}; the widest pair's drift",
+            widest=True,
         )
         if floor is not None:
             self._set_floor(state, WatchFloor.of(floor, runs=(burst_run, record.run_id)))
