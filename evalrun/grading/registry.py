@@ -37,6 +37,7 @@ from evalrun.grading.code_claims import false_code_claim, print_misread
 from evalrun.grading.exact_claims import false_conversion, false_number_claim
 from evalrun.grading.extract import normalize
 from evalrun.grading.span import final_claim, offered_alternatives, plain_text, without_lead_in
+from evalrun.grading.world_claims import false_world_claim
 from evalrun.verdicts import Grade
 
 
@@ -194,7 +195,7 @@ def _beyond_the_answer(item: Any, question: str, response: Response) -> Grade | 
     """The failure of a reply whose answer passed but that does more or less than the prompt
     asks (a note after "answer only", the source beside its translation, a stated output the
     grader would not pass, a print's output misread, a false reason about the shown code, a
-    false conversion or number property, a refusal, a loop, a fragment for a sentence, a word
+    false conversion, number property or claim about the world, a refusal, a loop, a fragment for a sentence, a word
     list for prose, several for one, too many words), checked in that order; None when it does
     what was asked. The output and the side claims are read from what the reply ends on, after
     its last retraction."""
@@ -234,6 +235,9 @@ def _beyond_the_answer(item: Any, question: str, response: Response) -> Grade | 
         return Grade(
             passed=False, detail=f"the reply's claim is false: {property_!r}", span=property_
         )
+    world = false_world_claim(ended_on, question)
+    if world is not None:
+        return Grade(passed=False, detail=f"the reply's claim is false: {world!r}", span=world)
     if _REFUSAL.match(content):
         return Grade(passed=False, detail="the reply declines the task")
     loop = _LOOPED.search(_spaced(content))
