@@ -41,6 +41,15 @@ _MISBELIEFS = (
             r"(?:unchanged|untouched|as it was)"
             r"|\bx\s+(?:stays|remains|is)\s+(?:unchanged|untouched|the same)\b"
             r"|\b(?:two|a)\s+(?:separate|independent|different)\s+lists?\b"
+            r"|\bthe\s+(?:new\s+)?copy\b(?!\s+(?:method|module|function))"
+        ),
+    ),
+    _Misbelief(
+        "list.append changes the list in place and returns None",
+        re.compile(r"\.append\("),
+        _claim(
+            r"\bappend(?:\(\))?\s+returns\s+(?:a\s+|the\s+)?(?:new\s+|updated\s+|modified\s+|"
+            r"resulting\s+|extended\s+)?(?:list|copy)\b"
         ),
     ),
     _Misbelief(
@@ -67,7 +76,7 @@ _MISBELIEFS = (
         "// divides and floors; it does not round to the nearest or keep the fraction",
         re.compile(r"\d\s*//\s*\d"),
         _claim(
-            r"//\s*(?:rounds|round)\s+(?:to\s+the\s+nearest|up|half)"
+            r"//\s*\d*\s*(?:rounds|round)\s+(?:\d+(?:\.\d+)?\s+)?(?:to\s+the\s+nearest|up|half)"
             r"|//\s+(?:is|does|performs|means)\s+(?:regular|normal|true|float(?:ing[- ]point)?)\s+"
             r"division"
             r"|\b\d+\s*//\s*\d+\s+(?:is|gives|equals|=)\s+\d+\.[1-9]"
@@ -75,10 +84,21 @@ _MISBELIEFS = (
     ),
     _Misbelief(
         "% gives the remainder, not the quotient or a percentage",
-        re.compile(r"\d\s*%\s*\d"),
+        re.compile(r"\w\s*%\s*\d"),
         _claim(
             r"%\s*(?:\(?(?:the\s+)?(?:modulo|modulus)\s+operator\)?\s*)?(?:gives|returns|is|"
             r"computes|means)\s+(?:the\s+)?(?:quotient|percent(?:age)?|division\s+result)\b"
+            r"|%\s+is\s+(?:the\s+)?(?:division|integer\s+division|percent(?:age)?)\s+operator\b"
+        ),
+    ),
+    _Misbelief(
+        "n % 2 is 0 for even numbers and 1 for odd ones",
+        re.compile(r"\w\s*%\s*2\b"),
+        _claim(
+            r"\b\w\s*%\s*2\s*(?:==\s*[01]\s+)?(?:is|==|equals|gives|returns)\s*(?:0|zero)\s+for\s+"
+            r"(?:all\s+|every\s+)?odd\b"
+            r"|\b\w\s*%\s*2\s*(?:==\s*1\s+)?(?:is|==|equals|gives|returns)\s*(?:1|one|true)\s+for\s+"
+            r"(?:all\s+|every\s+)?even\b"
         ),
     ),
     _Misbelief(
@@ -87,6 +107,9 @@ _MISBELIEFS = (
         _claim(
             r"(?<!/)/\s+(?:is|does|performs|means)\s+(?:integer|floor)\s+division"
             r"|\b(?:rounds|truncates)\s+(?:the\s+result\s+)?(?:down\s+)?to\s+(?:an\s+)?integer"
+            r"|\bPython\s*2(?:\.\d+)?\s+(?:also\s+)?(?:prints|gives|returns|outputs)\s+(?:the\s+same|"
+            r"2\.5)|\b(?:the\s+same|also)\s+in\s+Python\s*2\b|\bin\s+Python\s*2\s+(?:too|as\s+well)"
+            r"|\b(?:both\s+)?(?:operands|numbers|values)\s+are\s+floats?\b"
         ),
     ),
     _Misbelief(
@@ -104,12 +127,15 @@ _MISBELIEFS = (
         _claim(
             r"\b(?:separated|joined|spaced)\s+(?:by|with)\s+(?:a\s+)?(?:spaces?|commas?)\b"
             r"|\b(?:adds?|inserts?|puts?)\s+(?:a\s+)?(?:space|comma)s?\s+between\b"
+            r"|\b(?:repeats?|repeating|triples?|tripling)\s+each\s+(?:character|letter)\b"
+            r"|\beach\s+(?:character|letter)\s+(?:is\s+)?(?:repeated|tripled)\b"
+            r"|\ba\s+(?:list|tuple)\s+of\s+(?:three|3|\d+)\b"
         ),
     ),
     _Misbelief(
         "the empty string is falsy, and it is not None",
         re.compile(r"\bbool\(\s*(?:\"\"|'')\s*\)"),
-        _claim(r"(?:\"\"|''|\ban?\s+empty\s+string)\s+is\s+None\b"),
+        _claim(r"(?:\"\"|''|\b(?:an?|the)\s+empty\s+string)\s+is\s+None\b"),
     ),
     _Misbelief(
         "range(n) stops before n",
@@ -131,6 +157,14 @@ _MISBELIEFS = (
         ),
     ),
     _Misbelief(
+        'null is a primitive; typeof says "object" by a historical quirk',
+        re.compile(r"\btypeof\s+null\b"),
+        _claim(
+            r"(?<!typeof\s)\bnull\s+is\s+(?:really\s+|actually\s+|just\s+)?an?\s+object\b"
+            r"|\bfor\s+(?:every|all|any)\s+primitives?\b|\ball\s+primitives\s+are\s+objects\b"
+        ),
+    ),
+    _Misbelief(
         'typeof null is "object" by a historical quirk; null is no instance of Object',
         re.compile(r"\btypeof\s+null\b"),
         _claim(
@@ -149,18 +183,22 @@ _MISBELIEFS = (
         "sorted() returns a new list; it leaves its argument alone",
         re.compile(r"\bsorted\("),
         _claim(
-            r"\bsorted\(\)?\s+(?:sorts|modifies|changes|reorders)\s+(?:the\s+)?"
+            r"\bsorted(?:\(\))?\s+(?:sorts|modifies|changes|reorders)\s+(?:the\s+)?"
             r"(?:original\s+)?(?:list|it|its argument)\s+in[\s-]place\b"
+            r"|\bsorted(?:\(\))?\s+returns\s+(?:a\s+)?(?:tuple|generator|iterator|None)\b"
+            r"|\breverse\s*=\s*True\s+(?:just\s+|simply\s+|only\s+)?reverses\s+(?:the\s+)?"
+            r"(?:original|given|input)\b"
         ),
     ),
     _Misbelief(
         "bool() of a string is True exactly when the string is not empty",
         re.compile(r"\bbool\(\s*[\"']"),
         _claim(
-            r"\bbool\(\)?\s+(?:on|of)\s+a\s+string\s+(?:checks|tests|asks)\s+whether\s+it\s+"
+            r"\bbool(?:\(\))?\s+(?:on|of)\s+a\s+string\s+(?:checks|tests|asks)\s+whether\s+it\s+"
             r"(?:is|represents|holds)\s+a\s+(?:valid\s+)?(?:number|digit|numeric)"
-            r"|\bbool\(\)?\s+(?:converts|parses)\s+(?:the\s+)?string\s+(?:to|into|as)\s+a\s+number"
+            r"|\bbool(?:\(\))?\s+(?:converts|parses)\s+(?:the\s+)?string\s+(?:to|into|as)\s+a\s+number"
             r"|[\"']0[\"']\s+is\s+(?:falsy|false)\b"
+            r"|\b(?:is\s+)?(?:first\s+)?converted\s+to\s+(?:the\s+)?(?:number|integer|int)\b"
         ),
     ),
     _Misbelief(
@@ -168,7 +206,7 @@ _MISBELIEFS = (
         re.compile(r"\[\s*len\(|\[\s*\d+\s*\]|\[\s*\d*\s*:\s*\d*\s*\]"),
         _claim(
             r"\b(?:lists?|strings?|arrays?|indexing|indices|indexes|python)\s+"
-            r"(?:are|is|start(?:s)?\s+at|begins?\s+at)\s+(?:1|one)(?:-|\s)?(?:indexed|based)?\b"
+            r"(?:are|is|start(?:s)?\s+at|begins?\s+at)\s+(?:index\s+)?(?:1|one)(?:-|\s)?(?:indexed|based)?\b"
             r"|\b(?:1|one)-(?:indexed|based)\b"
             r"|\bindex(?:ing)?\s+starts?\s+(?:at|from)\s+(?:1|one)\b"
         ),
@@ -179,7 +217,11 @@ _MISBELIEFS = (
         _claim(
             r"\b(?:not\s+counting|excluding|without|ignoring)\s+(?:the\s+)?spaces?\b"
             r"|\bspaces?\s+(?:is|are)\s*(?:not|n't)\s+counted\b"
-            r"|\blen\(\)?\s+(?:ignores|skips|doesn't count|does not count)\s+(?:the\s+)?spaces?\b"
+            r"|\b(?:ignores|skips|drops|excludes)\s+(?:the\s+|any\s+|all\s+)?(?:spaces?|whitespace)\b"
+            r"|\b(?:spaces?|whitespace)\s+(?:is|are)\s+(?:ignored|skipped|excluded|dropped)\b"
+            r"|\bcounts?\s+(?:the\s+|only\s+(?:the\s+)?)?(?:characters|letters)\s+but\s+not\s+"
+            r"(?:the\s+)?(?:spaces?|whitespace)\b"
+            r"|\bwords?\s+plus\s+(?:the\s+)?(?:letters|characters)\b"
         ),
     ),
     _Misbelief(
@@ -191,6 +233,37 @@ _MISBELIEFS = (
             r"|\bvalues?\(\)\s+(?:returns|gives|lists)\s+(?:the\s+)?values\s+in\s+"
             r"(?:reverse|random|sorted|alphabetical)\b"
             r"|\b(?:sums?|adds?(?:\s+up)?|totals?)\s+(?:the\s+|all\s+the\s+)?keys\b(?!['’])"
+            r"|[\"']?(\w)[\"']?\s*:\s*\d+\s*,\s*[\"']?\1[\"']?\s*:\s*\d+"
+        ),
+    ),
+    _Misbelief(
+        "range(n) starts at 0",
+        re.compile(r"\brange\(\s*\d+\s*\)"),
+        _claim(
+            r"\brange\(\s*\d+\s*\)\s+(?:yields|gives|produces|is|counts|goes|runs|generates|"
+            r"returns)\s+(?:from\s+)?1\b"
+            r"|\brange\(\s*\d+\s*\)\s+(?:starts|begins)\s+(?:at|from|with)\s+1\b"
+        ),
+    ),
+    _Misbelief(
+        "the base case returns 1",
+        re.compile(r"if\s+n\s*<=?\s*[01]\s*:\s*\n\s*return\s+1\b"),
+        _claim(r"\bbase\s+case\s+(?:returns?|gives|is)\s+(?:0|zero|n|None)\b"),
+    ),
+    _Misbelief(
+        "n * f(n - 1) multiplies; it does not add",
+        re.compile(r"\breturn\s+n\s*\*\s*\w+\(\s*n\s*-\s*1\s*\)"),
+        _claim(
+            r"\b(?:the\s+)?sum\s+of\s+(?:the\s+(?:numbers|integers)\s+)?(?:1|one)\s+(?:through|to)\b"
+            r"|\b(?:adds|sums)\s+(?:up\s+)?(?:the\s+numbers|n\b|all)"
+            r"|\b\d\s*\+\s*\d\s*\+\s*\d\s*\+"
+        ),
+    ),
+    _Misbelief(
+        "a loop over a non-empty string runs once a character",
+        re.compile(r"\bfor\s+\w+\s+in\s+\"[^\"]+\""),
+        _claim(
+            r"\bloop\s+(?:never\s+runs|never\s+executes|is\s+skipped|runs\s+(?:zero|0)\s+times)"
         ),
     ),
 )
@@ -238,9 +311,49 @@ def false_code_claim(question: str, claim: str) -> str | None:
 
 # "banana" said to contain no "a": a claim about a string literal of the code the literal refutes
 _LACKS = re.compile(
-    r"[\"“'`]?(\w+)[\"”'`]?\s+(?:contains|has|holds)\s+no\s+[\"“'`]?(\w)[\"”'`]?(?:'?s)?\b",
+    r"[\"“'`]?(\w+)[\"”'`]?\s+(?:contains|has|holds)\s+no\s+(?:lower-?case\s+|upper-?case\s+)?"
+    r"[\"“'`]?(\w)[\"”'`]?(?:'?s)?\b",
     re.IGNORECASE,
 )
+
+
+# "len(items) is 4", "range(2, 10, 3) starts at 3", "counting by 2", "[1:4] ... starting at
+# 'P'", "characters 1 through 4 inclusive", 'ch == "a" is never true': a number or a character
+# the shown code's own literals settle
+_LEN_IS = r"\blen\(\s*{name}\s*\)\s+(?:is|=|==|equals|returns)\s+(\d+)\b"
+_LIST_LITERAL = re.compile(r"(?m)^\s*(\w+)\s*=\s*\[([^\[\]\n]*)\]\s*$")
+_RANGE3 = re.compile(r"\brange\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)")
+_STARTS_AT = re.compile(
+    r"\b(?:starts|begins|starting|beginning)\s+(?:at|from|with)\s+(\d+)\b", re.IGNORECASE
+)
+_STEP_BY = re.compile(
+    r"\b(?:counting|counts|going|goes|stepping|steps|increasing|jumping)\s+(?:up\s+)?by\s+(\d+)\b",
+    re.IGNORECASE,
+)
+_SLICE = re.compile(r"[\"'](\w+)[\"']\[\s*(\d+)\s*:\s*(\d+)\s*\]")
+_SLICE_START = re.compile(
+    r"\b(?:starting|starts|beginning|begins)\s+(?:at|from|with)\s+(?:the\s+)?(?:character\s+|"
+    r"letter\s+)?[\"'‘“](\w)[\"'’”]",
+    re.IGNORECASE,
+)
+_INCLUSIVE = re.compile(
+    r"\b(?:through|to)\s+(?:index\s+)?(\d+)\s*,?\s*\(?(?:inclusive|both\s+included|included)\b",
+    re.IGNORECASE,
+)
+_FOR_IF = re.compile(r"\bfor\s+(\w+)\s+in\s+\"(\w+)\":\s*\n\s*if\s+\1\s*==\s*[\"'](\w)[\"']")
+_NEVER_TRUE = re.compile(
+    r"\b((?:\w+\s*==\s*[\"']\w[\"']|the\s+(?:if\s+)?condition|the\s+if)\s+is\s+never\s+"
+    r"(?:true|met|satisfied))\b",
+    re.IGNORECASE,
+)
+
+
+def _asserts_other(pattern: re.Pattern[str], prose: str, value: str, *, same: bool = False) -> bool:
+    """Whether the prose asserts a match of `pattern` whose first group is not `value` (with
+    `same`: is `value`)."""
+    return any(
+        (m[1] == value) == same and _asserted(prose, m.start()) for m in pattern.finditer(prose)
+    )
 
 
 def _literal_claim(code: str, prose: str) -> str | None:
@@ -248,6 +361,29 @@ def _literal_claim(code: str, prose: str) -> str | None:
     for m in _LACKS.finditer(prose):
         word, char = m.group(1), m.group(2)
         if word in literals and char in word and _asserted(prose, m.start()):
+            return f"{word!r} contains {char!r}"
+    # a list the code never changes, nor hands to another name that could
+    for name, body in _LIST_LITERAL.findall(code):
+        if re.search(
+            rf"\b{name}\s*(?:\.|\+=|\[[^\]]*\]\s*=[^=])|=\s*{name}\s*$|\bdel\b", code, re.M
+        ):
+            continue
+        n = str(len([x for x in body.split(",") if x.strip()]))
+        if _asserts_other(re.compile(_LEN_IS.format(name=re.escape(name))), prose, n):
+            return f"len({name}) is {n}"
+    for start, _, step in _RANGE3.findall(code):
+        if _asserts_other(_STARTS_AT, prose, start):
+            return f"the range starts at {start}"
+        if _asserts_other(_STEP_BY, prose, step):
+            return f"the range steps by {step}"
+    for word, start, end in _SLICE.findall(code):
+        first = word[int(start)] if int(start) < len(word) else ""
+        if _asserts_other(_SLICE_START, prose, first):
+            return f"the slice starts at {first!r}"
+        if _asserts_other(_INCLUSIVE, prose, end, same=True):
+            return "a slice stops before its end index"
+    for _, word, char in _FOR_IF.findall(code):
+        if char in word and _asserts_other(_NEVER_TRUE, prose, ""):
             return f"{word!r} contains {char!r}"
     return None
 
