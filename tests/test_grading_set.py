@@ -256,14 +256,15 @@ def test_sixth_blind_held_out_half_no_worse_than_measured():
 def test_seventh_blind_held_out_half_no_worse_than_measured():
     """blind7.jsonl (three blind writers over every item, briefed to write the right value in a
     false statement often, tests/data/grading/README.md): its held-out half at or under the
-    figures after the code catalogue's second batch, false rejects 4/308 (1.3%) and false
-    accepts 21/489 (4.3%); after the table of settled facts (grading/world_claims.py) 4/308 and
+    figures after the table of settled facts' second batch, false rejects 4/308 (1.3%) and
+    false accepts 18/489 (3.7%); after the code catalogue's second batch 4/308 and 21/489;
+    after the table of settled facts (grading/world_claims.py) 4/308 and
     24/489; after the tenth round of rules 4/308 and 28/489;
     after its rules from the tuning half 4/308 and 31/489; when it landed 4/308 and 34/489.
     Most of the false accepts left are a right answer beside a false claim about the world or
     the code that neither table holds: a floor to keep, not the goal."""
     fr, fa = misjudged(judged([r for r in load_rows(BLIND7) if held_out(r)]))
-    assert fr <= 4 and fa <= 21, (fr, fa)
+    assert fr <= 4 and fa <= 18, (fr, fa)
 
 
 def test_written_shape_rows_no_worse_than_measured():

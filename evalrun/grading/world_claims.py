@@ -101,8 +101,8 @@ FACTS: tuple[Fact, ...] = (
     ),
     _fact(
         "neither Ottawa nor Canberra is its country's largest city",
-        r"\b(?:Ottawa|Canberra)\b,?\s+(?:is\s+)?(?:also\s+)?(?:the\s+)?(?:country's\s+|"
-        r"nation's\s+)?(?P<x>largest|biggest|most\s+populous)\s+city\b",
+        r"\b(?:Ottawa|Canberra)\b,?\s+(?:is\s+)?(?:also\s+)?(?:the\s+)?(?:\w+['’]s\s+)?"
+        r"(?P<x>largest|biggest|most\s+populous)\s+city\b",
     ),
     _fact(
         "gold's symbol Au is from the Latin aurum",
@@ -112,7 +112,7 @@ FACTS: tuple[Fact, ...] = (
     ),
     _fact(
         "the Arctic is not a continent",
-        r"(?:Africa|Asia|Europe|America)[^.\n]{0,80}?(?<!Ant)\b(?P<x>(?:the\s+)?Arctic)\b"
+        r"(?:Africa|Asia|Europe|America)[^.\n]{0,80}?(?<!Ant)\b(?P<x>(?:the\s+)?Arctic|Greenland)\b"
         r"(?!\s+(?:Ocean|Circle|region|ice|sea))",
         about=r"\bcontinents?\b",
     ),
@@ -222,6 +222,143 @@ FACTS: tuple[Fact, ...] = (
         r"\bnear\s+(?P<x>Alexandria|Luxor|Aswan|Khartoum)\b",
         about=r"\bGiza\b",
     ),
+    _fact(
+        "Ottawa stands on the Ottawa River, and has been the capital since 1857",
+        r"\bOttawa\b[^.\n]{0,40}?\b(?:on|by|beside|along)\s+(?:the\s+)?(?:shores?\s+of\s+)?"
+        r"(?P<x>Lake\s+Ontario|Lake\s+Erie|the\s+St\.?\s+Lawrence)"
+        r"|\bOttawa\b[^.\n]{0,40}?\bcapital\s+(?:in|since)\s+(?P<y>1\d\d\d)\b",
+        lambda m: m["y"] is None or m["y"] not in ("1857", "1858", "1866", "1867"),
+    ),
+    _fact(
+        "Canberra has been the capital since 1913, in place of Melbourne's temporary seat",
+        r"\bCanberra\b[^.\n]{0,30}?\breplaced\s+(?P<x>Sydney)\b"
+        r"|\bCanberra\b[^.\n]{0,50}?\b(?:capital|replaced\s+\w+)\s+(?:\w+\s+){0,3}?(?:in|since)\s+"
+        r"(?P<y>1\d\d\d)\b",
+        lambda m: m["y"] is None or m["y"] not in ("1908", "1913", "1927"),
+    ),
+    _fact(
+        "gold is Au, atomic number 79, a metal; aurum means gold",
+        r"\baurum\b[^.\n]{0,20}?\bmean(?:s|ing)\s+[\"'‘“]?(?P<x>silver|iron|copper|lead|metal)\b"
+        r"|\b(?:gold|Au)\b[^.\n]{0,30}?\batomic\s+number\s+(?:of\s+|is\s+)?(?P<y>\d+)\b"
+        r"|\bgold\s+is\s+(?:a\s+)?(?P<z>noble\s+gas|gas|non-?metal|liquid)\b",
+        lambda m: m["y"] is None or m["y"] != "79",
+    ),
+    _fact(
+        "Asia is the largest continent",
+        r"\b(?P<x>Antarctica|Africa|Europe|North\s+America|South\s+America|Australia)\s+(?:is\s+|being\s+)?"
+        r"the\s+(?:largest|biggest)\b(?!\s+(?:\w+\s+)?(?:desert|ice))",
+        about=r"\bcontinents?\b",
+    ),
+    _fact(
+        "Jupiter is the largest planet, has many moons, and Mercury is closest to the Sun",
+        r"\bJupiter\b[^.\n]{0,30}?\b(?:smaller|less\s+massive|lighter)\s+than\s+(?P<x>Saturn|Earth|"
+        r"Neptune|Uranus|Mars)\b"
+        r"|\bJupiter\b[^.\n]{0,40}?\b(?P<y>no\s+moons|has\s+no\s+moon|without\s+(?:any\s+)?moons)\b"
+        r"|\b(?:Venus|Earth|Mars|Jupiter|Saturn|Uranus|Neptune)\b,?\s+(?:is\s+)?the\s+"
+        r"(?P<z>closest|nearest)\s+planet\s+to\s+the\s+Sun"
+        r"|\b(?:Mercury|Venus|Earth|Mars|Saturn|Uranus|Neptune)\b,?\s+(?:is\s+)?the\s+"
+        r"(?P<w>largest|biggest)\s+planet\b",
+    ),
+    _fact(
+        "Mars is red from iron oxide",
+        r"\bMars\b[^.\n]{0,60}?\b(?:because\s+of|due\s+to|from)\s+(?:its\s+)?(?P<x>(?:red\s+)?"
+        r"(?:oceans|seas|water|vegetation|plants|lava|heat|copper|sulfur|sulphur))\b",
+    ),
+    _fact(
+        "Jane Austen was an English novelist of the early 1800s",
+        r"\bAusten\b,?\s+(?:who\s+)?(?:also\s+)?(?:wrote|(?:the\s+)?author\s+of|(?:the\s+)?writer\s+of)\s+"
+        r"(?P<x>Wuthering\s+Heights|Jane\s+Eyre|Great\s+Expectations|Middlemarch|Frankenstein|"
+        r"Oliver\s+Twist)\b"
+        r"|\bAusten\b,?\s+(?:who\s+)?(?:lived|wrote|writing|was\s+writing|published)?\s*in\s+the\s+"
+        r"(?P<y>1900s|1600s|2000s|twentieth\s+century)\b"
+        r"|\bAusten\b,?\s+(?:was\s+|is\s+)?an?\s+(?P<z>American|French|Irish|Scottish|German)\s+"
+        r"(?:novelist|writer|author)\b",
+    ),
+    _fact(
+        "water boils at a lower temperature at altitude",
+        r"\b(?:higher|high)\s+altitudes?\b[^.\n]{0,40}?\b(?:boils?|boiling\s+point)\b[^.\n]{0,30}?"
+        r"\b(?P<x>higher|rises|increases)\b",
+    ),
+    _fact(
+        "photosynthesis gives off oxygen",
+        r"\b(?:give|gives|giving|release|releases|releasing|produce|produces|emit|emits)\s+"
+        r"(?:off\s+|out\s+)?(?P<x>carbon\s+dioxide|CO2|CO₂)\s+as\s+(?:a\s+)?(?:by-?product|waste)",
+        about=r"\bphotosynthesis\b",
+    ),
+    _fact(
+        "the femur is the thigh bone",
+        r"\bfemur\b[^.\n]{0,30}?\b(?:also\s+)?(?:called|known\s+as)\s+(?:the\s+)?(?P<x>shin\s*bone|"
+        r"collar\s*bone|funny\s+bone|upper\s+arm\s+bone|breast\s*bone)\b",
+    ),
+    _fact(
+        "the Pacific covers about a third of Earth and is the largest ocean",
+        r"\bPacific\b[^.\n]{0,40}?\b(?:covers|covering)\s+(?:less\s+than\s+|only\s+)?(?P<x>a\s+tenth|"
+        r"10\s*%|a\s+fifth)\b"
+        r"|\bPacific\b[^.\n]{0,30}?\b(?:smaller|less)\s+than\s+the\s+(?P<y>Atlantic|Indian|Arctic)\b",
+    ),
+    _fact(
+        "the Berlin Wall fell in 1989: the Soviet Union ended in 1991, Germany reunified in 1990",
+        r"\b(?:the\s+)?(?:year|same\s+year)\s+(?:that\s+|when\s+|as\s+)?(?:the\s+)?"
+        r"(?P<x>Soviet\s+Union\s+(?:dissolved|collapsed|fell|ended|broke\s+up)|USSR\s+(?:dissolved|"
+        r"collapsed|fell)|Germany\s+(?:was\s+)?reunif\w+|World\s+War\s+(?:II|2|Two)\s+ended)"
+        r"|\bat\s+the\s+end\s+of\s+(?P<y>World\s+War\s+(?:II|2|Two))\b",
+        about=r"\bBerlin\s+Wall\b",
+    ),
+    _fact(
+        "a polygon's sides, against another's",
+        r"\b(?P<n>\d+|three|four|five|six|seven|eight|nine|ten)\b[^.\n]{0,10}?\b(?:the\s+same\s+"
+        r"(?:number\s+)?as|(?P<d>one\s+(?:more|fewer|less))\s+than)\s+an?\s+(?P<p>triangle|square|"
+        r"pentagon|hexagon|heptagon|octagon|nonagon|decagon)\b",
+        lambda m: (
+            _number(m["n"])
+            != _POLYGONS[m["p"].casefold()]
+            + (0 if m["d"] is None else 1 if "more" in m["d"].casefold() else -1)
+        ),
+    ),
+    _fact(
+        "diamond is carbon",
+        r"\bdiamonds?\b[^.\n]{0,30}?\b(?:made\s+(?:of|from|up\s+of)|composed\s+of|consists?\s+of)\s+"
+        r"(?:pure\s+)?(?P<x>silicon|quartz|iron|glass|calcium)\b",
+    ),
+    _fact(
+        "Portuguese is a Romance language",
+        r"\bPortuguese\b[^.\n]{0,30}?\b(?:is\s+)?an?\s+(?P<x>Germanic|Slavic|Celtic|Semitic)\s+"
+        r"language\b"
+        r"|\bBrazil\b[^.\n]{0,20}?\b(?:was|is)\s+(?:once\s+)?an?\s+(?:former\s+)?(?P<y>Spanish|French|"
+        r"British|Dutch|English)\s+colony\b",
+    ),
+    _fact(
+        "Einstein's Nobel Prize was for the photoelectric effect",
+        r"\bNobel\s+Prize\b[^.\n]{0,20}?\bfor\s+(?:his\s+)?(?:work\s+on\s+|theory\s+of\s+)?"
+        r"(?P<x>(?:general\s+|special\s+)?relativity)\b",
+        about=r"\bEinstein\b",
+    ),
+    _fact(
+        "water is two hydrogen atoms and one oxygen; hydrogen peroxide is H2O2",
+        r"\b(?P<x>(?:two|2)\s+oxygen\s+atoms?\s+and\s+(?:one|1|a\s+single)\s+hydrogen)\b"
+        r"|\bH[2₂]O\b(?![2₂])[^.\n]{0,30}?\b(?:also\s+)?(?:known|called)\s+as\s+"
+        r"(?P<y>hydrogen\s+peroxide|heavy\s+water)\b",
+    ),
+    _fact(
+        "the pyramids of Giza were built by Egyptians, by the Nile",
+        r"\bbuilt\s+by\s+(?:the\s+)?(?P<x>Romans|Greeks|Aztecs|Mayans?|Maya|Incas|Babylonians|Persians|"
+        r"Sumerians|aliens)\b"
+        r"|\b(?:on|by|along)\s+(?:the\s+)?(?:banks?\s+of\s+the\s+)?(?P<y>Tigris|Euphrates|Jordan|Amazon|"
+        r"Ganges)\b",
+        about=r"\bGiza\b",
+    ),
+    _fact(
+        "dolphins breathe air with lungs and bear live young",
+        r"\bdolphins?\b[^.\n]{0,20}?\b(?P<x>lay(?:ing)?\s+eggs|breathe\s+(?:through|with|using)\s+"
+        r"(?:their\s+)?gills)\b",
+    ),
+    _fact(
+        "Everest is 8,849 m (29,032 ft) high",
+        r"\bEverest\b[^.\n]{0,40}?(?<!over\s)(?<!than\s)(?<!above\s)(?<!about\s)(?<!nearly\s)"
+        r"(?<!almost\s)(?<!roughly\s)(?<!around\s)(?<!approximately\s)\b(?P<x>\d{1,2},?\d{3})\s*"
+        r"(?:m\b|metres|meters)",
+        lambda m: not 8840 <= int(m["x"].replace(",", "")) <= 8850,
+    ),
 )
 
 # a sentence that contrasts, or reports a belief or a look, rather than asserts
@@ -242,7 +379,7 @@ def false_world_claim(text: str, question: str = "") -> str | None:
         for m in fact.claim.finditer(text):
             if fact.wrong is not None and not fact.wrong(m):
                 continue
-            at = next(m.start(g) for g in ("x", "y", "b", "m") if _has(m, g))
+            at = next(m.start(g) for g in ("x", "y", "z", "w", "b", "m", "n") if _has(m, g))
             sentence = re.split(r"[.!?\n]", text[: m.start()])[-1] + text[m.start() : m.end()]
             if is_negated(text, at) or is_believed(text, m.start()) or _CONTRAST.search(sentence):
                 continue
