@@ -216,6 +216,29 @@ CASES = [
     ("code-015", "The output is:\n\n```\n0\n```\n\nThat is what Python shows.", True),
     ("code-015", "The output is:\n\n3", False),
     ("code-009", "It prints `False`:\n\nTrue", False),
+    # later: another output offered after a comma; a list of outputs under "Either:" or "Could
+    # be:"; the output named at the end of the last sentence (written probes)
+    ("code-012", "Probably IndexError, or it prints 3.", False),
+    ("code-012", "IndexError, or maybe it prints 3.", False),
+    (
+        "code-012",
+        "IndexError: list index out of range, or in other words the index is too big.",
+        True,
+    ),
+    ("code-005", "Either:\n- abcabcabc\n- abc abc abc", False),
+    ("code-009", "Could be:\n1. False True\n2. False False", False),
+    (
+        "code-006",
+        "sorted with reverse=True gives [3, 2, 1]; printing it, the output is `[1, 2, 3]`.",
+        False,
+    ),
+    ("code-006", "sorted with reverse=True gives a new list, so the output is [3, 2, 1].", True),
+    ("code-004", "range(5) is 0 to 4, whose sum is 10, so the output is 10.", True),
+    (
+        "code-004",
+        "If range included 5 the output would be 15, but it stops at 4: the output is 10.",
+        True,
+    ),
 ]
 
 

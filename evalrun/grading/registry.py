@@ -294,8 +294,9 @@ def _admits(kind: str, value: Any) -> bool:
 # 'Possible typeof results: "undefined", "object"') chooses none of them: the right one among
 # them is read out of a list, not answered. Graders of lists, documents and calls are left out.
 _CANDIDATES = re.compile(
-    r"\s*\W{0,3}(?:possible|potential|candidate)\s+[\w ]{0,30}?(?:answers?|outputs?|results?|"
-    r"values?|options?)\W{0,3}\s*:\s*(?:\n\s*(?:[-*•]|\d+[.)])\s*\S.*){2,}\s*$"
+    r"\s*\W{0,3}(?:(?:possible|potential|candidate)\s+[\w ]{0,30}?(?:answers?|outputs?|results?|"
+    r"values?|options?)|either|(?:it\s+)?(?:could|might|may)\s+be|one\s+of(?:\s+these)?)\W{0,3}\s*:"
+    r"\s*(?:\n\s*(?:[-*•]|\d+[.)])\s*\S.*){2,}\s*$"
     r"|\s*\W{0,3}(?:possible|potential|candidate)\s+[\w ]{0,30}?(?:answers?|outputs?|results?|"
     r"values?|options?)\W{0,3}\s*:[^\n]*,[^\n]*,[^\n]*$",
     re.IGNORECASE,
@@ -382,6 +383,12 @@ _ATOM = (
 )
 _LITERAL = rf"(?P<value>{_ATOM}(?: {_ATOM})*)"
 _STATED = (
+    re.compile(
+        # "..., so the output is [1, 2, 3].": the output named at the end of a sentence
+        rf"\b(?:the\s+)?(?:printed\s+|final\s+)?output\s+(?:is|will\s+be)\s*:?\s*{_LITERAL}"
+        r"\s*[.!]?\s*$",
+        re.IGNORECASE,
+    ),
     re.compile(
         # at the start of a sentence; the last such sentence is the reply's last word on it
         rf"(?:^|(?<=[.!?\n]))\W*(?:it|this|the code|the program)\s+(?:prints|outputs|logs|returns)"

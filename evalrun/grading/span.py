@@ -537,6 +537,14 @@ def _converted(first: str, second: str) -> bool:
     )
 
 
+# ", or it prints 3", ", or maybe 3": another outcome offered after a comma, not a restatement
+_OTHER_OUTPUT = re.compile(
+    r"\s*(?:maybe\s+|perhaps\s+|possibly\s+)(?:it\s+)?|\s*it\s+(?:prints|outputs|returns|raises|"
+    r"throws|gives|logs)\b",
+    re.IGNORECASE,
+)
+
+
 def offered_alternatives(text: str) -> list[tuple[str, str, str, str]]:
     """(first, second, reply with only the first, reply with only the second) for each place
     `text` offers two candidates as its answer: "Wien oder Graz", "Either 0 °C or 4 °C, it
@@ -581,7 +589,7 @@ def offered_alternatives(text: str) -> list[tuple[str, str, str, str]]:
             or _NOT_AN_ALTERNATIVE.match(after)
             or after[:1] == ","
             or _WHETHER.search(first)
-            or (first.rstrip().endswith(",") and not either)
+            or (first.rstrip().endswith(",") and not either and not _OTHER_OUTPUT.match(after))
         ):
             continue
         word = re.search(r"[\w'’-]+\W*$", first)
