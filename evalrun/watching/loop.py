@@ -63,6 +63,10 @@ from evalrun.watching.state import (
     watch_dir,
 )
 
+# Bursts of the probe asked once more when the watch measures its floor, beside the tick's own
+# and its serial copy: six draws of the variants a healthy lane's batching gives its items.
+FLOOR_BURSTS = 5
+
 
 @dataclass(frozen=True)
 class WatchOptions:
@@ -216,22 +220,26 @@ class Watch:
         )
 
     def _measure_floor(self, state: WatchState, burst_run: str) -> None:
-        """The floor from this tick's probe (a burst) and the same items asked again one at a
-        time, bisect's A/A pair of one boot (compare.fidelity.serial_pair), pooled with both
-        against the anchor: on a healthy server (which the watch assumes at its start, as the
-        anchor does) those are A/A pairs too, and the very distance every later tick is
-        measured by. Their counts are pooled; the drift is the widest pair's: a probe's few
-        items each come back in one of a few variants (a near tie goes one way or the other
-        with the batch), so one pair's drift is one draw of which variants met, and the mean
-        of three sat at half of what healthy ticks then measured (every tick near 2 floor
-        units, the running test's reference value). An endpoint that fails it leaves the floor
-        unmeasured: the next tick tries again."""
+        """The floor from this tick's probe (a burst), the same items asked again one at a
+        time (bisect's A/A pair of one boot, compare.fidelity.serial_pair) and FLOOR_BURSTS
+        more bursts, each against the anchor: on a healthy server (which the watch assumes at
+        its start, as the anchor does) those are A/A pairs too, and the very distance every
+        later tick is measured by. Their counts are pooled; the drift is the widest pair's: a
+        probe's few items each come back in one of a few variants (a near tie goes one way or
+        the other with the batch), so one burst's drift is one draw of which variants met. The
+        mean of a burst and its serial copy sat at half of what healthy ticks then measured,
+        and the widest of the two alone, when both drew the nearer variant, at 2.5 units for
+        the ticks that drew the other. An endpoint that fails it leaves the floor unmeasured:
+        the next tick tries again."""
         ids = set(state.probe.ids)
         serial = serial_suite(self.suite, [i for i in self.suite.items if i.id in ids], "watch")
         store = RunStore(self.folder / TICKS_DIR)
-        request = replace(self._request(None, f"floor-{self.o.name}", concurrency=1), suite=serial)
+        label = f"floor-{self.o.name}"
+        request = replace(self._request(None, label, concurrency=1), suite=serial)
+        again = self._request(state.probe.ids, label, concurrency=len(ids))
         try:
             record, _ = score_suite(request, store)
+            more = [score_suite(again, store)[0].run_id for _ in range(FLOOR_BURSTS)]
         except EndpointError:
             return
         burst = load_traces(store.run_dir(burst_run))
@@ -239,21 +247,21 @@ class Watch:
         first = serial_pair({**burst, **asked})
         if first is None:
             return
-        one_by_one = serial_copies(asked)
+        sides = [burst, serial_copies(asked), *(load_traces(store.run_dir(r)) for r in more)]
         probe = [i for i in state.probe.ids if i in self.anchor_traces]
         pairs = [first]
         pairs += [
-            judge(self.anchor_traces, side, [i for i in probe if i in side])
-            for side in (burst, one_by_one)
+            judge(self.anchor_traces, side, [i for i in probe if i in side]) for side in sides
         ]
         floor = floor_of(
             [f for f in pairs if f.items],
-            f"serial vs burst, and both against the anchor, on the watched lane at tick "
-            f"{state.tick}; the widest pair's drift",
+            f"serial vs burst, and it and {FLOOR_BURSTS + 1} bursts each against the anchor, "
+            f"on the watched lane at tick {state.tick}; the widest pair's drift",
             widest=True,
         )
         if floor is not None:
-            self._set_floor(state, WatchFloor.of(floor, runs=(burst_run, record.run_id)))
+            runs = (burst_run, record.run_id, *more)
+            self._set_floor(state, WatchFloor.of(floor, runs=runs))
 
     def run(self) -> WatchResult:
         """Watch until `ticks` are done or the watch is stopped."""
