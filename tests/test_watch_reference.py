@@ -35,6 +35,7 @@ def test_reference_watch_quiet_when_healthy_and_alarms_on_a_q4_0_k_cache(tmp_pat
 
 
 @pytest.mark.vllm
+@pytest.mark.timeout(900)  # 14 ticks of ~20 s, the floor's seven runs, two boots on 2 cores
 def test_vllm_watch_quiet_when_healthy_and_alarms_on_a_rope_change(tmp_path, capsys, vllm_contract):
     from bench.watch_reference import main
 
