@@ -458,7 +458,7 @@ def test_the_floor_is_measured_on_the_first_tick_shown_everywhere_and_resumed(an
     # A/A pairs of the probe: the burst against its serial copy, and each run against the anchor
     assert floor["tick"] == 1 and floor["source"] == "measured"
     assert floor["items"] == (2 + FLOOR_ASKS) * PROBE
-    assert "serial vs burst, and it and" in floor["measured_from"]
+    assert f"serial vs burst, and {FLOOR_BURSTS + 1} bursts" in floor["measured_from"]
     assert len(floor["runs"]) == 1 + FLOOR_ASKS
     ticks = [e for e in result.events if e["event"] == "tick"]
     assert all(e["grade"] == "identical" and e["units"] == 0.0 for e in ticks)
@@ -482,7 +482,7 @@ def test_the_floor_is_measured_on_the_first_tick_shown_everywhere_and_resumed(an
     assert "0 floor units (identical)" in lines[1]
     assert main(["report", "watch:watch", "--results", str(anchored["results"])]) == 0
     page = (result.folder / "timeline.html").read_text()
-    assert "floor measured (serial vs burst, and it and" in page
+    assert f"floor measured (serial vs burst, and {FLOOR_BURSTS + 1} bursts" in page
     assert "noise-floor units" in page
 
 

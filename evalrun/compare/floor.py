@@ -108,19 +108,20 @@ def floor_of(pairs: Iterable[Judged], source: str, *, widest: bool = False) -> F
     pooled, the drift (and its items') the widest pair's rather than the token-weighted mean,
     for pairs of a few items each, where one item's variant decides a pair's drift."""
     pairs = list(pairs)
-    per: dict[str, tuple[float, int]] = {}
-    for f in pairs:
-        for item, (total, n) in f.item_drift.items():
-            s, m = per.get(item, (0.0, 0))
-            per[item] = (s + total, m + n)
     items = sum(f.items for f in pairs)
     if not items:
         return None
-    tokens = sum(f.tokens for f in pairs)
-    drift = sum(f.drift * f.tokens for f in pairs) / tokens if tokens else 0.0
     if widest:
         wide = max(pairs, key=lambda f: f.drift)
         drift, per, tokens = wide.drift, dict(wide.item_drift), wide.tokens
+    else:
+        per = {}
+        for f in pairs:
+            for item, (total, n) in f.item_drift.items():
+                s, m = per.get(item, (0.0, 0))
+                per[item] = (s + total, m + n)
+        tokens = sum(f.tokens for f in pairs)
+        drift = sum(f.drift * f.tokens for f in pairs) / tokens if tokens else 0.0
     return Floor(
         source=source,
         pairs=len(pairs),

@@ -323,18 +323,15 @@ _LACKS = re.compile(
 _LEN_IS = r"\blen\(\s*{name}\s*\)\s+(?:is|=|==|equals|returns)\s+(\d+)\b"
 _LIST_LITERAL = re.compile(r"(?m)^\s*(\w+)\s*=\s*\[([^\[\]\n]*)\]\s*$")
 _RANGE3 = re.compile(r"\brange\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)")
-_STARTS_AT = re.compile(
-    r"\b(?:starts|begins|starting|beginning)\s+(?:at|from|with)\s+(\d+)\b", re.IGNORECASE
-)
+_STARTS = r"\b(?:starts|begins|starting|beginning)\s+(?:at|from|with)\s+"
+_STARTS_AT = re.compile(rf"{_STARTS}(\d+)\b", re.IGNORECASE)
 _STEP_BY = re.compile(
     r"\b(?:counting|counts|going|goes|stepping|steps|increasing|jumping)\s+(?:up\s+)?by\s+(\d+)\b",
     re.IGNORECASE,
 )
 _SLICE = re.compile(r"[\"'](\w+)[\"']\[\s*(\d+)\s*:\s*(\d+)\s*\]")
 _SLICE_START = re.compile(
-    r"\b(?:starting|starts|beginning|begins)\s+(?:at|from|with)\s+(?:the\s+)?(?:character\s+|"
-    r"letter\s+)?[\"'‘“](\w)[\"'’”]",
-    re.IGNORECASE,
+    rf"{_STARTS}(?:the\s+)?(?:character\s+|letter\s+)?[\"'‘“](\w)[\"'’”]", re.IGNORECASE
 )
 _INCLUSIVE = re.compile(
     r"\b(?:through|to)\s+(?:index\s+)?(\d+)\s*,?\s*\(?(?:inclusive|both\s+included|included)\b",

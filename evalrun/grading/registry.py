@@ -195,10 +195,10 @@ def _beyond_the_answer(item: Any, question: str, response: Response) -> Grade | 
     """The failure of a reply whose answer passed but that does more or less than the prompt
     asks (a note after "answer only", the source beside its translation, a stated output the
     grader would not pass, a print's output misread, a false reason about the shown code, a
-    false conversion, number property or claim about the world, a refusal, a loop, a fragment for a sentence, a word
-    list for prose, several for one, too many words), checked in that order; None when it does
-    what was asked. The output and the side claims are read from what the reply ends on, after
-    its last retraction."""
+    false side claim, a refusal, a loop, a fragment for a sentence, a word list for prose,
+    several for one, too many words), checked in that order; None when it does what was
+    asked. The output and the side claims are read from what the reply ends on, after its last
+    retraction."""
     content = response.content or ""
     claim, _ = final_claim(content)
     note = _note_beyond_the_answer(item, question, response)
@@ -225,19 +225,9 @@ def _beyond_the_answer(item: Any, question: str, response: Response) -> Grade | 
     false_claim = false_code_claim(question, claim)
     if false_claim is not None:
         return Grade(passed=False, detail=f"the reply's explanation is false: {false_claim}")
-    ended_on = plain_text(claim)
-    converted = false_conversion(ended_on)
-    if converted is not None:
-        detail = f"the reply restates its value by a false conversion: {converted!r}"
-        return Grade(passed=False, detail=detail, span=converted)
-    property_ = false_number_claim(ended_on)
-    if property_ is not None:
-        return Grade(
-            passed=False, detail=f"the reply's claim is false: {property_!r}", span=property_
-        )
-    world = false_world_claim(ended_on, question)
-    if world is not None:
-        return Grade(passed=False, detail=f"the reply's claim is false: {world!r}", span=world)
+    side = _false_side_claim(plain_text(claim), question)
+    if side is not None:
+        return side
     if _REFUSAL.match(content):
         return Grade(passed=False, detail="the reply declines the task")
     loop = _LOOPED.search(_spaced(content))
@@ -255,6 +245,22 @@ def _beyond_the_answer(item: Any, question: str, response: Response) -> Grade | 
         return Grade(passed=False, detail=f"the prompt asks for one; the reply gives {many}")
     extra = _more_words_than_asked(question, content)
     return Grade(passed=False, detail=extra) if extra is not None else None
+
+
+def _false_side_claim(ended_on: str, question: str) -> Grade | None:
+    """The failure of a reply whose side claims, checked exactly or against the settled facts,
+    are false: a value restated by a false conversion, a number given a property it lacks, a
+    claim about the world."""
+    checks: tuple[tuple[Callable[[], str | None], str], ...] = (
+        (lambda: false_conversion(ended_on), "the reply restates its value by a false conversion"),
+        (lambda: false_number_claim(ended_on), "the reply's claim is false"),
+        (lambda: false_world_claim(ended_on, question), "the reply's claim is false"),
+    )
+    for check, says in checks:
+        found = check()
+        if found is not None:
+            return Grade(passed=False, detail=f"{says}: {found!r}", span=found)
+    return None
 
 
 def _off_schema(tools: Any, response: Response) -> str | None:
@@ -293,12 +299,11 @@ def _admits(kind: str, value: Any) -> bool:
 # A reply that opens by offering candidates and lists them ("Possible outputs:\n- 3 1\n- 3 0",
 # 'Possible typeof results: "undefined", "object"') chooses none of them: the right one among
 # them is read out of a list, not answered. Graders of lists, documents and calls are left out.
+_POSSIBLE = r"(?:possible|potential|candidate)\s+[\w ]{0,30}?(?:answers?|outputs?|results?|values?|options?)"
 _CANDIDATES = re.compile(
-    r"\s*\W{0,3}(?:(?:possible|potential|candidate)\s+[\w ]{0,30}?(?:answers?|outputs?|results?|"
-    r"values?|options?)|either|(?:it\s+)?(?:could|might|may)\s+be|one\s+of(?:\s+these)?)\W{0,3}\s*:"
-    r"\s*(?:\n\s*(?:[-*•]|\d+[.)])\s*\S.*){2,}\s*$"
-    r"|\s*\W{0,3}(?:possible|potential|candidate)\s+[\w ]{0,30}?(?:answers?|outputs?|results?|"
-    r"values?|options?)\W{0,3}\s*:[^\n]*,[^\n]*,[^\n]*$",
+    rf"\s*\W{{0,3}}(?:{_POSSIBLE}|either|(?:it\s+)?(?:could|might|may)\s+be|one\s+of(?:\s+these)?)"
+    r"\W{0,3}\s*:\s*(?:\n\s*(?:[-*•]|\d+[.)])\s*\S.*){2,}\s*$"
+    rf"|\s*\W{{0,3}}{_POSSIBLE}\W{{0,3}}\s*:[^\n]*,[^\n]*,[^\n]*$",
     re.IGNORECASE,
 )
 _LISTS_ASKED = frozenset({"format", "json", "tool_call", "sequence"})

@@ -236,7 +236,7 @@ class Watch:
         store = RunStore(self.folder / TICKS_DIR)
         label = f"floor-{self.o.name}"
         request = replace(self._request(None, label, concurrency=1), suite=serial)
-        again = self._request(state.probe.ids, label, concurrency=len(ids))
+        again = self._burst(state, label)
         try:
             record, _ = score_suite(request, store)
             more = [score_suite(again, store)[0].run_id for _ in range(FLOOR_BURSTS)]
@@ -255,8 +255,8 @@ class Watch:
         ]
         floor = floor_of(
             [f for f in pairs if f.items],
-            f"serial vs burst, and it and {FLOOR_BURSTS + 1} bursts each against the anchor, "
-            f"on the watched lane at tick {state.tick}; the widest pair's drift",
+            f"serial vs burst, and {FLOOR_BURSTS + 1} bursts and the serial copy each against "
+            f"the anchor, on the watched lane at tick {state.tick}; the widest pair's drift",
             widest=True,
         )
         if floor is not None:
@@ -341,7 +341,7 @@ class Watch:
         started = self.hooks.clock()
         ids = state.probe.ids
         tick_store = RunStore(self.folder / TICKS_DIR)
-        request = self._request(ids, f"tick-{self.o.name}", concurrency=len(ids))  # a burst
+        request = self._burst(state, f"tick-{self.o.name}")
         point = TickPoint(tick=state.tick, at=now(), status="down", statistic=state.statistic)
         try:
             record, items = score_suite(request, tick_store)
@@ -403,6 +403,10 @@ class Watch:
             concurrency=concurrency or self._reached.http.concurrency,
             selection=Selection(items=tuple(items) if items else None),
         )
+
+    def _burst(self, state: WatchState, label: str) -> ScoreRequest:
+        """The probe asked all at once (the server batches it, as under load)."""
+        return self._request(state.probe.ids, label, concurrency=len(state.probe.ids))
 
     def _record(self, state: WatchState, point: TickPoint, result: WatchResult) -> bool:
         """Log the tick and what it changed (down, up, alarm, recovered); True on a new alarm."""
