@@ -4,13 +4,9 @@ reason, a denied misbelief, or one the reply turns from, does not."""
 from __future__ import annotations
 
 import pytest
+from support.core_replies import grade_reply
 
-from evalrun.endpoint.response import example_to_response
 from evalrun.grading.code_claims import false_code_claim
-from evalrun.grading.registry import grade
-from evalrun.suite.load import load_suite
-
-ITEMS = {i.id: i for i in load_suite("core").items}
 
 CASES = [
     # assignment binds, it does not copy
@@ -372,7 +368,7 @@ CASES = [
 
 @pytest.mark.parametrize(("item", "reply", "passed"), CASES)
 def test_false_reasons_about_code(item: str, reply: str, passed: bool) -> None:
-    got = grade(ITEMS[item], example_to_response(reply))
+    got = grade_reply(item, reply)
     assert got.passed is passed, got.detail
 
 

@@ -7,16 +7,7 @@ item's `accept` example: a string (the content) or {content, tool_calls}.
 from __future__ import annotations
 
 import pytest
-
-from evalrun.endpoint.response import example_to_response
-from evalrun.grading.registry import grade
-from evalrun.suite.load import load_suite
-
-ITEMS = {i.id: i for i in load_suite("core").items}
-
-
-def graded(item_id: str, reply: object) -> bool:
-    return grade(ITEMS[item_id], example_to_response(reply)).passed
+from support.core_replies import grade_reply
 
 
 def call(name: str, **arguments: object) -> dict:
@@ -244,4 +235,5 @@ CASES = [
 
 @pytest.mark.parametrize(("item", "reply", "passed"), CASES)
 def test_the_rounds_rules(item: str, reply: str, passed: bool) -> None:
-    assert graded(item, reply) is passed
+    got = grade_reply(item, reply)
+    assert got.passed is passed, got.detail

@@ -6,13 +6,9 @@ tuning halves; the rest written for the rule."""
 from __future__ import annotations
 
 import pytest
+from support.core_replies import grade_reply
 
-from evalrun.endpoint.response import example_to_response
-from evalrun.grading.registry import grade
 from evalrun.grading.world_claims import false_world_claim
-from evalrun.suite.load import load_suite
-
-ITEMS = {i.id: i for i in load_suite("core").items}
 
 CASES = [
     # blind writers' answers (tuning halves)
@@ -217,7 +213,7 @@ CASES = [
 
 @pytest.mark.parametrize(("item", "reply", "passes"), CASES)
 def test_a_false_claim_about_the_world_fails_the_reply(item, reply, passes):
-    g = grade(ITEMS[item], example_to_response(reply))
+    g = grade_reply(item, reply)
     assert g.passed is passes, g.detail
 
 
